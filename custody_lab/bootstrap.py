@@ -1,0 +1,102 @@
+"""Set the lab up and run it, from a fresh clone, with nothing but Python.
+
+    python3 -m custody_lab.bootstrap lab     # create .venv if missing, install, open JupyterLab
+    python3 -m custody_lab.bootstrap test    # create .venv if missing, install, run every test
+
+This module uses the standard library only: it runs *before* the lab's dependencies exist. The
+virtual environment lives in ``.venv/`` at the repository root and is reinstalled whenever
+``pyproject.toml`` changes (a stamp file records the hash it was built from).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+VENV = Path(os.environ.get("CUSTODY_LAB_VENV", ROOT / ".venv"))
+STAMP = VENV / ".custody-lab-installed"
+START = "notebooks/00-start-here.ipynb"
+
+
+def _python() -> Path:
+    sub = "Scripts/python.exe" if os.name == "nt" else "bin/python"
+    return VENV / sub
+
+
+def _say(message: str) -> None:
+    print(f"[custody-lab] {message}", flush=True)
+
+
+def _run(cmd: list[str]) -> None:
+    _say("$ " + " ".join(cmd))
+    code = subprocess.call(cmd, cwd=ROOT)
+    if code != 0:
+        raise SystemExit(f"[custody-lab] command failed with exit code {code}: {' '.join(cmd)}")
+
+
+def ensure_env(extras: str = "test") -> Path:
+    """Create ``.venv`` if it is missing and (re)install the lab when ``pyproject.toml`` changed."""
+    if sys.version_info < (3, 11):
+        raise SystemExit(f"[custody-lab] Python 3.11 or newer is needed; this is {sys.version.split()[0]}")
+    want = hashlib.sha256((ROOT / "pyproject.toml").read_bytes() + extras.encode()).hexdigest()
+    py = _python()
+    if not py.exists():
+        _say(f"creating a virtual environment in {VENV}")
+        venv.EnvBuilder(with_pip=True, clear=VENV.exists()).create(VENV)
+    if not STAMP.exists() or STAMP.read_text().strip() != want:
+        _say("installing the lab and its pinned dependencies (first time: a few minutes)")
+        _run([str(py), "-m", "pip", "install", "--disable-pip-version-check", "-q", "--upgrade", "pip"])
+        _run([str(py), "-m", "pip", "install", "--disable-pip-version-check", "-q", "-e", f".[{extras}]"])
+        STAMP.write_text(want + "\n")
+    else:
+        _say(f"environment up to date ({VENV})")
+    return py
+
+
+def run_tests(extra_args: list[str]) -> int:
+    """Run the whole suite; pytest's "no tests collected" (exit 5) is a failure, never a pass."""
+    py = ensure_env("test")
+    cmd = [str(py), "-m", "pytest", *extra_args]
+    _say("$ " + " ".join(cmd))
+    code = subprocess.call(cmd, cwd=ROOT)
+    if code == 5:
+        _say("FAIL: pytest collected no tests — the suite must never pass empty")
+        return 1
+    return code
+
+
+def open_lab(extra_args: list[str]) -> int:
+    """Open JupyterLab on the start notebook (``--no-browser`` and other flags pass through)."""
+    py = ensure_env("test")
+    cmd = [str(py), "-m", "jupyter", "lab", START, *extra_args]
+    if hasattr(os, "geteuid") and os.geteuid() == 0 and "--allow-root" not in extra_args:
+        cmd.append("--allow-root")
+    _say("$ " + " ".join(cmd))
+    os.chdir(ROOT)
+    if os.name == "nt":
+        return subprocess.call(cmd)
+    os.execv(str(py), cmd)
+    return 0  # not reached
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] not in ("lab", "test", "setup"):
+        print(__doc__)
+        return 2
+    verb, rest = args[0], args[1:]
+    if verb == "test":
+        return run_tests(rest)
+    if verb == "lab":
+        return open_lab(rest)
+    ensure_env("test")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

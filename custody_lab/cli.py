@@ -1,0 +1,133 @@
+"""The ``custody-lab`` command.
+
+    custody-lab fixture                 print the seed fixture with its sha256 and a PASS line
+    custody-lab route FILE [--json]     route every case in a JSON or CSV file
+"""
+
+from __future__ import annotations
+
+__all__ = ["main"]
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from .errors import CaseFileError, CustodyLabError, PolicyError
+from .model import Policy
+
+#: Subcommands added by optional modules: name -> (help, configure(parser), run(args) -> exit code)
+Command = tuple[str, Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int]]
+_EXTRA: dict[str, Command] = {}
+
+
+def register(name: str, help_text: str, configure: Callable[[argparse.ArgumentParser], None], run: Callable[[argparse.Namespace], int]) -> None:
+    """Add a subcommand (used by the sweep, live and delivery modules)."""
+    _EXTRA[name] = (help_text, configure, run)
+
+
+def _load_policy(path: str | None) -> Policy | None:
+    if path is None:
+        return None
+    try:
+        return Policy.from_dict(json.loads(Path(path).read_text(encoding="utf-8")))
+    except (OSError, json.JSONDecodeError) as e:
+        raise PolicyError(f"cannot read policy file {path}: {e}") from e
+
+
+def _cmd_fixture(args: argparse.Namespace) -> int:
+    from .loading import load_fixture
+    from .receipts import FIXTURE_SHA256, fixture_payload
+
+    payload = fixture_payload()
+    fixture = load_fixture()
+    print(json.dumps(payload, indent=2, ensure_ascii=False))
+    problems = []
+    if payload["sha256"] != FIXTURE_SHA256:
+        problems.append(f"sha256 {payload['sha256']} differs from the seed's {FIXTURE_SHA256}")
+    if not all(row["accepted"] for row in payload["accepted"]):
+        problems.append("a seed case was rejected")
+    got = [row.get("rejection") for row in payload["adversarial"]]
+    want = [fixture.expected.get(c.id) for c in fixture.adversarial]
+    if got != want:
+        problems.append(f"adversarial rejections {got} differ from the expected {want}")
+    for row in payload["accepted"] + payload["adversarial"]:
+        c = row["custody"]
+        if not (c["uri"] and c["mime"] and c["provenance"] and c["permissionChecked"]):
+            problems.append(f"{row['id']}: custody lost its URI, MIME type or provenance")
+    if problems:
+        for p in problems:
+            print(f"FAIL: {p}", file=sys.stderr)
+        return 1
+    print(
+        f"PASS: {len(payload['accepted'])} custody routes and {len(payload['adversarial'])} named "
+        "rejections preserve actor, URI, MIME, provenance, size, and side effects; "
+        f"sha256 matches the seed ({FIXTURE_SHA256[:8]}…{FIXTURE_SHA256[-2:]})"
+    )
+    return 0
+
+
+def _cmd_route(args: argparse.Namespace) -> int:
+    from .loading import read_cases
+    from .router import route
+
+    policy = _load_policy(args.policy)
+    result = read_cases(args.file)
+    policy = policy or result.policy
+    decisions = [route(c, policy) for c in result.cases]
+    if args.json:
+        print(json.dumps([d.to_dict() for d in decisions], indent=2, ensure_ascii=False))
+    else:
+        width = max((len(d.id) for d in decisions), default=0)
+        for d in decisions:
+            verdict = "accepted" if d.accepted else "rejected"
+            print(f"{d.id:<{width}}  {verdict:<8}  {d.outcome}")
+    if result.problems:
+        print(f"{args.file}: {len(result.problems)} bad row(s); {len(result.cases)} good row(s) routed above", file=sys.stderr)
+        for p in result.problems:
+            print(f"  - {p}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser with every subcommand."""
+    # Optional subcommands register themselves on import; a missing extra is simply absent.
+    for module in ("sweep_cli", "live.cli", "delivery"):
+        try:
+            __import__(f"{__package__}.{module}")
+        except ModuleNotFoundError as e:
+            if not (e.name or "").startswith(__package__):
+                raise
+    parser = argparse.ArgumentParser(prog="custody-lab", description="The MCP context-custody lab.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("fixture", help="print the seed fixture and check its sha256")
+    p.set_defaults(run=_cmd_fixture)
+    p = sub.add_parser("route", help="route every case in a JSON or CSV file")
+    p.add_argument("file")
+    p.add_argument("--json", action="store_true", help="print the receipts as JSON")
+    p.add_argument("--policy", help="a policy JSON file ({\"embedLimitBytes\": 2048})")
+    p.set_defaults(run=_cmd_route)
+    for name, (help_text, configure, run) in _EXTRA.items():
+        p = sub.add_parser(name, help=help_text)
+        configure(p)
+        p.set_defaults(run=run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code."""
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.run(args))
+    except CaseFileError as e:
+        print(str(e), file=sys.stderr)
+        return 2
+    except CustodyLabError as e:  # top level: a clear message instead of a traceback
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

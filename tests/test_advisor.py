@@ -1,0 +1,76 @@
+"""The advisor: seed 001's size × reuse table and seed 000's link / embed / structured rules."""
+
+from __future__ import annotations
+
+import pytest
+
+import custody_lab as cl
+from custody_lab.advisor import size_reuse_table
+
+
+@pytest.mark.parametrize(
+    ("size", "reuse", "shape"),
+    [
+        ("small", "low", "embedded-resource"),
+        ("small", "high", "resource-link"),
+        ("large", "low", "resource-link"),
+        ("large", "high", "resource-link"),
+    ],
+)
+def test_each_row_of_seed_001s_size_by_reuse_table(size, reuse, shape):
+    nbytes = 512 if size == "small" else 18000
+    times = 1 if reuse == "low" else 5
+    advice = cl.advise("model", "generate", payload_bytes=nbytes, reuse=times)
+    assert advice.shape == shape, f"{size}/{reuse}: expected {shape}, got {advice.shape} ({advice.reasons})"
+    row = next(r for r in size_reuse_table() if r["size"] == size and r["reuse"] == reuse)
+    assert row["shape"] == shape
+
+
+@pytest.mark.parametrize(
+    ("case_id", "shape"),
+    [
+        ("handbook", "listed-resource"),
+        ("customer-record", "templated-resource"),
+        ("generated-report", "resource-link"),
+        ("risk-score", "structured-tool-result"),
+        ("live-status", "listed-resource"),
+        ("approve-draft", "embedded-resource"),
+    ],
+)
+def test_the_advisor_recommends_each_seed_cases_declared_shape(fixture, case_id, shape):
+    assert cl.advise_case(fixture.case(case_id)).shape == shape
+
+
+def test_an_application_read_that_mutates_gets_no_shape_and_the_rejection_named():
+    advice = cl.advise("application", "read", side_effects=True)
+    assert advice.shape is None and advice.rejection == "resource-mislabeled-side-effect"
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [{"separate_permission": True}, {"changes_often": True}, {"payload_bytes": 5000}],
+)
+def test_a_link_is_chosen_when_content_is_separately_permissioned_changing_or_large(kwargs):
+    assert cl.advise("model", "generate", **kwargs).shape == "resource-link"
+
+
+def test_the_inline_budget_comes_from_the_policy():
+    assert cl.advise("model", "generate", payload_bytes=3000).shape == "embedded-resource"
+    strict = cl.Policy(embed_limit_bytes=2048)
+    advice = cl.advise("model", "generate", payload_bytes=3000, policy=strict)
+    assert advice.shape == "resource-link" and "2048-byte" in advice.reasons[-1]
+
+
+def test_validated_fields_win_over_size_for_a_tool():
+    assert cl.advise("model", "calculate", payload_bytes=50000, validated_fields=True).shape == "structured-tool-result"
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "field"),
+    [({"initiator": "user"}, "initiator"), ({"initiator": "model", "operation": "drop"}, "operation"),
+     ({"initiator": "model", "payload_bytes": -1}, "bytes"), ({"initiator": "model", "reuse": 0}, "reuse")],
+)
+def test_bad_advisor_input_names_the_field(kwargs, field):
+    with pytest.raises(cl.CaseError) as info:
+        cl.advise(**kwargs)
+    assert info.value.field == field

@@ -1,0 +1,68 @@
+"""The custody-lab command line."""
+
+from __future__ import annotations
+
+import json
+
+from custody_lab.cli import main
+from custody_lab.receipts import FIXTURE_SHA256
+
+
+def test_fixture_prints_the_payload_with_sha256_and_a_pass_line(capsys):
+    assert main(["fixture"]) == 0
+    out = capsys.readouterr().out
+    body, last = out.rstrip("\n").rsplit("\n", 1)
+    assert json.loads(body)["sha256"] == FIXTURE_SHA256
+    assert last.startswith("PASS: 6 custody routes and 4 named rejections") and "sha256 matches" in last
+
+
+def test_route_prints_one_line_per_case(capsys, tmp_path):
+    from custody_lab.paths import data_path
+
+    assert main(["route", str(data_path("cases.json"))]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 10
+    assert lines[0].split() == ["handbook", "accepted", "listed-resource"]
+    assert lines[-1].split() == ["mislabeled-mutation", "rejected", "resource-mislabeled-side-effect"]
+
+
+def test_route_json_prints_receipts(capsys):
+    from custody_lab.paths import data_path
+
+    assert main(["route", "--json", str(data_path("cases.json"))]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [r["id"] for r in rows][:2] == ["handbook", "customer-record"] and "custody" in rows[0]
+
+
+def test_route_of_a_bad_file_exits_non_zero_with_every_bad_row(capsys, tmp_path):
+    path = tmp_path / "bad.csv"
+    path.write_text(
+        "id,initiator,operation,shape,uri,mime,bytes,current,allowed,sideEffects,provenance\n"
+        "ok,model,generate,resource-link,r://1,text/html,10,true,true,false,p\n"
+        "b1,robot,generate,resource-link,r://1,text/html,10,true,true,false,p\n"
+        "b2,model,generate,resource-link,r://1,text/html,-3,true,true,false,p\n"
+    )
+    assert main(["route", str(path)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out.split() == ["ok", "accepted", "resource-link"]
+    assert "bad.csv line 3" in captured.err and "'initiator'" in captured.err
+    assert "bad.csv line 4" in captured.err and "'bytes'" in captured.err
+
+
+def test_route_with_a_policy_file(capsys, tmp_path):
+    from custody_lab.paths import data_path
+
+    policy = tmp_path / "policy.json"
+    policy.write_text('{"embedLimitBytes": 512}')
+    assert main(["route", "--policy", str(policy), str(data_path("cases.json"))]) == 0
+    out = capsys.readouterr().out
+    assert "approve-draft        rejected  embed-over-budget" in out
+
+
+def test_a_bad_policy_file_is_a_clear_error(capsys, tmp_path):
+    from custody_lab.paths import data_path
+
+    policy = tmp_path / "policy.json"
+    policy.write_text('{"embedLimitBytes": -1}')
+    assert main(["route", "--policy", str(policy), str(data_path("cases.json"))]) == 2
+    assert "embedLimitBytes" in capsys.readouterr().err

@@ -1,0 +1,62 @@
+"""The lab's router against the seed's own Node router, on thousands of random seed-domain cases."""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import custody_lab as cl
+from custody_lab.model import INITIATORS, OPERATIONS, SHAPES
+from custody_lab.paths import DATA_DIR
+from custody_lab.receipts import FIXTURE_SHA256
+
+NODE = shutil.which("node")
+ORACLE = Path(__file__).parent / "reference" / "seed_router.mjs"
+needs_node = pytest.mark.skipif(NODE is None, reason="node is not installed; the differential test needs the seed's Node router")
+
+
+def random_cases(n: int, seed: int) -> list[dict]:
+    rng = random.Random(seed)
+    alphabet = "abcXYZ:/?#é✅ <>\"'\\\n\t{}"
+    word = lambda: "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 8)))  # noqa: E731
+    cases = []
+    for i in range(n):
+        case = {
+            "id": f"c{i}-{word()}", "initiator": rng.choice(INITIATORS), "operation": rng.choice(OPERATIONS),
+            "shape": rng.choice(SHAPES), "uri": word(), "mime": word(),
+            "bytes": rng.choice([0, 4095, 4096, 4097, rng.randint(0, 20000), rng.randint(0, 1 << 30)]),
+            "current": rng.random() < 0.5, "allowed": rng.random() < 0.8,
+            "sideEffects": rng.random() < 0.4, "provenance": word(),
+        }
+        if rng.random() < 0.6:
+            case["requiresCurrent"] = rng.random() < 0.5
+        cases.append(case)
+    return cases
+
+
+@needs_node
+def test_the_seed_artifact_prints_the_same_fixture_and_sha256():
+    out = subprocess.run([NODE, str(ORACLE), "fixture", str(DATA_DIR / "cases.json")],
+                         capture_output=True, text=True, check=True).stdout
+    node_payload = json.loads(out)
+    assert node_payload["sha256"] == FIXTURE_SHA256
+    assert node_payload == cl.fixture_payload()
+
+
+@needs_node
+def test_route_decides_exactly_as_the_seeds_node_router_on_5000_random_cases():
+    cases = random_cases(5000, seed=20260904)
+    out = subprocess.run([NODE, str(ORACLE), "batch"], input=json.dumps(cases), capture_output=True,
+                         text=True, check=True).stdout.splitlines()
+    assert len(out) == len(cases)
+    mismatches = []
+    for case, node_line in zip(cases, out):
+        ours = cl.canonical_json(cl.route(case).to_dict())
+        if ours != node_line:
+            mismatches.append((case, node_line, ours))
+    assert not mismatches, f"{len(mismatches)} differ; first: input={mismatches[0][0]!r}\n node={mismatches[0][1]}\n ours={mismatches[0][2]}"

@@ -1,0 +1,128 @@
+"""Case and Policy validation: every malformed input gets a CaseError naming its field."""
+
+from __future__ import annotations
+
+import pytest
+
+import custody_lab as cl
+
+GOOD = {
+    "id": "handbook", "initiator": "application", "operation": "read", "shape": "listed-resource",
+    "uri": "kb://handbook/v4", "mime": "text/markdown", "bytes": 1800, "current": True,
+    "allowed": True, "sideEffects": False, "provenance": "docs-server@v4",
+}
+
+
+def with_(**changes):
+    out = dict(GOOD)
+    out.update(changes)
+    return out
+
+
+def without(key):
+    return {k: v for k, v in GOOD.items() if k != key}
+
+
+def test_a_seed_case_round_trips_through_from_dict_and_to_dict():
+    case = cl.Case.from_dict(GOOD)
+    assert case.to_dict() == {**GOOD, "requiresCurrent": False}
+    assert list(case.to_dict())[:11] == list(GOOD)
+
+
+def test_cases_are_frozen_values():
+    case = cl.Case.from_dict(GOOD)
+    with pytest.raises(AttributeError):
+        case.bytes = 9000  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(
+    ("mapping", "field", "phrases"),
+    [
+        (without("bytes"), "bytes", ["missing required field 'bytes'", "whole number"]),
+        (without("initiator"), "initiator", ["missing required field 'initiator'", "'application', 'model'"]),
+        (without("allowed"), "allowed", ["missing required field 'allowed'"]),
+        (with_(bytes="1800"), "bytes", ["'bytes'", "the string '1800'", "remove the quotes"]),
+        (with_(bytes=True), "bytes", ["'bytes'", "the boolean true"]),
+        (with_(bytes=-5), "bytes", ["'bytes'", "0 or more", "-5"]),
+        (with_(bytes=1.5), "bytes", ["'bytes'", "whole number", "1.5"]),
+        (with_(bytes=float("nan")), "bytes", ["'bytes'", "whole number"]),
+        (with_(bytes=10**12), "bytes", ["'bytes'", "1 GiB"]),
+        (with_(current=1), "current", ["'current'", "true or false", "the number 1"]),
+        (with_(allowed="yes"), "allowed", ["'allowed'", "true or false", "the string 'yes'"]),
+        (with_(sideEffects="yes"), "sideEffects", ["'sideEffects'", "the string 'yes'"]),
+        (with_(initiator="user"), "initiator", ["'initiator'", "'application', 'model'", "'user'"]),
+        (with_(shape="resource"), "shape", ["'shape'", "'listed-resource'", "'structured-tool-result'"]),
+        (with_(operation="delete"), "operation", ["'operation'", "'read'", "'mutate'", "'delete'"]),
+        (with_(id=""), "id", ["'id'", "non-empty string"]),
+        (with_(id="   "), "id", ["'id'", "non-empty string"]),
+        (with_(id=7), "id", ["'id'", "the number 7"]),
+        (with_(uri=42), "uri", ["'uri'", "the number 42"]),
+        (with_(title=["x"]), "title", ["'title'", "a list"]),
+        (with_(sideEfects=True), "sideEfects", ["unknown field 'sideEfects'", "did you mean 'sideEffects'"]),
+        (with_(colour="red"), "colour", ["unknown field 'colour'", "allowed fields"]),
+        (with_(requiresCurrent="true"), "requiresCurrent", ["'requiresCurrent'", "true or false"]),
+    ],
+)
+def test_malformed_case_is_rejected_with_the_field_named(mapping, field, phrases):
+    with pytest.raises(cl.CaseError) as info:
+        cl.Case.from_dict(mapping)
+    err = info.value
+    assert isinstance(err, ValueError)
+    assert err.field == field, f"input {mapping!r}: expected field {field!r}, got {err.field!r} ({err})"
+    for phrase in phrases:
+        assert phrase in str(err), f"expected {phrase!r} in the message, got: {err}"
+
+
+@pytest.mark.parametrize("value", [[], "case", 3, None])
+def test_non_mapping_input_is_rejected_plainly(value):
+    with pytest.raises(cl.CaseError, match="must be an object") as info:
+        cl.Case.from_dict(value)
+    assert info.value.field is None
+
+
+@pytest.mark.parametrize("key", ["uri", "mime", "provenance", "sideEffects"])
+def test_custody_keys_may_be_absent_or_null_and_stay_none(key):
+    assert cl.Case.from_dict(without(key)).get(key) is None
+    assert cl.Case.from_dict(with_(**{key: None})).get(key) is None
+
+
+def test_requires_current_defaults_to_false_and_free_text_is_optional():
+    case = cl.Case.from_dict(GOOD)
+    assert case.requires_current is False
+    assert case.title is None and "title" not in case.to_dict()
+    titled = cl.Case.from_dict(with_(title="✅ approved policy", description="<b>trust me</b>"))
+    assert titled.to_dict()["title"] == "✅ approved policy"
+
+
+def test_integral_float_bytes_are_accepted_as_whole_numbers():
+    assert cl.Case.from_dict(with_(bytes=1800.0)).bytes == 1800
+
+
+def test_with_changes_validates_again():
+    case = cl.Case.from_dict(GOOD)
+    assert case.with_changes(bytes=9000).bytes == 9000
+    with pytest.raises(cl.CaseError, match="'bytes'"):
+        case.with_changes(bytes=-1)
+    with pytest.raises(cl.CaseError, match="'initiator'"):
+        case.with_changes(initiator="robot")
+
+
+@pytest.mark.parametrize(
+    ("mapping", "field"),
+    [
+        ({"embedLimitBytes": -1}, "embedLimitBytes"),
+        ({"embedLimitBytes": "4096"}, "embedLimitBytes"),
+        ({"embedLimitBytes": True}, "embedLimitBytes"),
+        ({"now": ""}, "now"),
+        ({"requireCurrent": "yes"}, "requireCurrent"),
+        ({"embedLimit": 10}, "embedLimit"),
+    ],
+)
+def test_bad_policy_values_name_the_field(mapping, field):
+    with pytest.raises(cl.PolicyError) as info:
+        cl.Policy.from_dict(mapping)
+    assert info.value.field == field, str(info.value)
+
+
+def test_default_policy_is_the_seeds():
+    assert cl.Policy().to_dict() == {"embedLimitBytes": 4096, "now": "2026-09-04T12:00:00.000Z"}

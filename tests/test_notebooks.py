@@ -1,0 +1,60 @@
+"""Every notebook: committed without outputs, one kernelspec, the lesson frame, and it runs."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+
+
+def test_there_are_notebooks_and_the_listing_is_the_lesson_plan():
+    assert NOTEBOOKS, "no notebooks found under notebooks/"
+    names = [p.name for p in NOTEBOOKS]
+    assert names[0] == "00-start-here.ipynb"
+    for name in names:
+        number, _, rest = name.partition("-")
+        assert number.isdigit() and len(number) == 2 and rest.endswith(".ipynb"), name
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_notebook_is_committed_without_outputs_and_with_the_python3_kernel(path):
+    nb = nbformat.read(path, as_version=4)
+    assert nb.metadata.get("kernelspec", {}).get("name") == "python3", f"{path.name}: kernelspec"
+    dirty = [i for i, c in enumerate(nb.cells) if c.cell_type == "code" and (c.outputs or c.execution_count)]
+    assert not dirty, f"{path.name}: cells {dirty} have outputs; clear them before committing"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_notebook_opens_with_what_youll_do_learn_need_and_ends_with_a_recap(path):
+    nb = nbformat.read(path, as_version=4)
+    first = nb.cells[0].source
+    assert first.startswith("# "), f"{path.name}: the first cell must be '# Title'"
+    for heading in ("What you'll do", "What you'll learn", "What you'll need"):
+        assert heading in first, f"{path.name}: first cell lacks {heading!r}"
+    last_md = [c for c in nb.cells if c.cell_type == "markdown"][-1].source
+    assert "Recap" in last_md, f"{path.name}: the last markdown cell must be the recap"
+
+
+@pytest.mark.notebook
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_notebook_runs_top_to_bottom_without_an_error(path):
+    from nbclient import NotebookClient
+
+    nb = nbformat.read(path, as_version=4)
+    env_before = os.environ.get("MPLBACKEND")
+    os.environ["MPLBACKEND"] = "Agg"
+    try:
+        NotebookClient(nb, timeout=600, kernel_name="python3",
+                       resources={"metadata": {"path": str(path.parent)}}).execute()
+    finally:
+        if env_before is None:
+            os.environ.pop("MPLBACKEND", None)
+        else:
+            os.environ["MPLBACKEND"] = env_before
+    errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
+    assert not errors, f"{path.name}: {errors[0].ename}: {errors[0].evalue}"

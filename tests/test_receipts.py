@@ -1,0 +1,53 @@
+"""Receipts: canonical JSON as JSON.stringify writes it, digests, and the seed fixture."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import custody_lab as cl
+from custody_lab.receipts import FIXTURE_SHA256
+
+
+def test_the_fixture_payload_has_the_seeds_sha256():
+    payload = cl.fixture_payload()
+    assert payload["sha256"] == FIXTURE_SHA256
+    body = {k: v for k, v in payload.items() if k != "sha256"}
+    assert hashlib.sha256(cl.canonical_json(body).encode()).hexdigest() == FIXTURE_SHA256
+
+
+def test_the_fixture_payload_has_the_seeds_keys_and_counts():
+    payload = cl.fixture_payload()
+    assert list(payload) == ["fixture", "remoteServerCalled", "policy", "accepted", "adversarial", "sha256"]
+    assert payload["fixture"] == "mcp-context-custody-v1" and payload["remoteServerCalled"] is False
+    assert [r["id"] for r in payload["accepted"]] == [
+        "handbook", "customer-record", "generated-report", "risk-score", "live-status", "approve-draft"]
+    assert [r["rejection"] for r in payload["adversarial"]] == [
+        "stale-content", "permission-denied", "embed-over-budget", "resource-mislabeled-side-effect"]
+
+
+def test_canonical_json_is_compact_keeps_key_order_and_non_ascii():
+    value = {"z": 1, "a": [True, False, None], "é": "✅ \"q\" \n"}
+    assert cl.canonical_json(value) == '{"z":1,"a":[true,false,null],"é":"✅ \\"q\\" \\n"}'
+    assert json.loads(cl.canonical_json(value)) == value
+
+
+def test_canonical_json_escapes_control_characters_like_javascript():
+    # JSON.stringify("\u0001\b") === '"\\u0001\\b"'
+    assert cl.canonical_json("\u0001\b\x7f") == '"\\u0001\\b\x7f"'
+
+
+def test_extended_receipt_keeps_the_seed_receipt_byte_identical(fixture):
+    d = cl.route(fixture.case("customer-record"))
+    ext = cl.extended_receipt(d, template_params={"id": "fixture-17"})
+    seed_part = {k: ext[k] for k in ("id", "accepted", "selected", "custody")}
+    assert cl.canonical_json(seed_part) == cl.canonical_json(d.to_dict())
+    assert ext["digest"] == cl.digest(d.to_dict())
+    assert ext["templateParams"] == {"id": "fixture-17"}
+    assert [s["status"] for s in ext["trace"]] == ["passed"] * 7
+
+
+def test_digest_changes_when_one_custody_field_changes(fixture):
+    a = cl.route(fixture.case("handbook")).to_dict()
+    b = cl.route(fixture.case("handbook").with_changes(provenance="docs-server@v5")).to_dict()
+    assert cl.digest(a) != cl.digest(b)
