@@ -1,0 +1,139 @@
+"""The case explorer, driven the way a learner drives it: change a control, read the panel."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import custody_lab as cl
+from custody_lab.explain import diff, flip_sentence
+from custody_lab.widgets import CaseExplorer
+from custody_lab.widgets import render
+
+HOSTILE = [
+    "<img src=x onerror=alert(1)>",
+    "<script>alert('owned')</script>",
+    "✅ approved policy — <b>trusted</b> & signed",
+]
+
+
+@pytest.fixture(scope="module")
+def explorer():
+    return CaseExplorer("approve-draft")
+
+
+@pytest.fixture()
+def fresh(explorer):
+    explorer.load("approve-draft")
+    explorer.controls["embedLimitBytes"].value = 4096
+    return explorer
+
+
+def test_controls_cover_every_case_input_and_the_embed_limit(explorer):
+    assert set(explorer.controls) == {
+        "initiator", "operation", "shape", "bytes", "current", "requiresCurrent", "allowed",
+        "sideEffects", "uri", "mime", "provenance", "embedLimitBytes",
+    }
+    assert explorer.decision.selected == "embedded-resource"
+
+
+def test_moving_bytes_past_the_limit_updates_outcome_trace_diff_receipt_and_chart_together(fresh):
+    before_png = fresh.chart.value
+    fresh.controls["bytes"].value = 9000
+    d = fresh.decision
+    assert d.rejection == "embed-over-budget", d.to_dict()
+    assert "✗ REJECTED" in fresh.outcome.value and "embed-over-budget" in fresh.outcome.value
+    assert 'class="trace-failed"' in fresh.trace.value and "embed-over-budget" in fresh.trace.value
+    assert "bytes 760 → 9000 flipped accepted → embed-over-budget" in fresh.diff.value
+    assert "&quot;bytes&quot;: 9000" in fresh.receipt.value and cl.digest(d.to_dict()) in fresh.receipt.value
+    assert fresh.chart.value[:8] == b"\x89PNG\r\n\x1a\n" and fresh.chart.value != before_png
+
+
+def test_each_control_changes_the_decision_the_way_the_rules_say(fresh):
+    cases = [
+        ({"allowed": False}, "permission-denied"),
+        ({"current": False}, "embedded-resource"),
+        ({"current": False, "requiresCurrent": True}, "stale-content"),
+        ({"initiator": "application"}, "resource-mislabeled-side-effect"),
+        ({"sideEffects": "unknown"}, "side-effects-unknown"),
+        ({"uri": ""}, "custody-incomplete"),
+        ({"shape": "listed-resource"}, "control-shape-mismatch"),
+        ({"embedLimitBytes": 512}, "embed-over-budget"),
+        ({"shape": "resource-link"}, "resource-link"),
+    ]
+    for changes, outcome in cases:
+        fresh.reset()
+        fresh.controls["embedLimitBytes"].value = 4096
+        got = fresh.set(**changes).outcome
+        assert got == outcome, f"changes {changes}: expected {outcome}, got {got}"
+
+
+def test_the_diff_names_only_what_differs_from_the_baseline(fresh):
+    fresh.set(allowed=False)
+    assert "allowed true → false flipped accepted → permission-denied" in fresh.diff.value
+    fresh.set(allowed=True)
+    assert "no input differs from the baseline" in fresh.diff.value
+
+
+def test_reset_returns_every_control_to_the_baseline(fresh):
+    fresh.set(bytes=9000, initiator="application", uri="")
+    fresh.reset()
+    assert fresh.case == fresh.baseline and fresh.decision.selected == "embedded-resource"
+    assert fresh.controls["bytes"].value == 760 and fresh.controls["uri"].value == "draft://fixture/9"
+
+
+def test_the_preset_picker_loads_any_fixture_case_as_the_new_baseline(fresh):
+    ids = [c.id for c in cl.load_fixture().all_cases]
+    assert list(fresh.preset.options) == ids
+    fresh.preset.value = "oversize-embed"
+    assert fresh.baseline.id == "oversize-embed" and fresh.decision.rejection == "embed-over-budget"
+    assert fresh.controls["bytes"].value == 9000
+
+
+def test_a_bad_pasted_case_is_shown_plainly_and_keeps_the_last_good_state(fresh):
+    good = fresh.decision
+    fresh.load_json('{"id": "x", "initiator": "model", "bytes": "1800"}')
+    assert fresh.error and "'operation'" in fresh.error
+    assert "⚠ Not applied" in fresh.message.value
+    assert fresh.decision == good
+    fresh.load_json("{not json")
+    assert "not valid JSON at line 1" in fresh.error
+
+
+@pytest.mark.parametrize("hostile", HOSTILE)
+def test_text_from_a_case_reaches_the_html_only_escaped(fresh, hostile):
+    case = {**cl.load_fixture().case("handbook").to_dict(), "id": hostile, "uri": hostile,
+            "provenance": hostile, "title": hostile, "description": hostile}
+    fresh.load_json(json.dumps(case))
+    assert fresh.error is None, fresh.error
+    assert "UNTRUSTED DATA" in fresh.untrusted.value
+    for widget in (fresh.outcome, fresh.trace, fresh.diff, fresh.receipt, fresh.untrusted, fresh.message):
+        html = widget.value
+        assert "<img" not in html and "<script" not in html and "<b>trusted" not in html, html
+    import html as htmlmod
+
+    assert htmlmod.escape(hostile) in fresh.untrusted.value
+    assert fresh.decision.selected == "listed-resource"  # the words never change the decision
+
+
+def test_render_functions_escape_without_a_widget():
+    case = cl.load_fixture().case("handbook").with_changes(title="<script>x</script>")
+    html = render.untrusted_html(case)
+    assert "&lt;script&gt;x&lt;/script&gt;" in html and "<script>" not in html
+    assert "<" not in render.error_html("<img src=x>").split("Not applied:</b> ")[1].split("<br>")[0]
+
+
+def test_flip_sentence_reads_like_the_lesson():
+    base = cl.load_fixture().case("handbook")
+    stale = base.with_changes(current=False, requiresCurrent=True)
+    s = flip_sentence(diff(base, stale), cl.route(base), cl.route(stale))
+    assert s == "current true → false, requiresCurrent false → true flipped accepted → stale-content"
+    linked = base.with_changes(shape="templated-resource")
+    s = flip_sentence(diff(base, linked), cl.route(base), cl.route(linked))
+    assert s == 'shape "listed-resource" → "templated-resource" flipped listed-resource → templated-resource'
+
+
+def test_an_unknown_preset_id_is_a_clear_error():
+    with pytest.raises(cl.CaseError, match="no fixture case 'nope'"):
+        CaseExplorer("nope", chart=False)
