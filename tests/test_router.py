@@ -182,3 +182,10 @@ def test_custody_fields_are_always_copied_through(mapping):
 @given(seed_domain_case())
 def test_inside_the_seed_domain_the_lab_rules_never_fire(mapping):
     assert cl.route(mapping).rejection not in ("custody-incomplete", "side-effects-unknown")
+
+
+@pytest.mark.parametrize("gap", ["provenance", "uri", "mime"])
+@pytest.mark.parametrize("case_id", [cid for cid, _ in SEED_ROUTES])
+def test_provenance_uri_and_mime_are_never_optional_for_any_shape(fixture, case_id, gap):
+    d = cl.route(fixture.case(case_id).with_changes(**{gap: None}))
+    assert d.rejection == "custody-incomplete", f"{case_id} without {gap}: got {d.outcome}"
