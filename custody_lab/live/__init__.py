@@ -1,0 +1,68 @@
+"""Live mode: a real MCP server in the same process, receipts recorded from the real protocol.
+
+The seed's simulator "does not connect to a server" (seed 000, "Run six context-delivery cases")
+and ends with the real assignment: compare the real integration field by field. This package does
+that with the official Python SDK (``mcp`` 2.x) and no network:
+
+- :mod:`~custody_lab.live.server`: the lab server (the six seed cases as real capabilities, plus a
+  logo blob and a state ledger), runnable in-process or over stdio
+  (``python -m custody_lab.live.server``);
+- :mod:`~custody_lab.live.client`: :class:`LabSession` and the :class:`Recorder` that turns every
+  exchange into an extended custody receipt built from the actual response;
+- :mod:`~custody_lab.live.compare`: the simulator's receipt beside the live one, field by field;
+- :mod:`~custody_lab.live.hostile`: a misbehaving server and what the client makes of it;
+- :mod:`~custody_lab.live.agent_context`: context assembly for an autonomous agent (seed 003);
+- :mod:`~custody_lab.live.audit`: ``custody-lab audit -- COMMAND…`` for your own server.
+
+``import custody_lab`` never imports ``mcp``. This package's names load their module on first
+use (``custody_lab.live.LabSession`` imports ``mcp``, over a second), so the main CLI can import
+``custody_lab.live.cli`` to register its subcommands without paying for ``mcp``.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any
+
+#: public name -> the submodule that defines it
+_EXPORTS: dict[str, str] = {
+    "DEFAULT_TIMEOUT": "client",
+    "FIXTURE_EXCHANGES": "client",
+    "Exchange": "client",
+    "Frame": "client",
+    "Gate": "client",
+    "LabSession": "client",
+    "LiveError": "client",
+    "LiveReceipt": "client",
+    "LiveTimeout": "client",
+    "Recorder": "client",
+    "record_fixture": "client",
+    "run_sync": "client",
+    "COMPARED_FIELDS": "compare",
+    "NOT_COMPARED": "compare",
+    "CaseComparison": "compare",
+    "FieldDiff": "compare",
+    "compare_fixture": "compare",
+    "compare_receipts": "compare",
+    "LabServer": "server",
+    "LabState": "server",
+    "HostileServer": "hostile",
+    "run_hostile_tour": "hostile",
+    "assemble_context": "agent_context",
+    "audit_command": "audit",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'custody_lab.live' has no attribute {name!r}")
+    value = getattr(import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))

@@ -1,0 +1,271 @@
+"""The simulator's receipt beside the live one, field by field, with every difference named.
+
+Seed 000 ("Ship a context-custody receipt") ends with the assignment this module carries out:
+archive the fixture's receipt, "then compare the real integration field by field". A custody field
+the real integration cannot produce is a design issue, so a missing value is a difference too.
+
+Which fields are compared (and why the others are not):
+
+- ``accepted`` and ``outcome`` (the selected shape or the rejection code): the decision itself.
+- ``custody.actor``: who initiated — live mode derives it from the method (``resources/read`` is
+  the application, ``tools/call`` is the model).
+- ``custody.permissionChecked``, ``custody.uri``, ``custody.mime``, ``custody.provenance``,
+  ``custody.bytes``, ``custody.sideEffects``: the custody record; live values come from the
+  response (bytes are counted from the content that arrived, provenance from ``_meta``).
+
+Not compared: ``custody.retrievedAt`` (the simulator pins ``policy.now``; live records the clock),
+and everything only one side has (the live digest of the content, server name, method, cache
+flag, template parameters, frames).
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "COMPARED_FIELDS",
+    "NOT_COMPARED",
+    "CaseComparison",
+    "FieldDiff",
+    "compare_fixture",
+    "compare_receipts",
+    "comparison_html",
+    "comparison_table",
+    "listing_html",
+    "listing_rows",
+    "receipt_html",
+    "rows_html",
+]
+
+import html
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..loading import Fixture, load_fixture
+from ..receipts import canonical_json
+from ..router import route
+
+#: The fields both sides must agree on, as dotted paths into the receipt.
+COMPARED_FIELDS: tuple[str, ...] = (
+    "accepted",
+    "outcome",
+    "custody.actor",
+    "custody.permissionChecked",
+    "custody.uri",
+    "custody.mime",
+    "custody.provenance",
+    "custody.bytes",
+    "custody.sideEffects",
+)
+
+#: Fields deliberately left out of the comparison, with the reason.
+NOT_COMPARED: dict[str, str] = {
+    "custody.retrievedAt": "the simulator pins policy.now; live mode records the real clock",
+    "digest": "the receipt digest covers retrievedAt, so it differs whenever the time does",
+    "contentDigest, server, method, cache, templateParams": "only live mode observes them",
+}
+
+_MISSING = object()
+
+
+def _get(receipt: Mapping[str, Any], path: str) -> Any:
+    if path == "outcome":
+        return receipt.get("selected") if receipt.get("accepted") else receipt.get("rejection")
+    value: Any = receipt
+    for part in path.split("."):
+        if not isinstance(value, Mapping) or part not in value:
+            return _MISSING
+        value = value[part]
+    return value
+
+
+@dataclass(frozen=True)
+class FieldDiff:
+    """One compared field: the simulated value, the live value, and whether they agree."""
+
+    field: str
+    simulated: Any
+    live: Any
+
+    @property
+    def agrees(self) -> bool:
+        return self.simulated is not _MISSING and self.live is not _MISSING and (
+            type(self.simulated) is type(self.live) and self.simulated == self.live
+        )
+
+    def explain(self) -> str:
+        """A sentence naming the difference (empty when they agree)."""
+        if self.agrees:
+            return ""
+        if self.live is _MISSING or self.live is None:
+            return f"{self.field}: live mode could not supply it (simulator: {_show(self.simulated)})"
+        return f"{self.field}: simulator {_show(self.simulated)}, live {_show(self.live)}"
+
+
+def _show(value: Any) -> str:
+    if value is _MISSING:
+        return "(absent)"
+    return canonical_json(value)
+
+
+@dataclass(frozen=True)
+class CaseComparison:
+    """One case: every compared field, simulated beside live."""
+
+    case_id: str
+    fields: tuple[FieldDiff, ...]
+    live: Mapping[str, Any]
+    simulated: Mapping[str, Any]
+
+    @property
+    def agrees(self) -> bool:
+        return all(f.agrees for f in self.fields)
+
+    @property
+    def differences(self) -> tuple[FieldDiff, ...]:
+        return tuple(f for f in self.fields if not f.agrees)
+
+
+def compare_receipts(simulated: Mapping[str, Any], live: Mapping[str, Any]) -> tuple[FieldDiff, ...]:
+    """Compare two receipts on :data:`COMPARED_FIELDS`.
+
+    Example:
+        >>> sim = {"accepted": True, "selected": "listed-resource", "custody": {"bytes": 1800}}
+        >>> live = {"accepted": True, "selected": "listed-resource", "custody": {"bytes": 1799}}
+        >>> [d.explain() for d in compare_receipts(sim, live) if d.field == "custody.bytes"]
+        ['custody.bytes: simulator 1800, live 1799']
+    """
+    return tuple(FieldDiff(p, _get(simulated, p), _get(live, p)) for p in COMPARED_FIELDS)
+
+
+def compare_fixture(live_receipts: Iterable[Any], fixture: Fixture | None = None) -> list[CaseComparison]:
+    """Each seed case's simulated receipt beside its live one.
+
+    Args:
+        live_receipts: :class:`~custody_lab.live.client.LiveReceipt` values (or receipt dicts)
+            whose ``id`` names a seed case.
+        fixture: the seed fixture (``data/cases.json`` when omitted).
+
+    Returns:
+        One comparison per seed case, in the fixture's order; a case with no live receipt
+        compares against an empty receipt, so every field is named as missing.
+    """
+    fixture = fixture or load_fixture()
+    by_id: dict[str, Mapping[str, Any]] = {}
+    for r in live_receipts:
+        receipt = getattr(r, "receipt", r)
+        by_id[receipt["id"]] = receipt
+    out = []
+    for case in fixture.cases:
+        simulated = route(case, fixture.policy).to_dict()
+        live = by_id.get(case.id, {})
+        out.append(CaseComparison(case.id, compare_receipts(simulated, live), live, simulated))
+    return out
+
+
+def comparison_table(comparisons: Sequence[CaseComparison]) -> str:
+    """A plain-text table: one row per case, then every difference named."""
+    rows = [("case", "agrees", "simulated", "live", "bytes", "provenance")]
+    for c in comparisons:
+        rows.append((
+            c.case_id,
+            "yes" if c.agrees else "NO",
+            str(_get(c.simulated, "outcome")),
+            str(_get(c.live, "outcome")) if c.live else "(no receipt)",
+            f"{_show(_get(c.simulated, 'custody.bytes'))}/{_show(_get(c.live, 'custody.bytes'))}",
+            str(_show(_get(c.live, "custody.provenance"))),
+        ))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip() for r in rows]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    for c in comparisons:
+        for d in c.differences:
+            lines.append(f"  {c.case_id}: {d.explain()}")
+    return "\n".join(lines)
+
+
+def _cell(value: Any) -> str:
+    return html.escape(_show(value))
+
+
+def comparison_html(comparisons: Sequence[CaseComparison]) -> str:
+    """An HTML table of the comparison; every value is escaped (it may come from a server)."""
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in ("case", "field", "simulated", "live", ""))
+    body = []
+    for c in comparisons:
+        for i, d in enumerate(c.fields):
+            mark = "✓" if d.agrees else "✗ differs"
+            name = f"<td rowspan='{len(c.fields)}'>{html.escape(c.case_id)}</td>" if i == 0 else ""
+            body.append(f"<tr>{name}<td>{html.escape(d.field)}</td><td>{_cell(d.simulated)}</td>"
+                        f"<td>{_cell(d.live)}</td><td>{mark}</td></tr>")
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+
+
+def receipt_html(receipts: Iterable[Any]) -> str:
+    """An HTML table of live receipts (outcome, URI, MIME, bytes, provenance, digest), escaped."""
+    cols = ("id", "outcome", "actor", "method", "uri", "mime", "bytes", "provenance",
+            "sideEffects", "delivery", "fromCache", "contentDigest")
+    head = "".join(f"<th>{c}</th>" for c in cols)
+    rows = []
+    for r in receipts:
+        rec = getattr(r, "receipt", r)
+        custody = rec.get("custody", {})
+        values = (
+            rec.get("id"), _get(rec, "outcome"), custody.get("actor"), rec.get("method"),
+            custody.get("uri"), custody.get("mime"), custody.get("bytes"), custody.get("provenance"),
+            custody.get("sideEffects"), rec.get("delivery"), (rec.get("cache") or {}).get("fromCache"),
+            (rec.get("contentDigest") or "")[:19],
+        )
+        rows.append("<tr>" + "".join(f"<td>{html.escape(str(v))}</td>" for v in values) + "</tr>")
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+
+
+def listing_rows(recorder: Any) -> list[dict[str, Any]]:
+    """The server's listing as plain rows (kind, name, title, description, declared facts).
+
+    Titles and descriptions are the server's words: shown as data, never used to decide.
+    """
+    rows: list[dict[str, Any]] = []
+    for r in recorder.listed.values():
+        rows.append({"kind": "resource", "name": r.uri, "title": r.title, "description": r.description,
+                     "mime": r.mime_type, "declares": "read-only by protocol contract"})
+    for t in recorder.templates:
+        rows.append({"kind": "template", "name": t.uri_template, "title": t.title,
+                     "description": t.description, "mime": t.mime_type,
+                     "declares": "read-only by protocol contract"})
+    for tool in recorder.tools.values():
+        ann = tool.annotations
+        hint = None if ann is None else ann.read_only_hint
+        declares = {True: "readOnlyHint: true", False: "readOnlyHint: false"}.get(
+            hint, "no side-effect declaration")  # type: ignore[arg-type]
+        rows.append({"kind": "tool", "name": tool.name, "title": tool.title,
+                     "description": tool.description, "mime": None, "declares": declares})
+    return rows
+
+
+def listing_html(recorder: Any) -> str:
+    """The listing as an HTML table; every server string is escaped."""
+    cols = ("kind", "name", "title", "description", "mime", "declares")
+    head = "".join(f"<th>{c}</th>" for c in cols)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{html.escape(str(row[c] if row[c] is not None else ''))}</td>"
+                         for c in cols) + "</tr>"
+        for row in listing_rows(recorder)
+    )
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def rows_html(rows: Sequence[Mapping[str, Any]], columns: Sequence[str] | None = None) -> str:
+    """Any list of row mappings as an HTML table; every cell is escaped.
+
+    Example:
+        >>> rows_html([{"a": "<b>"}])
+        '<table><thead><tr><th>a</th></tr></thead><tbody><tr><td>&lt;b&gt;</td></tr></tbody></table>'
+    """
+    cols = list(columns) if columns is not None else (list(rows[0]) if rows else [])
+    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in cols)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{html.escape('' if r.get(c) is None else str(r.get(c)))}</td>"
+                         for c in cols) + "</tr>"
+        for r in rows
+    )
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"

@@ -1,0 +1,416 @@
+"""The lab server: the six seed cases as real MCP capabilities (SDK 2.x ``MCPServer``).
+
+Seed 000 ("Run six context-delivery cases") names six needs; here each is something a real server
+exposes, with content whose size matches the fixture's declared ``bytes`` so the live receipts can
+agree with the simulator honestly:
+
+==================  =========================================  ==================================
+fixture case        capability                                 what comes back
+==================  =========================================  ==================================
+handbook            listed resource ``kb://handbook/v4``       1800 bytes of text/markdown
+customer-record     template ``crm://customer/{id}``           920 bytes of JSON (``fixture-17``)
+generated-report    tool ``generate_report``                   a ``resource_link`` to an 18000-byte
+                                                               text/html resource (also listed)
+risk-score          tool ``calculate_risk``                    ``structuredContent`` (340 bytes of
+                                                               canonical JSON) + an output schema
+live-status         listed resource ``status://service/current`` 580 bytes of JSON; changes and
+                                                               notifies subscribers
+approve-draft       tool ``approve_draft``                     changes state; embeds
+                                                               ``draft://fixture/9`` (760 bytes)
+==================  =========================================  ==================================
+
+plus ``assets://logo.png`` (a base64 blob, always with its MIME type: in SDK 2.x a resource
+function that returns bytes without ``mime_type=`` is labelled ``text/plain``) and ``state://lab/ledger``, a small JSON document of the
+server's state that a client can digest before and after an exchange to *observe* side effects.
+
+Provenance. MCP has no provenance field, so the lab carries it in ``_meta`` under
+``org.custody-lab/provenance`` (on each resource contents item, on a resource link, on an embedded
+resource, and on a tool result). ``MCPServer`` gives a template one static ``_meta`` for every
+instance, so a per-instance value (``crm-fixture@17``) or a changing one (``status-fixture@13``)
+cannot come from the decorator: a server middleware stamps it on every ``resources/read`` result
+from :meth:`LabState.provenance`. A structured tool result has no URI either; the lab names it with
+``org.custody-lab/uri`` in the result's ``_meta``.
+
+Subscriptions, two ways (seed 000, "Choose by freshness and side effects": a notice is not
+content). On 2026-07-28 a client opens ``subscriptions/listen``; the server publishes on its
+subscription bus (what ``ctx.notify_resource_updated`` does inside a request). On 2025-11-25
+``MCPServer`` serves no ``resources/subscribe``: the lab registers handlers on the low-level server
+and keeps its own set of subscribed connections (the SDK keeps none), so only subscribers are
+notified.
+
+Run it over stdio with ``python -m custody_lab.live.server`` (``--hostile`` for the hostile one).
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ASSET_URI",
+    "CUSTOMER_TEMPLATE",
+    "DRAFT_URI",
+    "HANDBOOK_URI",
+    "OPERATION_KEY",
+    "PROVENANCE_KEY",
+    "REPORT_URI",
+    "RISK_URI",
+    "SERVER_NAME",
+    "SERVER_VERSION",
+    "SIDE_EFFECTS_KEY",
+    "STATE_URI",
+    "STATUS_URI",
+    "URI_KEY",
+    "LabServer",
+    "LabState",
+    "RiskScore",
+    "main",
+]
+
+import argparse
+import json
+import sys
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Annotated, Any
+
+import anyio
+import mcp.types as mt
+from mcp.server.caching import CacheableMethod, CacheHint
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
+from mcp.server.subscriptions import InMemorySubscriptionBus, ResourceUpdated
+from pydantic import BaseModel
+
+from ..paths import data_path
+
+#: ``_meta`` keys the lab uses for custody facts MCP has no field for (reverse-DNS prefix).
+PROVENANCE_KEY = "org.custody-lab/provenance"
+URI_KEY = "org.custody-lab/uri"
+SIDE_EFFECTS_KEY = "org.custody-lab/sideEffects"
+OPERATION_KEY = "org.custody-lab/operation"
+
+SERVER_NAME = "custody-lab-server"
+SERVER_VERSION = "1.0.0"
+
+HANDBOOK_URI = "kb://handbook/v4"
+CUSTOMER_TEMPLATE = "crm://customer/{id}"
+REPORT_URI = "report://synthetic/weekly-7"
+RISK_URI = "urn:fixture:risk:42"
+STATUS_URI = "status://service/current"
+DRAFT_URI = "draft://fixture/9"
+ASSET_URI = "assets://logo.png"
+STATE_URI = "state://lab/ledger"
+
+#: Fixture revisions: the seed's provenance strings.
+_STATIC_PROVENANCE = {
+    HANDBOOK_URI: "docs-server@v4",
+    REPORT_URI: "report-tool@2",
+    ASSET_URI: "course-assets@1",
+}
+_CUSTOMERS = {"fixture-17": "customer-fixture-17.json"}
+
+
+@cache
+def _data(name: str) -> bytes:
+    return data_path(*name.split("/")).read_bytes()
+
+
+def _text(name: str) -> str:
+    return _data(f"live/{name}").decode("utf-8")
+
+
+class RiskScore(BaseModel):
+    """The output schema of ``calculate_risk`` (a structured tool result)."""
+
+    subject: str
+    score: int
+    band: str
+    factors: list[str]
+    model: str
+    computedAt: str  # noqa: N815 - the wire name
+    explanation: str
+    note: str
+
+
+@dataclass
+class LabState:
+    """The server's mutable state and the custody facts it vouches for.
+
+    Attributes:
+        status_revision: the revision of ``status://service/current`` (the fixture's is 12).
+        approvals: how many times ``approve_draft`` ran (a state change).
+        reads: resource reads served, by URI (bookkeeping; not part of the ledger).
+        calls: tool calls served, by name (bookkeeping; not part of the ledger).
+    """
+
+    status_revision: int = 12
+    approvals: int = 0
+    reads: Counter[str] = field(default_factory=Counter)
+    calls: Counter[str] = field(default_factory=Counter)
+
+    def ledger(self) -> dict[str, Any]:
+        """The state a client may digest to observe side effects (reads never change it).
+
+        Example:
+            >>> LabState().ledger()
+            {'statusRevision': 12, 'approvals': 0}
+        """
+        return {"statusRevision": self.status_revision, "approvals": self.approvals}
+
+    def provenance(self, uri: str) -> str | None:
+        """Where the content at ``uri`` comes from, or ``None`` when the lab cannot say.
+
+        Example:
+            >>> s = LabState()
+            >>> s.provenance("crm://customer/fixture-17"), s.provenance("status://service/current")
+            ('crm-fixture@17', 'status-fixture@12')
+        """
+        if uri in _STATIC_PROVENANCE:
+            return _STATIC_PROVENANCE[uri]
+        if uri == STATUS_URI:
+            return f"status-fixture@{self.status_revision}"
+        if uri == STATE_URI:
+            return f"lab-ledger@{self.status_revision}.{self.approvals}"
+        prefix = "crm://customer/"
+        if uri.startswith(prefix) and uri[len(prefix):] in _CUSTOMERS:
+            return "crm-fixture@" + uri[len(prefix):].removeprefix("fixture-")
+        return None
+
+    def status_text(self) -> str:
+        """The status document at the current revision (revision 12 is the fixture's 580 bytes)."""
+        base = _text("status-12.json")
+        if self.status_revision == 12:
+            return base
+        doc = json.loads(base)
+        doc.update(
+            revision=self.status_revision,
+            state="operational",
+            summary=f"All components operational again (revision {self.status_revision}).",
+            components=[{"name": c["name"], "state": "operational"} for c in doc["components"]],
+        )
+        return json.dumps(doc, indent=2) + "\n"
+
+
+class LabServer:
+    """The in-process lab server: an ``MCPServer`` plus its state and subscribers.
+
+    Args:
+        name: the server name reported in ``serverInfo``.
+        version: the server version reported in ``serverInfo``.
+        read_ttl_ms: the ``ttlMs`` freshness hint on ``resources/read`` results (2026-07-28 only;
+            ``0`` means "do not cache").
+
+    Example:
+        >>> lab = LabServer()
+        >>> lab.mcp.name, lab.state.status_revision
+        ('custody-lab-server', 12)
+    """
+
+    def __init__(
+        self, *, name: str = SERVER_NAME, version: str = SERVER_VERSION, read_ttl_ms: int = 60_000
+    ) -> None:
+        self.state = LabState()
+        self.bus = InMemorySubscriptionBus()
+        self._subscribers: dict[str, set[Any]] = {}  # uri -> client connections
+        hints: dict[CacheableMethod, CacheHint] | None = (
+            {"resources/read": CacheHint(ttl_ms=read_ttl_ms)} if read_ttl_ms else None
+        )
+        self.mcp: MCPServer[Any] = MCPServer(
+            name,
+            version=version,
+            instructions="The custody lab's server: six synthetic context-delivery cases.",
+            subscriptions=self.bus,
+            cache_hints=hints,
+            log_level="WARNING",
+        )
+        self._register_resources()
+        self._register_tools()
+        self.mcp.middleware.append(self._stamp_provenance)
+        self._register_legacy_subscriptions()
+
+    # -- resources -----------------------------------------------------------------------------
+
+    def _register_resources(self) -> None:
+        mcp, state = self.mcp, self.state
+
+        @mcp.resource(HANDBOOK_URI, name="handbook", title="Support handbook (v4)",
+                      description="The support handbook a person attaches to a conversation.",
+                      mime_type="text/markdown")
+        async def handbook() -> str:
+            return _text("handbook.md")
+
+        @mcp.resource(CUSTOMER_TEMPLATE, name="customer", title="Customer record",
+                      description="One synthetic customer record by id (try fixture-17).",
+                      mime_type="application/json")
+        async def customer(id: str) -> str:  # noqa: A002 - the template's variable name
+            if id not in _CUSTOMERS:
+                # -32602 on the wire (SDK: ResourceNotFoundError); any other exception is -32603.
+                raise ResourceNotFoundError(f"no customer record {id!r}; the lab has fixture-17")
+            return _text(_CUSTOMERS[id])
+
+        @mcp.resource(REPORT_URI, name="weekly-report-7", title="Synthetic weekly report 7",
+                      description="The report generate_report links to.", mime_type="text/html")
+        async def report() -> str:
+            return _text("report-weekly-7.html")
+
+        @mcp.resource(STATUS_URI, name="service-status", title="Service status",
+                      description="Changes during incidents; subscribe and re-read on notice.",
+                      mime_type="application/json")
+        async def status() -> str:
+            return state.status_text()
+
+        @mcp.resource(ASSET_URI, name="logo", title="Course logo",
+                      description="A 16x16 PNG, sent as a base64 blob.", mime_type="image/png")
+        async def logo() -> bytes:
+            return _data("resources/logo.png")
+
+        @mcp.resource(STATE_URI, name="ledger", title="Server state ledger",
+                      description="The server's state, for observing side effects by digest.",
+                      mime_type="application/json")
+        async def ledger() -> str:
+            return json.dumps(state.ledger(), sort_keys=True)
+
+    async def _stamp_provenance(self, ctx: Any, call_next: Any) -> Any:
+        """Server middleware: put per-URI provenance on every ``resources/read`` contents item."""
+        result = await call_next(ctx)
+        if ctx.method == "resources/read" and isinstance(result, dict):
+            for item in result.get("contents", ()):
+                uri = item.get("uri", "")
+                self.state.reads[uri] += 1
+                prov = self.state.provenance(uri)
+                if prov is not None:
+                    item["_meta"] = {**(item.get("_meta") or {}), PROVENANCE_KEY: prov}
+        return result
+
+    # -- tools ---------------------------------------------------------------------------------
+
+    def _register_tools(self) -> None:
+        mcp, state = self.mcp, self.state
+
+        @mcp.tool(
+            title="Generate a weekly report",
+            description="Generate the synthetic weekly report and return a link to it.",
+            annotations=mt.ToolAnnotations(read_only_hint=True, open_world_hint=False),
+            meta={SIDE_EFFECTS_KEY: False, OPERATION_KEY: "generate"},
+        )
+        async def generate_report(week: int = 7) -> mt.CallToolResult:
+            state.calls["generate_report"] += 1
+            if week != 7:
+                raise ToolError(f"no report for week {week}; the lab has week 7")
+            link = mt.ResourceLink(
+                name="weekly-report-7", title="Synthetic weekly report 7", uri=REPORT_URI,
+                mime_type="text/html", size=len(_data("live/report-weekly-7.html")),
+                _meta={PROVENANCE_KEY: _STATIC_PROVENANCE[REPORT_URI]},
+            )
+            text = mt.TextContent(type="text", text="Report ready; it is linked, not embedded.")
+            return mt.CallToolResult(content=[text, link])
+
+        @mcp.tool(
+            title="Calculate a risk score",
+            description="Score a customer's follow-up risk; returns structured content.",
+            annotations=mt.ToolAnnotations(read_only_hint=True, open_world_hint=False),
+            meta={SIDE_EFFECTS_KEY: False, OPERATION_KEY: "calculate"},
+        )
+        async def calculate_risk(
+            customer: str = "crm://customer/fixture-17",
+        ) -> Annotated[mt.CallToolResult, RiskScore]:
+            state.calls["calculate_risk"] += 1
+            if customer != "crm://customer/fixture-17":
+                raise ToolError(f"no risk model for {customer!r}; the lab scores fixture-17")
+            score = json.loads(_text("risk-42.json"))
+            compact = json.dumps(score, separators=(",", ":"), ensure_ascii=False)
+            return mt.CallToolResult(
+                content=[mt.TextContent(type="text", text=compact)],
+                structured_content=score,
+                _meta={PROVENANCE_KEY: "risk-fixture@1", URI_KEY: RISK_URI},
+            )
+
+        @mcp.tool(
+            title="Approve a refund draft",
+            description="Approve a refund draft (changes state) and embed the approved draft.",
+            annotations=mt.ToolAnnotations(
+                read_only_hint=False, destructive_hint=False, idempotent_hint=True,
+                open_world_hint=False,
+            ),
+            meta={SIDE_EFFECTS_KEY: True, OPERATION_KEY: "mutate"},
+        )
+        async def approve_draft(draft_id: str) -> mt.CallToolResult:
+            state.calls["approve_draft"] += 1
+            if draft_id != "9":
+                raise ToolError(f"no draft {draft_id!r}; the lab has draft 9")
+            state.approvals += 1
+            embedded = mt.EmbeddedResource(
+                type="resource",
+                resource=mt.TextResourceContents(
+                    uri=DRAFT_URI, mime_type="application/json", text=_text("draft-9.json"),
+                    _meta={PROVENANCE_KEY: "draft-tool@3"},
+                ),
+            )
+            return mt.CallToolResult(content=[embedded])
+
+    # -- subscriptions -------------------------------------------------------------------------
+
+    def _register_legacy_subscriptions(self) -> None:
+        """2025-11-25 ``resources/subscribe``: handlers on the low-level server, own bookkeeping.
+
+        ``MCPServer`` has no public hook for this, so the lab reaches its low-level ``Server``.
+        """
+        lowlevel = self.mcp._lowlevel_server  # noqa: SLF001 - no public accessor in SDK 2.3
+
+        def subscriber(ctx: Any) -> Any:
+            # A handler's ``ctx.session`` is a new per-request proxy; the client connection
+            # behind it is the stable subscriber (SDK 2.3 exposes it only as ``_connection``).
+            return getattr(ctx.session, "_connection", ctx.session)
+
+        async def subscribe(ctx: Any, params: mt.SubscribeRequestParams) -> mt.EmptyResult:
+            self._subscribers.setdefault(params.uri, set()).add(subscriber(ctx))
+            return mt.EmptyResult()
+
+        async def unsubscribe(ctx: Any, params: mt.UnsubscribeRequestParams) -> mt.EmptyResult:
+            self._subscribers.get(params.uri, set()).discard(subscriber(ctx))
+            return mt.EmptyResult()
+
+        lowlevel.add_request_handler("resources/subscribe", mt.SubscribeRequestParams, subscribe)
+        lowlevel.add_request_handler("resources/unsubscribe", mt.UnsubscribeRequestParams, unsubscribe)
+
+    def subscriber_count(self, uri: str) -> int:
+        """How many legacy (2025-11-25) sessions subscribed to ``uri``."""
+        return len(self._subscribers.get(uri, ()))
+
+    async def notify_updated(self, uri: str) -> None:
+        """Tell subscribers that ``uri`` changed: listen streams (2026-07-28) and legacy sessions."""
+        await self.bus.publish(ResourceUpdated(uri=uri))
+        for session in list(self._subscribers.get(uri, ())):
+            try:
+                await session.send_resource_updated(uri)
+            except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                self._subscribers[uri].discard(session)  # that client has gone
+
+    async def advance_status(self) -> int:
+        """Move the status document to its next revision and notify subscribers.
+
+        Returns:
+            The new revision (13 after the fixture's 12).
+        """
+        self.state.status_revision += 1
+        await self.notify_updated(STATUS_URI)
+        return self.state.status_revision
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Serve the lab server (or the hostile one) over stdio until the client closes."""
+    parser = argparse.ArgumentParser(prog="python -m custody_lab.live.server",
+                                     description="Run the custody lab's MCP server over stdio.")
+    parser.add_argument("--hostile", action="store_true", help="serve the hostile server instead")
+    args = parser.parse_args(argv)
+    if args.hostile:
+        from .hostile import HostileServer
+
+        HostileServer().mcp.run("stdio")
+    else:
+        LabServer().mcp.run("stdio")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

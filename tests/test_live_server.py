@@ -1,0 +1,173 @@
+"""The lab server: six seed capabilities plus the logo blob, with the fixture's sizes."""
+
+from __future__ import annotations
+
+import base64
+import json
+
+import pytest
+
+pytest.importorskip("mcp")
+
+import mcp.types as mt  # noqa: E402
+from mcp import Client  # noqa: E402
+from mcp.shared.exceptions import MCPError  # noqa: E402
+
+import custody_lab as cl  # noqa: E402
+from custody_lab.live.server import (  # noqa: E402
+    ASSET_URI,
+    HANDBOOK_URI,
+    PROVENANCE_KEY,
+    REPORT_URI,
+    STATE_URI,
+    STATUS_URI,
+    URI_KEY,
+    LabServer,
+    LabState,
+)
+from custody_lab.paths import data_path  # noqa: E402
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def _fixture_case(case_id: str) -> cl.Case:
+    return cl.load_fixture().case(case_id)
+
+
+@pytest.mark.parametrize(
+    ("case_id", "name"),
+    [
+        ("handbook", "handbook.md"),
+        ("customer-record", "customer-fixture-17.json"),
+        ("generated-report", "report-weekly-7.html"),
+        ("live-status", "status-12.json"),
+        ("approve-draft", "draft-9.json"),
+    ],
+)
+def test_each_data_file_has_exactly_the_fixture_byte_size(case_id, name):
+    size = len(data_path("live", name).read_bytes())
+    want = _fixture_case(case_id).bytes
+    assert size == want, f"data/live/{name}: expected {want} bytes (fixture {case_id}), got {size}"
+
+
+def test_the_risk_score_is_340_bytes_of_canonical_json():
+    score = json.loads(data_path("live", "risk-42.json").read_text(encoding="utf-8"))
+    size = len(cl.canonical_json(score).encode("utf-8"))
+    assert size == _fixture_case("risk-score").bytes, f"canonical risk JSON is {size} bytes"
+
+
+@pytest.mark.anyio
+async def test_the_server_lists_the_seed_resources_template_and_tools():
+    lab = LabServer()
+    async with Client(lab.mcp) as client:
+        listed = {r.uri for r in (await client.list_resources()).resources}
+        templates = [t.uri_template for t in (await client.list_resource_templates()).resource_templates]
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+    want = {HANDBOOK_URI, REPORT_URI, STATUS_URI, ASSET_URI, STATE_URI}
+    assert want <= listed, f"missing listed resources: {want - listed}"
+    assert templates == ["crm://customer/{id}"], templates
+    assert set(tools) == {"generate_report", "calculate_risk", "approve_draft"}, set(tools)
+    assert tools["calculate_risk"].output_schema, "calculate_risk must publish an output schema"
+    assert tools["approve_draft"].annotations.read_only_hint is False
+    assert tools["generate_report"].annotations.read_only_hint is True
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("uri", "mime", "size", "provenance"),
+    [
+        ("kb://handbook/v4", "text/markdown", 1800, "docs-server@v4"),
+        ("crm://customer/fixture-17", "application/json", 920, "crm-fixture@17"),
+        ("report://synthetic/weekly-7", "text/html", 18000, "report-tool@2"),
+        ("status://service/current", "application/json", 580, "status-fixture@12"),
+    ],
+)
+async def test_a_read_returns_the_fixture_size_mime_and_provenance(uri, mime, size, provenance):
+    async with Client(LabServer().mcp) as client:
+        item = (await client.read_resource(uri)).contents[0]
+    got = (item.mime_type, len(item.text.encode("utf-8")), (item.meta or {}).get(PROVENANCE_KEY))
+    assert got == (mime, size, provenance), f"{uri}: expected {(mime, size, provenance)}, got {got}"
+
+
+@pytest.mark.anyio
+async def test_the_logo_is_a_base64_blob_with_its_mime_type():
+    async with Client(LabServer().mcp) as client:
+        item = (await client.read_resource(ASSET_URI)).contents[0]
+    assert isinstance(item, mt.BlobResourceContents), type(item)
+    assert item.mime_type == "image/png"
+    assert base64.b64decode(item.blob) == data_path("resources", "logo.png").read_bytes()
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_a_missing_customer_answers_invalid_params_32602(mode):
+    async with Client(LabServer().mcp, mode=mode) as client:
+        with pytest.raises(MCPError) as info:
+            await client.read_resource("crm://customer/nobody")
+    assert info.value.code == -32602, f"expected -32602, got {info.value.code}"
+
+
+@pytest.mark.anyio
+async def test_generate_report_returns_a_readable_resource_link_not_the_report():
+    async with Client(LabServer().mcp) as client:
+        result = await client.call_tool("generate_report", {"week": 7})
+        links = [b for b in result.content if isinstance(b, mt.ResourceLink)]
+        assert len(links) == 1 and links[0].uri == REPORT_URI, result.content
+        assert not any(isinstance(b, mt.EmbeddedResource) for b in result.content)
+        again = await client.read_resource(links[0].uri)
+    assert len(again.contents[0].text.encode("utf-8")) == 18000
+
+
+@pytest.mark.anyio
+async def test_calculate_risk_returns_structured_content_named_by_meta():
+    async with Client(LabServer().mcp) as client:
+        result = await client.call_tool("calculate_risk", {})
+    assert result.structured_content["score"] == 42, result.structured_content
+    assert (result.meta or {}).get(URI_KEY) == "urn:fixture:risk:42", result.meta
+
+
+@pytest.mark.anyio
+async def test_approve_draft_changes_state_and_embeds_the_draft():
+    lab = LabServer()
+    async with Client(lab.mcp) as client:
+        result = await client.call_tool("approve_draft", {"draft_id": "9"})
+    embedded = [b for b in result.content if isinstance(b, mt.EmbeddedResource)]
+    assert embedded and embedded[0].resource.uri == "draft://fixture/9", result.content
+    assert lab.state.approvals == 1, lab.state.ledger()
+
+
+@pytest.mark.anyio
+async def test_reads_never_change_the_ledger():
+    lab = LabServer()
+    before = lab.state.ledger()
+    async with Client(lab.mcp) as client:
+        for uri in (HANDBOOK_URI, STATUS_URI, STATE_URI, REPORT_URI):
+            await client.read_resource(uri)
+    assert lab.state.ledger() == before, f"{before} -> {lab.state.ledger()}"
+    assert sum(lab.state.reads.values()) >= 4, lab.state.reads
+
+
+def test_status_provenance_follows_the_revision():
+    state = LabState()
+    state.status_revision = 13
+    assert state.provenance(STATUS_URI) == "status-fixture@13"
+    assert json.loads(state.status_text())["revision"] == 13
+
+
+@pytest.mark.anyio
+async def test_any_other_exception_in_a_template_answers_internal_error_32603():
+    from mcp.server.mcpserver import MCPServer
+
+    server = MCPServer("broken", log_level="CRITICAL")
+
+    @server.resource("broken://{id}", mime_type="text/plain")
+    async def broken(id: str) -> str:  # noqa: A002
+        raise ValueError("a bug, not a missing record")
+
+    async with Client(server) as client:
+        with pytest.raises(MCPError) as info:
+            await client.read_resource("broken://1")
+    assert info.value.code == -32603, f"expected -32603, got {info.value.code}"
