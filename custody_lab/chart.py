@@ -334,7 +334,6 @@ _RC = {
     "font.size": 9,
     "hatch.linewidth": 0.6,
     "svg.hashsalt": "custody-lab",
-    "axes.unicode_minus": True,
 }
 
 
@@ -345,9 +344,9 @@ def _safe(text: object, limit: int = _ID_MAX) -> str:
     return s if len(s) <= limit else s[: limit - 1] + "…"
 
 
-def _x(nbytes: int) -> tuple[float, bool]:
-    """The x position of a payload and whether it was clamped to the right edge."""
-    return (float(XMAX), True) if nbytes > XMAX else (float(nbytes), False)
+def _x(nbytes: int) -> float:
+    """The x position of a payload: payloads above 1 MB are clamped to the right edge."""
+    return float(min(nbytes, XMAX))
 
 
 def _label_text(case: Case, d: Decision) -> str:
@@ -512,7 +511,7 @@ def _positions(ax: Any, placed: Sequence[tuple[Case, Decision]], px: float) -> l
     """Data positions of the markers: coincident cases on a row are spread vertically (dodged)."""
     base: list[tuple[float, float]] = []
     for case, _ in placed:
-        base.append((_x(case.bytes)[0], _ROW[case.shape].y + _MARK_DY))
+        base.append((_x(case.bytes), _ROW[case.shape].y + _MARK_DY))
     out = list(base)
     near = _MS * px * 1.3
     for row in ROWS:
@@ -544,7 +543,7 @@ def _draw_marker(ax: Any, case: Case, d: Decision, x: float, y: float, *, alpha:
     (m,) = ax.plot([x], [y], linestyle="none", marker=_MARKER[case.initiator], markersize=size,
                    markerfacecolor=face, markeredgecolor=color, markeredgewidth=1.4, alpha=alpha,
                    zorder=5, clip_on=False)
-    m.set_gid(f"case:{_safe(case.id)}")
+    m.set_gid(f"case:{case.id}")
     out = [m]
     if not d.accepted:
         (c,) = ax.plot([x], [y], linestyle="none", marker="x", markersize=size * 0.7,
@@ -1005,7 +1004,7 @@ class CustodyMatrix:
             if len(self._status_pixels) < 64:
                 self._status_pixels[status] = self.canvas.copy_from_bbox(self._status_strip)
         x, y = self._twins.get((case.id, case.shape, case.bytes),
-                               (_x(case.bytes)[0], _ROW[case.shape].y + _MARK_DY))
+                               (_x(case.bytes), _ROW[case.shape].y + _MARK_DY))
         color = _COLOR[case.initiator]
         self._ring.set_data([x], [y])
         self._marker.set_data([x], [y])
