@@ -411,7 +411,16 @@ def _scalar(value: object, spec: VarSpec, template: str) -> str:
     if isinstance(value, bool):
         raise UriTemplateError(f"boolean is not a URI template value (variable {spec.name!r})",
                                template, spec.position)
-    if isinstance(value, (str, int)):
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as e:  # a lone surrogate has no UTF-8 form to percent-encode
+            raise UriTemplateError(
+                f"variable {spec.name!r} holds a character with no UTF-8 form "
+                f"({value[e.start]!r} at index {e.start}); a URI can only carry valid text",
+                template, spec.position) from e
+        return value
+    if isinstance(value, int):
         return str(value)
     raise TypeError(f"variable {spec.name!r}: expected str, int, list, tuple or Mapping, "
                     f"got {type(value).__name__}")

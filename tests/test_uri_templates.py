@@ -480,3 +480,11 @@ def test_uri_template_is_exported_as_a_value_type() -> None:
     assert isinstance(parse("{a}"), UriTemplate)
     assert str(parse("x{/a*}")) == "x{/a*}"
     assert str(parse("x{/a*,b:3}").parts[1]) == "{/a*,b:3}"
+
+
+def test_a_lone_surrogate_in_a_value_is_a_template_error_not_a_unicode_crash():
+    from custody_lab.uri_templates import UriTemplateError, expand
+
+    with pytest.raises(UriTemplateError, match="no UTF-8 form") as info:
+        expand("orders://{order_id}", {"order_id": "A\ud800"})
+    assert info.value.position == 10, info.value.position

@@ -12,7 +12,7 @@ __all__ = ["SET_MODULES"]
 from importlib import import_module
 
 #: The topic modules, in lesson order. Adding a topic is one edit here.
-SET_MODULES: tuple[str, ...] = ("blobs",)
+SET_MODULES: tuple[str, ...] = ("uri_templates", "blobs")
 
 for _name in SET_MODULES:
     import_module(f"{__name__}.{_name}")
