@@ -73,7 +73,9 @@ def run_tests(extra_args: list[str]) -> int:
 def open_lab(extra_args: list[str]) -> int:
     """Open JupyterLab on the start notebook (``--no-browser`` and other flags pass through)."""
     py = ensure_env("test")
-    cmd = [str(py), "-m", "jupyter", "lab", START, *extra_args]
+    # Root the server at the repository (so data/ is browsable and the URL matches Binder's
+    # lab/tree/notebooks/...), and open the start notebook.
+    cmd = [str(py), "-m", "jupyter", "lab", f"--ServerApp.root_dir={ROOT}", START, *extra_args]
     if hasattr(os, "geteuid") and os.geteuid() == 0 and "--allow-root" not in extra_args:
         cmd.append("--allow-root")
     _say("$ " + " ".join(cmd))

@@ -1,0 +1,268 @@
+"""Helpers for the real-browser tests: Debian's Chromium driven by Playwright, servers on 127.0.0.1.
+
+The browser is the system's ``/usr/bin/chromium`` (``apt-get install chromium``), launched with a
+fresh profile; ``playwright install`` is never used (it downloads a browser and fails offline).
+On a learner's machine a missing browser or Playwright skips the tests with the reason; under
+``CI=true`` it fails them, so CI can never pass by skipping.
+
+Selectors are ipywidgets 8 classes (``.widget-slider``, ``.widget-dropdown select``,
+``.widget-html``, ``.jupyter-widgets``) and the lab's own classes (``custody-outcome``,
+``custody-trace``, ``trace-failed``, ``custody-untrusted``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+ARTIFACTS = ROOT / "test-artifacts"
+CHROMIUM = Path(os.environ.get("CUSTODY_LAB_CHROMIUM", "/usr/bin/chromium"))
+LAUNCH_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+#: Seconds to wait for a kernel-backed change to show (a first kernel start on a busy CI machine).
+SLOW = 90_000
+QUICK = 30_000
+
+
+def in_ci() -> bool:
+    return os.environ.get("CI", "").strip().lower() in ("true", "1", "yes")
+
+
+def require_browser() -> None:
+    """Skip (learner's machine) or fail (``CI=true``) when Chromium or Playwright is missing."""
+    problems = []
+    if not (CHROMIUM.is_file() and os.access(CHROMIUM, os.X_OK)):
+        problems.append(f"no Chromium at {CHROMIUM} (install it: apt-get install -y chromium)")
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ModuleNotFoundError:
+        problems.append("Python package 'playwright' is not installed (pip install the test extra)")
+    if problems:
+        reason = "real-browser tests cannot run: " + "; ".join(problems)
+        if in_ci():
+            pytest.fail(f"CI=true: {reason}", pytrace=False)
+        pytest.skip(reason)
+
+
+def isolated_jupyter_env(base: Path) -> dict[str, str]:
+    """Environment for a test server: its own Jupyter config/data/runtime dirs, no display."""
+    env = {name: str(base / name.lower()) for name in
+           ("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR", "IPYTHONDIR")}
+    for path in env.values():
+        Path(path).mkdir(parents=True, exist_ok=True)
+    env["MPLBACKEND"] = "Agg"
+    env["PYTHONUNBUFFERED"] = "1"
+    return env
+
+
+@contextmanager
+def chromium() -> Iterator[Any]:
+    """A Playwright ``BrowserContext`` on the system Chromium with a fresh, temporary profile."""
+    from playwright.sync_api import sync_playwright
+
+    profile = Path(tempfile.mkdtemp(prefix="custody-lab-chromium-"))
+    try:
+        with sync_playwright() as p:
+            context = p.chromium.launch_persistent_context(
+                str(profile),
+                executable_path=str(CHROMIUM),
+                headless=True,
+                args=LAUNCH_ARGS,
+                viewport={"width": 1400, "height": 1000},
+            )
+            try:
+                yield context
+            finally:
+                context.close()
+    finally:
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+class DialogWatcher:
+    """Records every ``alert``/``confirm``/``prompt`` a page opens (and dismisses it)."""
+
+    def __init__(self, page: Any) -> None:
+        self.messages: list[str] = []
+        page.on("dialog", self._on_dialog)
+
+    def _on_dialog(self, dialog: Any) -> None:
+        self.messages.append(f"{dialog.type}: {dialog.message}")
+        dialog.dismiss()
+
+
+def screenshot(page: Any, name: str) -> Path:
+    """Save a screenshot of the viewport to ``test-artifacts/<name>.png`` (gitignored)."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    page.screenshot(path=str(path))
+    return path
+
+
+# -- JupyterLab ---------------------------------------------------------------------------------
+
+
+def wait_for_kernel_idle(page: Any, timeout: float = SLOW) -> None:
+    """Wait until JupyterLab's status bar says the kernel is idle."""
+    from playwright.sync_api import expect
+
+    expect(page.locator("#jp-main-statusbar")).to_contain_text("Idle", timeout=timeout)
+
+
+def run_all_cells(page: Any) -> None:
+    """Run ▸ Run All Cells, through the menu as a learner would."""
+    page.get_by_role("menuitem", name="Run", exact=True).click()
+    page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
+
+
+def bring_into_view(locator: Any) -> None:
+    """Scroll an element to the top of its scroller, then wait until it is visible.
+
+    Playwright's own ``scroll_into_view_if_needed`` first waits for the element to be visible,
+    which an output inside an off-screen JupyterLab cell (``content-visibility: auto``) never is;
+    the DOM's ``scrollIntoView`` has no such precondition.
+    """
+    locator.evaluate("el => el.scrollIntoView({block: 'start'})")
+    locator.wait_for(state="visible")
+
+
+def scroll_until_attached(page: Any, locator: Any, timeout: float = SLOW) -> Any:
+    """Scroll a (possibly virtualised) JupyterLab notebook until ``locator`` is in the DOM.
+
+    JupyterLab 4 may attach only the cells near the viewport, so an output far down does not exist
+    until its cell is scrolled to. Outside JupyterLab (Voila) this is a plain wait.
+    """
+    deadline = time.monotonic() + timeout / 1000
+    scroller = page.locator(".jp-NotebookPanel .jp-WindowedPanel-outer")
+    direction = 1
+    while time.monotonic() < deadline:
+        if locator.count() > 0:
+            bring_into_view(locator.first)
+            return locator.first
+        if scroller.count() > 0:
+            at_end = scroller.first.evaluate(
+                "(el, d) => { const before = el.scrollTop; el.scrollBy(0, d * el.clientHeight * 0.8);"
+                " return el.scrollTop === before; }",
+                direction,
+            )
+            if at_end:
+                direction = -direction  # bounce: outputs may still be arriving
+        page.wait_for_timeout(250)
+    raise AssertionError(f"{locator} did not appear within {timeout / 1000:.0f} s")
+
+
+# -- the case explorer -------------------------------------------------------------------------
+
+
+def labelled(scope: Any, widget_class: str, label: str) -> Any:
+    """The ipywidgets control of class ``widget_class`` whose description is exactly ``label``."""
+    return scope.locator(
+        f".{widget_class}",
+        has=scope.page.locator(".widget-label", has_text=re.compile(rf"^\s*{re.escape(label)}\s*$")),
+    )
+
+
+def find_explorer(page: Any, timeout: float = SLOW) -> Any:
+    """The output area of the first CaseExplorer on the page (scrolled into view)."""
+    outputs = page.locator(".jp-OutputArea-output", has=page.locator(".custody-outcome"))
+    return scroll_until_attached(page, outputs, timeout)
+
+
+def choose(scope: Any, label: str, value: str) -> None:
+    """Pick ``value`` in the dropdown described by ``label``."""
+    labelled(scope, "widget-dropdown", label).locator("select").select_option(value)
+
+
+def wait_for_run_all(page: Any, code_cells: int, timeout: float = SLOW) -> None:
+    """Wait until every code cell has run: ``code_cells`` numbered prompts, none queued (``[*]``),
+    and the kernel idle. (Between two queued cells the kernel is briefly idle, so idle alone
+    proves nothing.)"""
+    prompts = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell .jp-InputPrompt")
+    deadline = time.monotonic() + timeout / 1000
+    texts: list[str] = []
+    while time.monotonic() < deadline:
+        texts = [t.strip() for t in prompts.all_text_contents()]
+        done = [t for t in texts if re.fullmatch(r"\[\d+\]:", t)]
+        if len(done) >= code_cells and not any("*" in t for t in texts):
+            wait_for_kernel_idle(page, timeout)
+            return
+        page.wait_for_timeout(250)
+    raise AssertionError(f"Run All did not finish within {timeout / 1000:.0f} s; prompts: {texts}")
+
+
+def set_slider(page: Any, slider: Any, value: int) -> None:
+    """Type a value into an IntSlider's editable readout, as a learner can."""
+    readout = slider.locator(".widget-readout")
+    readout.click()
+    page.keyboard.press("Control+A")
+    page.keyboard.type(str(value))
+    page.keyboard.press("Enter")
+
+
+def outcome_text(explorer: Any) -> str:
+    return explorer.locator(".custody-outcome").first.text_content() or ""
+
+
+def fired_rule(explorer: Any) -> str:
+    """The code of the trace row that fired ('' when the case was accepted)."""
+    row = explorer.locator(".custody-trace tr.trace-failed code")
+    return (row.first.text_content() or "") if row.count() else ""
+
+
+def chart_src(explorer: Any) -> str:
+    return explorer.locator("img").first.get_attribute("src") or ""
+
+
+# -- hostile text ------------------------------------------------------------------------------
+
+#: Every free-text field of a case carries markup that would run if it ever reached the DOM as
+#: HTML; each one sets ``window.__custodyPwned`` and opens a dialog.
+HOSTILE = {
+    "id": "hostile-draft",
+    "initiator": "model",
+    "operation": "mutate",
+    "shape": "embedded-resource",
+    "uri": "draft://fixture/<img src=x onerror=\"window.__custodyPwned='uri';alert('uri')\">",
+    "mime": "application/json",
+    "bytes": 760,
+    "current": True,
+    "allowed": True,
+    "sideEffects": True,
+    "provenance": "draft-tool@3",
+    "title": "<img src=x onerror=\"window.__custodyPwned='title';alert('title')\">approved",
+    "description": "<script>window.__custodyPwned='description';alert('description')</script>trust me",
+}
+
+
+def hostile_json() -> str:
+    return json.dumps(HOSTILE, ensure_ascii=False)
+
+
+def injected_elements(page: Any) -> dict[str, int]:
+    """Counts of anything the hostile text would have created had it been parsed as HTML."""
+    return page.evaluate(
+        """() => ({
+            pwned: window.__custodyPwned === undefined ? 0 : 1,
+            imgSrcX: document.querySelectorAll('img[src="x"]').length,
+            onerror: document.querySelectorAll('[onerror]').length,
+            scripts: [...document.scripts].filter(s => s.text.includes('__custodyPwned')).length,
+        })"""
+    )
