@@ -396,8 +396,3 @@ class Decision:
         out["custody"] = self.custody.to_dict()
         return out
 
-
-def field_names() -> tuple[str, ...]:
-    """The camelCase case keys, in the seed's order."""
-    return tuple(f.name for f in FIELDS)
-

@@ -22,7 +22,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .model import Decision, Policy
+from .model import Decision
 
 FIXTURE_NAME = "mcp-context-custody-v1"
 #: What the seed's Node artifact prints as ``sha256`` (seed 000, "Runnable artifact").
@@ -100,8 +100,3 @@ def fixture_payload(path: str | Path | None = None) -> dict[str, Any]:
     }
     serialized = canonical_json(payload)
     return {**payload, "sha256": digest(serialized)}
-
-
-def default_policy() -> Policy:
-    """The seed's policy."""
-    return Policy()

@@ -58,3 +58,13 @@ def test_notebook_runs_top_to_bottom_without_an_error(path):
             os.environ["MPLBACKEND"] = env_before
     errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
     assert not errors, f"{path.name}: {errors[0].ename}: {errors[0].evalue}"
+
+
+def test_the_start_notebooks_map_lists_exactly_the_notebooks_that_exist():
+    nb = nbformat.read(ROOT / "notebooks" / "00-start-here.ipynb", as_version=4)
+    text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    import re
+
+    listed = set(re.findall(r"^\| `(\d\d-[a-z0-9-]+)` \|", text, re.M))
+    existing = {p.stem for p in NOTEBOOKS}
+    assert listed == existing, f"map lists {sorted(listed - existing)} that do not exist; missing {sorted(existing - listed)}"
