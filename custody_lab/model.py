@@ -23,6 +23,7 @@ __all__ = [
     "FieldSpec",
     "Policy",
     "TraceStep",
+    "check_value",
 ]
 
 import difflib
@@ -133,8 +134,20 @@ def _type_name(value: object) -> str:
     return f"a {type(value).__name__}"
 
 
-def _check(spec: FieldSpec, value: object) -> object:
-    """Validate one present value; return it normalised. Raises CaseError naming the field."""
+def check_value(spec: FieldSpec, value: object) -> object:
+    """Validate one value of a field; return it normalised (``1800.0`` -> ``1800``).
+
+    ``Case.from_dict`` and the sweep's grid validation share this one check.
+
+    Raises:
+        CaseError: naming the field and what was expected.
+
+    Example:
+        >>> check_value(FIELDS[6], "1800")
+        Traceback (most recent call last):
+        ...
+        custody_lab.errors.CaseError: field 'bytes' must be a whole number of bytes from 0 to 1073741824, written without quotes (e.g. 1800); got the string '1800' (remove the quotes)
+    """
     name = spec.name
     if value is None:
         if spec.nullable:
@@ -214,7 +227,7 @@ class Case:
             value = getattr(self, _attr(spec.name))
             if value is None and not spec.required:
                 continue
-            normalised = _check(spec, value)
+            normalised = check_value(spec, value)
             if normalised is not value:
                 object.__setattr__(self, _attr(spec.name), normalised)
         if self.requires_current is None:
@@ -250,7 +263,7 @@ class Case:
                     )
                 kwargs[_attr(spec.name)] = False if spec.name == "requiresCurrent" else None
                 continue
-            kwargs[_attr(spec.name)] = _check(spec, mapping[spec.name])
+            kwargs[_attr(spec.name)] = check_value(spec, mapping[spec.name])
         if kwargs["requires_current"] is None:
             kwargs["requires_current"] = False
         return cls(**kwargs)

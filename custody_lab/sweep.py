@@ -82,7 +82,7 @@ import pandas as pd
 from .errors import CaseError, CaseFileError, PolicyError, Problem
 from .loading import read_cases
 from .model import FIELDS, INITIATORS, MAX_BYTES, OPERATIONS, SHAPES, Case, Policy
-from .model import _check as _check_value
+from .model import check_value as _check_value
 from .rules import RULES, rule_codes
 
 #: Every outcome a row can get: the five shapes (accepted), then the rule codes in table order.
