@@ -368,14 +368,14 @@ class Catalog:
             for i, item in enumerate(_list(raw, "templates", source))
         )
         seen: set[str] = set()
-        for e in resources:
-            if e.uri in seen:
-                raise CatalogError(f"{source.name}: the URI {e.uri!r} is listed twice")
-            seen.add(e.uri)
+        for entry in resources:
+            if entry.uri in seen:
+                raise CatalogError(f"{source.name}: the URI {entry.uri!r} is listed twice")
+            seen.add(entry.uri)
         catalog = cls(resources, templates, data_dir=source.parent, server=raw.get("server"))
-        for i, e in enumerate(resources):
-            if e.file is not None and not (catalog.data_dir / e.file).is_file():
-                raise CatalogError(f"{source.name} resources[{i}] ({e.uri}): file {e.file!r} is missing")
+        for i, entry in enumerate(resources):
+            if entry.file is not None and not (catalog.data_dir / entry.file).is_file():
+                raise CatalogError(f"{source.name} resources[{i}] ({entry.uri}): file {entry.file!r} is missing")
         return catalog
 
     # ---- listing ------------------------------------------------------------------------

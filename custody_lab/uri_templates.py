@@ -556,7 +556,8 @@ def match(template: str | UriTemplate, uri: str) -> dict[str, object] | None:
 def _compile(template: UriTemplate) -> _Matcher:
     """Check that ``template`` is matchable, then build its regular expression."""
     _check_matchable(template)
-    pattern, captures = [], []
+    pattern: list[str] = []
+    captures: list[_Capture] = []
     for index, part in enumerate(template.parts):
         if isinstance(part, str):
             pattern.append(re.escape(_encode(part, allow_reserved=True)))
