@@ -40,17 +40,31 @@ def _fixture_case(case_id: str) -> cl.Case:
 @pytest.mark.parametrize(
     ("case_id", "name"),
     [
-        ("handbook", "handbook.md"),
-        ("customer-record", "customer-fixture-17.json"),
-        ("generated-report", "report-weekly-7.html"),
-        ("live-status", "status-12.json"),
-        ("approve-draft", "draft-9.json"),
+        ("handbook", "resources/handbook-v4.md"),
+        ("customer-record", "live/customer-fixture-17.json"),
+        ("generated-report", "resources/weekly-report-7.html"),
+        ("live-status", "live/status-12.json"),
+        ("approve-draft", "live/draft-9.json"),
     ],
 )
 def test_each_data_file_has_exactly_the_fixture_byte_size(case_id, name):
-    size = len(data_path("live", name).read_bytes())
+    size = len(data_path(*name.split("/")).read_bytes())
     want = _fixture_case(case_id).bytes
-    assert size == want, f"data/live/{name}: expected {want} bytes (fixture {case_id}), got {size}"
+    assert size == want, f"data/{name}: expected {want} bytes (fixture {case_id}), got {size}"
+
+
+@pytest.mark.parametrize("uri", ["kb://handbook/v4", "report://synthetic/weekly-7"])
+def test_the_live_server_and_the_catalog_serve_the_same_bytes_for_the_same_uri(uri):
+    from custody_lab.catalog import Catalog
+    from custody_lab.live.client import LabSession, run_sync
+
+    async def read():
+        async with LabSession() as s:
+            return await s.read(uri)
+
+    live = run_sync(read)
+    catalog = Catalog.load().read(uri)
+    assert live.receipt["contentDigest"] == "sha256:" + catalog.sha256, (live.receipt, catalog.sha256)
 
 
 def test_the_risk_score_is_340_bytes_of_canonical_json():

@@ -237,7 +237,7 @@ class LabServer:
                       description="The support handbook a person attaches to a conversation.",
                       mime_type="text/markdown")
         async def handbook() -> str:
-            return _text("handbook.md")
+            return _data("resources/handbook-v4.md").decode("utf-8")  # the catalog's file: one URI, one content
 
         @mcp.resource(CUSTOMER_TEMPLATE, name="customer", title="Customer record",
                       description="One synthetic customer record by id (try fixture-17).",
@@ -251,7 +251,7 @@ class LabServer:
         @mcp.resource(REPORT_URI, name="weekly-report-7", title="Synthetic weekly report 7",
                       description="The report generate_report links to.", mime_type="text/html")
         async def report() -> str:
-            return _text("report-weekly-7.html")
+            return _data("resources/weekly-report-7.html").decode("utf-8")
 
         @mcp.resource(STATUS_URI, name="service-status", title="Service status",
                       description="Changes during incidents; subscribe and re-read on notice.",
@@ -299,7 +299,7 @@ class LabServer:
                 raise ToolError(f"no report for week {week}; the lab has week 7")
             link = mt.ResourceLink(
                 name="weekly-report-7", title="Synthetic weekly report 7", uri=REPORT_URI,
-                mime_type="text/html", size=len(_data("live/report-weekly-7.html")),
+                mime_type="text/html", size=len(_data("resources/weekly-report-7.html")),
                 _meta={PROVENANCE_KEY: _STATIC_PROVENANCE[REPORT_URI]},
             )
             text = mt.TextContent(type="text", text="Report ready; it is linked, not embedded.")
