@@ -880,6 +880,7 @@ def read_contents(item: Mapping, *, max_bytes: int | None = DEFAULT_MAX_BYTES) -
         base64_chars: int | None = None
         ratio: float | None = None
     else:
+        assert blob_value is not None  # one of the two is set (checked above)
         kind = "blob"
         report = decode_report(blob_value, max_bytes=max_bytes)
         data = report.data

@@ -41,6 +41,7 @@ __all__ = [
 ]
 
 import ast
+import functools
 import html
 import importlib
 import operator
@@ -48,7 +49,7 @@ import re
 import reprlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from .errors import CustodyLabError
 
@@ -449,7 +450,7 @@ def check(exercise_id: str, answer: object) -> CheckResult:
     """
     exercise = get(exercise_id)
     expected = exercise.expected_value()
-    common = {
+    common: dict[str, Any] = {
         "exercise_id": exercise.id,
         "expected": expected,
         "actual": answer,
@@ -476,7 +477,7 @@ def check(exercise_id: str, answer: object) -> CheckResult:
             **common,
         )
     for mistake in exercise.mistakes:
-        if _truthy(lambda m=mistake: m.detect(answer)):
+        if _truthy(functools.partial(mistake.detect, answer)):
             return CheckResult(
                 passed=False,
                 status="wrong",

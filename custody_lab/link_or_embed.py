@@ -252,7 +252,10 @@ def plot_cumulative(costs: ShapeCosts, ax: Axes | None = None) -> Figure:
         fig = Figure(figsize=(7.5, 4.2), layout="constrained")
         ax = fig.subplots()
     else:
-        fig = ax.figure
+        root = ax.get_figure(root=True)
+        if root is None:
+            raise ValueError("the axes passed to plot_cumulative belong to no figure")
+        fig = root
     calls = list(range(1, costs.reuse + 1))
     ax.plot(calls, costs.embed_cumulative, "-o", color="#b3261e", linewidth=2, markersize=6,
             label="embed every call")

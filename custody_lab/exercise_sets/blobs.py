@@ -23,6 +23,7 @@ __all__: list[str] = []
 
 import base64
 import functools
+from typing import Any
 
 from ..advisor import advise
 from ..blobs import decode, encode, overhead, sniff_mime
@@ -318,7 +319,7 @@ register(Exercise(
 # blob-05: link or embed
 # --------------------------------------------------------------------------------------------
 
-_REPORT_NEED = {
+_REPORT_NEED: dict[str, Any] = {
     "tool": "weekly_report",
     "uri": "report://synthetic/weekly-7",
     "mimeType": "text/html",
