@@ -137,3 +137,20 @@ def test_flip_sentence_reads_like_the_lesson():
 def test_an_unknown_preset_id_is_a_clear_error():
     with pytest.raises(cl.CaseError, match="no fixture case 'nope'"):
         CaseExplorer("nope", chart=False)
+
+
+def test_a_negative_size_typed_in_the_box_shows_the_case_error_and_keeps_the_last_good_state(fresh):
+    good = fresh.decision
+    fresh.bytes_box.value = -5
+    assert fresh.error and "'bytes'" in fresh.error and "0 or more" in fresh.error
+    assert "⚠ Not applied" in fresh.message.value and fresh.decision == good
+    fresh.bytes_box.value = 9000
+    assert fresh.error is None and fresh.decision.rejection == "embed-over-budget"
+    assert fresh.controls["bytes"].value == 9000
+    fresh.controls["bytes"].value = 1200
+    assert fresh.bytes_box.value == 1200
+
+
+def test_a_size_above_the_slider_range_typed_in_the_box_widens_the_slider(fresh):
+    fresh.bytes_box.value = 50000
+    assert fresh.controls["bytes"].max >= 50000 and fresh.case.bytes == 50000

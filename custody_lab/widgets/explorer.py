@@ -21,7 +21,7 @@ import ipywidgets as W
 from ..errors import CaseError, PolicyError
 from ..explain import diff
 from ..loading import load_fixture
-from ..model import INITIATORS, OPERATIONS, SHAPES, Case, Decision, Policy
+from ..model import FIELDS, INITIATORS, OPERATIONS, SHAPES, Case, Decision, Policy, check_value
 from ..router import route
 from . import render
 
@@ -30,6 +30,9 @@ from . import render
 _SIDE_EFFECTS = [("false — read-only", "false"), ("true — changes state", "true"), ("unknown (null)", "unknown")]
 _SIDE_VALUE = {"false": False, "true": True, "unknown": None}
 _SIDE_WORD = {v: k for k, v in _SIDE_VALUE.items()}
+
+
+FIELDS_BY_NAME = {f.name: f for f in FIELDS}
 
 
 class CaseExplorer(W.VBox):
@@ -61,6 +64,10 @@ class CaseExplorer(W.VBox):
             self._matrix = CustodyMatrix(self.policy, context_cases=self._fixture.all_cases)
 
         self.controls: dict[str, W.ValueWidget] = self._make_controls()
+        # A box to type an exact size; the slider clamps, the box does not, so a typo such as a
+        # negative size is shown as the CaseError it is instead of being silently corrected.
+        self.bytes_box = W.IntText(description="type bytes", layout=W.Layout(width="190px"),
+                                   style={"description_width": "initial"})
         ids = [c.id for c in self._fixture.all_cases]
         self.preset = W.Dropdown(
             options=ids if self.baseline.id in ids else [self.baseline.id, *ids],
@@ -83,6 +90,7 @@ class CaseExplorer(W.VBox):
         for widget in self.controls.values():
             widget.observe(self._on_input, names="value")
         self.preset.observe(self._on_preset, names="value")
+        self.bytes_box.observe(self._on_bytes_box, names="value")
         self.reset_button.on_click(lambda _b: self.reset())
         self.load_button.on_click(lambda _b: self.load_json(self.paste.value))
 
@@ -90,7 +98,7 @@ class CaseExplorer(W.VBox):
         inputs = W.VBox([
             W.HBox([self.preset, self.reset_button]),
             W.HBox([c["initiator"], c["operation"], c["shape"]]),
-            W.HBox([c["bytes"], c["embedLimitBytes"]]),
+            W.HBox([c["bytes"], self.bytes_box, c["embedLimitBytes"]]),
             W.HBox([c["current"], c["requiresCurrent"], c["allowed"], c["sideEffects"]]),
             W.HBox([c["uri"], c["mime"], c["provenance"]]),
         ])
@@ -157,11 +165,28 @@ class CaseExplorer(W.VBox):
             if self.policy.embed_limit_bytes > c["embedLimitBytes"].max:
                 c["embedLimitBytes"].max = self.policy.embed_limit_bytes * 2
             c["embedLimitBytes"].value = self.policy.embed_limit_bytes
+            self.bytes_box.value = case.bytes
 
     # -- the one observer path ----------------------------------------------------------------
     def _on_input(self, _change: dict[str, Any]) -> None:
         if not self._quiet:
             self.apply_controls()
+
+    def _on_bytes_box(self, change: dict[str, Any]) -> None:
+        if self._quiet:
+            return
+        try:
+            check_value(FIELDS_BY_NAME["bytes"], change["new"])
+        except CaseError as e:
+            self._fail(str(e))
+            return
+        slider = self.controls["bytes"]
+        if change["new"] > slider.max:
+            slider.max = change["new"] * 2
+        if slider.value == change["new"]:
+            self.apply_controls()
+        else:
+            slider.value = change["new"]
 
     def _on_preset(self, change: dict[str, Any]) -> None:
         if not self._quiet:
@@ -193,6 +218,8 @@ class CaseExplorer(W.VBox):
             self._fail(str(e))
             return
         self.case, self.policy = case, policy
+        with self._hold():
+            self.bytes_box.value = case.bytes
         self.refresh()
 
     def _fail(self, message: str) -> None:
