@@ -5,8 +5,8 @@ with no human to pick resources consumes them:
 
 - static (listed) resources have known URIs: fetch them once at start-up and place them in a
   system-prompt context block — here each with its custody receipt, inside a byte budget that
-  truncates *visibly* (seed 000, "Budget large context without hiding truncation": success cannot
-  mean silently dropping the end of a document);
+  truncates *visibly* (seed 000, "Budget large context without hiding truncation": a cut
+  document is never reported as a complete one);
 - templated resources need parameters only the conversation supplies: expose them all through
   one ``read_mcp_resource`` tool whose JSON schema lists the templates, so they share one tool slot.
 
