@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from .model import APPLICATION_SHAPES, MODEL_SHAPES
+from .model import APPLICATION_SHAPES
 
 
 class Ops(Protocol):
@@ -29,7 +29,7 @@ class Ops(Protocol):
     def or_(self, a: Any, b: Any) -> Any: ...
     def eq(self, a: Any, value: str) -> Any: ...
     def isin(self, a: Any, values: Sequence[str]) -> Any: ...
-    def where(self, cond: Any, a: Any, b: Any) -> Any: ...
+    def xor(self, a: Any, b: Any) -> Any: ...
     def gt(self, a: Any, b: Any) -> Any: ...
     def is_true(self, a: Any) -> Any: ...
     def missing(self, a: Any) -> Any: ...
@@ -54,8 +54,8 @@ class ScalarOps:
     def isin(self, a: Any, values: Sequence[str]) -> bool:
         return a in values
 
-    def where(self, cond: Any, a: Any, b: Any) -> Any:
-        return a if cond else b
+    def xor(self, a: Any, b: Any) -> bool:
+        return bool(a) != bool(b)
 
     def gt(self, a: Any, b: Any) -> bool:
         return bool(a > b)
@@ -96,12 +96,10 @@ class Rule:
     fires: Fires
 
 
-def _legal_shape(c: Any, ops: Any) -> Any:
-    return ops.where(
-        ops.eq(c["initiator"], "application"),
-        ops.isin(c["shape"], APPLICATION_SHAPES),
-        ops.isin(c["shape"], MODEL_SHAPES),
-    )
+def _shape_of_the_other_initiator(c: Any, ops: Any) -> Any:
+    # The shapes split into two disjoint families, so a shape is legal exactly when "the
+    # application initiates" and "the shape is a resource shape" are both true or both false.
+    return ops.xor(ops.eq(c["initiator"], "application"), ops.isin(c["shape"], APPLICATION_SHAPES))
 
 
 #: The ordered rule table. The first rule that fires decides; if none fires the case is accepted
@@ -173,7 +171,7 @@ RULES: tuple[Rule, ...] = (
         source="seed 000 · MCP resources vs tool results start with control",
         quote="Resources are application-driven ... Tools are model-controlled",
         seed=True,
-        fires=lambda c, p, ops: ops.not_(_legal_shape(c, ops)),
+        fires=lambda c, p, ops: _shape_of_the_other_initiator(c, ops),
     ),
 )
 

@@ -197,12 +197,8 @@ class VectorOps:
             out |= a.codes == k
         return out
 
-    def where(self, cond: Any, a: Any, b: Any) -> np.ndarray:
-        if all(np.asarray(x).dtype == bool for x in (cond, a, b)):
-            # Branch-free for masks (np.where on a random condition is several times slower):
-            # where c, a; elsewhere b  ==  b ^ (c & (a ^ b)).
-            return b ^ (cond & (a ^ b))
-        return np.where(cond, a, b)
+    def xor(self, a: Any, b: Any) -> np.ndarray:
+        return np.not_equal(a, b)
 
     def gt(self, a: Any, b: Any) -> np.ndarray:
         return np.greater(a, b)

@@ -189,3 +189,10 @@ def test_inside_the_seed_domain_the_lab_rules_never_fire(mapping):
 def test_provenance_uri_and_mime_are_never_optional_for_any_shape(fixture, case_id, gap):
     d = cl.route(fixture.case(case_id).with_changes(**{gap: None}))
     assert d.rejection == "custody-incomplete", f"{case_id} without {gap}: got {d.outcome}"
+
+
+def test_every_shape_belongs_to_exactly_one_initiator_as_control_shape_mismatch_assumes():
+    from custody_lab.model import APPLICATION_SHAPES, MODEL_SHAPES, SHAPES
+
+    assert set(APPLICATION_SHAPES).isdisjoint(MODEL_SHAPES)
+    assert set(APPLICATION_SHAPES) | set(MODEL_SHAPES) == set(SHAPES)
