@@ -107,6 +107,11 @@ class ResourceNotFound(CustodyLabError, LookupError):
         return {"code": self.code, "message": "Resource not found", "data": {"uri": self.uri}}
 
 
+def _present(item: dict[str, str | None]) -> dict[str, str]:
+    """A listing item without its absent (``None``) fields, as the protocol writes it."""
+    return {k: v for k, v in item.items() if v is not None}
+
+
 def kind_of_mime(mime_type: str | None) -> Kind:
     """Seed 004's three kinds: ``text/*`` is text, ``image/*`` is an image, anything else data.
 
@@ -179,9 +184,8 @@ class ResourceEntry:
 
     def to_dict(self) -> dict[str, str]:
         """The ``resources/list`` item (absent fields left out)."""
-        out = {"uri": self.uri, "name": self.name, "title": self.title,
-               "description": self.description, "mimeType": self.mime_type}
-        return {k: v for k, v in out.items() if v is not None}
+        return _present({"uri": self.uri, "name": self.name, "title": self.title,
+                         "description": self.description, "mimeType": self.mime_type})
 
     def _repr_html_(self) -> str:
         return entry_html(self)
@@ -227,9 +231,8 @@ class TemplateEntry:
 
     def to_dict(self) -> dict[str, str]:
         """The ``resources/templates/list`` item (absent fields left out)."""
-        out = {"uriTemplate": self.uri_template, "name": self.name, "title": self.title,
-               "description": self.description, "mimeType": self.mime_type}
-        return {k: v for k, v in out.items() if v is not None}
+        return _present({"uriTemplate": self.uri_template, "name": self.name, "title": self.title,
+                         "description": self.description, "mimeType": self.mime_type})
 
     def _repr_html_(self) -> str:
         return entry_html(self)

@@ -263,13 +263,8 @@ def serve_lab(
         flags.append(f"--LabApp.user_settings_dir={Path(settings_dir).resolve()}")
     argv = lab_argv(notebook=notebook, root=Path(root).resolve(), port=port, no_browser=True, ip="127.0.0.1", python=python,
                     extra=[*flags, "--ServerApp.port_retries=0", *extra])
-    process = _start(argv, cwd=Path(root), env=env, log=log)
     base = f"http://127.0.0.1:{port}"
-    try:
-        wait_for_http(f"{base}/api/status", timeout=timeout, process=process)
-    except DeliveryError:
-        stop(process)
-        raise
+    process = _start_and_wait(argv, Path(root), env, log, f"{base}/api/status", timeout)
     return process, f"{base}/lab/tree/{notebook}?token={token}"
 
 
@@ -294,14 +289,23 @@ def serve_voila(
     port = port or free_port()
     argv = [str(python or sys.executable), "-m", "custody_lab", "present", str(notebook),
             "--no-browser", f"--port={port}"]
-    process = _start(argv, cwd=Path(cwd or REPO_ROOT), env=env, log=log)
     url = f"http://127.0.0.1:{port}/"
+    process = _start_and_wait(argv, Path(cwd or REPO_ROOT), env, log, f"{url}api/status", timeout)
+    return process, url
+
+
+def _start_and_wait(
+    argv: list[str], cwd: Path, env: Mapping[str, str] | None, log: IO[bytes] | None,
+    probe: str, timeout: float,
+) -> subprocess.Popen[bytes]:
+    """Start a server and wait until ``probe`` answers; stop it (by PID) if it never does."""
+    process = _start(argv, cwd=cwd, env=env, log=log)
     try:
-        wait_for_http(f"{url}api/status", timeout=timeout, process=process)
+        wait_for_http(probe, timeout=timeout, process=process)
     except DeliveryError:
         stop(process)
         raise
-    return process, url
+    return process
 
 
 def stop(process: subprocess.Popen[bytes], timeout: float = 15.0) -> int | None:

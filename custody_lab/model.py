@@ -12,6 +12,7 @@ from __future__ import annotations
 __all__ = [
     "APPLICATION_SHAPES",
     "FIELDS",
+    "FIELD_SPECS",
     "INITIATORS",
     "MAX_BYTES",
     "MODEL_SHAPES",
@@ -107,7 +108,9 @@ FIELDS: tuple[FieldSpec, ...] = (
     FieldSpec("title", "text", False, "a display label from the server"),
     FieldSpec("description", "text", False, "a description from the server"),
 )
-_SPEC = {f.name: f for f in FIELDS}
+#: The field table keyed by camelCase name.
+FIELD_SPECS: dict[str, FieldSpec] = {f.name: f for f in FIELDS}
+_SPEC = FIELD_SPECS
 _ATTR = {
     "sideEffects": "side_effects",
     "requiresCurrent": "requires_current",

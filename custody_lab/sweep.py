@@ -81,7 +81,7 @@ import pandas as pd
 
 from .errors import CaseError, CaseFileError, PolicyError, Problem
 from .loading import read_cases
-from .model import FIELDS, INITIATORS, MAX_BYTES, OPERATIONS, SHAPES, Case, Policy
+from .model import FIELD_SPECS, FIELDS, INITIATORS, MAX_BYTES, OPERATIONS, SHAPES, Case, Policy
 from .model import check_value as _check_value
 from .rules import RULES, rule_codes
 
@@ -108,7 +108,7 @@ DEFAULT_AXES: dict[str, tuple[Any, ...]] = {
     "requiresCurrent": (False, True),
 }
 
-_SPEC = {f.name: f for f in FIELDS}
+_SPEC = FIELD_SPECS
 _REQUIRED = ("initiator", "shape", "bytes", "current", "allowed", "sideEffects")
 _TEXT = ("uri", "mime", "provenance")
 _DECISIVE = ("initiator", "operation", "shape", "uri", "mime", "bytes", "current", "allowed",

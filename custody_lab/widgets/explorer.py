@@ -21,7 +21,7 @@ import ipywidgets as W
 from ..errors import CaseError, PolicyError
 from ..explain import diff
 from ..loading import load_fixture
-from ..model import FIELDS, INITIATORS, OPERATIONS, SHAPES, Case, Decision, Policy, check_value
+from ..model import FIELD_SPECS, INITIATORS, OPERATIONS, SHAPES, Case, Decision, Policy, check_value
 from ..router import route
 from . import render
 
@@ -30,9 +30,6 @@ from . import render
 _SIDE_EFFECTS = [("false — read-only", "false"), ("true — changes state", "true"), ("unknown (null)", "unknown")]
 _SIDE_VALUE = {"false": False, "true": True, "unknown": None}
 _SIDE_WORD = {v: k for k, v in _SIDE_VALUE.items()}
-
-
-FIELDS_BY_NAME = {f.name: f for f in FIELDS}
 
 
 class CaseExplorer(W.VBox):
@@ -176,7 +173,7 @@ class CaseExplorer(W.VBox):
         if self._quiet:
             return
         try:
-            check_value(FIELDS_BY_NAME["bytes"], change["new"])
+            check_value(FIELD_SPECS["bytes"], change["new"])
         except CaseError as e:
             self._fail(str(e))
             return
