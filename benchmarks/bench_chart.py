@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import custody_lab as cl  # noqa: E402
 from custody_lab.chart import CustodyMatrix, matrix_figure  # noqa: E402
-from custody_lab.receipts import canonical_json  # noqa: E402
+from custody_lab.core.receipts import canonical_json  # noqa: E402
 
 
 def _time(fn: Callable[[int], object], n: int, warmup: int = 1) -> tuple[list[float], list[float]]:
@@ -51,8 +51,10 @@ def _stats(seconds: list[float]) -> tuple[float, float]:
 
 def _report(name: str, timing: tuple[list[float], list[float]]) -> tuple[float, float]:
     (wm, wp), (cm, cp) = _stats(timing[0]), _stats(timing[1])
-    print(f"{name:<46} n={len(timing[0]):>5}  wall median {wm:8.3f}  p95 {wp:8.3f}   "
-          f"cpu median {cm:8.3f}  p95 {cp:8.3f}  (ms)")
+    print(
+        f"{name:<46} n={len(timing[0]):>5}  wall median {wm:8.3f}  p95 {wp:8.3f}   "
+        f"cpu median {cm:8.3f}  p95 {cp:8.3f}  (ms)"
+    )
     return wm, cm
 
 
@@ -73,9 +75,15 @@ def sweep_cases(fixture: cl.loading.Fixture, n: int = 200) -> list[cl.Case]:
         t = i / max(n - 1, 1)
         exponent = 2 + 2.8 * (1 - abs(2 * t - 1))  # 10**2 .. 10**4.8 .. 10**2
         initiator, shape = flips[(i // 9) % len(flips)]
-        out.append(base.with_changes(id=f"sweep-{i:03d}", bytes=int(10**exponent) + i,
-                                     initiator=initiator, shape=shape,
-                                     sideEffects=initiator == "model" and i % 3 == 0))
+        out.append(
+            base.with_changes(
+                id=f"sweep-{i:03d}",
+                bytes=int(10**exponent) + i,
+                initiator=initiator,
+                shape=shape,
+                sideEffects=initiator == "model" and i % 3 == 0,
+            )
+        )
     return out
 
 
@@ -93,6 +101,7 @@ def main(argv: list[str] | None = None) -> None:
             fig = matrix_figure(cases, highlight=cases[i % len(cases)].id, figsize=size, dpi=dpi)
             fig.savefig(io.BytesIO(), format="png", dpi=fig.dpi)
             return fig
+
         return run
 
     _report("(a) full matrix_figure + PNG, 11x6.6 in @100", _time(full((11, 6.6), 100), args.full))
@@ -106,15 +115,21 @@ def main(argv: list[str] | None = None) -> None:
     timing = _time(lambda i: sizes.append(len(matrix.render(frames[i]))), len(frames), warmup=0)
     fast_wall, fast_cpu = _report("(b) CustodyMatrix.render, 200 changing cases", timing)
     print(f"{'    PNG size':<46}         median {statistics.median(sizes) / 1024:6.1f} KiB")
-    print(f"{'    speed-up (a, 9x4.8) / (b), medians':<46}         wall {ref_wall / fast_wall:5.1f} x"
-          f"   cpu {ref_cpu / fast_cpu:5.1f} x")
-    print(f"{'    target: (b) median <= 30 ms':<46}         "
-          f"{'met' if fast_wall <= 30 else 'NOT met'} (wall {fast_wall:.1f} ms, cpu {fast_cpu:.1f} ms)")
+    print(
+        f"{'    speed-up (a, 9x4.8) / (b), medians':<46}         wall {ref_wall / fast_wall:5.1f} x"
+        f"   cpu {ref_cpu / fast_cpu:5.1f} x"
+    )
+    print(
+        f"{'    target: (b) median <= 30 ms':<46}         "
+        f"{'met' if fast_wall <= 30 else 'NOT met'} (wall {fast_wall:.1f} ms, cpu {fast_cpu:.1f} ms)"
+    )
     last = frames[-20:]  # still in the 32-entry PNG cache
     _report("    render again (PNG cache hit)", _time(lambda i: matrix.render(last[i]), len(last), warmup=0))
 
-    _report("(c) route + canonical_json(receipt), per case",
-            _time(lambda i: canonical_json(cl.route(cases[i % len(cases)], fx.policy).to_dict()), 5000))
+    _report(
+        "(c) route + canonical_json(receipt), per case",
+        _time(lambda i: canonical_json(cl.route(cases[i % len(cases)], fx.policy).to_dict()), 5000),
+    )
 
 
 if __name__ == "__main__":

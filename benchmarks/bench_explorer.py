@@ -51,8 +51,14 @@ def main() -> None:
     steps = []
     for b in range(500, 12000, 250):
         steps.append({"bytes": b})
-    steps += [{"shape": "resource-link"}, {"shape": "embedded-resource"}, {"initiator": "application"},
-              {"initiator": "model"}, {"allowed": False}, {"allowed": True}] * 4
+    steps += [
+        {"shape": "resource-link"},
+        {"shape": "embedded-resource"},
+        {"initiator": "application"},
+        {"initiator": "model"},
+        {"allowed": False},
+        {"allowed": True},
+    ] * 4
 
     def change(i: int) -> None:
         explorer.set(**steps[i % len(steps)])
@@ -69,8 +75,10 @@ def main() -> None:
 
     f = summary("reference: full matrix redraw + PNG", timed(full_redraw, 15))
     print(f"\nupdate vs full redraw: {f / u:5.1f}x faster; route+receipt is {r * 1000:.0f} µs")
-    print(f"targets: update median <= 30 ms -> {'met' if u <= 30 else 'NOT met'}; "
-          f"route + receipt <= 1 ms -> {'met' if r <= 1 else 'NOT met'}")
+    print(
+        f"targets: update median <= 30 ms -> {'met' if u <= 30 else 'NOT met'}; "
+        f"route + receipt <= 1 ms -> {'met' if r <= 1 else 'NOT met'}"
+    )
 
 
 if __name__ == "__main__":

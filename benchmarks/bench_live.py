@@ -74,13 +74,11 @@ def main(argv: list[str] | None = None) -> int:
         warm = [await fixture_once() for _ in range(args.runs)]
         median = statistics.median(warm)
         print(f"live fixture, first run           {first:7.3f} s  (includes the SDK's lazy imports)")
-        print(f"live fixture, warm median of {args.runs:<3}  {median:7.3f} s  target ≤ 0.5 s: "
-              f"{_verdict(median, 0.5)}")
+        print(f"live fixture, warm median of {args.runs:<3}  {median:7.3f} s  target ≤ 0.5 s: {_verdict(median, 0.5)}")
         raw, recorded = await trips()
         raw_ms = statistics.median(raw) * 1000
         rec_ms = statistics.median(recorded) * 1000
-        print(f"round trip, median of {len(raw):<4}        {raw_ms:7.3f} ms target ≤ 2 ms: "
-              f"{_verdict(raw_ms, 2.0)}")
+        print(f"round trip, median of {len(raw):<4}        {raw_ms:7.3f} ms target ≤ 2 ms: {_verdict(raw_ms, 2.0)}")
         print(f"recorded read (3 round trips)     {rec_ms:7.3f} ms median of {len(recorded)}")
 
     anyio.run(run)

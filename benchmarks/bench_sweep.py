@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from custody_lab.model import INITIATORS, SHAPES
+from custody_lab.core.model import INITIATORS, SHAPES
 from custody_lab.sweep import sweep
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -59,15 +59,17 @@ def categorical_frame(cols: dict[str, np.ndarray]) -> pd.DataFrame:
     """The frame the lab's own grid() and loaders produce: categoricals and numpy booleans."""
     n = len(cols["bytes"])
     one = np.zeros(n, dtype=np.int8)
-    return pd.DataFrame({
-        "initiator": pd.Categorical.from_codes(cols["initiator"], categories=list(INITIATORS)),
-        "shape": pd.Categorical.from_codes(cols["shape"], categories=list(SHAPES)),
-        "uri": pd.Categorical.from_codes(one, categories=["u://x"]),
-        "mime": pd.Categorical.from_codes(one, categories=["m/x"]),
-        "bytes": cols["bytes"],
-        **{flag: cols[flag].astype(bool) for flag in FLAGS},
-        "provenance": pd.Categorical.from_codes(one, categories=["p"]),
-    })
+    return pd.DataFrame(
+        {
+            "initiator": pd.Categorical.from_codes(cols["initiator"], categories=list(INITIATORS)),
+            "shape": pd.Categorical.from_codes(cols["shape"], categories=list(SHAPES)),
+            "uri": pd.Categorical.from_codes(one, categories=["u://x"]),
+            "mime": pd.Categorical.from_codes(one, categories=["m/x"]),
+            "bytes": cols["bytes"],
+            **{flag: cols[flag].astype(bool) for flag in FLAGS},
+            "provenance": pd.Categorical.from_codes(one, categories=["p"]),
+        }
+    )
 
 
 def string_frame(frame: pd.DataFrame) -> pd.DataFrame:
@@ -106,8 +108,11 @@ def run_node(cols: dict[str, np.ndarray], workdir: Path, repeat: int) -> dict | 
         out = subprocess.run([node, str(ORACLE), "columns", str(path)], capture_output=True, text=True, check=True)
         runs.append(json.loads(out.stdout))
     hashes = {r["outcomesSha256"] for r in runs}
-    return {"seconds": min(r["seconds"] for r in runs), "all": [r["seconds"] for r in runs],
-            "outcomesSha256": runs[0]["outcomesSha256"] if len(hashes) == 1 else "node runs disagree"}
+    return {
+        "seconds": min(r["seconds"] for r in runs),
+        "all": [r["seconds"] for r in runs],
+        "outcomesSha256": runs[0]["outcomesSha256"] if len(hashes) == 1 else "node runs disagree",
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -119,8 +124,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     n = args.rows
 
-    print(f"sweep vs the seed's Node router · {n:,} random seed-domain cases · python {sys.version.split()[0]}, "
-          f"numpy {np.__version__}, pandas {pd.__version__}")
+    print(
+        f"sweep vs the seed's Node router · {n:,} random seed-domain cases · python {sys.version.split()[0]}, "
+        f"numpy {np.__version__}, pandas {pd.__version__}"
+    )
     cols = random_columns(n)
     frame = categorical_frame(cols)
 
@@ -131,26 +138,33 @@ def main(argv: list[str] | None = None) -> int:
     t_cat, runs = best_of(lambda: sweep(frame), args.repeat)
     result = sweep(frame)
     ours = outcomes_sha256(result["outcome"])
-    print(f"sweep, categorical frame : {t_cat * 1e3:8.1f} ms best of {args.repeat} "
-          f"(median {statistics.median(runs) * 1e3:.1f} ms) · {n / t_cat / 1e6:6.1f} M rows/s")
+    print(
+        f"sweep, categorical frame : {t_cat * 1e3:8.1f} ms best of {args.repeat} "
+        f"(median {statistics.median(runs) * 1e3:.1f} ms) · {n / t_cat / 1e6:6.1f} M rows/s"
+    )
 
     strings = string_frame(frame)
     t_str, _ = best_of(lambda: sweep(strings), 5)
-    print(f"sweep, plain string frame: {t_str * 1e3:8.1f} ms · {n / t_str / 1e6:6.1f} M rows/s "
-          f"(text is mapped to codes once per call)")
+    print(
+        f"sweep, plain string frame: {t_str * 1e3:8.1f} ms · {n / t_str / 1e6:6.1f} M rows/s "
+        f"(text is mapped to codes once per call)"
+    )
     same_strings = outcomes_sha256(sweep(strings)["outcome"]) == ours
 
     if node is None:
         print("node                     : not installed — no Node timing or cross-check")
     else:
         runs = ", ".join(f"{t * 1e3:.0f}" for t in node["all"])
-        print(f"node route loop          : {node['seconds'] * 1e3:8.1f} ms best of {len(node['all'])} ({runs} ms) · "
-              f"{n / node['seconds'] / 1e6:6.1f} M rows/s")
-        print(f"ratio node / sweep       : {node['seconds'] / t_cat:8.1f}× (categorical) · "
-              f"{node['seconds'] / t_str:.1f}× (strings) · goal ≥ 20×")
+        print(
+            f"node route loop          : {node['seconds'] * 1e3:8.1f} ms best of {len(node['all'])} ({runs} ms) · "
+            f"{n / node['seconds'] / 1e6:6.1f} M rows/s"
+        )
+        print(
+            f"ratio node / sweep       : {node['seconds'] / t_cat:8.1f}× (categorical) · "
+            f"{node['seconds'] / t_str:.1f}× (strings) · goal ≥ 20×"
+        )
         verdict = "IDENTICAL" if node["outcomesSha256"] == ours else "DIFFERENT"
-        print(f"decisions, row by row    : {verdict} (sha256 node {node['outcomesSha256'][:16]}… "
-              f"sweep {ours[:16]}…)")
+        print(f"decisions, row by row    : {verdict} (sha256 node {node['outcomesSha256'][:16]}… sweep {ours[:16]}…)")
     print(f"string frame decisions   : {'identical' if same_strings else 'DIFFERENT'} to the categorical frame's")
 
     counts = result["outcome"].value_counts(sort=False)
@@ -164,17 +178,20 @@ def main(argv: list[str] | None = None) -> int:
         else:
             big = categorical_frame(random_columns(m, seed=m))
             sweep(big)
-            t, _ = best_of(lambda: sweep(big), 9 if m < 5_000_000 else 3)
+            t, _ = best_of(lambda big=big: sweep(big), 9 if m < 5_000_000 else 3)
             del big
         print(f"rows/s at {m:>10,}     : {m / t / 1e6:6.1f} M rows/s ({t * 1e3:7.1f} ms, {t / m * 1e9:5.1f} ns/row)")
-    print("                           (a call also has a fixed cost of about half a millisecond — checking "
-          "the columns, building the result frame — which shows at 100k rows)")
+    print(
+        "                           (a call also has a fixed cost of about half a millisecond — checking "
+        "the columns, building the result frame — which shows at 100k rows)"
+    )
 
     # Peak memory of a 1M-row sweep, measured in a fresh process so nothing above (the Node
     # payload, the 10M frames) inflates it: the high-water RSS of the whole process (Python,
     # pandas, the input frame and the sweep) and what the sweep itself allocated (tracemalloc).
-    probe = subprocess.run([sys.executable, __file__, "--memory-probe", str(n)], capture_output=True,
-                           text=True, check=True)
+    probe = subprocess.run(
+        [sys.executable, __file__, "--memory-probe", str(n)], capture_output=True, text=True, check=True
+    )
     print(probe.stdout.rstrip())
     return 0
 
@@ -201,10 +218,12 @@ def memory_probe(n: int) -> int:
     out = sweep(frame)
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
-    print(f"peak memory, {n:,}-row sweep: process high-water RSS {high_water_mb():.0f} MB (budget 500 MB; "
-          f"{before:.0f} MB before the sweep, incl. generating the cases) · the sweep itself allocated at most "
-          f"{peak / 1e6:.1f} MB · input frame {frame.memory_usage(deep=True).sum() / 1e6:.1f} MB, "
-          f"result {out.memory_usage(deep=True).sum() / 1e6:.1f} MB")
+    print(
+        f"peak memory, {n:,}-row sweep: process high-water RSS {high_water_mb():.0f} MB (budget 500 MB; "
+        f"{before:.0f} MB before the sweep, incl. generating the cases) · the sweep itself allocated at most "
+        f"{peak / 1e6:.1f} MB · input frame {frame.memory_usage(deep=True).sum() / 1e6:.1f} MB, "
+        f"result {out.memory_usage(deep=True).sum() / 1e6:.1f} MB"
+    )
     return 0
 
 

@@ -19,8 +19,22 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-COLUMNS = ("id", "title", "initiator", "operation", "shape", "uri", "mime", "bytes", "current", "allowed",
-           "sideEffects", "provenance", "requiresCurrent", "description")
+COLUMNS = (
+    "id",
+    "title",
+    "initiator",
+    "operation",
+    "shape",
+    "uri",
+    "mime",
+    "bytes",
+    "current",
+    "allowed",
+    "sideEffects",
+    "provenance",
+    "requiresCurrent",
+    "description",
+)
 
 SERVERS = {  # server -> (URI scheme, nouns it serves)
     "billing": ("billing", ["invoice", "payment", "refund", "plan", "usage-report"]),
@@ -31,10 +45,15 @@ SERVERS = {  # server -> (URI scheme, nouns it serves)
 }
 READS = [("read", "listed-resource"), ("read-template", "templated-resource"), ("read-subscribed", "listed-resource")]
 TOOLS = [
-    ("search", "structured-tool-result"), ("calculate", "structured-tool-result"),
-    ("validate", "structured-tool-result"), ("generate", "resource-link"),
-    ("generate", "embedded-resource"), ("read", "embedded-resource"), ("mutate", "structured-tool-result"),
-    ("mutate", "resource-link"), ("mutate", "embedded-resource"),
+    ("search", "structured-tool-result"),
+    ("calculate", "structured-tool-result"),
+    ("validate", "structured-tool-result"),
+    ("generate", "resource-link"),
+    ("generate", "embedded-resource"),
+    ("read", "embedded-resource"),
+    ("mutate", "structured-tool-result"),
+    ("mutate", "resource-link"),
+    ("mutate", "embedded-resource"),
 ]
 MIMES = ["application/json", "text/markdown", "text/plain", "text/html", "text/csv", "application/pdf", "image/png"]
 

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from .advisor import Advice, advise, advise_case
-from .errors import CaseError, CaseFileError, CustodyLabError, PolicyError, Problem
-from .loading import LoadResult, load_cases, load_fixture, parse_cases, read_cases
-from .model import SHAPES, Case, Custody, Decision, Policy, TraceStep
-from .receipts import canonical_json, digest, extended_receipt, fixture_payload, receipt
-from .router import route, route_all
-from .rules import RULES, Rule
+from .core.advisor import Advice, advise, advise_case
+from .core.errors import CaseError, CaseFileError, CustodyLabError, PolicyError, Problem
+from .core.loading import LoadResult, load_cases, load_fixture, parse_cases, read_cases
+from .core.model import SHAPES, Case, Custody, Decision, Policy, TraceStep
+from .core.receipts import canonical_json, digest, extended_receipt, fixture_payload, receipt
+from .core.router import route, route_all
+from .core.rules import RULES, Rule
 
 __all__ = [
     "RULES",
@@ -51,10 +51,17 @@ __all__ = [
 __version__ = "0.1.0"
 
 
-def __getattr__(name: str) -> Any:
-    # ``sweep`` needs pandas; import it on first use, not with the package.
-    if name == "sweep":
-        from .sweep import sweep
+# ``cl.sweep`` is the function and ``custody_lab.sweep`` the module of the same name (both public,
+# DESIGN.md). Python binds a package attribute to a submodule when it first imports it, so the
+# light module is imported here, once, and the attribute is then handed to the function: later
+# ``from custody_lab.sweep import grid`` finds the module already loaded and leaves it alone.
+from . import sweep as _sweep_module  # noqa: E402  (light: its names load pandas on first use)
 
-        return sweep
+del sweep  # noqa: F821  (bound by the import above)  the module is kept in sys.modules; the name ``sweep`` resolves below, to the function
+
+
+def __getattr__(name: str) -> Any:
+    # ``sweep`` needs pandas: import it on first use, not with the package.
+    if name == "sweep":
+        return _sweep_module.sweep
     raise AttributeError(f"module 'custody_lab' has no attribute {name!r}")

@@ -2,6 +2,11 @@
 
     custody-lab fixture                 print the seed fixture with its sha256 and a PASS line
     custody-lab route FILE [--json]     route every case in a JSON or CSV file
+    custody-lab sweep | live | audit | lab | present | solutions   (see ``custody-lab -h``)
+
+Every subcommand is wired here, in :func:`build_parser`; the modules that run them (``whatif``,
+``live``, ``delivery``, ``teaching``) never import this one. Importing this module stays light:
+each command imports pandas, ``mcp`` or Jupyter only when it runs.
 """
 
 from __future__ import annotations
@@ -14,17 +19,16 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from .errors import CaseFileError, CustodyLabError, PolicyError
-from .model import Policy
+from . import delivery
+from .core.errors import CaseFileError, CustodyLabError, PolicyError
+from .core.model import Policy
+from .live import command as live_command
+from .teaching import solutions
+from .whatif import command as sweep_command
 
-#: Subcommands added by optional modules: name -> (help, configure(parser), run(args) -> exit code)
-Command = tuple[str, Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int]]
-_EXTRA: dict[str, Command] = {}
-
-
-def register(name: str, help_text: str, configure: Callable[[argparse.ArgumentParser], None], run: Callable[[argparse.Namespace], int]) -> None:
-    """Add a subcommand (used by the sweep, live and delivery modules)."""
-    _EXTRA[name] = (help_text, configure, run)
+#: A subcommand's two halves: add its arguments, then run it (returning the exit code).
+Configure = Callable[[argparse.ArgumentParser], None]
+Run = Callable[[argparse.Namespace], int]
 
 
 def _load_policy(path: str | None) -> Policy | None:
@@ -37,8 +41,8 @@ def _load_policy(path: str | None) -> Policy | None:
 
 
 def _cmd_fixture(args: argparse.Namespace) -> int:
-    from .loading import load_fixture
-    from .receipts import FIXTURE_SHA256, fixture_payload
+    from .core.loading import load_fixture
+    from .core.receipts import FIXTURE_SHA256, fixture_payload
 
     payload = fixture_payload()
     fixture = load_fixture()
@@ -69,8 +73,8 @@ def _cmd_fixture(args: argparse.Namespace) -> int:
 
 
 def _cmd_route(args: argparse.Namespace) -> int:
-    from .loading import read_cases
-    from .router import route
+    from .core.loading import read_cases
+    from .core.router import route
 
     policy = _load_policy(args.policy)
     result = read_cases(args.file)
@@ -84,7 +88,10 @@ def _cmd_route(args: argparse.Namespace) -> int:
             verdict = "accepted" if d.accepted else "rejected"
             print(f"{d.id:<{width}}  {verdict:<8}  {d.outcome}")
     if result.problems:
-        print(f"{args.file}: {len(result.problems)} bad row(s); {len(result.cases)} good row(s) routed above", file=sys.stderr)
+        print(
+            f"{args.file}: {len(result.problems)} bad row(s); {len(result.cases)} good row(s) routed above",
+            file=sys.stderr,
+        )
         for p in result.problems:
             print(f"  - {p}", file=sys.stderr)
         return 2
@@ -92,14 +99,7 @@ def _cmd_route(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser with every subcommand."""
-    # Optional subcommands register themselves on import; a missing extra is simply absent.
-    for module in ("sweep_cli", "live.cli", "delivery"):
-        try:
-            __import__(f"{__package__}.{module}")
-        except ModuleNotFoundError as e:
-            if not (e.name or "").startswith(__package__):
-                raise
+    """The argument parser with every subcommand; this is the one place they are wired."""
     parser = argparse.ArgumentParser(prog="custody-lab", description="The MCP context-custody lab.")
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("fixture", help="print the seed fixture and check its sha256")
@@ -107,9 +107,37 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("route", help="route every case in a JSON or CSV file")
     p.add_argument("file")
     p.add_argument("--json", action="store_true", help="print the receipts as JSON")
-    p.add_argument("--policy", help="a policy JSON file ({\"embedLimitBytes\": 2048})")
+    p.add_argument("--policy", help='a policy JSON file ({"embedLimitBytes": 2048})')
     p.set_defaults(run=_cmd_route)
-    for name, (help_text, configure, run) in _EXTRA.items():
+    commands: list[tuple[str, str, Configure, Run]] = [
+        (
+            "sweep",
+            "route every row of a grid or inventory file at once (what-if analysis)",
+            sweep_command.configure,
+            sweep_command.run,
+        ),
+        (
+            "live",
+            "compare live MCP receipts with the simulator, field by field",
+            live_command.configure_live,
+            live_command.run_live,
+        ),
+        (
+            "audit",
+            "audit your own MCP server (stdio) for the custody fields it can supply",
+            live_command.configure_audit,
+            live_command.run_audit,
+        ),
+        ("lab", "open JupyterLab on the start notebook", delivery.configure_lab, delivery.run_lab),
+        (
+            "present",
+            "serve one notebook as a Voila app (widgets, no code) for a projector",
+            delivery.configure_present,
+            delivery.run_present,
+        ),
+        ("solutions", "print every exercise's reference answer (for facilitators)", solutions.configure, solutions.run),
+    ]
+    for name, help_text, configure, run in commands:
         p = sub.add_parser(name, help=help_text)
         configure(p)
         p.set_defaults(run=run)

@@ -46,9 +46,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO
 
-from . import cli
-from .errors import CustodyLabError
-from .paths import REPO_ROOT
+from .core.errors import CustodyLabError
+from .core.paths import REPO_ROOT
 
 #: The notebook ``custody-lab lab`` opens (relative to the repository root).
 LAB_START = "notebooks/00-start-here.ipynb"
@@ -145,7 +144,10 @@ def present_argv(
         ['py', '-m', 'voila', 'notebooks/01-x.ipynb']
     """
     argv = [
-        str(python or sys.executable), "-m", "voila", str(notebook),
+        str(python or sys.executable),
+        "-m",
+        "voila",
+        str(notebook),
         f"--Voila.ip={ip}",
         "--strip_sources=True",
         "--show_tracebacks=False",
@@ -159,7 +161,9 @@ def present_argv(
     return argv
 
 
-def write_lab_settings(directory: str | os.PathLike[str], settings: Mapping[str, Mapping[str, object]] = QUIET_LAB_SETTINGS) -> Path:
+def write_lab_settings(
+    directory: str | os.PathLike[str], settings: Mapping[str, Mapping[str, object]] = QUIET_LAB_SETTINGS
+) -> Path:
     """Write JupyterLab user settings (``plugin-id: {key: value}``) into a settings directory.
 
     Pass the directory to JupyterLab as ``--LabApp.user_settings_dir``.
@@ -198,7 +202,9 @@ def wait_for_http(
     last: str = "no attempt"
     while time.monotonic() < deadline:
         if process is not None and process.poll() is not None:
-            raise DeliveryError(f"the server (PID {process.pid}) exited with code {process.returncode} before {url} answered")
+            raise DeliveryError(
+                f"the server (PID {process.pid}) exited with code {process.returncode} before {url} answered"
+            )
         request = urllib.request.Request(url, headers=dict(headers or {}))
         try:
             with urllib.request.urlopen(request, timeout=5) as response:
@@ -211,7 +217,9 @@ def wait_for_http(
     raise DeliveryError(f"nothing answered at {url} within {timeout:.0f} s (last attempt: {last})")
 
 
-def _start(argv: list[str], *, cwd: Path, env: Mapping[str, str] | None, log: IO[bytes] | None) -> subprocess.Popen[bytes]:
+def _start(
+    argv: list[str], *, cwd: Path, env: Mapping[str, str] | None, log: IO[bytes] | None
+) -> subprocess.Popen[bytes]:
     full_env = dict(os.environ)
     full_env.update(env or {})
     return subprocess.Popen(
@@ -261,8 +269,15 @@ def serve_lab(
     flags = [f"--IdentityProvider.token={token}"]
     if settings_dir is not None:
         flags.append(f"--LabApp.user_settings_dir={Path(settings_dir).resolve()}")
-    argv = lab_argv(notebook=notebook, root=Path(root).resolve(), port=port, no_browser=True, ip="127.0.0.1", python=python,
-                    extra=[*flags, "--ServerApp.port_retries=0", *extra])
+    argv = lab_argv(
+        notebook=notebook,
+        root=Path(root).resolve(),
+        port=port,
+        no_browser=True,
+        ip="127.0.0.1",
+        python=python,
+        extra=[*flags, "--ServerApp.port_retries=0", *extra],
+    )
     base = f"http://127.0.0.1:{port}"
     process = _start_and_wait(argv, Path(root), env, log, f"{base}/api/status", timeout)
     return process, f"{base}/lab/tree/{notebook}?token={token}"
@@ -287,16 +302,27 @@ def serve_voila(
         ``(process, url)``: the running Voila server and the URL of its app page.
     """
     port = port or free_port()
-    argv = [str(python or sys.executable), "-m", "custody_lab", "present", str(notebook),
-            "--no-browser", f"--port={port}"]
+    argv = [
+        str(python or sys.executable),
+        "-m",
+        "custody_lab",
+        "present",
+        str(notebook),
+        "--no-browser",
+        f"--port={port}",
+    ]
     url = f"http://127.0.0.1:{port}/"
     process = _start_and_wait(argv, Path(cwd or REPO_ROOT), env, log, f"{url}api/status", timeout)
     return process, url
 
 
 def _start_and_wait(
-    argv: list[str], cwd: Path, env: Mapping[str, str] | None, log: IO[bytes] | None,
-    probe: str, timeout: float,
+    argv: list[str],
+    cwd: Path,
+    env: Mapping[str, str] | None,
+    log: IO[bytes] | None,
+    probe: str,
+    timeout: float,
 ) -> subprocess.Popen[bytes]:
     """Start a server and wait until ``probe`` answers; stop it (by PID) if it never does."""
     process = _start(argv, cwd=cwd, env=env, log=log)
@@ -334,47 +360,46 @@ def _exec(argv: list[str], cwd: Path) -> int:
     return 0  # not reached
 
 
-def _configure_lab(p: argparse.ArgumentParser) -> None:
+def configure_lab(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-browser", action="store_true", help="do not open a browser tab")
     p.add_argument("--port", type=int, help="the port to listen on (JupyterLab's default: 8888)")
-    p.add_argument("jupyter_args", nargs="*", metavar="-- JUPYTER-ARGS",
-                   help="after --, flags passed unchanged to JupyterLab")
+    p.add_argument(
+        "jupyter_args", nargs="*", metavar="-- JUPYTER-ARGS", help="after --, flags passed unchanged to JupyterLab"
+    )
 
 
-def _run_lab(args: argparse.Namespace) -> int:
+def run_lab(args: argparse.Namespace) -> int:
     start = REPO_ROOT / LAB_START
     if not start.exists():
-        raise DeliveryError(f"{start} is missing: `custody-lab lab` runs from a checkout of the lab "
-                            "(install it with `pip install -e .`)")
+        raise DeliveryError(
+            f"{start} is missing: `custody-lab lab` runs from a checkout of the lab "
+            "(install it with `pip install -e .`)"
+        )
     argv = lab_argv(root=REPO_ROOT, port=args.port, no_browser=args.no_browser, extra=args.jupyter_args)
     return _exec(argv, REPO_ROOT)
 
 
-def _configure_present(p: argparse.ArgumentParser) -> None:
+def configure_present(p: argparse.ArgumentParser) -> None:
     p.add_argument("notebook", help="the notebook to present, e.g. notebooks/01-route-a-custody-case.ipynb")
     p.add_argument("--no-browser", action="store_true", help="do not open a browser tab")
     p.add_argument("--port", type=int, help="the port to listen on (Voila's default: 8866)")
-    p.add_argument("--ip", default="127.0.0.1",
-                   help="the address to bind (default 127.0.0.1: only this machine can connect)")
-    p.add_argument("--theme", choices=("light", "dark"), default="light",
-                   help="the page theme (dark suits some projectors)")
+    p.add_argument(
+        "--ip", default="127.0.0.1", help="the address to bind (default 127.0.0.1: only this machine can connect)"
+    )
+    p.add_argument(
+        "--theme", choices=("light", "dark"), default="light", help="the page theme (dark suits some projectors)"
+    )
 
 
-def _run_present(args: argparse.Namespace) -> int:
+def run_present(args: argparse.Namespace) -> int:
     path = Path(args.notebook)
     if not path.is_file():
-        raise DeliveryError(f"no notebook at {path} (from {Path.cwd()}); "
-                            f"the lab's notebooks are in {REPO_ROOT / 'notebooks'}")
+        raise DeliveryError(
+            f"no notebook at {path} (from {Path.cwd()}); the lab's notebooks are in {REPO_ROOT / 'notebooks'}"
+        )
     if path.suffix != ".ipynb":
         raise DeliveryError(f"{path} is not a notebook (.ipynb)")
-    argv = present_argv(path.resolve(), port=args.port, no_browser=args.no_browser, ip=args.ip,
-                        extra=[f"--theme={args.theme}"])
+    argv = present_argv(
+        path.resolve(), port=args.port, no_browser=args.no_browser, ip=args.ip, extra=[f"--theme={args.theme}"]
+    )
     return _exec(argv, Path.cwd())
-
-
-cli.register("lab", "open JupyterLab on the start notebook", _configure_lab, _run_lab)
-cli.register("present", "serve one notebook as a Voila app (widgets, no code) for a projector",
-             _configure_present, _run_present)
-
-# The facilitators' `custody-lab solutions` command lives with the solutions themselves.
-from . import solutions as _solutions  # noqa: E402,F401  (registers its subcommand)

@@ -9,9 +9,7 @@ from hypothesis import HealthCheck, settings
 
 import custody_lab as cl
 
-settings.register_profile(
-    "lab", deadline=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True
-)
+settings.register_profile("lab", deadline=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "lab"))
 
 

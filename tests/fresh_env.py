@@ -19,8 +19,18 @@ import pytest
 
 #: Set in the environment of a suite that a fresh-environment test started.
 NESTED = "CUSTODY_LAB_NESTED_SUITE"
-_LEAKY = ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME", "CUSTODY_LAB_VENV", "PYTEST_ADDOPTS",
-          "JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_PATH", "JUPYTER_RUNTIME_DIR", "IPYTHONDIR")
+_LEAKY = (
+    "VIRTUAL_ENV",
+    "PYTHONPATH",
+    "PYTHONHOME",
+    "CUSTODY_LAB_VENV",
+    "PYTEST_ADDOPTS",
+    "JUPYTER_CONFIG_DIR",
+    "JUPYTER_DATA_DIR",
+    "JUPYTER_PATH",
+    "JUPYTER_RUNTIME_DIR",
+    "IPYTHONDIR",
+)
 
 
 def in_ci() -> bool:
@@ -67,8 +77,16 @@ def child_env(path_first: Path | None = None, **extra: str) -> dict[str, str]:
 def run(cmd: Sequence[str], *, cwd: Path, env: dict[str, str], timeout: float, what: str) -> str:
     """Run a step; on failure, fail with the command, its exit code and the tail of its output."""
     try:
-        out = subprocess.run(list(cmd), cwd=cwd, env=env, timeout=timeout, stdin=subprocess.DEVNULL,
-                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        out = subprocess.run(
+            list(cmd),
+            cwd=cwd,
+            env=env,
+            timeout=timeout,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
     except subprocess.TimeoutExpired as e:
         tail = (e.stdout or b"")[-4000:] if isinstance(e.stdout, bytes) else (e.stdout or "")[-4000:]
         pytest.fail(f"{what}: timed out after {timeout:.0f} s: {' '.join(cmd)}\n{tail}", pytrace=False)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from custody_lab.model import INITIATORS, OPERATIONS, SHAPES
+from custody_lab.core.model import INITIATORS, OPERATIONS, SHAPES
 
 # No lone surrogates: JSON.stringify escapes them and json.dumps cannot encode them as UTF-8.
 text = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=12)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import custody_lab as cl
-from custody_lab.advisor import size_reuse_table
+from custody_lab.core.advisor import size_reuse_table
 
 
 @pytest.mark.parametrize(
@@ -67,8 +67,12 @@ def test_validated_fields_win_over_size_for_a_tool():
 
 @pytest.mark.parametrize(
     ("kwargs", "field"),
-    [({"initiator": "user"}, "initiator"), ({"initiator": "model", "operation": "drop"}, "operation"),
-     ({"initiator": "model", "payload_bytes": -1}, "bytes"), ({"initiator": "model", "reuse": 0}, "reuse")],
+    [
+        ({"initiator": "user"}, "initiator"),
+        ({"initiator": "model", "operation": "drop"}, "operation"),
+        ({"initiator": "model", "payload_bytes": -1}, "bytes"),
+        ({"initiator": "model", "reuse": 0}, "reuse"),
+    ],
 )
 def test_bad_advisor_input_names_the_field(kwargs, field):
     with pytest.raises(cl.CaseError) as info:

@@ -30,9 +30,24 @@ ROOT = Path(__file__).resolve().parent.parent
 BINDER = ROOT / "binder"
 BINDER_FILES = {"postBuild", "runtime.txt", "start"}
 #: Files repo2docker would read as a (second) list of dependencies.
-DEPENDENCY_FILES = ("requirements.txt", "environment.yml", "environment.yaml", "Pipfile", "Pipfile.lock",
-                    "setup.py", "setup.cfg", "pyproject.toml", "install.R", "DESCRIPTION", "REQUIRE",
-                    "Project.toml", "Manifest.toml", "default.nix", "apt.txt", "Dockerfile")
+DEPENDENCY_FILES = (
+    "requirements.txt",
+    "environment.yml",
+    "environment.yaml",
+    "Pipfile",
+    "Pipfile.lock",
+    "setup.py",
+    "setup.cfg",
+    "pyproject.toml",
+    "install.R",
+    "DESCRIPTION",
+    "REQUIRE",
+    "Project.toml",
+    "Manifest.toml",
+    "default.nix",
+    "apt.txt",
+    "Dockerfile",
+)
 BLAS_CAPS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 BADGE = re.compile(r"\[!\[Binder\]\(https://mybinder\.org/badge_logo\.svg\)\]\((https://mybinder\.org/v2/gh/[^)\s]+)\)")
 #: repo2docker is a check-only tool here (never a dependency of the lab), pinned for the check.
@@ -88,7 +103,7 @@ def test_runtime_pins_one_python_that_pyproject_accepts():
 
 def test_start_caps_blas_threads_and_ends_with_exec():
     lines = commands(BINDER / "start")
-    assert lines and lines[-1] == 'exec "$@"', f"binder/start must end with exec \"$@\"; it ends with {lines[-1:]}"
+    assert lines and lines[-1] == 'exec "$@"', f'binder/start must end with exec "$@"; it ends with {lines[-1:]}'
     exported = " ".join(line for line in lines if line.startswith("export "))
     missing = [name for name in BLAS_CAPS if not re.search(rf"\b{name}=1\b", exported)]
     assert not missing, f"binder/start does not export {missing}=1"
@@ -108,16 +123,23 @@ def test_binder_scripts_are_executable_and_valid_bash():
 
 
 def test_start_really_exports_the_caps_and_hands_over_to_the_command():
-    code = "import os, json; print(json.dumps({k: os.environ.get(k) for k in %r}))" % (BLAS_CAPS,)
-    out = subprocess.run([str(BINDER / "start"), sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True, env={k: v for k, v in os.environ.items() if k not in BLAS_CAPS})
+    code = "import os, json; print(json.dumps({k: os.environ.get(k) for k in " + repr(BLAS_CAPS) + "}))"
+    out = subprocess.run(
+        [str(BINDER / "start"), sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={k: v for k, v in os.environ.items() if k not in BLAS_CAPS},
+    )
     assert json.loads(out.stdout) == dict.fromkeys(BLAS_CAPS, "1"), out.stdout
 
 
 def test_the_readme_binder_badge_opens_jupyterlab_on_a_file_that_exists():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     badges = BADGE.findall(readme)
-    assert badges, "README.md has no Binder badge [![Binder](https://mybinder.org/badge_logo.svg)](https://mybinder.org/v2/gh/…)"
+    assert badges, (
+        "README.md has no Binder badge [![Binder](https://mybinder.org/badge_logo.svg)](https://mybinder.org/v2/gh/…)"
+    )
     for url in badges:
         parsed = urllib.parse.urlparse(url)
         urlpath = urllib.parse.parse_qs(parsed.query).get("urlpath", [""])[0]
@@ -132,8 +154,9 @@ def test_the_readme_binder_badge_opens_jupyterlab_on_a_file_that_exists():
 
 def snapshot(dest: Path) -> Path:
     """Copy what a push would publish: tracked files plus new files git does not ignore."""
-    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-                            capture_output=True, cwd=ROOT)
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], capture_output=True, cwd=ROOT
+    )
     names = [n for n in listed.stdout.decode().split("\0") if n] if listed.returncode == 0 else []
     if names:
         for name in names:
@@ -142,8 +165,14 @@ def snapshot(dest: Path) -> Path:
                 (dest / name).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(source, dest / name)
     else:  # not a git checkout
-        shutil.copytree(ROOT, dest, dirs_exist_ok=True, ignore=shutil.ignore_patterns(
-            ".git", ".venv", "__pycache__", "*.egg-info", ".pytest_cache", ".hypothesis", "test-artifacts"))
+        shutil.copytree(
+            ROOT,
+            dest,
+            dirs_exist_ok=True,
+            ignore=shutil.ignore_patterns(
+                ".git", ".venv", "__pycache__", "*.egg-info", ".pytest_cache", ".hypothesis", "test-artifacts"
+            ),
+        )
     assert (dest / "binder" / "postBuild").is_file(), f"the snapshot in {dest} has no binder/postBuild"
     return dest
 
@@ -191,26 +220,39 @@ def test_a_fresh_environment_built_only_from_binder_runs_every_notebook(tmp_path
 
     venv = tmp_path / "binder-env"
     fe.run([python, "-m", "venv", str(venv)], cwd=tmp_path, env=fe.child_env(), timeout=300, what="create the venv")
-    env = fe.child_env(path_first=venv / "bin", VIRTUAL_ENV=str(venv),
-                       JUPYTER_DATA_DIR=str(tmp_path / "jupyter-data"), JUPYTER_CONFIG_DIR=str(tmp_path / "jupyter-config"),
-                       MPLBACKEND="Agg")
+    env = fe.child_env(
+        path_first=venv / "bin",
+        VIRTUAL_ENV=str(venv),
+        JUPYTER_DATA_DIR=str(tmp_path / "jupyter-data"),
+        JUPYTER_CONFIG_DIR=str(tmp_path / "jupyter-config"),
+        MPLBACKEND="Agg",
+    )
     for name in ("postBuild", "start"):  # repo2docker marks them executable before running them
         (repo / "binder" / name).chmod(0o755)
     fe.run(["./binder/postBuild"], cwd=repo, env=env, timeout=1800, what="binder/postBuild")
 
     driver = tmp_path / "run_notebooks.py"
     driver.write_text(_DRIVER, encoding="utf-8")
-    out = fe.run([str(repo / "binder" / "start"), str(venv / "bin" / "python"), str(driver), *map(str, notebooks)],
-                 cwd=repo, env=env, timeout=3600, what="execute the notebooks in the Binder environment")
+    out = fe.run(
+        [str(repo / "binder" / "start"), str(venv / "bin" / "python"), str(driver), *map(str, notebooks)],
+        cwd=repo,
+        env=env,
+        timeout=3600,
+        what="execute the notebooks in the Binder environment",
+    )
     lines = [line for line in out.splitlines() if line.startswith("REPORT ")]
     assert lines, f"the notebook driver printed no report:\n{out[-3000:]}"
     report = json.loads(lines[-1].removeprefix("REPORT "))
 
     assert Path(report["kernel_prefix"]).resolve() == venv.resolve(), (
-        f"the notebooks' kernel ran in {report['kernel_prefix']}, not in the Binder environment {venv}")
+        f"the notebooks' kernel ran in {report['kernel_prefix']}, not in the Binder environment {venv}"
+    )
     assert Path(report["custody_lab"]).resolve().is_relative_to(repo.resolve()), (
-        f"custody_lab came from {report['custody_lab']}, not from the repository copy (pip install -e .)")
-    assert report["blas"] == dict.fromkeys(report["blas"], "1"), f"binder/start's caps did not reach the kernel: {report['blas']}"
+        f"custody_lab came from {report['custody_lab']}, not from the repository copy (pip install -e .)"
+    )
+    assert report["blas"] == dict.fromkeys(report["blas"], "1"), (
+        f"binder/start's caps did not reach the kernel: {report['blas']}"
+    )
     assert set(report["notebooks"]) == {p.name for p in notebooks}, report["notebooks"]
     failed = {name: err for name, err in report["notebooks"].items() if err}
     assert not failed, f"notebooks that failed in the Binder environment: {failed}"
@@ -224,22 +266,33 @@ def test_repo2docker_without_docker_picks_up_the_binder_folder(tmp_path):
     made = subprocess.run([sys.executable, "-m", "venv", str(tools)], capture_output=True, text=True)
     if made.returncode != 0:
         pytest.skip(f"cannot create a venv for repo2docker: {made.stderr[-500:]}")
-    install = subprocess.run([str(tools / "bin" / "python"), "-m", "pip", "install", "-q", REPO2DOCKER],
-                             capture_output=True, text=True, env=fe.child_env(), timeout=900)
+    install = subprocess.run(
+        [str(tools / "bin" / "python"), "-m", "pip", "install", "-q", REPO2DOCKER],
+        capture_output=True,
+        text=True,
+        env=fe.child_env(),
+        timeout=900,
+    )
     if install.returncode != 0:
         pytest.skip(f"{REPO2DOCKER} does not install here (offline?): {install.stdout[-400:]}{install.stderr[-800:]}")
-    dry = subprocess.run([str(tools / "bin" / "repo2docker"), "--no-build", "--no-run", "--debug", str(repo)],
-                         capture_output=True, text=True, env=fe.child_env(), timeout=300)
+    dry = subprocess.run(
+        [str(tools / "bin" / "repo2docker"), "--no-build", "--no-run", "--debug", str(repo)],
+        capture_output=True,
+        text=True,
+        env=fe.child_env(),
+        timeout=300,
+    )
     if dry.returncode != 0:
         pytest.skip(f"repo2docker --no-build cannot run here: {dry.stdout[-400:]}{dry.stderr[-800:]}")
     dockerfile = dry.stdout + dry.stderr
     version = runtime_version()
     expected = [
-        f"python={version}",                             # runtime.txt
-        "RUN ./binder/postBuild",                        # postBuild
-        'R2D_ENTRYPOINT="${REPO_DIR}/binder/start"',     # start
+        f"python={version}",  # runtime.txt
+        "RUN ./binder/postBuild",  # postBuild
+        'R2D_ENTRYPOINT="${REPO_DIR}/binder/start"',  # start
     ]
     missing = [e for e in expected if e not in dockerfile]
     assert not missing, f"repo2docker's Dockerfile lacks {missing}:\n{dockerfile[-3000:]}"
     assert "requirements.txt" not in dockerfile and "environment.yml" not in dockerfile, (
-        "repo2docker found a second dependency file")
+        "repo2docker found a second dependency file"
+    )

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from custody_lab.blobs import encode
-from custody_lab.catalog import Catalog
-from custody_lab.widgets.blob_viewer import PASTE, BlobViewer, reading_summary_html
-from custody_lab.widgets.link_embed import LinkOrEmbedCalculator
+from custody_lab.protocol.catalog import Catalog
+from custody_lab.views.widgets.blob_viewer import PASTE, BlobViewer, reading_summary_html
+from custody_lab.views.widgets.link_embed import LinkOrEmbedCalculator
 
 LOGO_BASE64 = (
     "iVBORw0KGgoAAAANSUhEUgAAABAAAAAQCAYAAAAf8/9hAAAAMElEQVR42mPkndLxn4ECwMRA"

@@ -72,9 +72,7 @@ def test_encoding_matches_the_standard_library_and_the_overhead_formula(data: by
 
 
 @given(st.binary(max_size=300), st.data())
-def test_whitespace_inserted_anywhere_is_ignored_and_counted(
-    data: bytes, draw: st.DataObject
-) -> None:
+def test_whitespace_inserted_anywhere_is_ignored_and_counted(data: bytes, draw: st.DataObject) -> None:
     blob = encode(data)
     pieces = []
     inserted = 0
@@ -107,9 +105,7 @@ def test_decode_agrees_with_the_standard_library_whenever_it_accepts(blob: str) 
     ("n_bytes", "expected_chars"),
     [(0, 0), (1, 4), (2, 4), (3, 4), (4, 8), (5, 8), (6, 8), (105, 140), (1024, 1368)],
 )
-def test_overhead_is_four_characters_per_started_group_of_three_bytes(
-    n_bytes: int, expected_chars: int
-) -> None:
+def test_overhead_is_four_characters_per_started_group_of_three_bytes(n_bytes: int, expected_chars: int) -> None:
     actual = overhead(n_bytes)
     assert actual == expected_chars, f"input={n_bytes} expected={expected_chars} actual={actual}"
 
@@ -185,8 +181,7 @@ def test_a_malformed_blob_is_refused_with_its_reason_position_and_an_explanation
 ) -> None:
     error = expect_blob_error(blob)
     summary = (
-        f"input={blob!r} expected=({reason}, {position}, {phrase!r}) "
-        f"actual=({error.reason}, {error.position}, {error})"
+        f"input={blob!r} expected=({reason}, {position}, {phrase!r}) actual=({error.reason}, {error.position}, {error})"
     )
     assert error.reason == reason, summary
     assert error.position == position, summary
@@ -242,9 +237,7 @@ def test_encode_accepts_bytearray_and_memoryview() -> None:
         ("TU\nNQ\tTU NQ", b"MCPMCP", 3, "accepted 1 line break, as MIME base64 allows"),
     ],
 )
-def test_whitespace_is_accepted_and_reported(
-    blob: str, data: bytes, whitespace: int, note: str
-) -> None:
+def test_whitespace_is_accepted_and_reported(blob: str, data: bytes, whitespace: int, note: str) -> None:
     report = decode_report(blob)
     assert report.data == data, f"input={blob!r} expected={data!r} actual={report.data!r}"
     removed = report.whitespace_removed
@@ -402,9 +395,7 @@ SNIFF_TABLE = [
 ]
 
 
-@pytest.mark.parametrize(
-    ("label", "data", "expected"), SNIFF_TABLE, ids=[row[0] for row in SNIFF_TABLE]
-)
+@pytest.mark.parametrize(("label", "data", "expected"), SNIFF_TABLE, ids=[row[0] for row in SNIFF_TABLE])
 def test_sniffing_recognises_each_format_from_its_first_bytes(
     label: str, data: bytes | None, expected: str | None
 ) -> None:
@@ -501,9 +492,7 @@ DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
         ({"uri": "file:///empty", "mimeType": "image/png", "blob": ""}, False, "empty content"),
     ],
 )
-def test_the_declared_type_is_checked_against_the_bytes(
-    item: dict, mismatch: bool, reason_phrase: str | None
-) -> None:
+def test_the_declared_type_is_checked_against_the_bytes(item: dict, mismatch: bool, reason_phrase: str | None) -> None:
     reading = read_contents(item)
     summary = (
         f"input={item!r} expected=({mismatch}, {reason_phrase!r}) "
@@ -560,9 +549,7 @@ def test_a_contents_reading_is_frozen() -> None:
         ({"uri": "mem://x", "text": "bad \ud800 surrogate"}, "bad-text", ["'text'", "surrogate"]),
     ],
 )
-def test_a_malformed_contents_item_is_refused_naming_the_field(
-    item: dict, reason: str, named: list[str]
-) -> None:
+def test_a_malformed_contents_item_is_refused_naming_the_field(item: dict, reason: str, named: list[str]) -> None:
     with pytest.raises(BlobError) as info:
         read_contents(item)
     error = info.value

@@ -95,8 +95,11 @@ def lab(workspace):
     settings = delivery.write_lab_settings(workspace / "lab-settings")
     with _log("server-jupyterlab") as log:
         process, url = delivery.serve_lab(
-            workspace / "root", settings_dir=settings, env=bs.isolated_jupyter_env(workspace / "lab-env"),
-            log=log, extra=[f"--LabApp.workspaces_dir={workspace / 'lab-workspaces'}"],
+            workspace / "root",
+            settings_dir=settings,
+            env=bs.isolated_jupyter_env(workspace / "lab-env"),
+            log=log,
+            extra=[f"--LabApp.workspaces_dir={workspace / 'lab-workspaces'}"],
         )
         base = url.split("/lab/")[0]
         token = url.split("token=")[1]
@@ -110,8 +113,9 @@ def voila_01(workspace):
     """``custody-lab present notebooks/01-…`` — the facilitator's command, on the real notebook."""
     assert (ROOT / NOTEBOOK_01).is_file(), f"{NOTEBOOK_01} is missing: scenario 2 presents it"
     with _log("server-voila-01") as log:
-        process, url = delivery.serve_voila(NOTEBOOK_01, cwd=ROOT, log=log,
-                                            env=bs.isolated_jupyter_env(workspace / "voila-01-env"))
+        process, url = delivery.serve_voila(
+            NOTEBOOK_01, cwd=ROOT, log=log, env=bs.isolated_jupyter_env(workspace / "voila-01-env")
+        )
         yield url
         assert delivery.stop(process) is not None
 
@@ -120,8 +124,9 @@ def voila_01(workspace):
 def voila_check(workspace):
     """``custody-lab present`` on the generated browser-check notebook."""
     with _log("server-voila-check") as log:
-        process, url = delivery.serve_voila(workspace / "root" / CHECK_NOTEBOOK, log=log,
-                                            env=bs.isolated_jupyter_env(workspace / "voila-check-env"))
+        process, url = delivery.serve_voila(
+            workspace / "root" / CHECK_NOTEBOOK, log=log, env=bs.isolated_jupyter_env(workspace / "voila-check-env")
+        )
         yield url
         assert delivery.stop(process) is not None
 
@@ -139,7 +144,8 @@ def drive_the_explorer(page, explorer, move_bytes) -> None:
     bs.choose(explorer, "preset", CASE)  # as a learner does (the notebook's own cells may have moved on)
     expect(explorer.locator(".custody-outcome")).to_contain_text(baseline, timeout=bs.SLOW)
     expect(bs.labelled(explorer, "widget-slider", "bytes").locator(".widget-readout")).to_have_text(
-        str(cl.load_fixture().case(CASE).bytes))
+        str(cl.load_fixture().case(CASE).bytes)
+    )
     before_chart = bs.chart_src(explorer)
     assert before_chart, "the explorer shows no chart image"
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-import custody_lab as cl
-from custody_lab.blobs import decode, read_contents
-from custody_lab.catalog import (
+from custody_lab.blobs import decode
+from custody_lab.core.errors import CustodyLabError
+from custody_lab.protocol.catalog import (
     Catalog,
     CatalogError,
     CountingCatalog,
@@ -25,11 +25,17 @@ from custody_lab.catalog import (
     transport_of,
     untrusted_text_html,
 )
-from custody_lab.errors import CustodyLabError
 
 DATA = Path(__file__).resolve().parent.parent / "data"
-LISTED = ["kb://returns-policy", "kb://shipping", "kb://handbook/v4", "assets://logo.png",
-          "db://shop/schema", "logs://api/today", "status://service/current"]
+LISTED = [
+    "kb://returns-policy",
+    "kb://shipping",
+    "kb://handbook/v4",
+    "assets://logo.png",
+    "db://shop/schema",
+    "logs://api/today",
+    "status://service/current",
+]
 TEMPLATES = ["orders://{order_id}", "crm://customer/{id}", "logs://{service}/{day}{?level}"]
 HOSTILE_URI = "tickets://T-501"
 
@@ -70,9 +76,18 @@ def test_every_entry_has_uri_name_title_description_and_mime_type(catalog):
 
 @pytest.mark.parametrize(
     ("mime", "kind"),
-    [("text/plain", "text"), ("text/markdown", "text"), ("TEXT/HTML; charset=utf-8", "text"),
-     ("image/png", "image"), ("image/svg+xml", "image"), ("application/json", "data"),
-     ("application/sql", "data"), ("application/pdf", "data"), (None, "data"), ("", "data")],
+    [
+        ("text/plain", "text"),
+        ("text/markdown", "text"),
+        ("TEXT/HTML; charset=utf-8", "text"),
+        ("image/png", "image"),
+        ("image/svg+xml", "image"),
+        ("application/json", "data"),
+        ("application/sql", "data"),
+        ("application/pdf", "data"),
+        (None, "data"),
+        ("", "data"),
+    ],
 )
 def test_kind_follows_the_mime_type_as_in_seed_004(mime, kind):
     assert kind_of_mime(mime) == kind, f"{mime!r}: expected {kind}, got {kind_of_mime(mime)}"
@@ -113,10 +128,15 @@ def test_list_results_have_the_mcp_shapes(catalog):
 
 @pytest.mark.parametrize(
     ("uri", "transport", "size"),
-    [("kb://shipping", "text", None), ("kb://handbook/v4", "text", 1800),
-     ("assets://logo.png", "blob", 105), ("assets://brochure.pdf", "blob", None),
-     ("status://service/current", "text", 580), ("report://synthetic/weekly-7", "text", 18000),
-     ("crm://customer/fixture-17", "text", 920)],
+    [
+        ("kb://shipping", "text", None),
+        ("kb://handbook/v4", "text", 1800),
+        ("assets://logo.png", "blob", 105),
+        ("assets://brochure.pdf", "blob", None),
+        ("status://service/current", "text", 580),
+        ("report://synthetic/weekly-7", "text", 18000),
+        ("crm://customer/fixture-17", "text", 920),
+    ],
 )
 def test_a_read_returns_mcp_contents_with_text_or_blob(catalog, uri, transport, size):
     result = catalog.read(uri)
@@ -160,10 +180,12 @@ def test_digest_is_the_sha256_of_the_content_bytes(catalog):
 
 @pytest.mark.parametrize(
     ("uri", "params"),
-    [("orders://A-1001", {"order_id": "A-1001"}),
-     ("crm://customer/fixture-17", {"id": "fixture-17"}),
-     ("logs://api/2026-09-04", {"service": "api", "day": "2026-09-04"}),
-     ("logs://billing/2026-09-04?level=warn", {"service": "billing", "day": "2026-09-04", "level": "warn"})],
+    [
+        ("orders://A-1001", {"order_id": "A-1001"}),
+        ("crm://customer/fixture-17", {"id": "fixture-17"}),
+        ("logs://api/2026-09-04", {"service": "api", "day": "2026-09-04"}),
+        ("logs://billing/2026-09-04?level=warn", {"service": "billing", "day": "2026-09-04", "level": "warn"}),
+    ],
 )
 def test_a_templated_read_records_the_template_and_its_parameters(catalog, uri, params):
     result = catalog.read(uri)
@@ -218,8 +240,18 @@ def test_an_expanded_value_cannot_escape_its_segment(catalog):
 
 @pytest.mark.parametrize(
     "uri",
-    ["orders://A-9999", "tickets://T-999", "crm://customer/", "crm://customer/nobody",
-     "logs://api/2026-01-01", "logs://api/2026-09-04?level=fatal", "kb://shipping/", "", 42, None],
+    [
+        "orders://A-9999",
+        "tickets://T-999",
+        "crm://customer/",
+        "crm://customer/nobody",
+        "logs://api/2026-01-01",
+        "logs://api/2026-09-04?level=fatal",
+        "kb://shipping/",
+        "",
+        42,
+        None,
+    ],
 )
 def test_a_missing_resource_answers_minus_32602(catalog, uri):
     with pytest.raises(ResourceNotFound) as info:
@@ -362,6 +394,6 @@ def test_entries_spell_mime_type_both_ways():
 def test_importing_the_catalog_does_not_import_pandas():
     import subprocess
 
-    code = "import custody_lab.catalog, sys; print('pandas' in sys.modules)"
+    code = "import custody_lab.protocol.catalog, sys; print('pandas' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False", out.stdout

@@ -39,18 +39,13 @@ HOSTILE_ID = "$x^2$ <img src=x onerror=alert(1)>"
 def visible_texts(fig) -> list[Text]:
     """Every drawn, non-empty text of a figure (titles, ticks, legend, labels, notes)."""
     fig.canvas.draw()
-    return [
-        t for t in fig.findobj(Text)
-        if t.get_visible() and t.get_text().strip() and t.figure is not None
-    ]
+    return [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip() and t.figure is not None]
 
 
 def boxes_by_gid(fig, prefix: str) -> dict[str, object]:
     renderer = fig.canvas.get_renderer()
     return {
-        t.get_gid(): t.get_window_extent(renderer)
-        for t in visible_texts(fig)
-        if (t.get_gid() or "").startswith(prefix)
+        t.get_gid(): t.get_window_extent(renderer) for t in visible_texts(fig) if (t.get_gid() or "").startswith(prefix)
     }
 
 
@@ -85,8 +80,14 @@ def test_the_table_gives_the_routers_outcome_for_every_fixture_case(fixture):
     assert len(table) == len(fixture.all_cases) == 10
     for row, case in zip(table.to_dict("records"), fixture.all_cases):
         d = cl.route(case)
-        expected = {"id": case.id, "accepted": d.accepted, "outcome": d.outcome,
-                    "rejected_by": d.rejection or "", "shape": case.shape, "bytes": case.bytes}
+        expected = {
+            "id": case.id,
+            "accepted": d.accepted,
+            "outcome": d.outcome,
+            "rejected_by": d.rejection or "",
+            "shape": case.shape,
+            "bytes": case.bytes,
+        }
         actual = {k: row[k] for k in expected}
         assert actual == expected, f"{case.id}: expected {expected}, got {actual}"
 
@@ -123,7 +124,14 @@ def test_the_table_accepts_camelcase_mappings_and_names_a_bad_field(seed_cases):
 def test_an_empty_list_gives_an_empty_table_with_every_column():
     table = matrix_table([])
     assert table.empty and list(table.columns) == [
-        "id", "initiator", "shape", "bytes", "accepted", "outcome", "advisor_shape", "agrees",
+        "id",
+        "initiator",
+        "shape",
+        "bytes",
+        "accepted",
+        "outcome",
+        "advisor_shape",
+        "agrees",
         "rejected_by",
     ]
 
@@ -156,8 +164,7 @@ def test_the_embed_and_link_rows_change_exactly_at_the_policy_limit(limit):
 
 @pytest.mark.parametrize(
     ("shape", "kind"),
-    [("listed-resource", "resource"), ("templated-resource", "resource"),
-     ("structured-tool-result", "tool")],
+    [("listed-resource", "resource"), ("templated-resource", "resource"), ("structured-tool-result", "tool")],
 )
 def test_the_resource_rows_and_the_structured_row_are_one_region_each(shape, kind):
     mine = [r for r in matrix_regions() if r.shape == shape]
@@ -429,7 +436,10 @@ def test_render_refuses_a_bad_mapping_with_the_field_named(matrix, seed_cases):
 
 
 def test_the_highlight_label_stays_inside_the_plot_and_clear_of_the_maps_words(matrix, fixture):
-    sweep = [fixture.case("approve-draft").with_changes(id="sweep", bytes=b) for b in (0, 9, 300, 4096, 4097, 60000, XMAX, 10 * XMAX)]
+    sweep = [
+        fixture.case("approve-draft").with_changes(id="sweep", bytes=b)
+        for b in (0, 9, 300, 4096, 4097, 60000, XMAX, 10 * XMAX)
+    ]
     sweep += [fixture.case("handbook").with_changes(id="app", bytes=b) for b in (0, 580, 1800, XMAX)]
     renderer = matrix.canvas.get_renderer()
     fixed = {

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from custody_lab.cli import main
-from custody_lab.receipts import FIXTURE_SHA256
+from custody_lab.core.receipts import FIXTURE_SHA256
 
 
 def test_fixture_prints_the_payload_with_sha256_and_a_pass_line(capsys):
@@ -17,7 +17,7 @@ def test_fixture_prints_the_payload_with_sha256_and_a_pass_line(capsys):
 
 
 def test_route_prints_one_line_per_case(capsys, tmp_path):
-    from custody_lab.paths import data_path
+    from custody_lab.core.paths import data_path
 
     assert main(["route", str(data_path("cases.json"))]) == 0
     lines = capsys.readouterr().out.splitlines()
@@ -27,7 +27,7 @@ def test_route_prints_one_line_per_case(capsys, tmp_path):
 
 
 def test_route_json_prints_receipts(capsys):
-    from custody_lab.paths import data_path
+    from custody_lab.core.paths import data_path
 
     assert main(["route", "--json", str(data_path("cases.json"))]) == 0
     rows = json.loads(capsys.readouterr().out)
@@ -50,7 +50,7 @@ def test_route_of_a_bad_file_exits_non_zero_with_every_bad_row(capsys, tmp_path)
 
 
 def test_route_with_a_policy_file(capsys, tmp_path):
-    from custody_lab.paths import data_path
+    from custody_lab.core.paths import data_path
 
     policy = tmp_path / "policy.json"
     policy.write_text('{"embedLimitBytes": 512}')
@@ -60,7 +60,7 @@ def test_route_with_a_policy_file(capsys, tmp_path):
 
 
 def test_a_bad_policy_file_is_a_clear_error(capsys, tmp_path):
-    from custody_lab.paths import data_path
+    from custody_lab.core.paths import data_path
 
     policy = tmp_path / "policy.json"
     policy.write_text('{"embedLimitBytes": -1}')

@@ -39,8 +39,13 @@ def test_lab_opens_the_start_notebook_which_exists():
 
 def test_present_binds_to_localhost_strips_code_and_never_moves_port_silently():
     argv = delivery.present_argv("notebooks/01-x.ipynb", port=8866, python="py")
-    for flag in ("--Voila.ip=127.0.0.1", "--strip_sources=True", "--show_tracebacks=False",
-                 "--Voila.port_retries=0", "--port=8866"):
+    for flag in (
+        "--Voila.ip=127.0.0.1",
+        "--strip_sources=True",
+        "--show_tracebacks=False",
+        "--Voila.port_retries=0",
+        "--port=8866",
+    ):
         assert flag in argv, f"missing {flag}: {argv}"
     assert "--no-browser" not in argv
     assert "--Voila.ip=0.0.0.0" in delivery.present_argv("n.ipynb", ip="0.0.0.0")
@@ -50,7 +55,12 @@ def test_the_command_line_has_lab_present_and_solutions():
     parser = cli.build_parser()
     args = parser.parse_args(["present", "notebooks/01.ipynb", "--port", "9000", "--no-browser", "--theme", "dark"])
     assert (args.notebook, args.port, args.no_browser, args.ip, args.theme) == (
-        "notebooks/01.ipynb", 9000, True, "127.0.0.1", "dark"), vars(args)
+        "notebooks/01.ipynb",
+        9000,
+        True,
+        "127.0.0.1",
+        "dark",
+    ), vars(args)
     args = parser.parse_args(["lab", "--no-browser", "--port", "8899", "--", "--IdentityProvider.token=x"])
     assert (args.no_browser, args.port, args.jupyter_args) == (True, 8899, ["--IdentityProvider.token=x"]), vars(args)
     assert parser.parse_args(["solutions"]).prefix is None
@@ -69,7 +79,9 @@ def test_present_refuses_a_missing_or_non_notebook_path_with_a_clear_message(pat
 
 def test_quiet_lab_settings_turn_off_news_update_checks_and_autosave(tmp_path):
     delivery.write_lab_settings(tmp_path)
-    news = json.loads((tmp_path / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings").read_text())
+    news = json.loads(
+        (tmp_path / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings").read_text()
+    )
     assert news == {"fetchNews": "false", "checkForUpdates": False}, news
     docs = json.loads((tmp_path / "@jupyterlab" / "docmanager-extension" / "plugin.jupyterlab-settings").read_text())
     assert docs == {"autosave": False}, docs
@@ -113,18 +125,36 @@ def test_readiness_gives_up_after_the_timeout_with_the_last_error():
 @pytest.mark.slow
 def test_custody_lab_lab_serves_the_start_notebook_and_stops_by_pid(tmp_path):
     port, token = delivery.free_port(), "custody-lab-test-token"
-    argv = [sys.executable, "-m", "custody_lab", "lab", "--no-browser", "--port", str(port), "--",
-            f"--IdentityProvider.token={token}", "--ServerApp.ip=127.0.0.1", "--ServerApp.port_retries=0",
-            f"--LabApp.workspaces_dir={tmp_path / 'workspaces'}"]
+    argv = [
+        sys.executable,
+        "-m",
+        "custody_lab",
+        "lab",
+        "--no-browser",
+        "--port",
+        str(port),
+        "--",
+        f"--IdentityProvider.token={token}",
+        "--ServerApp.ip=127.0.0.1",
+        "--ServerApp.port_retries=0",
+        f"--LabApp.workspaces_dir={tmp_path / 'workspaces'}",
+    ]
     env = {"JUPYTER_CONFIG_DIR": str(tmp_path / "config"), "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime")}
     with open(tmp_path / "lab.log", "wb") as log:
-        process = subprocess.Popen(argv, cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                                   env={**os.environ, **env})
+        process = subprocess.Popen(
+            argv,
+            cwd=tmp_path,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, **env},
+        )
         try:
             delivery.wait_for_http(f"http://127.0.0.1:{port}/api/status", timeout=120, process=process)
             request = urllib.request.Request(
                 f"http://127.0.0.1:{port}/api/contents/{delivery.LAB_START}?content=0",
-                headers={"Authorization": f"token {token}"})
+                headers={"Authorization": f"token {token}"},
+            )
             with urllib.request.urlopen(request, timeout=10) as response:
                 model = json.loads(response.read())
         finally:
@@ -137,8 +167,12 @@ def test_custody_lab_lab_serves_the_start_notebook_and_stops_by_pid(tmp_path):
 
 @pytest.mark.slow
 def test_present_serves_the_start_notebook_as_an_app_without_its_code(tmp_path):
-    env = {"JUPYTER_CONFIG_DIR": str(tmp_path / "config"), "JUPYTER_DATA_DIR": str(tmp_path / "data"),
-           "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"), "MPLBACKEND": "Agg"}
+    env = {
+        "JUPYTER_CONFIG_DIR": str(tmp_path / "config"),
+        "JUPYTER_DATA_DIR": str(tmp_path / "data"),
+        "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"),
+        "MPLBACKEND": "Agg",
+    }
     with open(tmp_path / "voila.log", "wb") as log:
         process, url = delivery.serve_voila(delivery.LAB_START, env=env, log=log)
         try:

@@ -11,13 +11,15 @@ from pathlib import Path
 import pytest
 
 import custody_lab as cl
-from custody_lab.model import INITIATORS, OPERATIONS, SHAPES
-from custody_lab.paths import DATA_DIR
-from custody_lab.receipts import FIXTURE_SHA256
+from custody_lab.core.model import INITIATORS, OPERATIONS, SHAPES
+from custody_lab.core.paths import DATA_DIR
+from custody_lab.core.receipts import FIXTURE_SHA256
 
 NODE = shutil.which("node")
 ORACLE = Path(__file__).parent / "reference" / "seed_router.mjs"
-needs_node = pytest.mark.skipif(NODE is None, reason="node is not installed; the differential test needs the seed's Node router")
+needs_node = pytest.mark.skipif(
+    NODE is None, reason="node is not installed; the differential test needs the seed's Node router"
+)
 
 
 def random_cases(n: int, seed: int) -> list[dict]:
@@ -27,11 +29,17 @@ def random_cases(n: int, seed: int) -> list[dict]:
     cases = []
     for i in range(n):
         case = {
-            "id": f"c{i}-{word()}", "initiator": rng.choice(INITIATORS), "operation": rng.choice(OPERATIONS),
-            "shape": rng.choice(SHAPES), "uri": word(), "mime": word(),
+            "id": f"c{i}-{word()}",
+            "initiator": rng.choice(INITIATORS),
+            "operation": rng.choice(OPERATIONS),
+            "shape": rng.choice(SHAPES),
+            "uri": word(),
+            "mime": word(),
             "bytes": rng.choice([0, 4095, 4096, 4097, rng.randint(0, 20000), rng.randint(0, 1 << 30)]),
-            "current": rng.random() < 0.5, "allowed": rng.random() < 0.8,
-            "sideEffects": rng.random() < 0.4, "provenance": word(),
+            "current": rng.random() < 0.5,
+            "allowed": rng.random() < 0.8,
+            "sideEffects": rng.random() < 0.4,
+            "provenance": word(),
         }
         if rng.random() < 0.6:
             case["requiresCurrent"] = rng.random() < 0.5
@@ -41,8 +49,9 @@ def random_cases(n: int, seed: int) -> list[dict]:
 
 @needs_node
 def test_the_seed_artifact_prints_the_same_fixture_and_sha256():
-    out = subprocess.run([NODE, str(ORACLE), "fixture", str(DATA_DIR / "cases.json")],
-                         capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [NODE, str(ORACLE), "fixture", str(DATA_DIR / "cases.json")], capture_output=True, text=True, check=True
+    ).stdout
     node_payload = json.loads(out)
     assert node_payload["sha256"] == FIXTURE_SHA256
     assert node_payload == cl.fixture_payload()
@@ -51,12 +60,15 @@ def test_the_seed_artifact_prints_the_same_fixture_and_sha256():
 @needs_node
 def test_route_decides_exactly_as_the_seeds_node_router_on_5000_random_cases():
     cases = random_cases(5000, seed=20260904)
-    out = subprocess.run([NODE, str(ORACLE), "batch"], input=json.dumps(cases), capture_output=True,
-                         text=True, check=True).stdout.splitlines()
+    out = subprocess.run(
+        [NODE, str(ORACLE), "batch"], input=json.dumps(cases), capture_output=True, text=True, check=True
+    ).stdout.splitlines()
     assert len(out) == len(cases)
     mismatches = []
     for case, node_line in zip(cases, out):
         ours = cl.canonical_json(cl.route(case).to_dict())
         if ours != node_line:
             mismatches.append((case, node_line, ours))
-    assert not mismatches, f"{len(mismatches)} differ; first: input={mismatches[0][0]!r}\n node={mismatches[0][1]}\n ours={mismatches[0][2]}"
+    assert not mismatches, (
+        f"{len(mismatches)} differ; first: input={mismatches[0][0]!r}\n node={mismatches[0][1]}\n ours={mismatches[0][2]}"
+    )

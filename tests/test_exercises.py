@@ -8,7 +8,7 @@ from fractions import Fraction
 
 import pytest
 
-import custody_lab.exercises as ex
+import custody_lab.teaching.exercises as ex
 from custody_lab.exercises import (
     NO_EXAMPLE,
     CheckResult,
@@ -46,10 +46,39 @@ class _ExplodingEq:
 
 #: Answers of many types; no exercise may raise on any of them.
 HOSTILE_ANSWERS: list[object] = [
-    None, True, False, 0, -1, 10**40, 1.5, math.nan, math.inf, 3 + 4j, Decimal("105"),
-    Fraction(1, 3), "", " ", "x" * 10_000, "<script>alert(1)</script>", "\x00\ud800", b"",
-    b"\xff" * 50, bytearray(b"abc"), [], [1, 2], (), {}, {"a": 1}, {1, 2}, object(), _BrokenRepr(),
-    _ExplodingEq(), type, len, range(3), Ellipsis,
+    None,
+    True,
+    False,
+    0,
+    -1,
+    10**40,
+    1.5,
+    math.nan,
+    math.inf,
+    3 + 4j,
+    Decimal("105"),
+    Fraction(1, 3),
+    "",
+    " ",
+    "x" * 10_000,
+    "<script>alert(1)</script>",
+    "\x00\ud800",
+    b"",
+    b"\xff" * 50,
+    bytearray(b"abc"),
+    [],
+    [1, 2],
+    (),
+    {},
+    {"a": 1},
+    {1, 2},
+    object(),
+    _BrokenRepr(),
+    _ExplodingEq(),
+    type,
+    len,
+    range(3),
+    Ellipsis,
 ]
 
 
@@ -108,8 +137,7 @@ def test_every_typical_mistake_gets_its_own_hint(exercise_id, mistake):
     result = check(exercise_id, mistake.example)
     assert not result.passed, f"{exercise_id}: the example of {mistake.name} passed"
     assert result.mistake == mistake.name, (
-        f"{exercise_id}: example {mistake.example!r} expected mistake {mistake.name!r}, "
-        f"got {result.mistake!r}"
+        f"{exercise_id}: example {mistake.example!r} expected mistake {mistake.name!r}, got {result.mistake!r}"
     )
     assert result.hint == mistake.hint
     assert exercise_id in str(result) and "Hint:" in str(result)
@@ -198,9 +226,7 @@ def test_progress_records_passes_and_attempts_but_not_stubs():
     assert progress()["blob-01"] is True, "a pass stays recorded after a later wrong try"
 
 
-@pytest.mark.parametrize(
-    ("bad_id",), [("Blob-01",), ("blob1",), ("blob-1",), ("",), ("blob-001",)]
-)
+@pytest.mark.parametrize(("bad_id",), [("Blob-01",), ("blob1",), ("blob-1",), ("",), ("blob-001",)])
 def test_exercise_ids_must_look_like_topic_dash_two_digits(bad_id):
     with pytest.raises(ExerciseError):
         Exercise(id=bad_id, title="t", prompt="p", reference=lambda: 1, input_label="x")
@@ -219,8 +245,9 @@ def test_a_stub_of_none_is_detected_as_not_answered():
     def reference() -> str:
         return "x"
 
-    exercise = register(Exercise(id="test-01", title="t", prompt="p", reference=reference,
-                                 input_label="the test input", stub=None))
+    exercise = register(
+        Exercise(id="test-01", title="t", prompt="p", reference=reference, input_label="the test input", stub=None)
+    )
     try:
         assert check("test-01", None).status == "not-answered"
         assert check("test-01", "x").passed
@@ -232,10 +259,16 @@ def test_a_detector_that_raises_type_error_counts_as_no_match():
     def boom(answer: object) -> bool:
         raise TypeError("wrong type")
 
-    exercise = register(Exercise(
-        id="test-02", title="t", prompt="p", reference=lambda: 1, input_label="x",
-        mistakes=(Mistake("boom", boom, "never shown", example=2),),
-    ))
+    exercise = register(
+        Exercise(
+            id="test-02",
+            title="t",
+            prompt="p",
+            reference=lambda: 1,
+            input_label="x",
+            mistakes=(Mistake("boom", boom, "never shown", example=2),),
+        )
+    )
     try:
         result = check("test-02", 2)
         assert result.status == "wrong" and result.mistake is None
@@ -245,8 +278,15 @@ def test_a_detector_that_raises_type_error_counts_as_no_match():
 
 @pytest.mark.parametrize(
     ("typed", "expected"),
-    [("105", 105), ("  image/png ", "image/png"), ("", ...), ("...", ...), ("b'ab'", b"ab"),
-     ("'105'", "105"), ("Pj+//xA=", "Pj+//xA=")],
+    [
+        ("105", 105),
+        ("  image/png ", "image/png"),
+        ("", ...),
+        ("...", ...),
+        ("b'ab'", b"ab"),
+        ("'105'", "105"),
+        ("Pj+//xA=", "Pj+//xA="),
+    ],
 )
 def test_typed_answers_are_read_as_literals_or_text(typed, expected):
     assert literal_or_text(typed) == expected, f"{typed!r} -> {literal_or_text(typed)!r}"
@@ -258,7 +298,7 @@ def test_typed_answers_are_read_as_literals_or_text(typed, expected):
 
 
 def test_exercise_panel_shows_the_hint_then_success():
-    from custody_lab.widgets.exercise import ExercisePanel
+    from custody_lab.teaching.panels import ExercisePanel
 
     panel = ExercisePanel("blob-01")
     assert "blob-01" in panel.heading.value and "<code>decode</code>" in panel.prompt.value
@@ -278,7 +318,7 @@ def test_exercise_panel_shows_the_hint_then_success():
 
 
 def test_exercise_panel_keeps_text_answers_as_text():
-    from custody_lab.widgets.exercise import ExercisePanel
+    from custody_lab.teaching.panels import ExercisePanel
 
     panel = ExercisePanel("blob-03")
     panel.answer.value = "Pj+//xA="
@@ -287,7 +327,7 @@ def test_exercise_panel_keeps_text_answers_as_text():
 
 
 def test_exercise_panel_escapes_a_hostile_answer():
-    from custody_lab.widgets.exercise import ExercisePanel
+    from custody_lab.teaching.panels import ExercisePanel
 
     panel = ExercisePanel("blob-02")
     panel.answer.value = "<img src=x onerror=alert(1)>"
@@ -299,7 +339,7 @@ def test_exercise_panel_escapes_a_hostile_answer():
 
 @pytest.mark.parametrize("exercise_id", IDS)
 def test_every_exercise_has_a_panel_whose_reference_text_passes(exercise_id):
-    from custody_lab.widgets.exercise import ExercisePanel
+    from custody_lab.teaching.panels import ExercisePanel
 
     panel = ExercisePanel(exercise_id)
     reference = reveal(exercise_id)
@@ -309,7 +349,7 @@ def test_every_exercise_has_a_panel_whose_reference_text_passes(exercise_id):
 
 
 def test_progress_panel_counts_passed_tried_and_not_tried():
-    from custody_lab.widgets.exercise import ProgressPanel
+    from custody_lab.teaching.panels import ProgressPanel
 
     panel = ProgressPanel("blob")
     total = len(all_exercises("blob"))
@@ -322,8 +362,9 @@ def test_progress_panel_counts_passed_tried_and_not_tried():
 
 
 def test_markdown_html_escapes_everything_but_code_and_bold():
-    from custody_lab.widgets.exercise import markdown_html
+    from custody_lab.teaching.panels import markdown_html
 
     out = markdown_html("a `<b>` **bold** <i>x</i>\n\n- one\n- two")
-    assert out == ("<p>a <code>&lt;b&gt;</code> <b>bold</b> &lt;i&gt;x&lt;/i&gt;</p>"
-                   "<ul><li>one</li><li>two</li></ul>"), out
+    assert out == (
+        "<p>a <code>&lt;b&gt;</code> <b>bold</b> &lt;i&gt;x&lt;/i&gt;</p><ul><li>one</li><li>two</li></ul>"
+    ), out

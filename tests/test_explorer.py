@@ -7,9 +7,9 @@ import json
 import pytest
 
 import custody_lab as cl
-from custody_lab.explain import diff, flip_sentence
+from custody_lab.core.explain import diff, flip_sentence
+from custody_lab.views.widgets import render
 from custody_lab.widgets import CaseExplorer
-from custody_lab.widgets import render
 
 HOSTILE = [
     "<img src=x onerror=alert(1)>",
@@ -32,8 +32,18 @@ def fresh(explorer):
 
 def test_controls_cover_every_case_input_and_the_embed_limit(explorer):
     assert set(explorer.controls) == {
-        "initiator", "operation", "shape", "bytes", "current", "requiresCurrent", "allowed",
-        "sideEffects", "uri", "mime", "provenance", "embedLimitBytes",
+        "initiator",
+        "operation",
+        "shape",
+        "bytes",
+        "current",
+        "requiresCurrent",
+        "allowed",
+        "sideEffects",
+        "uri",
+        "mime",
+        "provenance",
+        "embedLimitBytes",
     }
     assert explorer.decision.selected == "embedded-resource"
 
@@ -103,8 +113,14 @@ def test_a_bad_pasted_case_is_shown_plainly_and_keeps_the_last_good_state(fresh)
 
 @pytest.mark.parametrize("hostile", HOSTILE)
 def test_text_from_a_case_reaches_the_html_only_escaped(fresh, hostile):
-    case = {**cl.load_fixture().case("handbook").to_dict(), "id": hostile, "uri": hostile,
-            "provenance": hostile, "title": hostile, "description": hostile}
+    case = {
+        **cl.load_fixture().case("handbook").to_dict(),
+        "id": hostile,
+        "uri": hostile,
+        "provenance": hostile,
+        "title": hostile,
+        "description": hostile,
+    }
     fresh.load_json(json.dumps(case))
     assert fresh.error is None, fresh.error
     assert "UNTRUSTED DATA" in fresh.untrusted.value

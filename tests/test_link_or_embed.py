@@ -6,11 +6,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from custody_lab.advisor import advise, size_reuse_table
 from custody_lab.blobs import overhead
-from custody_lab.catalog import Catalog
-from custody_lab.errors import CaseError, PolicyError
-from custody_lab.link_or_embed import (
+from custody_lab.core.advisor import advise, size_reuse_table
+from custody_lab.core.errors import CaseError, PolicyError
+from custody_lab.core.model import Policy
+from custody_lab.core.receipts import canonical_json
+from custody_lab.protocol.catalog import Catalog
+from custody_lab.protocol.link_or_embed import (
     DEFAULT_URI,
     compare_shapes,
     embedded_resource_block,
@@ -18,8 +20,6 @@ from custody_lab.link_or_embed import (
     resource_link_block,
     same_uri_invariant,
 )
-from custody_lab.model import Policy
-from custody_lab.receipts import canonical_json
 
 
 @pytest.fixture(scope="module")
@@ -45,8 +45,7 @@ def test_the_seed_report_costs_five_embeds_or_one_fetch_and_five_links():
 
 def test_an_embed_block_is_exactly_the_json_of_the_block():
     costs = compare_shapes(36, 1, uri="kb://shipping", name="shipping", mime_type="text/plain")
-    block = {"type": "resource", "resource": {"uri": "kb://shipping", "mimeType": "text/plain",
-                                              "text": "x" * 36}}
+    block = {"type": "resource", "resource": {"uri": "kb://shipping", "mimeType": "text/plain", "text": "x" * 36}}
     assert costs.embed_block_bytes == len(canonical_json(block))
 
 
@@ -65,13 +64,18 @@ def test_small_content_used_once_is_cheaper_embedded_and_the_advisor_embeds_it()
 
 @pytest.mark.parametrize(
     ("size", "reuse", "shape"),
-    [(512, 1, "embedded-resource"), (512, 5, "resource-link"), (18000, 1, "resource-link"),
-     (18000, 5, "resource-link")],
+    [
+        (512, 1, "embedded-resource"),
+        (512, 5, "resource-link"),
+        (18000, 1, "resource-link"),
+        (18000, 5, "resource-link"),
+    ],
 )
 def test_the_calculator_agrees_with_seed_001s_table(size, reuse, shape):
     assert compare_shapes(size, reuse).shape == shape
-    row = next(r for r in size_reuse_table(small=512, large=18000, high_reuse=5)
-               if r["bytes"] == size and r["times"] == reuse)
+    row = next(
+        r for r in size_reuse_table(small=512, large=18000, high_reuse=5) if r["bytes"] == size and r["times"] == reuse
+    )
     assert row["shape"] == shape, row
 
 
@@ -79,7 +83,8 @@ def test_the_budget_moves_the_advice():
     assert compare_shapes(5000, 1, budget=4096).shape == "resource-link"
     assert compare_shapes(5000, 1, budget=8192).shape == "embedded-resource"
     assert compare_shapes(5000, 1, budget=8192).advice == advise(
-        "model", "generate", payload_bytes=5000, reuse=1, policy=Policy(embed_limit_bytes=8192))
+        "model", "generate", payload_bytes=5000, reuse=1, policy=Policy(embed_limit_bytes=8192)
+    )
 
 
 @given(size=st.integers(0, 200_000), reuse=st.integers(1, 50), binary=st.booleans())
@@ -89,7 +94,9 @@ def test_cumulative_bytes_grow_with_every_call_and_linking_wins_once_reused(size
         assert len(series) == reuse
         assert all(b > a for a, b in zip(series, series[1:])), series
     assert costs.link_cumulative[0] > costs.embed_cumulative[0], "one use: the link costs more"
-    cheaper = [i for i, (e, l) in enumerate(zip(costs.embed_cumulative, costs.link_cumulative), 1) if l < e]
+    cheaper = [
+        i for i, (embed, link) in enumerate(zip(costs.embed_cumulative, costs.link_cumulative), 1) if link < embed
+    ]
     assert costs.break_even == (cheaper[0] if cheaper else None)
     if reuse >= 2 and size >= 200:
         assert costs.break_even == 2, "content of 200+ bytes reused twice: the link wins at call 2"
@@ -98,9 +105,12 @@ def test_cumulative_bytes_grow_with_every_call_and_linking_wins_once_reused(size
 
 @pytest.mark.parametrize(
     ("kwargs", "error"),
-    [({"payload_bytes": -1, "reuse": 1}, CaseError), ({"payload_bytes": 10, "reuse": 0}, CaseError),
-     ({"payload_bytes": 10, "reuse": 1, "budget": -5}, PolicyError),
-     ({"payload_bytes": 10, "reuse": 1, "binary": "yes"}, CaseError)],
+    [
+        ({"payload_bytes": -1, "reuse": 1}, CaseError),
+        ({"payload_bytes": 10, "reuse": 0}, CaseError),
+        ({"payload_bytes": 10, "reuse": 1, "budget": -5}, PolicyError),
+        ({"payload_bytes": 10, "reuse": 1, "binary": "yes"}, CaseError),
+    ],
 )
 def test_bad_inputs_are_refused_with_a_value_error(kwargs, error):
     with pytest.raises(error):
@@ -144,8 +154,14 @@ def test_the_plot_draws_into_a_given_axes():
 
 
 @pytest.mark.parametrize(
-    "uri", ["report://synthetic/weekly-7", "kb://shipping", "assets://logo.png", "orders://A-1002",
-            "crm://customer/fixture-17"],
+    "uri",
+    [
+        "report://synthetic/weekly-7",
+        "kb://shipping",
+        "assets://logo.png",
+        "orders://A-1002",
+        "crm://customer/fixture-17",
+    ],
 )
 def test_a_link_to_a_registered_uri_keeps_the_invariant(catalog, uri):
     check = same_uri_invariant(resource_link_block(uri, "x"), catalog)
@@ -156,9 +172,12 @@ def test_a_link_to_a_registered_uri_keeps_the_invariant(catalog, uri):
 
 @pytest.mark.parametrize(
     ("uri", "suggestion"),
-    [("report://weekly-7", "report://synthetic/weekly-7"),
-     ("report://synthetic/weekly-7?download=1", "report://synthetic/weekly-7"),
-     ("orders://A-9999", None), ("kb://Shipping", "kb://shipping")],
+    [
+        ("report://weekly-7", "report://synthetic/weekly-7"),
+        ("report://synthetic/weekly-7?download=1", "report://synthetic/weekly-7"),
+        ("orders://A-9999", None),
+        ("kb://Shipping", "kb://shipping"),
+    ],
 )
 def test_a_link_to_an_unregistered_uri_is_flagged(catalog, uri, suggestion):
     check = same_uri_invariant(resource_link_block(uri, "x"), catalog)
@@ -174,8 +193,7 @@ def test_an_embed_of_a_catalog_read_keeps_the_invariant(catalog):
 
 
 def test_an_embed_with_stale_content_keeps_the_invariant_but_warns(catalog):
-    block = {"type": "resource", "resource": {"uri": "kb://shipping", "mimeType": "text/plain",
-                                              "text": "an old copy"}}
+    block = {"type": "resource", "resource": {"uri": "kb://shipping", "mimeType": "text/plain", "text": "an old copy"}}
     check = same_uri_invariant(block, catalog)
     assert check.ok and any("differs" in w for w in check.warnings), check.warnings
 
@@ -187,8 +205,17 @@ def test_a_different_mime_type_is_a_warning(catalog):
 
 @pytest.mark.parametrize(
     "block",
-    [None, 5, "kb://shipping", {}, {"type": "text", "text": "hi"}, {"type": "resource_link"},
-     {"type": "resource_link", "uri": ""}, {"type": "resource"}, {"type": "resource", "resource": "x"}],
+    [
+        None,
+        5,
+        "kb://shipping",
+        {},
+        {"type": "text", "text": "hi"},
+        {"type": "resource_link"},
+        {"type": "resource_link", "uri": ""},
+        {"type": "resource"},
+        {"type": "resource", "resource": "x"},
+    ],
 )
 def test_a_malformed_block_is_reported_not_raised(catalog, block):
     check = same_uri_invariant(block, catalog)

@@ -78,8 +78,7 @@ async def test_one_read_tool_lists_every_template_and_costs_fewer_tokens_than_on
 @pytest.mark.anyio
 async def test_the_read_tool_reads_through_the_gate_and_keeps_both_labels():
     async with LabSession() as s:
-        live = await resolve_read_tool_call(
-            s, {"template": "crm://customer/{id}", "uri": "crm://customer/fixture-17"})
+        live = await resolve_read_tool_call(s, {"template": "crm://customer/{id}", "uri": "crm://customer/fixture-17"})
         with pytest.raises(LiveError, match="does not match"):
             await resolve_read_tool_call(s, {"template": "crm://customer/{id}", "uri": "kb://x"})
         with pytest.raises(LiveError, match="not one the server lists"):

@@ -74,8 +74,7 @@ async def test_the_hostile_server_shows_its_gap_and_its_rejections():
 async def test_allow_calls_lets_the_user_call_a_mutating_tool():
     lab = LabServer()
     async with Client(lab.mcp) as client:
-        report = await audit_client(client, allow_calls=('approve_draft={"draft_id": "9"}',),
-                                    timeout=2.0)
+        report = await audit_client(client, allow_calls=('approve_draft={"draft_id": "9"}',), timeout=2.0)
     approve = next(c for c in report.capabilities if c.name == "approve_draft")
     assert approve.exercised and approve.why == "allowed by --allow-calls", approve
     assert lab.state.calls["approve_draft"] == 1 and approve.outcome == "embedded-resource"

@@ -35,8 +35,7 @@ def test_custody_lab_live_prints_the_table_and_exits_0_when_all_six_agree(mode, 
     code = main(["live", "--mode", mode])
     out = capsys.readouterr().out
     assert code == 0, out
-    for case_id in ("handbook", "customer-record", "generated-report", "risk-score",
-                    "live-status", "approve-draft"):
+    for case_id in ("handbook", "customer-record", "generated-report", "risk-score", "live-status", "approve-draft"):
         assert case_id in out, f"{case_id} missing from:\n{out}"
     assert "PASS: all 6" in out
 

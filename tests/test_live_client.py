@@ -127,7 +127,10 @@ async def test_side_effects_are_declared_and_observed():
         approve = await s.call("approve_draft", {"draft_id": "9"})
         report = await s.call("generate_report", {"week": 7})
     assert approve.receipt["sideEffectsEvidence"] == {
-        "declared": True, "observed": True, "source": "annotations.readOnlyHint"}
+        "declared": True,
+        "observed": True,
+        "source": "annotations.readOnlyHint",
+    }
     assert report.receipt["sideEffectsEvidence"]["observed"] is False
 
 
@@ -185,12 +188,34 @@ def test_run_sync_runs_outside_a_loop_and_refuses_inside_one():
 
 @pytest.mark.parametrize("field", COMPARED_FIELDS)
 def test_every_compared_field_is_named_when_it_differs(field):
-    sim = {"id": "x", "accepted": True, "selected": "listed-resource",
-           "custody": {"actor": "application", "permissionChecked": True, "uri": "a://b",
-                       "mime": "text/plain", "provenance": "p@1", "bytes": 1, "sideEffects": False}}
-    live = {"id": "x", "accepted": False, "rejection": "r",
-            "custody": {"actor": "model", "permissionChecked": False, "uri": "a://c",
-                        "mime": "text/html", "provenance": None, "bytes": 2, "sideEffects": True}}
+    sim = {
+        "id": "x",
+        "accepted": True,
+        "selected": "listed-resource",
+        "custody": {
+            "actor": "application",
+            "permissionChecked": True,
+            "uri": "a://b",
+            "mime": "text/plain",
+            "provenance": "p@1",
+            "bytes": 1,
+            "sideEffects": False,
+        },
+    }
+    live = {
+        "id": "x",
+        "accepted": False,
+        "rejection": "r",
+        "custody": {
+            "actor": "model",
+            "permissionChecked": False,
+            "uri": "a://c",
+            "mime": "text/html",
+            "provenance": None,
+            "bytes": 2,
+            "sideEffects": True,
+        },
+    }
     diffs = {d.field: d for d in compare_receipts(sim, live)}
     assert not diffs[field].agrees and field in diffs[field].explain(), diffs[field]
 
@@ -233,8 +258,7 @@ async def test_a_legacy_client_that_did_not_subscribe_gets_no_notice():
     from custody_lab.live.server import LabServer
 
     lab = LabServer()
-    async with LabSession(lab, mode="legacy") as watcher, \
-            LabSession(lab, mode="legacy", frames=True) as bystander:
+    async with LabSession(lab, mode="legacy") as watcher, LabSession(lab, mode="legacy", frames=True) as bystander:
         async with watcher.watch("status://service/current") as watch:
             await lab.advance_status()
             assert await watch.next_notice(timeout=2) == "status://service/current"

@@ -20,7 +20,5 @@ def test_the_docstring_examples_of_the_module_pass(name):
 
 
 def test_the_live_modules_have_examples_at_all():
-    attempted = sum(
-        doctest.testmod(importlib.import_module(f"custody_lab.live.{n}")).attempted for n in MODULES
-    )
+    attempted = sum(doctest.testmod(importlib.import_module(f"custody_lab.live.{n}")).attempted for n in MODULES)
     assert attempted >= 10, f"only {attempted} doctest examples in custody_lab.live"

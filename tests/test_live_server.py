@@ -14,6 +14,7 @@ from mcp import Client  # noqa: E402
 from mcp.shared.exceptions import MCPError  # noqa: E402
 
 import custody_lab as cl  # noqa: E402
+from custody_lab.core.paths import data_path  # noqa: E402
 from custody_lab.live.server import (  # noqa: E402
     ASSET_URI,
     HANDBOOK_URI,
@@ -25,7 +26,6 @@ from custody_lab.live.server import (  # noqa: E402
     LabServer,
     LabState,
 )
-from custody_lab.paths import data_path  # noqa: E402
 
 
 @pytest.fixture
@@ -55,8 +55,8 @@ def test_each_data_file_has_exactly_the_fixture_byte_size(case_id, name):
 
 @pytest.mark.parametrize("uri", ["kb://handbook/v4", "report://synthetic/weekly-7"])
 def test_the_live_server_and_the_catalog_serve_the_same_bytes_for_the_same_uri(uri):
-    from custody_lab.catalog import Catalog
     from custody_lab.live.client import LabSession, run_sync
+    from custody_lab.protocol.catalog import Catalog
 
     async def read():
         async with LabSession() as s:

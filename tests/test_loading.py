@@ -44,7 +44,7 @@ def write(tmp_path, name, text):
 
 
 def test_the_data_file_holds_six_seed_cases_and_four_variants():
-    from custody_lab.paths import data_path
+    from custody_lab.core.paths import data_path
 
     cases = cl.load_cases(data_path("cases.json"))
     assert len(cases) == 10
@@ -108,11 +108,14 @@ def test_an_unknown_file_type_is_refused(tmp_path):
 
 
 def test_a_variant_from_an_unknown_case_is_reported(tmp_path):
-    doc = {"cases": [json.loads(MIXED_JSON)[0]], "adversarial": [
-        {"id": "v1", "from": "good-1", "change": {"allowed": False}, "expect": "permission-denied"},
-        {"id": "v2", "from": "nope", "change": {"allowed": False}},
-        {"id": "v3", "from": "good-1", "change": {"bytes": -1}},
-    ]}
+    doc = {
+        "cases": [json.loads(MIXED_JSON)[0]],
+        "adversarial": [
+            {"id": "v1", "from": "good-1", "change": {"allowed": False}, "expect": "permission-denied"},
+            {"id": "v2", "from": "nope", "change": {"allowed": False}},
+            {"id": "v3", "from": "good-1", "change": {"bytes": -1}},
+        ],
+    }
     path = write(tmp_path, "variants.json", json.dumps(doc, indent=1))
     result = cl.read_cases(path)
     assert [c.id for c in result.cases] == ["good-1", "v1"]

@@ -7,9 +7,17 @@ import pytest
 import custody_lab as cl
 
 GOOD = {
-    "id": "handbook", "initiator": "application", "operation": "read", "shape": "listed-resource",
-    "uri": "kb://handbook/v4", "mime": "text/markdown", "bytes": 1800, "current": True,
-    "allowed": True, "sideEffects": False, "provenance": "docs-server@v4",
+    "id": "handbook",
+    "initiator": "application",
+    "operation": "read",
+    "shape": "listed-resource",
+    "uri": "kb://handbook/v4",
+    "mime": "text/markdown",
+    "bytes": 1800,
+    "current": True,
+    "allowed": True,
+    "sideEffects": False,
+    "provenance": "docs-server@v4",
 }
 
 

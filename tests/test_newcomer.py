@@ -60,15 +60,28 @@ def clone(tmp_path_factory):
     fe.need(shutil.which("git") and (ROOT / ".git").exists(), f"{ROOT} is not a git checkout with git available")
     fe.need(shutil.which("python3"), "no python3 on PATH: the README's commands start with python3")
     dest = tmp_path_factory.mktemp("newcomer") / "custody_lab"
-    fe.run(["git", "clone", "--quiet", "--no-hardlinks", str(ROOT), str(dest)], cwd=dest.parent,
-           env=fe.child_env(), timeout=300, what="git clone")
+    fe.run(
+        ["git", "clone", "--quiet", "--no-hardlinks", str(ROOT), str(dest)],
+        cwd=dest.parent,
+        env=fe.child_env(),
+        timeout=300,
+        what="git clone",
+    )
     assert not (dest / ".venv").exists(), "the clone already has a .venv"
     return dest, readme_commands(dest / "README.md")
 
 
 def test_the_readme_test_command_installs_the_lab_in_a_fresh_clone_and_runs_tests(clone):
     dest, commands = clone
-    argv = [shutil.which("python3") or "python3", *commands["test"][1:], "-q", "-p", "no:cacheprovider", "-k", FAST_TESTS]
+    argv = [
+        shutil.which("python3") or "python3",
+        *commands["test"][1:],
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "-k",
+        FAST_TESTS,
+    ]
     out = fe.run(argv, cwd=dest, env=fe.child_env(), timeout=2400, what="the README's test command")
     assert (dest / ".venv").is_dir(), f"the test command did not create {dest / '.venv'}"
     passed = re.search(r"(\d+) passed", out)
@@ -88,13 +101,20 @@ def _get(url: str, token: str) -> tuple[int, bytes]:
 def test_the_readme_lab_command_serves_the_start_notebook_from_a_fresh_clone(clone):
     dest, commands = clone
     port, token = delivery.free_port(), secrets.token_hex(16)
-    argv = [shutil.which("python3") or "python3", *commands["lab"][1:],
-            "--no-browser", f"--port={port}", "--ServerApp.ip=127.0.0.1", "--ServerApp.port_retries=0",
-            f"--IdentityProvider.token={token}"]
+    argv = [
+        shutil.which("python3") or "python3",
+        *commands["lab"][1:],
+        "--no-browser",
+        f"--port={port}",
+        "--ServerApp.ip=127.0.0.1",
+        "--ServerApp.port_retries=0",
+        f"--IdentityProvider.token={token}",
+    ]
     log_path = dest.parent / "lab.log"
     with open(log_path, "wb") as log:
-        process = subprocess.Popen(argv, cwd=dest, env=fe.child_env(), stdin=subprocess.DEVNULL,
-                                   stdout=log, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(
+            argv, cwd=dest, env=fe.child_env(), stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT
+        )
         try:
             # the first run installs everything unless the test command ran first; allow for it
             delivery.wait_for_http(f"http://127.0.0.1:{port}/api/status", timeout=1800, process=process)

@@ -49,8 +49,9 @@ def test_notebook_runs_top_to_bottom_without_an_error(path):
     env_before = os.environ.get("MPLBACKEND")
     os.environ["MPLBACKEND"] = "Agg"
     try:
-        NotebookClient(nb, timeout=600, kernel_name="python3",
-                       resources={"metadata": {"path": str(path.parent)}}).execute()
+        NotebookClient(
+            nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
+        ).execute()
     finally:
         if env_before is None:
             os.environ.pop("MPLBACKEND", None)
@@ -67,4 +68,6 @@ def test_the_start_notebooks_map_lists_exactly_the_notebooks_that_exist():
 
     listed = set(re.findall(r"^\| `(\d\d-[a-z0-9-]+)` \|", text, re.M))
     existing = {p.stem for p in NOTEBOOKS}
-    assert listed == existing, f"map lists {sorted(listed - existing)} that do not exist; missing {sorted(existing - listed)}"
+    assert listed == existing, (
+        f"map lists {sorted(listed - existing)} that do not exist; missing {sorted(existing - listed)}"
+    )

@@ -6,7 +6,7 @@ import hashlib
 import json
 
 import custody_lab as cl
-from custody_lab.receipts import FIXTURE_SHA256
+from custody_lab.core.receipts import FIXTURE_SHA256
 
 
 def test_the_fixture_payload_has_the_seeds_sha256():
@@ -21,13 +21,23 @@ def test_the_fixture_payload_has_the_seeds_keys_and_counts():
     assert list(payload) == ["fixture", "remoteServerCalled", "policy", "accepted", "adversarial", "sha256"]
     assert payload["fixture"] == "mcp-context-custody-v1" and payload["remoteServerCalled"] is False
     assert [r["id"] for r in payload["accepted"]] == [
-        "handbook", "customer-record", "generated-report", "risk-score", "live-status", "approve-draft"]
+        "handbook",
+        "customer-record",
+        "generated-report",
+        "risk-score",
+        "live-status",
+        "approve-draft",
+    ]
     assert [r["rejection"] for r in payload["adversarial"]] == [
-        "stale-content", "permission-denied", "embed-over-budget", "resource-mislabeled-side-effect"]
+        "stale-content",
+        "permission-denied",
+        "embed-over-budget",
+        "resource-mislabeled-side-effect",
+    ]
 
 
 def test_canonical_json_is_compact_keeps_key_order_and_non_ascii():
-    value = {"z": 1, "a": [True, False, None], "é": "✅ \"q\" \n"}
+    value = {"z": 1, "a": [True, False, None], "é": '✅ "q" \n'}
     assert cl.canonical_json(value) == '{"z":1,"a":[true,false,null],"é":"✅ \\"q\\" \\n"}'
     assert json.loads(cl.canonical_json(value)) == value
 

@@ -10,7 +10,7 @@ import nbformat
 import pytest
 
 from custody_lab import cli, exercises
-from custody_lab.solutions import Solution, format_solutions, solutions_table
+from custody_lab.teaching.solutions import Solution, format_solutions, solutions_table
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -63,6 +63,8 @@ def test_no_learner_notebook_shows_the_solutions():
     leaks = []
     for path in notebooks:
         for i, cell in enumerate(nbformat.read(path, as_version=4).cells):
-            if cell.cell_type == "code" and re.search(r"custody_lab\.solutions|solutions_table|custody-lab solutions", cell.source):
+            if cell.cell_type == "code" and re.search(
+                r"custody_lab\.solutions|solutions_table|custody-lab solutions", cell.source
+            ):
                 leaks.append(f"{path.name} cell {i}")
     assert not leaks, f"learner notebooks that print the solutions: {leaks}"

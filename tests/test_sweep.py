@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 
 import custody_lab as cl
 from custody_lab.cli import main
-from custody_lab.model import INITIATORS, MAX_BYTES, OPERATIONS, SHAPES
-from custody_lab.paths import data_path
-from custody_lab.rules import Ops, rule_codes
+from custody_lab.core.model import INITIATORS, MAX_BYTES, OPERATIONS, SHAPES
+from custody_lab.core.paths import data_path
+from custody_lab.core.rules import Ops, rule_codes
 from custody_lab.sweep import (
     DEFAULT_AXES,
     OUTCOMES,
@@ -108,20 +108,22 @@ def frames_and_policies(draw) -> tuple[list[dict], cl.Policy, str]:
         st.integers(0, 25000),
         st.integers(0, MAX_BYTES),
     )
-    record = st.fixed_dictionaries({
-        "id": st.text(min_size=1, max_size=6).filter(str.strip),
-        "initiator": st.sampled_from(INITIATORS),
-        "operation": st.sampled_from(OPERATIONS),
-        "shape": st.sampled_from(SHAPES),
-        "uri": maybe_text,
-        "mime": maybe_text,
-        "bytes": sizes,
-        "current": st.booleans(),
-        "allowed": st.booleans(),
-        "sideEffects": st.one_of(st.booleans(), st.none()),
-        "provenance": maybe_text,
-        "requiresCurrent": st.one_of(st.booleans(), st.none()),
-    })
+    record = st.fixed_dictionaries(
+        {
+            "id": st.text(min_size=1, max_size=6).filter(str.strip),
+            "initiator": st.sampled_from(INITIATORS),
+            "operation": st.sampled_from(OPERATIONS),
+            "shape": st.sampled_from(SHAPES),
+            "uri": maybe_text,
+            "mime": maybe_text,
+            "bytes": sizes,
+            "current": st.booleans(),
+            "allowed": st.booleans(),
+            "sideEffects": st.one_of(st.booleans(), st.none()),
+            "provenance": maybe_text,
+            "requiresCurrent": st.one_of(st.booleans(), st.none()),
+        }
+    )
     records = draw(st.lists(record, min_size=1, max_size=40))
     return records, policy, draw(st.sampled_from(LAYOUTS))
 
@@ -144,15 +146,24 @@ def test_sweep_decides_every_row_exactly_as_route_for_random_frames_and_policies
     assert [None if pd.isna(v) else v for v in out["rejection"]] == [d.rejection for d in decisions]
 
 
-@pytest.mark.parametrize("policy", [cl.Policy(), cl.Policy(embed_limit_bytes=2048, require_current=True),
-                                    cl.Policy(embed_limit_bytes=0)], ids=["seed", "strict", "zero-limit"])
+@pytest.mark.parametrize(
+    "policy",
+    [cl.Policy(), cl.Policy(embed_limit_bytes=2048, require_current=True), cl.Policy(embed_limit_bytes=0)],
+    ids=["seed", "strict", "zero-limit"],
+)
 def test_every_combination_of_every_input_is_decided_as_route_decides_it(policy):
     limit = policy.embed_limit_bytes
-    g = grid(bytes=sorted({0, max(limit - 1, 0), limit, limit + 1, 20000}), uri=["u://x", "", None],
-             provenance=["p@1", None], operation=["read", "mutate"])
+    g = grid(
+        bytes=sorted({0, max(limit - 1, 0), limit, limit + 1, 20000}),
+        uri=["u://x", "", None],
+        provenance=["p@1", None],
+        operation=["read", "mutate"],
+    )
     assert len(g) == 2 * 5 * len({0, max(limit - 1, 0), limit, limit + 1, 20000}) * 2 * 2 * 3 * 2 * 3 * 2 * 2
-    records = [{"id": str(i), "mime": "m/x", **{k: (None if pd.isna(v) else v) for k, v in row.items()}}
-               for i, row in enumerate(g.astype(object).to_dict("records"))]
+    records = [
+        {"id": str(i), "mime": "m/x", **{k: (None if pd.isna(v) else v) for k, v in row.items()}}
+        for i, row in enumerate(g.astype(object).to_dict("records"))
+    ]
     got, want = sweep(g, policy)["outcome"].astype(str).tolist(), routed(records, policy)
     assert got == want, first_difference(g, got, want)
     assert set(got) >= set(rule_codes()), f"some rule never fired: {sorted(set(rule_codes()) - set(got))}"
@@ -194,8 +205,15 @@ def test_sweep_keeps_the_index_and_extra_columns_and_does_not_touch_the_input():
 
 
 def test_sweeping_a_swept_frame_again_replaces_the_outputs():
-    frame = grid(shape="embedded-resource", bytes=[3000], initiator="model", current=True, allowed=True,
-                 sideEffects=False, requiresCurrent=False)
+    frame = grid(
+        shape="embedded-resource",
+        bytes=[3000],
+        initiator="model",
+        current=True,
+        allowed=True,
+        sideEffects=False,
+        requiresCurrent=False,
+    )
     once = sweep(frame)
     twice = sweep(once, {"embedLimitBytes": 2048})
     assert list(twice.columns).count("outcome") == 1
@@ -203,8 +221,14 @@ def test_sweeping_a_swept_frame_again_replaces_the_outputs():
 
 
 def test_an_absent_uri_mime_or_provenance_column_means_present_but_a_blank_value_is_a_custody_gap():
-    base = {"initiator": ["model"], "shape": ["resource-link"], "bytes": [10], "current": [True],
-            "allowed": [True], "sideEffects": [False]}
+    base = {
+        "initiator": ["model"],
+        "shape": ["resource-link"],
+        "bytes": [10],
+        "current": [True],
+        "allowed": [True],
+        "sideEffects": [False],
+    }
     assert sweep(pd.DataFrame(base))["outcome"].tolist() == ["resource-link"]
     for name in TEXT:
         for blank in ("", None):
@@ -213,8 +237,14 @@ def test_an_absent_uri_mime_or_provenance_column_means_present_but_a_blank_value
 
 
 def test_requires_current_is_optional_and_missing_means_false():
-    base = {"initiator": ["application"] * 2, "shape": ["listed-resource"] * 2, "bytes": [10] * 2,
-            "current": [False] * 2, "allowed": [True] * 2, "sideEffects": [False] * 2}
+    base = {
+        "initiator": ["application"] * 2,
+        "shape": ["listed-resource"] * 2,
+        "bytes": [10] * 2,
+        "current": [False] * 2,
+        "allowed": [True] * 2,
+        "sideEffects": [False] * 2,
+    }
     assert sweep(pd.DataFrame(base))["outcome"].tolist() == ["listed-resource"] * 2
     with_na = pd.DataFrame({**base, "requiresCurrent": pd.array([True, None], dtype="boolean")})
     assert sweep(with_na)["outcome"].tolist() == ["stale-content", "listed-resource"]
@@ -230,22 +260,36 @@ def test_an_empty_frame_sweeps_to_an_empty_result_with_the_output_columns():
 
 
 def good_rows(n: int = 3) -> dict:
-    return {"initiator": ["model"] * n, "shape": ["resource-link"] * n, "bytes": [10] * n,
-            "current": [True] * n, "allowed": [True] * n, "sideEffects": [False] * n}
+    return {
+        "initiator": ["model"] * n,
+        "shape": ["resource-link"] * n,
+        "bytes": [10] * n,
+        "current": [True] * n,
+        "allowed": [True] * n,
+        "sideEffects": [False] * n,
+    }
 
 
 BAD = [
     ("unknown initiator", {"initiator": ["model", "robot", "model"]}, "initiator", ["row 1", "'robot'"]),
-    ("unknown categorical shape", {"shape": pd.Categorical(["resource-link", "blob", "blob"])}, "shape",
-     ["row 1", "'blob'", "2 bad row(s)"]),
+    (
+        "unknown categorical shape",
+        {"shape": pd.Categorical(["resource-link", "blob", "blob"])},
+        "shape",
+        ["row 1", "'blob'", "2 bad row(s)"],
+    ),
     ("missing initiator", {"initiator": ["model", None, "model"]}, "initiator", ["row 1", "missing"]),
     ("negative bytes", {"bytes": [10, -1, 10]}, "bytes", ["row 1", "-1"]),
     ("negative small-integer bytes", {"bytes": np.array([10, 10, -1], dtype=np.int8)}, "bytes", ["row 2", "-1"]),
     ("negative 32-bit bytes", {"bytes": np.array([-7, 10, 10], dtype=np.int32)}, "bytes", ["row 0", "-7"]),
     ("missing bytes", {"bytes": pd.array([10, None, 10], dtype="Int64")}, "bytes", ["row 1", "missing"]),
     ("fractional bytes", {"bytes": [10.0, 2.5, 10.0]}, "bytes", ["row 1", "2.5"]),
-    ("bytes as text", {"bytes": pd.Series(["10", "12", "x"], dtype=object)}, "bytes",
-     ["row 0", "'10'", "remove the quotes"]),
+    (
+        "bytes as text",
+        {"bytes": pd.Series(["10", "12", "x"], dtype=object)},
+        "bytes",
+        ["row 0", "'10'", "remove the quotes"],
+    ),
     ("bytes over 1 GiB", {"bytes": [10, 10, MAX_BYTES + 1]}, "bytes", ["row 2"]),
     ("boolean bytes", {"bytes": [True, False, True]}, "bytes", ["row 0"]),
     ("1/0 for a flag", {"current": [1, 0, 1]}, "current", ["row 0", "true or false"]),
@@ -307,20 +351,31 @@ def test_the_default_grid_is_every_initiator_shape_size_and_flag():
 
 
 def test_a_grid_axis_may_be_a_single_value_or_a_list_and_text_axes_appear_only_when_given():
-    g = grid(initiator="model", shape=["resource-link", "embedded-resource"], bytes=range(0, 1001, 500),
-             current=True, allowed=True, sideEffects=[False, None], requiresCurrent=False, uri=["u://x", None])
+    g = grid(
+        initiator="model",
+        shape=["resource-link", "embedded-resource"],
+        bytes=range(0, 1001, 500),
+        current=True,
+        allowed=True,
+        sideEffects=[False, None],
+        requiresCurrent=False,
+        uri=["u://x", None],
+    )
     assert len(g) == 1 * 2 * 3 * 2 * 2
     assert set(g["initiator"]) == {"model"} and "mime" not in g.columns
     assert g["uri"].isna().sum() == len(g) // 2
 
 
-@pytest.mark.parametrize(("axes", "field", "fragment"), [
-    ({"shapes": ["listed-resource"]}, "shapes", "did you mean 'shape'"),
-    ({"bytes": [-5]}, "bytes", "0 or more"),
-    ({"initiator": ["robot"]}, "initiator", "'robot'"),
-    ({"current": [1]}, "current", "true or false"),
-    ({"allowed": []}, "allowed", "no values"),
-])
+@pytest.mark.parametrize(
+    ("axes", "field", "fragment"),
+    [
+        ({"shapes": ["listed-resource"]}, "shapes", "did you mean 'shape'"),
+        ({"bytes": [-5]}, "bytes", "0 or more"),
+        ({"initiator": ["robot"]}, "initiator", "'robot'"),
+        ({"current": [1]}, "current", "true or false"),
+        ({"allowed": []}, "allowed", "no values"),
+    ],
+)
 def test_grid_refuses_unknown_axes_and_values_case_would_refuse(axes, field, fragment):
     with pytest.raises(cl.CaseError) as info:
         grid(**axes)
@@ -333,24 +388,42 @@ def test_grid_refuses_unknown_axes_and_values_case_would_refuse(axes, field, fra
 
 def probe_values(name: str, limit: int) -> list:
     return {
-        "initiator": list(INITIATORS), "operation": list(OPERATIONS), "shape": list(SHAPES),
+        "initiator": list(INITIATORS),
+        "operation": list(OPERATIONS),
+        "shape": list(SHAPES),
         "bytes": sorted({0, max(limit - 1, 0), limit, limit + 1, 1 << 20}),
-        "current": [True, False], "allowed": [True, False], "requiresCurrent": [True, False],
-        "sideEffects": [True, False, None], "uri": [None, PRESENT], "mime": [None, PRESENT],
+        "current": [True, False],
+        "allowed": [True, False],
+        "requiresCurrent": [True, False],
+        "sideEffects": [True, False, None],
+        "uri": [None, PRESENT],
+        "mime": [None, PRESENT],
         "provenance": [None, PRESENT],
     }[name]
 
 
-PROBED = ("initiator", "operation", "shape", "bytes", "current", "allowed", "sideEffects", "requiresCurrent",
-          "uri", "mime", "provenance")
+PROBED = (
+    "initiator",
+    "operation",
+    "shape",
+    "bytes",
+    "current",
+    "allowed",
+    "sideEffects",
+    "requiresCurrent",
+    "uri",
+    "mime",
+    "provenance",
+)
 
 
 def is_blank(value) -> bool:
     return value is None or value == ""
 
 
-@pytest.mark.parametrize("policy", [cl.Policy(), cl.Policy(embed_limit_bytes=2048, require_current=True)],
-                         ids=["seed", "strict"])
+@pytest.mark.parametrize(
+    "policy", [cl.Policy(), cl.Policy(embed_limit_bytes=2048, require_current=True)], ids=["seed", "strict"]
+)
 def test_flips_lists_exactly_the_single_input_changes_that_change_the_outcome(fixture, policy):
     cases = fixture.all_cases
     table = flips(cases, policy)
@@ -370,7 +443,9 @@ def test_flips_lists_exactly_the_single_input_changes_that_change_the_outcome(fi
                 key = (case.id, name, value)
                 checked += 1
                 if after != before:
-                    assert found.get(key) == after, f"{key}: route says {before} -> {after}, flips says {found.get(key)}"
+                    assert found.get(key) == after, (
+                        f"{key}: route says {before} -> {after}, flips says {found.get(key)}"
+                    )
                 else:
                     assert key not in found, f"{key}: flips reports a change route does not make ({before})"
     assert checked > 100
@@ -403,8 +478,17 @@ def test_the_operation_never_flips_an_outcome_because_no_rule_reads_it():
 
 
 def test_flips_of_a_grid_without_text_columns_shows_them_as_present():
-    f = flips(grid(initiator="model", shape="resource-link", bytes=[10], current=True, allowed=True,
-                   sideEffects=False, requiresCurrent=False))
+    f = flips(
+        grid(
+            initiator="model",
+            shape="resource-link",
+            bytes=[10],
+            current=True,
+            allowed=True,
+            sideEffects=False,
+            requiresCurrent=False,
+        )
+    )
     uri = f[f["input"] == "uri"]
     assert uri[["from", "outcome_after"]].values.tolist() == [[PRESENT, "custody-incomplete"]]
     assert list(f["id"].unique()) == [0]
@@ -456,15 +540,20 @@ def test_the_example_inventories_load_and_sweep_as_their_cases_route(path, rows)
 
 def test_the_synthetic_inventory_is_reproduced_byte_for_byte_by_its_script(tmp_path):
     out = tmp_path / "synthetic.csv"
-    subprocess.run([sys.executable, str(ROOT / "benchmarks" / "make_synthetic_inventory.py"), "--out", str(out)],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "make_synthetic_inventory.py"), "--out", str(out)],
+        check=True,
+        capture_output=True,
+    )
     assert out.read_bytes() == SYNTHETIC.read_bytes()
 
 
 def test_an_inventory_column_that_is_not_a_case_field_is_reported_not_dropped(tmp_path):
     path = tmp_path / "inv.csv"
-    path.write_text("id,kind,initiator,operation,shape,uri,mime,bytes,current,allowed,sideEffects,provenance\n"
-                    "a,tool,model,generate,resource-link,r://1,text/html,10,true,true,false,p\n")
+    path.write_text(
+        "id,kind,initiator,operation,shape,uri,mime,bytes,current,allowed,sideEffects,provenance\n"
+        "a,tool,model,generate,resource-link,r://1,text/html,10,true,true,false,p\n"
+    )
     with pytest.raises(cl.CaseFileError) as info:
         load_inventory(path)
     assert [p.field for p in info.value.problems] == ["kind"]
@@ -473,23 +562,29 @@ def test_an_inventory_column_that_is_not_a_case_field_is_reported_not_dropped(tm
 
 def test_bad_inventory_rows_are_each_reported_with_line_and_field_and_good_rows_kept(tmp_path):
     path = tmp_path / "inv.csv"
-    path.write_text("id,initiator,operation,shape,uri,mime,bytes,current,allowed,sideEffects,provenance\n"
-                    "ok,model,generate,resource-link,r://1,text/html,10,true,true,false,p\n"
-                    "b1,robot,generate,resource-link,r://1,text/html,10,true,true,false,p\n"
-                    "b2,model,generate,resource-link,r://1,text/html,12.5,true,true,false,p\n")
+    path.write_text(
+        "id,initiator,operation,shape,uri,mime,bytes,current,allowed,sideEffects,provenance\n"
+        "ok,model,generate,resource-link,r://1,text/html,10,true,true,false,p\n"
+        "b1,robot,generate,resource-link,r://1,text/html,10,true,true,false,p\n"
+        "b2,model,generate,resource-link,r://1,text/html,12.5,true,true,false,p\n"
+    )
     with pytest.raises(cl.CaseFileError) as info:
         load_inventory(path)
-    assert [(p.location, p.field) for p in info.value.problems] == [("inv.csv line 3", "initiator"),
-                                                                     ("inv.csv line 4", "bytes")]
+    assert [(p.location, p.field) for p in info.value.problems] == [
+        ("inv.csv line 3", "initiator"),
+        ("inv.csv line 4", "bytes"),
+    ]
     assert [c.id for c in info.value.cases] == ["ok"]
 
 
 def test_read_grid_reads_csv_cells_like_the_case_loader_and_names_bad_lines(tmp_path):
     path = tmp_path / "g.csv"
-    path.write_text("initiator,shape,bytes,current,allowed,sideEffects\n"
-                    "model,resource-link,10,TRUE,true,\n"
-                    "\n"
-                    "model,resource-link,1e3,true,true,false\n")
+    path.write_text(
+        "initiator,shape,bytes,current,allowed,sideEffects\n"
+        "model,resource-link,10,TRUE,true,\n"
+        "\n"
+        "model,resource-link,1e3,true,true,false\n"
+    )
     frame = read_grid(path)
     assert list(frame.index) == [2, 4] and frame.index.name == "line"
     with pytest.raises(cl.CaseError, match=r"line 4: '1e3'"):
@@ -506,7 +601,9 @@ def test_the_sweep_command_prints_counts_and_writes_every_row(tmp_path, capsys):
     printed = capsys.readouterr().out
     assert "stale-content" in printed and printed.rstrip().endswith("15")
     written = pd.read_csv(out)
-    assert len(written) == 15 and written.loc[written["id"] == "summarize-ticket", "outcome"].item() == "embed-over-budget"
+    assert (
+        len(written) == 15 and written.loc[written["id"] == "summarize-ticket", "outcome"].item() == "embed-over-budget"
+    )
 
 
 def test_the_sweep_command_refuses_parquet_plainly_when_pyarrow_is_missing(tmp_path, capsys, monkeypatch):
@@ -521,8 +618,10 @@ def test_the_sweep_command_refuses_parquet_plainly_when_pyarrow_is_missing(tmp_p
 
 def test_the_sweep_command_exits_2_naming_the_bad_column_and_line(tmp_path, capsys):
     path = tmp_path / "g.csv"
-    path.write_text("initiator,shape,bytes,current,allowed,sideEffects\nmodel,resource-link,10,true,true,false\n"
-                    "robot,resource-link,10,true,true,false\n")
+    path.write_text(
+        "initiator,shape,bytes,current,allowed,sideEffects\nmodel,resource-link,10,true,true,false\n"
+        "robot,resource-link,10,true,true,false\n"
+    )
     assert main(["sweep", str(path)]) == 2
     err = capsys.readouterr().err
     assert "'initiator'" in err and "line 3: 'robot'" in err, err
@@ -540,7 +639,8 @@ def test_the_sweep_command_accepts_a_json_case_file_with_its_policy(capsys):
 def random_seed_domain(n: int, seed: int) -> dict[str, np.ndarray]:
     rng = np.random.default_rng(seed)
     return {
-        "initiator": rng.integers(0, 2, n, dtype=np.int8), "shape": rng.integers(0, 5, n, dtype=np.int8),
+        "initiator": rng.integers(0, 2, n, dtype=np.int8),
+        "shape": rng.integers(0, 5, n, dtype=np.int8),
         "bytes": np.where(rng.random(n) < 0.4, rng.integers(4090, 4103, n), rng.integers(0, 1 << 30, n)),
         **{f: (rng.random(n) < 0.5).astype(np.int8) for f in ("current", "allowed", "sideEffects", "requiresCurrent")},
     }
@@ -550,24 +650,39 @@ def random_seed_domain(n: int, seed: int) -> dict[str, np.ndarray]:
 def test_sweep_decides_as_the_seeds_node_router_on_the_same_random_frame(tmp_path):
     n = 20000
     cols = random_seed_domain(n, seed=6)
-    frame = pd.DataFrame({
-        "initiator": pd.Categorical.from_codes(cols["initiator"], categories=list(INITIATORS)),
-        "shape": pd.Categorical.from_codes(cols["shape"], categories=list(SHAPES)),
-        "uri": "u://x", "mime": "m/x", "provenance": "p", "bytes": cols["bytes"],
-        **{f: cols[f].astype(bool) for f in ("current", "allowed", "sideEffects", "requiresCurrent")},
-    })
+    frame = pd.DataFrame(
+        {
+            "initiator": pd.Categorical.from_codes(cols["initiator"], categories=list(INITIATORS)),
+            "shape": pd.Categorical.from_codes(cols["shape"], categories=list(SHAPES)),
+            "uri": "u://x",
+            "mime": "m/x",
+            "provenance": "p",
+            "bytes": cols["bytes"],
+            **{f: cols[f].astype(bool) for f in ("current", "allowed", "sideEffects", "requiresCurrent")},
+        }
+    )
     ours = sweep(frame)["outcome"].astype(str).tolist()
-    payload = {"n": n, "initiators": list(INITIATORS), "shapes": list(SHAPES), **{k: v.tolist() for k, v in cols.items()}}
+    payload = {
+        "n": n,
+        "initiators": list(INITIATORS),
+        "shapes": list(SHAPES),
+        **{k: v.tolist() for k, v in cols.items()},
+    }
     path = tmp_path / "columns.json"
     path.write_text(json.dumps(payload))
-    node = json.loads(subprocess.run([NODE, str(ORACLE), "columns", str(path)], capture_output=True, text=True,
-                                     check=True).stdout)
+    node = json.loads(
+        subprocess.run([NODE, str(ORACLE), "columns", str(path)], capture_output=True, text=True, check=True).stdout
+    )
     ours_hash = hashlib.sha256(("\n".join(ours) + "\n").encode()).hexdigest()
     if node["outcomesSha256"] != ours_hash:  # find the first differing row for the message
         cases = frame.head(2000).astype(object).to_dict("records")
-        lines = subprocess.run([NODE, str(ORACLE), "batch"], input=json.dumps(
-            [{"id": str(i), "operation": "read", **c} for i, c in enumerate(cases)]),
-            capture_output=True, text=True, check=True).stdout.splitlines()
+        lines = subprocess.run(
+            [NODE, str(ORACLE), "batch"],
+            input=json.dumps([{"id": str(i), "operation": "read", **c} for i, c in enumerate(cases)]),
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.splitlines()
         theirs = [json.loads(line).get("selected") or json.loads(line).get("rejection") for line in lines]
         pytest.fail(first_difference(frame, ours[:2000], theirs))
     assert node["n"] == n and len(set(ours)) > 5
@@ -595,7 +710,7 @@ def plots():
     import matplotlib
 
     matplotlib.use("Agg")
-    from custody_lab import sweep_plots
+    from custody_lab.whatif import plots as sweep_plots
 
     return sweep_plots
 
@@ -654,7 +769,7 @@ def test_the_policy_comparison_labels_each_bar_and_each_change(plots):
 
 
 def test_moving_the_embed_limit_slider_re_sweeps_the_inventory_and_updates_summary_and_table():
-    from custody_lab.widgets.whatif import WhatIfPanel
+    from custody_lab.views.widgets.whatif import WhatIfPanel
 
     panel = WhatIfPanel(chart=False)
     assert panel.comparison.changed == 0 and "0 of 15 capabilities" in panel.summary.value
@@ -668,7 +783,7 @@ def test_moving_the_embed_limit_slider_re_sweeps_the_inventory_and_updates_summa
 
 
 def test_ticking_require_current_refuses_the_stale_capability():
-    from custody_lab.widgets.whatif import WhatIfPanel
+    from custody_lab.views.widgets.whatif import WhatIfPanel
 
     panel = WhatIfPanel(chart=False)
     comparison = panel.set(require_current=True)
@@ -677,7 +792,7 @@ def test_ticking_require_current_refuses_the_stale_capability():
 
 
 def test_the_panel_draws_its_chart_and_keeps_the_last_good_state_when_a_sweep_fails(monkeypatch):
-    from custody_lab.widgets import whatif
+    from custody_lab.views.widgets import whatif
 
     panel = whatif.WhatIfPanel()
     assert panel.chart.value[:4] == b"\x89PNG"
@@ -693,10 +808,11 @@ def test_the_panel_draws_its_chart_and_keeps_the_last_good_state_when_a_sweep_fa
 
 
 def test_the_panel_escapes_untrusted_titles_and_ids():
-    from custody_lab.widgets.whatif import WhatIfPanel
+    from custody_lab.views.widgets.whatif import WhatIfPanel
 
-    hostile = to_frame([{**cl.load_fixture().case("handbook").to_dict(), "id": "<b>x</b>",
-                         "title": "<img src=x onerror=alert(1)>"}])
+    hostile = to_frame(
+        [{**cl.load_fixture().case("handbook").to_dict(), "id": "<b>x</b>", "title": "<img src=x onerror=alert(1)>"}]
+    )
     html = WhatIfPanel(hostile, chart=False).table.value
     assert "<img" not in html and "&lt;img src=x onerror=alert(1)&gt;" in html and "&lt;b&gt;x&lt;/b&gt;" in html
 
@@ -704,13 +820,28 @@ def test_the_panel_escapes_untrusted_titles_and_ids():
 def test_whole_number_floats_are_accepted_as_bytes_just_as_route_accepts_them():
     frame = pd.DataFrame({**good_rows(2), "shape": ["embedded-resource"] * 2, "bytes": [4096.0, 4097.0]})
     assert sweep(frame)["outcome"].tolist() == ["embedded-resource", "embed-over-budget"]
-    assert cl.route({"id": "f", "initiator": "model", "operation": "read", "shape": "embedded-resource",
-                     "uri": "u", "mime": "m", "bytes": 4096.0, "current": True, "allowed": True,
-                     "sideEffects": False, "provenance": "p"}).outcome == "embedded-resource"
+    assert (
+        cl.route(
+            {
+                "id": "f",
+                "initiator": "model",
+                "operation": "read",
+                "shape": "embedded-resource",
+                "uri": "u",
+                "mime": "m",
+                "bytes": 4096.0,
+                "current": True,
+                "allowed": True,
+                "sideEffects": False,
+                "provenance": "p",
+            }
+        ).outcome
+        == "embedded-resource"
+    )
 
 
 def test_a_frame_swept_in_many_blocks_gets_the_same_decisions_as_in_one(monkeypatch):
-    import custody_lab.sweep as sweep_module
+    import custody_lab.whatif.sweep as sweep_module
 
     frame = grid(uri=["u://x", ""], operation=["read"])
     whole = sweep(frame, {"embedLimitBytes": 2048})

@@ -1,4 +1,4 @@
-"""The template reader: its pure logic (custody_lab.template_reading) and the widget, driven by code."""
+"""The template reader: its pure logic (custody_lab.protocol.template_reading) and the widget, driven by code."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from custody_lab.catalog import Catalog, TemplateEntry
-from custody_lab.paths import DATA_DIR
-from custody_lab.template_reading import (
+from custody_lab.core.paths import DATA_DIR
+from custody_lab.protocol.catalog import Catalog, TemplateEntry
+from custody_lab.protocol.template_reading import (
     EXAMPLE_VALUES,
     TRICKY_CASES,
     Preview,
@@ -31,7 +31,7 @@ from custody_lab.template_reading import (
     variables_html,
 )
 from custody_lab.uri_templates import UriTemplateError, match
-from custody_lab.widgets.template_reader import CUSTOM, TemplateReader
+from custody_lab.views.widgets.template_reader import CUSTOM, TemplateReader
 
 HOSTILE = "<img src=x onerror=alert(1)>"
 SCRIPT = "<script>alert('owned')</script>"
@@ -61,10 +61,14 @@ def visible(widget) -> bool:
     [
         ("orders://{order_id}", [("order_id", "path", True)]),
         ("crm://customer/{id}", [("id", "path", True)]),
-        ("logs://{service}/{day}{?level}",
-         [("service", "path", True), ("day", "path", True), ("level", "query", False)]),
-        ("files://docs{/path*}{?rev}{&mode}",
-         [("path", "path", True), ("rev", "query", False), ("mode", "query", False)]),
+        (
+            "logs://{service}/{day}{?level}",
+            [("service", "path", True), ("day", "path", True), ("level", "query", False)],
+        ),
+        (
+            "files://docs{/path*}{?rev}{&mode}",
+            [("path", "path", True), ("rev", "query", False), ("mode", "query", False)],
+        ),
         ("kb://{+path}{#section}", [("path", "path", True), ("section", "fragment", False)]),
         ("logs://api{;day}{.fmt}", [("day", "matrix", False), ("fmt", "path", True)]),
         ("x://{id}{?id}", [("id", "path", True)]),  # path anywhere makes it required
@@ -98,8 +102,11 @@ def test_an_invalid_template_has_no_variables_and_raises():
 @pytest.mark.parametrize(
     ("inputs", "values", "missing"),
     [
-        ({"service": "api", "day": "2026-09-04", "level": "warn"},
-         {"service": "api", "day": "2026-09-04", "level": "warn"}, ()),
+        (
+            {"service": "api", "day": "2026-09-04", "level": "warn"},
+            {"service": "api", "day": "2026-09-04", "level": "warn"},
+            (),
+        ),
         ({"service": "api", "day": "", "level": ""}, {"service": "api", "day": None, "level": None}, ("day",)),
         ({"service": "   ", "day": "d"}, {"service": None, "day": "d", "level": None}, ("service",)),
         ({"service": " a b ", "day": "d"}, {"service": " a b ", "day": "d", "level": None}, ()),
@@ -113,8 +120,14 @@ def test_empty_boxes_are_undefined_and_text_is_kept_as_typed(inputs, values, mis
 
 @pytest.mark.parametrize(
     ("text", "value"),
-    [("a,b,c", ["a", "b", "c"]), (" guides , returns ", ["guides", "returns"]), ("a,,b", ["a", "b"]),
-     (" , ", None), ("", None), ("one", ["one"])],
+    [
+        ("a,b,c", ["a", "b", "c"]),
+        (" guides , returns ", ["guides", "returns"]),
+        ("a,,b", ["a", "b"]),
+        (" , ", None),
+        ("", None),
+        ("one", ["one"]),
+    ],
 )
 def test_an_exploded_variable_takes_a_comma_separated_list(text, value):
     values, _ = values_from_inputs(template_variables("files://docs{/path*}"), {"path": text})
@@ -132,8 +145,11 @@ def test_an_exploded_variable_takes_a_comma_separated_list(text, value):
         ("orders://{order_id}", {"order_id": "A-1002"}, "orders://A-1002"),
         ("crm://customer/{id}", {"id": "fixture 17/eu"}, "crm://customer/fixture%2017%2Feu"),
         ("logs://{service}/{day}{?level}", {"service": "api", "day": "2026-09-04"}, "logs://api/2026-09-04"),
-        ("logs://{service}/{day}{?level}", {"service": "api", "day": "2026-09-04", "level": "error"},
-         "logs://api/2026-09-04?level=error"),
+        (
+            "logs://{service}/{day}{?level}",
+            {"service": "api", "day": "2026-09-04", "level": "error"},
+            "logs://api/2026-09-04?level=error",
+        ),
         ("files://docs{/path*}", {"path": "guides, returns"}, "files://docs/guides/returns"),
         ("kb://{+path}", {"path": "handbook/v4"}, "kb://handbook/v4"),
     ],
@@ -152,8 +168,15 @@ def test_a_required_variable_left_empty_is_named_and_shows_the_uri_it_would_make
 
 @pytest.mark.parametrize(
     ("template", "position"),
-    [("orders://{order-id}", 15), ("orders://{order_id", 9), ("x://a}", 5), ("x://{}", 5),
-     ("kb://my docs/{id}", 7), ("x://{!a}", 5), ("x://{a:0}", 7)],
+    [
+        ("orders://{order-id}", 15),
+        ("orders://{order_id", 9),
+        ("x://a}", 5),
+        ("x://{}", 5),
+        ("kb://my docs/{id}", 7),
+        ("x://{!a}", 5),
+        ("x://{a:0}", 7),
+    ],
 )
 def test_an_invalid_template_gives_a_problem_with_a_caret_under_the_position(template, position):
     current = preview(template, {})
@@ -195,15 +218,26 @@ def test_parse_error_refuses_a_valid_template():
 # Values cannot escape their segment
 # --------------------------------------------------------------------------------------------
 
-ESCAPES = ["../../kb/shipping", "../fixture-17", "fixture-17/../../kb/shipping", "a/b", "a?b=1",
-           "a#frag", "..", ".", "%2F..%2F", "fixture-17?x", "\\..\\kb"]
+ESCAPES = [
+    "../../kb/shipping",
+    "../fixture-17",
+    "fixture-17/../../kb/shipping",
+    "a/b",
+    "a?b=1",
+    "a#frag",
+    "..",
+    ".",
+    "%2F..%2F",
+    "fixture-17?x",
+    "\\..\\kb",
+]
 
 
 @pytest.mark.parametrize("value", ESCAPES)
 def test_a_value_with_dots_or_slashes_stays_inside_its_segment(value, catalog):
     current = preview("crm://customer/{id}", {"id": value})
     assert current.ready and current.uri is not None
-    rest = current.uri[len("crm://customer/"):]
+    rest = current.uri[len("crm://customer/") :]
     for char in "/?#\\":
         assert char not in rest, f"{value!r} -> {current.uri!r}: {char!r} left unencoded"
     assert match("crm://customer/{id}", current.uri) == {"id": value}, "the value must come back whole"
@@ -222,7 +256,7 @@ def test_any_typed_value_stays_in_its_segment_or_is_refused_plainly(value):
         assert not current.ready and "lone surrogate" in current.message
     else:
         assert current.ready and current.uri is not None
-        rest = current.uri[len("crm://customer/"):]
+        rest = current.uri[len("crm://customer/") :]
         assert not set(rest) & set("/?#\\<>\"' "), f"{value!r} -> {current.uri!r}"
         assert match("crm://customer/{id}", current.uri) == {"id": value}
 
@@ -260,8 +294,7 @@ def test_reading_an_order_gives_its_record_and_the_matched_parameters(catalog):
 def test_a_missing_order_is_error_32602_with_the_uri(catalog):
     outcome = read_template(catalog, "orders://{order_id}", {"order_id": "A-9999"})
     assert outcome.status == "not-found" and outcome.result is None
-    assert outcome.error_object == {"code": -32602, "message": "Resource not found",
-                                    "data": {"uri": "orders://A-9999"}}
+    assert outcome.error_object == {"code": -32602, "message": "Resource not found", "data": {"uri": "orders://A-9999"}}
     page = outcome_html(outcome)
     for part in ("-32602", "Resource not found", "orders://A-9999", "no record has order_id"):
         assert part in page, f"{part!r} missing from {page!r}"
@@ -269,8 +302,9 @@ def test_a_missing_order_is_error_32602_with_the_uri(catalog):
 
 def test_a_log_read_filters_by_the_optional_level(catalog):
     every = read_template(catalog, "logs://{service}/{day}{?level}", {"service": "api", "day": "2026-09-04"})
-    errors = read_template(catalog, "logs://{service}/{day}{?level}",
-                           {"service": "api", "day": "2026-09-04", "level": "error"})
+    errors = read_template(
+        catalog, "logs://{service}/{day}{?level}", {"service": "api", "day": "2026-09-04", "level": "error"}
+    )
     assert every.status == errors.status == "read"
     assert "level all" in (every.result.text or "") and "level error" in (errors.result.text or "")
     assert (errors.result.text or "").count("ERROR") == 2
@@ -335,9 +369,11 @@ def test_the_reader_lists_the_catalog_templates_and_opens_on_the_first(reader, c
 
 @pytest.mark.parametrize(
     ("template", "names", "required"),
-    [("orders://{order_id}", ["order_id"], [True]),
-     ("crm://customer/{id}", ["id"], [True]),
-     ("logs://{service}/{day}{?level}", ["service", "day", "level"], [True, True, False])],
+    [
+        ("orders://{order_id}", ["order_id"], [True]),
+        ("crm://customer/{id}", ["id"], [True]),
+        ("logs://{service}/{day}{?level}", ["service", "day", "level"], [True, True, False]),
+    ],
 )
 def test_picking_a_template_gives_one_box_per_variable(reader, template, names, required):
     reader.picker.value = template
@@ -428,9 +464,15 @@ def test_hostile_values_are_escaped_in_every_html_value_of_the_widget(reader):
 
 
 def test_a_hostile_catalog_entry_is_shown_escaped():
-    entry = TemplateEntry(uri_template="orders://{order_id}", name="order", title=HOSTILE,
-                          description=SCRIPT, mime_type="application/json",
-                          records="records/orders.json", keys=("order_id",))
+    entry = TemplateEntry(
+        uri_template="orders://{order_id}",
+        name="order",
+        title=HOSTILE,
+        description=SCRIPT,
+        mime_type="application/json",
+        records="records/orders.json",
+        keys=("order_id",),
+    )
     catalog = Catalog((), (entry,), data_dir=DATA_DIR)
     reader = TemplateReader(catalog)
     label = reader.picker.options[0][0]
@@ -507,8 +549,9 @@ class _FakeEngine:
 
 
 def test_compare_engines_turns_exceptions_into_cells():
-    rows = compare_engines([("x://{a}", {"a": 1}, "x://1"), ("x://{bad}", {"bad": "v"}, "x://v")],
-                           _FakeEngine, other_name="fake")
+    rows = compare_engines(
+        [("x://{a}", {"a": 1}, "x://1"), ("x://{bad}", {"bad": "v"}, "x://v")], _FakeEngine, other_name="fake"
+    )
     assert len(rows) == 2
     assert rows[0]["lab: expand"] == "'x://1'" and rows[0]["fake: expand"].startswith("raises TypeError")
     assert rows[0]["fake: match"] == "{'seen': 'x://1'}"
@@ -524,19 +567,43 @@ def test_describe_error_is_short_and_names_the_position():
 # What notebook 03 says about the MCP SDK, row by row (it runs the SDK installed in the venv).
 SDK_CLAIMS = {
     "orders://{order_id}": ("'orders://A%2F1'", "'orders://A%2F1'", "{'order_id': 'A/1'}", "{'order_id': 'A/1'}"),
-    "files://{name}{.ext}": ("'files://report.tar.gz'", "'files://report.tar.gz'",
-                             "raises AmbiguousTemplateError", "{'ext': 'gz', 'name': 'report.tar'}"),
-    "logs://{service}{?level}": ("'logs://api?level=error'", "'logs://api?level=error'",
-                                 "None", "{'service': 'api', 'level': 'error'}"),
+    "files://{name}{.ext}": (
+        "'files://report.tar.gz'",
+        "'files://report.tar.gz'",
+        "raises AmbiguousTemplateError",
+        "{'ext': 'gz', 'name': 'report.tar'}",
+    ),
+    "logs://{service}{?level}": (
+        "'logs://api?level=error'",
+        "'logs://api?level=error'",
+        "None",
+        "{'service': 'api', 'level': 'error'}",
+    ),
     "docs://{+path}": ("'docs://a/b?x=1'", "'docs://a/b?x=1'", "{'path': 'a/b?x=1'}", "None"),
-    "orders://{order_id:4}": ("'orders://A-10'", "raises InvalidUriTemplate at 9: Prefix",
-                              "{'order_id': 'A-10'}", "raises InvalidUriTemplate at 9: Prefix"),
-    "search://{?tags*}": ("'search://?tags=red&tags=blue'", "raises InvalidUriTemplate at 9: Explode",
-                          "{'tags': ['red', 'blue']}", "raises InvalidUriTemplate at 9: Explode"),
-    "kb://my docs/{id}": ("raises UriTemplateError at 7", "'kb://my docs/a'",
-                          "raises UriTemplateError at 7", "{'id': 'a'}"),
-    "orders://{order-id}": ("raises UriTemplateError at 15", "raises InvalidUriTemplate at 9",
-                            "raises UriTemplateError at 15", "raises InvalidUriTemplate at 9"),
+    "orders://{order_id:4}": (
+        "'orders://A-10'",
+        "raises InvalidUriTemplate at 9: Prefix",
+        "{'order_id': 'A-10'}",
+        "raises InvalidUriTemplate at 9: Prefix",
+    ),
+    "search://{?tags*}": (
+        "'search://?tags=red&tags=blue'",
+        "raises InvalidUriTemplate at 9: Explode",
+        "{'tags': ['red', 'blue']}",
+        "raises InvalidUriTemplate at 9: Explode",
+    ),
+    "kb://my docs/{id}": (
+        "raises UriTemplateError at 7",
+        "'kb://my docs/a'",
+        "raises UriTemplateError at 7",
+        "{'id': 'a'}",
+    ),
+    "orders://{order-id}": (
+        "raises UriTemplateError at 15",
+        "raises InvalidUriTemplate at 9",
+        "raises UriTemplateError at 15",
+        "raises InvalidUriTemplate at 9",
+    ),
 }
 
 

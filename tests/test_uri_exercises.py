@@ -30,7 +30,7 @@ def test_there_are_at_least_six_uri_exercises_rising_in_difficulty():
 
 
 def test_the_uri_exercises_are_registered_with_the_framework():
-    from custody_lab.exercise_sets import SET_MODULES
+    from custody_lab.teaching.exercise_sets import SET_MODULES
 
     assert "uri_templates" in SET_MODULES
     assert IDS == [f"uri-{n:02d}" for n in range(1, len(IDS) + 1)], IDS
@@ -105,18 +105,33 @@ HINTS = [
     ("uri-07", 9, "pointed-at-the-brace", "MCP SDK"),
     ("uri-07", 5, "counted-inside-the-expression", "whole template"),
     ("uri-07", " 15 ", "position-as-text", "without quotes"),
-    ("uri-08", ("orders://{order_id}", "logs://{service}/{day}{?level}", "kb://{+path}/meta",
-                "repo://{owner}{repo}", "files://{name}{.ext}"), "adjacent-variables", "nothing separates"),
-    ("uri-08", {"orders://{order_id}", "logs://{service}/{day}{?level}", "kb://{+path}/meta",
-                "files://{name}{.ext}"}, "dot-inside-and-after", "last dot"),
+    (
+        "uri-08",
+        (
+            "orders://{order_id}",
+            "logs://{service}/{day}{?level}",
+            "kb://{+path}/meta",
+            "repo://{owner}{repo}",
+            "files://{name}{.ext}",
+        ),
+        "adjacent-variables",
+        "nothing separates",
+    ),
+    (
+        "uri-08",
+        {"orders://{order_id}", "logs://{service}/{day}{?level}", "kb://{+path}/meta", "files://{name}{.ext}"},
+        "dot-inside-and-after",
+        "last dot",
+    ),
     ("uri-08", ["orders://{order_id}", "logs://{service}/{day}{?level}"], "left-out-the-reserved-one", "/meta"),
     ("uri-08", ["orders://{order_id}", "kb://{+path}/meta"], "left-out-the-query", "%3F"),
     ("uri-08", (1, 3, 5), "gave-positions", "strings"),
 ]
 
 
-@pytest.mark.parametrize(("exercise_id", "answer", "mistake", "words"), HINTS,
-                         ids=[f"{i}:{m}:{n}" for n, (i, _, m, _) in enumerate(HINTS)])
+@pytest.mark.parametrize(
+    ("exercise_id", "answer", "mistake", "words"), HINTS, ids=[f"{i}:{m}:{n}" for n, (i, _, m, _) in enumerate(HINTS)]
+)
 def test_a_typical_mistake_gets_its_specific_hint(exercise_id, answer, mistake, words):
     result = check(exercise_id, answer)
     assert not result.passed and result.status == "wrong", f"{exercise_id} {answer!r}: {result}"
@@ -129,16 +144,23 @@ def test_a_typical_mistake_gets_its_specific_hint(exercise_id, answer, mistake, 
 
 def test_the_mistakes_named_in_the_brief_exist():
     names = {(e.id, m.name) for e in URI for m in e.mistakes}
-    for wanted in [("uri-02", "forgot-percent-encoding"), ("uri-03", "encoded-the-slash-under-plus"),
-                   ("uri-05", "wrote-level-equals"), ("uri-06", "joined-with-commas")]:
+    for wanted in [
+        ("uri-02", "forgot-percent-encoding"),
+        ("uri-03", "encoded-the-slash-under-plus"),
+        ("uri-05", "wrote-level-equals"),
+        ("uri-06", "joined-with-commas"),
+    ]:
         assert wanted in names, f"missing {wanted}"
 
 
 @pytest.mark.parametrize(
     ("exercise_id", "answer"),
-    [("uri-01", "  orders://A-1002\n"), ("uri-07", 15.0),
-     ("uri-08", ("kb://{+path}/meta", "orders://{order_id}", "logs://{service}/{day}{?level}")),
-     ("uri-08", {"kb://{+path}/meta", "orders://{order_id}", "logs://{service}/{day}{?level}"})],
+    [
+        ("uri-01", "  orders://A-1002\n"),
+        ("uri-07", 15.0),
+        ("uri-08", ("kb://{+path}/meta", "orders://{order_id}", "logs://{service}/{day}{?level}")),
+        ("uri-08", {"kb://{+path}/meta", "orders://{order_id}", "logs://{service}/{day}{?level}"}),
+    ],
 )
 def test_harmless_variations_of_a_right_answer_pass(exercise_id, answer):
     assert check(exercise_id, answer).passed, f"{exercise_id}: {answer!r} should pass"
@@ -146,8 +168,12 @@ def test_harmless_variations_of_a_right_answer_pass(exercise_id, answer):
 
 @pytest.mark.parametrize(
     ("exercise_id", "answer"),
-    [("uri-07", True), ("uri-07", 15.5), ("uri-08", ["orders://{order_id}"] * 3 + ["x"]),
-     ("uri-02", "crm://customer/fixture%2017%2Feu/")],
+    [
+        ("uri-07", True),
+        ("uri-07", 15.5),
+        ("uri-08", ["orders://{order_id}"] * 3 + ["x"]),
+        ("uri-02", "crm://customer/fixture%2017%2Feu/"),
+    ],
 )
 def test_near_misses_without_a_known_mistake_still_fail_with_input_expected_and_actual(exercise_id, answer):
     result = check(exercise_id, answer)
@@ -168,11 +194,15 @@ def test_a_hostile_answer_is_escaped_in_the_result_html():
 
 @pytest.mark.parametrize(
     ("exercise_id", "typed"),
-    [("uri-01", "orders://A-1002"), ("uri-04", "müller/de"), ("uri-07", "15"),
-     ("uri-08", "['orders://{order_id}', 'logs://{service}/{day}{?level}', 'kb://{+path}/meta']")],
+    [
+        ("uri-01", "orders://A-1002"),
+        ("uri-04", "müller/de"),
+        ("uri-07", "15"),
+        ("uri-08", "['orders://{order_id}', 'logs://{service}/{day}{?level}', 'kb://{+path}/meta']"),
+    ],
 )
 def test_answers_typed_into_a_check_panel_pass(exercise_id, typed):
-    from custody_lab.widgets.exercise import ExercisePanel
+    from custody_lab.teaching.panels import ExercisePanel
 
     panel = ExercisePanel(exercise_id)
     panel.answer.value = typed
@@ -181,7 +211,7 @@ def test_answers_typed_into_a_check_panel_pass(exercise_id, typed):
 
 
 def test_a_panel_shows_the_slash_under_plus_hint():
-    from custody_lab.widgets.exercise import ExercisePanel
+    from custody_lab.teaching.panels import ExercisePanel
 
     panel = ExercisePanel("uri-03")
     panel.answer.value = "kb://handbook%2Fv4%2Freturns%20policy.md"
@@ -198,4 +228,6 @@ def test_what_the_exercises_say_about_the_mcp_sdk_is_true():
     assert getattr(info.value, "position", None) == "orders://{order-id}".index("{")
     # uri-08's hint: the SDK accepts files://{name}{.ext} and splits at the last dot
     assert sdk.UriTemplate.parse("files://{name}{.ext}").match("files://report.tar.gz") == {
-        "name": "report.tar", "ext": "gz"}
+        "name": "report.tar",
+        "ext": "gz",
+    }

@@ -43,8 +43,7 @@ def _match_says(template: str, uri: str, expected: dict[str, Any] | None) -> Non
 def test_rfc_fixture_lists_examples_from_every_section() -> None:
     sections = {example["section"] for example in RFC["examples"]}
     assert RFC["examples"], "the RFC 6570 fixture has no examples"
-    assert len(sections) == 13, (
-        f"expected the 4 level tables of §1.2 and §3.2.1-§3.2.9, got {sorted(sections)}")
+    assert len(sections) == 13, f"expected the 4 level tables of §1.2 and §3.2.1-§3.2.9, got {sorted(sections)}"
 
 
 def _example_id(example: dict[str, Any]) -> str:
@@ -70,7 +69,8 @@ def test_every_invalid_template_raises_with_its_position(case: dict[str, Any]) -
     error = caught.value
     assert (error.template, error.position) == (case["template"], case["position"]), (
         f"template {case['template']!r} ({case['reason']}): expected position {case['position']}, "
-        f"got {error.position} ({error})")
+        f"got {error.position} ({error})"
+    )
     assert "expected" in str(error), f"message should say what was expected: {error}"
 
 
@@ -138,11 +138,22 @@ def test_expand_accepts_a_parsed_template_and_the_method_form() -> None:
     assert expand(template, values) == template.expand(values) == "orders://A-1002"
 
 
-@pytest.mark.parametrize(("template", "expected"), [
-    ("X{.empty}", "X."), ("X{.undef}", "X"), ("{?empty}", "?empty="), ("{?undef}", ""),
-    ("{;x,y,empty}", ";x=1024;y=768;empty"), ("{&empty}", "&empty="), ("{/empty}", "/"), ("{#empty}", "#"),
-    ("a{empty}b", "ab"), ("{x,empty,y}", "1024,,768"), ("{x,undef,y}", "1024,768"),
-])
+@pytest.mark.parametrize(
+    ("template", "expected"),
+    [
+        ("X{.empty}", "X."),
+        ("X{.undef}", "X"),
+        ("{?empty}", "?empty="),
+        ("{?undef}", ""),
+        ("{;x,y,empty}", ";x=1024;y=768;empty"),
+        ("{&empty}", "&empty="),
+        ("{/empty}", "/"),
+        ("{#empty}", "#"),
+        ("a{empty}b", "ab"),
+        ("{x,empty,y}", "1024,,768"),
+        ("{x,undef,y}", "1024,768"),
+    ],
+)
 def test_empty_strings_are_defined_but_undefined_variables_vanish(template: str, expected: str) -> None:
     _expand_says(template, {"x": "1024", "y": "768", "empty": "", "undef": None}, expected)
 
@@ -266,8 +277,11 @@ def test_match_returns_none_for_another_scheme() -> None:
 
 
 def test_match_reads_an_optional_query_variable_when_present() -> None:
-    _match_says("logs://{service}/{day}{?level}", "logs://api/today?level=warn",
-                {"service": "api", "day": "today", "level": "warn"})
+    _match_says(
+        "logs://{service}/{day}{?level}",
+        "logs://api/today?level=warn",
+        {"service": "api", "day": "today", "level": "warn"},
+    )
 
 
 def test_match_leaves_out_an_optional_query_variable_when_absent() -> None:
@@ -297,77 +311,86 @@ def test_match_accepts_a_parsed_template_and_the_method_form() -> None:
     assert template.match("orders://A-1") == match(template, "orders://A-1") == {"order_id": "A-1"}
 
 
-@pytest.mark.parametrize(("template", "uri", "expected"), [
-    ("file:///{+path}", "file:///docs/a%20b/c.txt", {"path": "docs/a b/c.txt"}),
-    ("{+path}/here", "/foo/bar/here", {"path": "/foo/bar"}),
-    ("repo://{owner}{/path*}", "repo://me/a/b", {"owner": "me", "path": ["a", "b"]}),
-    ("repo://{owner}{/path*}", "repo://me", {"owner": "me"}),
-    ("{/var,x}/here", "/value/1024/here", {"var": "value", "x": "1024"}),
-    ("{/var:1,var}", "/v/value", {"var": "value"}),
-    ("www{.dom*}", "www.example.com", {"dom": ["example", "com"]}),
-    ("X{.x,y}", "X.1024.768", {"x": "1024", "y": "768"}),
-    ("map?{x,y}", "map?1024,768", {"x": "1024", "y": "768"}),
-    ("{count*}", "one,two,three", {"count": ["one", "two", "three"]}),
-    ("{;x,y,empty}", ";x=1024;y=768;empty", {"x": "1024", "y": "768", "empty": ""}),
-    ("{;v,bar,who}", ";v=6;who=fred", {"v": "6", "who": "fred"}),
-    ("{;list*}", ";list=red;list=green;list=blue", {"list": ["red", "green", "blue"]}),
-    ("{?x,y,empty}", "?x=1024&y=768&empty=", {"x": "1024", "y": "768", "empty": ""}),
-    ("{?x,y}", "?y=768", {"y": "768"}),
-    ("{?list*}", "?list=red&list=green", {"list": ["red", "green"]}),
-    ("?fixed=yes{&x}", "?fixed=yes&x=1024", {"x": "1024"}),
-    ("{?a}{&b}", "&b=2", {"b": "2"}),
-    ("{?a}{&b}", "?a=1&b=2", {"a": "1", "b": "2"}),
-    ("foo{#frag}", "foo#a/b?c#d", {"frag": "a/b?c#d"}),
-    ("foo{#frag}", "foo", {}),
-    ("{?var:3}", "?var=val", {"var": "val"}),
-])
-def test_match_reads_back_each_supported_expression_type(
-        template: str, uri: str, expected: dict[str, Any]) -> None:
+@pytest.mark.parametrize(
+    ("template", "uri", "expected"),
+    [
+        ("file:///{+path}", "file:///docs/a%20b/c.txt", {"path": "docs/a b/c.txt"}),
+        ("{+path}/here", "/foo/bar/here", {"path": "/foo/bar"}),
+        ("repo://{owner}{/path*}", "repo://me/a/b", {"owner": "me", "path": ["a", "b"]}),
+        ("repo://{owner}{/path*}", "repo://me", {"owner": "me"}),
+        ("{/var,x}/here", "/value/1024/here", {"var": "value", "x": "1024"}),
+        ("{/var:1,var}", "/v/value", {"var": "value"}),
+        ("www{.dom*}", "www.example.com", {"dom": ["example", "com"]}),
+        ("X{.x,y}", "X.1024.768", {"x": "1024", "y": "768"}),
+        ("map?{x,y}", "map?1024,768", {"x": "1024", "y": "768"}),
+        ("{count*}", "one,two,three", {"count": ["one", "two", "three"]}),
+        ("{;x,y,empty}", ";x=1024;y=768;empty", {"x": "1024", "y": "768", "empty": ""}),
+        ("{;v,bar,who}", ";v=6;who=fred", {"v": "6", "who": "fred"}),
+        ("{;list*}", ";list=red;list=green;list=blue", {"list": ["red", "green", "blue"]}),
+        ("{?x,y,empty}", "?x=1024&y=768&empty=", {"x": "1024", "y": "768", "empty": ""}),
+        ("{?x,y}", "?y=768", {"y": "768"}),
+        ("{?list*}", "?list=red&list=green", {"list": ["red", "green"]}),
+        ("?fixed=yes{&x}", "?fixed=yes&x=1024", {"x": "1024"}),
+        ("{?a}{&b}", "&b=2", {"b": "2"}),
+        ("{?a}{&b}", "?a=1&b=2", {"a": "1", "b": "2"}),
+        ("foo{#frag}", "foo#a/b?c#d", {"frag": "a/b?c#d"}),
+        ("foo{#frag}", "foo", {}),
+        ("{?var:3}", "?var=val", {"var": "val"}),
+    ],
+)
+def test_match_reads_back_each_supported_expression_type(template: str, uri: str, expected: dict[str, Any]) -> None:
     _match_says(template, uri, expected)
 
 
-@pytest.mark.parametrize(("template", "uri"), [
-    ("{?x,y}", "?y=768&x=1024"),  # parameters must come in template order
-    ("{?x}", "&x=1"),  # "?" opens the query
-    ("{?x}", "?z=1"),  # unknown parameter
-    ("{?var:3}", "?var=value"),  # longer than the prefix allows
-    ("{/var:1,var}", "/x/value"),  # the prefix must agree with the full value
-    ("{a}/{a}", "x/y"),  # a repeated variable has one value
-    ("{x,y}", "1024"),  # simple variables are required
-    ("{;x}", ";x="),  # ";" never writes "x=" for an empty value
-])
+@pytest.mark.parametrize(
+    ("template", "uri"),
+    [
+        ("{?x,y}", "?y=768&x=1024"),  # parameters must come in template order
+        ("{?x}", "&x=1"),  # "?" opens the query
+        ("{?x}", "?z=1"),  # unknown parameter
+        ("{?var:3}", "?var=value"),  # longer than the prefix allows
+        ("{/var:1,var}", "/x/value"),  # the prefix must agree with the full value
+        ("{a}/{a}", "x/y"),  # a repeated variable has one value
+        ("{x,y}", "1024"),  # simple variables are required
+        ("{;x}", ";x="),  # ";" never writes "x=" for an empty value
+    ],
+)
 def test_match_returns_none_for_uris_expansion_cannot_produce(template: str, uri: str) -> None:
     _match_says(template, uri, None)
 
 
-@pytest.mark.parametrize("template", [
-    "{a}{b}",  # where does a end and b begin?
-    "{name}{.ext}",  # a name may contain dots
-    "{+path}{id}",
-    "up{+path}{var}/here",  # reserved expression followed by another expression
-    "{+path}/items/{id}",
-    "{#frag}{x}",
-    "{+a,b}",  # reserved values may contain ","
-    "{#a,b}",
-    "{keys*}{+rest}",
-    "{+keys*}",  # an exploded associative array under "+"
-    "{#keys*}",
-    "{a*,b}",  # only the last variable may be exploded
-    "{/a*,b}",
-    "{?a,a}",  # repeated name inside a named expression
-    "{?a}{&a}",
-    "{a}/{a*}",  # exploded in one place only
-    "{/a}{/b}",  # optional path segments side by side
-    "X{.a}.{b}",
-    "{?a}?{b}",  # an optional "?" expression followed by "?"
-])
+@pytest.mark.parametrize(
+    "template",
+    [
+        "{a}{b}",  # where does a end and b begin?
+        "{name}{.ext}",  # a name may contain dots
+        "{+path}{id}",
+        "up{+path}{var}/here",  # reserved expression followed by another expression
+        "{+path}/items/{id}",
+        "{#frag}{x}",
+        "{+a,b}",  # reserved values may contain ","
+        "{#a,b}",
+        "{keys*}{+rest}",
+        "{+keys*}",  # an exploded associative array under "+"
+        "{#keys*}",
+        "{a*,b}",  # only the last variable may be exploded
+        "{/a*,b}",
+        "{?a,a}",  # repeated name inside a named expression
+        "{?a}{&a}",
+        "{a}/{a*}",  # exploded in one place only
+        "{/a}{/b}",  # optional path segments side by side
+        "X{.a}.{b}",
+        "{?a}?{b}",  # an optional "?" expression followed by "?"
+    ],
+)
 def test_ambiguous_templates_raise_from_match(template: str) -> None:
     with pytest.raises(AmbiguousTemplateError) as caught:
         match(template, "anything")
     assert caught.value.template == template
     position = caught.value.position
     assert position is not None and template.rfind("{", 0, position + 1) > template.rfind("}", 0, position), (
-        f"{template!r}: position {position} should point into the offending expression")
+        f"{template!r}: position {position} should point into the offending expression"
+    )
 
 
 def test_ambiguous_template_error_is_a_uri_template_error_and_expansion_still_works() -> None:
@@ -401,8 +424,7 @@ def _scalar(op: str) -> st.SearchStrategy[str | int]:
 def matchable_cases(draw: st.DrawFn) -> tuple[str, dict[str, object], dict[str, object]]:
     """A template from the documented matchable subset, values for it, and what match should return."""
     count = draw(st.integers(1, 3))
-    ops = [draw(st.sampled_from(OPERATORS if k == count - 1 else OPERATORS[:1] + OPERATORS[3:]))
-           for k in range(count)]
+    ops = [draw(st.sampled_from(OPERATORS if k == count - 1 else OPERATORS[:1] + OPERATORS[3:])) for k in range(count)]
     template = draw(st.lists(st.sampled_from(LITERAL_TAIL), max_size=3).map("".join))
     values: dict[str, object] = {}
     expected: dict[str, object] = {}
@@ -411,8 +433,7 @@ def matchable_cases(draw: st.DrawFn) -> tuple[str, dict[str, object], dict[str, 
             prev = ops[k - 1]
             # No literal is needed where the next expression starts with a character the previous one
             # cannot produce ("#", "?" after a non-query, "&" continuing a query); otherwise add one.
-            glued = (op == "#" or (op == "?" and prev in ("", ".", "/", ";"))
-                     or (op == "&" and prev in ("?", "&")))
+            glued = op == "#" or (op == "?" and prev in ("", ".", "/", ";")) or (op == "&" and prev in ("?", "&"))
             if not (glued and draw(st.booleans())):
                 template += draw(st.sampled_from(SAFE_FIRST))
                 template += draw(st.lists(st.sampled_from(LITERAL_TAIL), max_size=2).map("".join))
@@ -443,13 +464,13 @@ def matchable_cases(draw: st.DrawFn) -> tuple[str, dict[str, object], dict[str, 
 
 @settings(max_examples=200, deadline=None)
 @given(matchable_cases())
-def test_match_inverts_expand_for_matchable_templates(
-        case: tuple[str, dict[str, object], dict[str, object]]) -> None:
+def test_match_inverts_expand_for_matchable_templates(case: tuple[str, dict[str, object], dict[str, object]]) -> None:
     template, values, expected = case
     uri = expand(template, values)
     actual = match(template, uri)
     assert actual == expected, (
-        f"template {template!r} values {values!r} -> uri {uri!r}: expected {expected!r}, got {actual!r}")
+        f"template {template!r} values {values!r} -> uri {uri!r}: expected {expected!r}, got {actual!r}"
+    )
 
 
 @settings(max_examples=200, deadline=None)
@@ -465,7 +486,8 @@ def test_expansion_only_emits_uri_characters(value: str, op: str) -> None:
 def test_simple_expansion_leaves_only_unreserved_characters_and_triplets(value: str) -> None:
     encoded = expand("{v}", {"v": value})
     assert re.fullmatch(r"(?:[A-Za-z0-9._~-]|%[0-9A-F]{2})*", encoded), (
-        f"value {value!r}: expected only unreserved characters and %XX, got {encoded!r}")
+        f"value {value!r}: expected only unreserved characters and %XX, got {encoded!r}"
+    )
 
 
 @settings(max_examples=200, deadline=None)

@@ -16,13 +16,12 @@ that with the official Python SDK (``mcp`` 2.x) and no network:
 
 ``import custody_lab`` never imports ``mcp``. This package's names load their module on first
 use (``custody_lab.live.LabSession`` imports ``mcp``, over a second), so the main CLI can import
-``custody_lab.live.cli`` to register its subcommands without paying for ``mcp``.
+``custody_lab.live.command`` without paying for ``mcp``.
 """
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import Any
+from ..core.lazy import lazy_exports
 
 #: public name -> the submodule that defines it
 _EXPORTS: dict[str, str] = {
@@ -51,18 +50,7 @@ _EXPORTS: dict[str, str] = {
     "assemble_context": "agent_context",
     "audit_command": "audit",
 }
+_EXPORTS = {name: f"{__name__}.{module}" for name, module in _EXPORTS.items()}
 
 __all__ = sorted(_EXPORTS)
-
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'custody_lab.live' has no attribute {name!r}")
-    value = getattr(import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_EXPORTS))
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

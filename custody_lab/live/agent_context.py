@@ -44,7 +44,7 @@ from typing import Any
 import mcp.types as mt
 from mcp.shared.uri_template import UriTemplate
 
-from ..receipts import canonical_json
+from ..core.receipts import canonical_json
 from .client import LabSession, LiveError, LiveReceipt
 from .server import STATE_URI
 
@@ -116,16 +116,25 @@ class AgentContext:
 
     def block_rows(self) -> list[dict[str, Any]]:
         """One row per static resource: what arrived, what entered the prompt, and why."""
-        return [{"uri": b.uri, "mime": b.mime, "provenance": b.provenance,
-                 "arrived bytes": b.original_bytes, "placed bytes": b.kept_bytes,
-                 "placed": "whole" if b.placed and not b.truncated else
-                 "truncated" if b.placed else "no", "why": b.reason or ""}
-                for b in self.blocks]
+        return [
+            {
+                "uri": b.uri,
+                "mime": b.mime,
+                "provenance": b.provenance,
+                "arrived bytes": b.original_bytes,
+                "placed bytes": b.kept_bytes,
+                "placed": "whole" if b.placed and not b.truncated else "truncated" if b.placed else "no",
+                "why": b.reason or "",
+            }
+            for b in self.blocks
+        ]
 
     def cost_rows(self) -> list[dict[str, Any]]:
         """One row per way of exposing the resources as tools."""
-        return [{"approach": c.approach, "tool slots": c.tool_slots,
-                 "definition tokens (≈ bytes/4)": c.definition_tokens} for c in self.costs]
+        return [
+            {"approach": c.approach, "tool slots": c.tool_slots, "definition tokens (≈ bytes/4)": c.definition_tokens}
+            for c in self.costs
+        ]
 
 
 def _is_textual(mime: str | None) -> bool:
@@ -153,8 +162,7 @@ def read_tool_definition(templates: Sequence[mt.ResourceTemplate]) -> dict[str, 
         >>> read_tool_definition([t])["inputSchema"]["properties"]["template"]["enum"]
         ['crm://customer/{id}']
     """
-    lines = [f"- {t.uri_template} ({t.mime_type or 'unknown type'}): {t.title or t.name}"
-             for t in templates]
+    lines = [f"- {t.uri_template} ({t.mime_type or 'unknown type'}): {t.title or t.name}" for t in templates]
     return {
         "name": READ_TOOL_NAME,
         "description": (
@@ -164,8 +172,11 @@ def read_tool_definition(templates: Sequence[mt.ResourceTemplate]) -> dict[str, 
         "inputSchema": {
             "type": "object",
             "properties": {
-                "template": {"type": "string", "enum": [t.uri_template for t in templates],
-                             "description": "the template you filled in"},
+                "template": {
+                    "type": "string",
+                    "enum": [t.uri_template for t in templates],
+                    "description": "the template you filled in",
+                },
                 "uri": {"type": "string", "description": "the full URI, every variable filled in"},
             },
             "required": ["template", "uri"],
@@ -178,23 +189,30 @@ def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_") or "resource"
 
 
-def per_resource_tools(
-    listed: Iterable[mt.Resource], templates: Sequence[mt.ResourceTemplate]
-) -> list[dict[str, Any]]:
+def per_resource_tools(listed: Iterable[mt.Resource], templates: Sequence[mt.ResourceTemplate]) -> list[dict[str, Any]]:
     """The alternative seed 003 rejects: one tool per static resource and per template."""
     tools: list[dict[str, Any]] = []
     for r in listed:
-        tools.append({"name": f"read_{_slug(r.name)}",
-                      "description": f"Read {r.uri} ({r.mime_type}). {r.description or ''}".strip(),
-                      "inputSchema": {"type": "object", "properties": {}}})
+        tools.append(
+            {
+                "name": f"read_{_slug(r.name)}",
+                "description": f"Read {r.uri} ({r.mime_type}). {r.description or ''}".strip(),
+                "inputSchema": {"type": "object", "properties": {}},
+            }
+        )
     for t in templates:
         names = UriTemplate.parse(t.uri_template).variable_names
-        tools.append({
-            "name": f"read_{_slug(t.name)}",
-            "description": f"Read {t.uri_template} ({t.mime_type}). {t.description or ''}".strip(),
-            "inputSchema": {"type": "object", "required": list(names),
-                            "properties": {n: {"type": "string"} for n in names}},
-        })
+        tools.append(
+            {
+                "name": f"read_{_slug(t.name)}",
+                "description": f"Read {t.uri_template} ({t.mime_type}). {t.description or ''}".strip(),
+                "inputSchema": {
+                    "type": "object",
+                    "required": list(names),
+                    "properties": {n: {"type": "string"} for n in names},
+                },
+            }
+        )
     return tools
 
 
@@ -203,10 +221,18 @@ def tool_costs(listed: Sequence[mt.Resource], templates: Sequence[mt.ResourceTem
     meta = read_tool_definition(templates)
     each = per_resource_tools(listed, templates)
     return (
-        ToolCost("static resources in the prompt + one read_mcp_resource tool", 1,
-                 estimate_tokens(canonical_json(meta)), (meta,)),
-        ToolCost("one tool per resource and per template", len(each),
-                 sum(estimate_tokens(canonical_json(t)) for t in each), tuple(each)),
+        ToolCost(
+            "static resources in the prompt + one read_mcp_resource tool",
+            1,
+            estimate_tokens(canonical_json(meta)),
+            (meta,),
+        ),
+        ToolCost(
+            "one tool per resource and per template",
+            len(each),
+            sum(estimate_tokens(canonical_json(t)) for t in each),
+            tuple(each),
+        ),
     )
 
 
@@ -242,11 +268,28 @@ async def assemble_context(
         custody = live.receipt["custody"]
         size, mime = custody["bytes"], custody["mime"]
 
-        def block(placed: bool, kept: int, reason: str | None, text: str = "",
-                  custody: Mapping[str, Any] = custody, live: LiveReceipt = live,
-                  resource: mt.Resource = resource, size: int = size) -> ContextBlock:
-            return ContextBlock(resource.uri, custody["mime"], custody["provenance"], size, kept,
-                                placed, placed and kept < size, reason, live.receipt, text)
+        def block(
+            placed: bool,
+            kept: int,
+            reason: str | None,
+            text: str = "",
+            custody: Mapping[str, Any] = custody,
+            live: LiveReceipt = live,
+            resource: mt.Resource = resource,
+            size: int = size,
+        ) -> ContextBlock:
+            return ContextBlock(
+                resource.uri,
+                custody["mime"],
+                custody["provenance"],
+                size,
+                kept,
+                placed,
+                placed and kept < size,
+                reason,
+                live.receipt,
+                text,
+            )
 
         if not live.accepted:
             blocks.append(block(False, 0, f"not placed: the read was rejected ({live.outcome})"))
@@ -262,12 +305,16 @@ async def assemble_context(
         left -= kept
         reason = None
         if kept < size:
-            reason = (f"truncated by the host: kept {kept} of {size} bytes; the full content "
-                      f"remains readable at {resource.uri}")
-        head = (f'<context uri="{_attr(resource.uri)}" mime="{_attr(mime)}" '
-                f'provenance="{_attr(custody["provenance"])}" bytes="{size}" '
-                f'sha256="{_attr((live.receipt.get("contentDigest") or "")[7:])}" '
-                f'retrieved="{_attr(custody["retrievedAt"])}">')
+            reason = (
+                f"truncated by the host: kept {kept} of {size} bytes; the full content "
+                f"remains readable at {resource.uri}"
+            )
+        head = (
+            f'<context uri="{_attr(resource.uri)}" mime="{_attr(mime)}" '
+            f'provenance="{_attr(custody["provenance"])}" bytes="{size}" '
+            f'sha256="{_attr((live.receipt.get("contentDigest") or "")[7:])}" '
+            f'retrieved="{_attr(custody["retrievedAt"])}">'
+        )
         body = _fence(text) + (f"\n[{reason}]" if reason else "")
         parts.append(f"{head}\n{body}\n</context>")
         blocks.append(block(True, kept, reason, text))
@@ -297,14 +344,23 @@ async def resolve_read_tool_call(session: LabSession, arguments: Mapping[str, An
     templates = {t.uri_template: t for t in session.recorder.templates}
     template, uri = arguments.get("template"), arguments.get("uri")
     if not isinstance(template, str) or template not in templates:
-        raise LiveError(f"{READ_TOOL_NAME}: template {template!r} is not one the server lists "
-                        f"({', '.join(templates) or 'none'})", method="tools/call", target=READ_TOOL_NAME)
+        raise LiveError(
+            f"{READ_TOOL_NAME}: template {template!r} is not one the server lists ({', '.join(templates) or 'none'})",
+            method="tools/call",
+            target=READ_TOOL_NAME,
+        )
     if not isinstance(uri, str) or UriTemplate.parse(template).match(uri) is None:
-        raise LiveError(f"{READ_TOOL_NAME}: URI {uri!r} does not match the template {template!r}",
-                        method="tools/call", target=READ_TOOL_NAME)
+        raise LiveError(
+            f"{READ_TOOL_NAME}: URI {uri!r} does not match the template {template!r}",
+            method="tools/call",
+            target=READ_TOOL_NAME,
+        )
     live = await session.read(uri, case_id=f"{READ_TOOL_NAME}:{uri}")
-    receipt = {**live.receipt, "proposedBy": f"model ({READ_TOOL_NAME})",
-               "executedBy": "application (resources/read through the gate)"}
+    receipt = {
+        **live.receipt,
+        "proposedBy": f"model ({READ_TOOL_NAME})",
+        "executedBy": "application (resources/read through the gate)",
+    }
     labelled = replace(live, receipt=receipt)
     receipts = session.recorder.receipts
     if receipts and receipts[-1] is live:

@@ -46,7 +46,14 @@ from .server import PROVENANCE_KEY, SIDE_EFFECTS_KEY, STATE_URI, URI_KEY
 
 #: The custody fields reported for every capability.
 AUDIT_FIELDS: tuple[str, ...] = (
-    "actor", "server", "uri", "mime", "bytes", "digest", "provenance", "sideEffects",
+    "actor",
+    "server",
+    "uri",
+    "mime",
+    "bytes",
+    "digest",
+    "provenance",
+    "sideEffects",
 )
 
 
@@ -116,20 +123,37 @@ def _fields_from_receipt(live: LiveReceipt, server: dict[str, Any]) -> tuple[Fie
     fields = [
         FieldSupport("actor", True, f"{custody['actor']} (derived from {rec['method']})"),
         _server_field(server),
-        FieldSupport("uri", custody["uri"] is not None if performed else None,
-                     uri_how if custody["uri"] else "no URI came back"),
-        FieldSupport("mime", bool(custody["mime"]) if performed else None,
-                     f"mimeType {custody['mime']}" if custody["mime"] else "no MIME type came back"),
-        FieldSupport("bytes", arrived if performed else None,
-                     "counted from the content that arrived" if arrived else "no content to count"),
-        FieldSupport("digest", arrived if performed else None,
-                     "sha256 of the content that arrived" if arrived else "no content to digest"),
-        FieldSupport("provenance", custody["provenance"] is not None if performed else None,
-                     f"_meta {PROVENANCE_KEY}" if custody["provenance"] else
-                     f"MCP has no provenance field; the server puts none in _meta {PROVENANCE_KEY}"),
-        FieldSupport("sideEffects", evidence.get("declared") is not None,
-                     str(evidence.get("source", "not stated"))
-                     + ("; observed by state digest" if evidence.get("observed") is not None else "")),
+        FieldSupport(
+            "uri", custody["uri"] is not None if performed else None, uri_how if custody["uri"] else "no URI came back"
+        ),
+        FieldSupport(
+            "mime",
+            bool(custody["mime"]) if performed else None,
+            f"mimeType {custody['mime']}" if custody["mime"] else "no MIME type came back",
+        ),
+        FieldSupport(
+            "bytes",
+            arrived if performed else None,
+            "counted from the content that arrived" if arrived else "no content to count",
+        ),
+        FieldSupport(
+            "digest",
+            arrived if performed else None,
+            "sha256 of the content that arrived" if arrived else "no content to digest",
+        ),
+        FieldSupport(
+            "provenance",
+            custody["provenance"] is not None if performed else None,
+            f"_meta {PROVENANCE_KEY}"
+            if custody["provenance"]
+            else f"MCP has no provenance field; the server puts none in _meta {PROVENANCE_KEY}",
+        ),
+        FieldSupport(
+            "sideEffects",
+            evidence.get("declared") is not None,
+            str(evidence.get("source", "not stated"))
+            + ("; observed by state digest" if evidence.get("observed") is not None else ""),
+        ),
     ]
     return tuple(fields)
 
@@ -138,8 +162,13 @@ def _declared_tool_fields(tool: Any, server: dict[str, Any]) -> tuple[FieldSuppo
     ann = tool.annotations
     declared = ann is not None and ann.read_only_hint is not None
     lab = isinstance((tool.meta or {}).get(SIDE_EFFECTS_KEY), bool)
-    how = ("annotations.readOnlyHint" if declared else f"_meta {SIDE_EFFECTS_KEY}" if lab
-           else "no readOnlyHint and no declaration: the lab would refuse to call it")
+    how = (
+        "annotations.readOnlyHint"
+        if declared
+        else f"_meta {SIDE_EFFECTS_KEY}"
+        if lab
+        else "no readOnlyHint and no declaration: the lab would refuse to call it"
+    )
     unknown = "not exercised (the tool may mutate or needs arguments)"
     return (
         FieldSupport("actor", True, "model (derived from tools/call)"),
@@ -156,12 +185,14 @@ def _declared_template_fields(template: Any, server: dict[str, Any]) -> tuple[Fi
         FieldSupport("actor", True, "application (derived from resources/read)"),
         _server_field(server),
         FieldSupport("uri", True, f"expands {template.uri_template}"),
-        FieldSupport("mime", bool(template.mime_type),
-                     f"declared {template.mime_type}" if template.mime_type else "no declared MIME type"),
+        FieldSupport(
+            "mime",
+            bool(template.mime_type),
+            f"declared {template.mime_type}" if template.mime_type else "no declared MIME type",
+        ),
         FieldSupport("bytes", None, unknown),
         FieldSupport("digest", None, unknown),
-        FieldSupport("provenance", True if prov else None,
-                     f"declared in _meta: {prov}" if prov else unknown),
+        FieldSupport("provenance", True if prov else None, f"declared in _meta: {prov}" if prov else unknown),
         FieldSupport("sideEffects", True, "read-only by protocol contract"),
     )
 
@@ -190,7 +221,10 @@ def parse_allow_calls(items: Sequence[str]) -> dict[str, dict[str, Any]]:
 
 
 async def audit_client(
-    client: Client, *, allow_calls: Sequence[str] = (), timeout: float = 10.0,
+    client: Client,
+    *,
+    allow_calls: Sequence[str] = (),
+    timeout: float = 10.0,
     command: Sequence[str] = (),
 ) -> AuditReport:
     """Audit an entered ``mcp.Client`` (any transport).
@@ -207,43 +241,57 @@ async def audit_client(
     caps: list[CapabilityAudit] = []
     for uri in recorder.listed:
         live = await recorder.read(uri, case_id=uri, cache_mode="bypass")
-        caps.append(CapabilityAudit("resource", uri, True, "listed resource: reads are safe",
-                                    live.outcome, _fields_from_receipt(live, server)))
+        caps.append(
+            CapabilityAudit(
+                "resource",
+                uri,
+                True,
+                "listed resource: reads are safe",
+                live.outcome,
+                _fields_from_receipt(live, server),
+            )
+        )
     for template in recorder.templates:
-        caps.append(CapabilityAudit("template", template.uri_template, False,
-                                    "template: needs arguments, not read", None,
-                                    _declared_template_fields(template, server)))
+        caps.append(
+            CapabilityAudit(
+                "template",
+                template.uri_template,
+                False,
+                "template: needs arguments, not read",
+                None,
+                _declared_template_fields(template, server),
+            )
+        )
     for name, tool in recorder.tools.items():
         ann = tool.annotations
         read_only = ann is not None and ann.read_only_hint is True
         required = (tool.input_schema or {}).get("required") or []
         if name in allowed or (read_only and not required):
-            why = ("allowed by --allow-calls" if name in allowed
-                   else "declares readOnlyHint and needs no arguments")
+            why = "allowed by --allow-calls" if name in allowed else "declares readOnlyHint and needs no arguments"
             recorder.allow_unknown_side_effects = name in allowed
             live = await recorder.call(name, allowed.get(name, {}), case_id=name)
             recorder.allow_unknown_side_effects = False
-            caps.append(CapabilityAudit("tool", name, True, why, live.outcome,
-                                        _fields_from_receipt(live, server)))
+            caps.append(CapabilityAudit("tool", name, True, why, live.outcome, _fields_from_receipt(live, server)))
         else:
-            why = ("needs arguments " + ", ".join(map(str, required)) if read_only
-                   else "may mutate (no readOnlyHint: true); name it with --allow-calls to call it")
-            caps.append(CapabilityAudit("tool", name, False, why, None,
-                                        _declared_tool_fields(tool, server)))
+            why = (
+                "needs arguments " + ", ".join(map(str, required))
+                if read_only
+                else "may mutate (no readOnlyHint: true); name it with --allow-calls to call it"
+            )
+            caps.append(CapabilityAudit("tool", name, False, why, None, _declared_tool_fields(tool, server)))
     return AuditReport(tuple(command), server, client.protocol_version, tuple(caps))
 
 
 async def _audit_stdio(command: Sequence[str], allow_calls: Sequence[str], timeout: float) -> AuditReport:
-    params = StdioServerParameters(command=command[0], args=list(command[1:]),
-                                   env=dict(os.environ), cwd=os.getcwd())
+    params = StdioServerParameters(command=command[0], args=list(command[1:]), env=dict(os.environ), cwd=os.getcwd())
     try:
         with anyio.fail_after(timeout * 12):
             async with Client(params, mode="auto", read_timeout_seconds=timeout, cache=None) as client:
-                return await audit_client(client, allow_calls=allow_calls, timeout=timeout,
-                                          command=command)
+                return await audit_client(client, allow_calls=allow_calls, timeout=timeout, command=command)
     except TimeoutError as e:
-        raise AuditError(f"{' '.join(command)!r} did not finish the audit within {timeout * 12:g} s "
-                         "(does it speak MCP on stdio?)") from e
+        raise AuditError(
+            f"{' '.join(command)!r} did not finish the audit within {timeout * 12:g} s (does it speak MCP on stdio?)"
+        ) from e
     except OSError as e:
         raise AuditError(f"cannot start {command[0]!r}: {e}") from e
     except MCPError as e:
@@ -286,8 +334,10 @@ def format_report(report: AuditReport) -> str:
     ]
     for c in report.capabilities:
         marks = {f.field: _MARK[f.supplied] for f in c.fields}
-        lines.append(f"{c.kind:<8}  {_plain(c.name):<{name_w}}  {'yes' if c.exercised else 'no ':<3}  "
-                     + "  ".join(f"{marks.get(f, ' '):<10}" for f in AUDIT_FIELDS))
+        lines.append(
+            f"{c.kind:<8}  {_plain(c.name):<{name_w}}  {'yes' if c.exercised else 'no ':<3}  "
+            + "  ".join(f"{marks.get(f, ' '):<10}" for f in AUDIT_FIELDS)
+        )
     lines.append("")
     for c in report.capabilities:
         lines.append(f"{c.kind} {_plain(c.name)}: {c.why}" + (f" → {c.outcome}" if c.outcome else ""))

@@ -58,12 +58,12 @@ __all__ = [
 
 import asyncio
 import time
-from importlib import import_module
 import warnings
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
+from importlib import import_module
 from typing import Any, Literal, TypeVar, cast
 
 import anyio
@@ -76,12 +76,12 @@ from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 from mcp.shared.memory import create_client_server_memory_streams
 from mcp.shared.uri_template import UriTemplate
 
-from ..blobs import BlobError, read_contents
-from ..errors import CustodyLabError
-from ..model import OPERATIONS, Case, Decision, Policy, TraceStep
-from ..receipts import canonical_json, digest, extended_receipt
-from ..router import route
-from ..rules import rule
+from ..core.errors import CustodyLabError
+from ..core.model import OPERATIONS, Case, Decision, Policy, TraceStep
+from ..core.receipts import canonical_json, digest, extended_receipt
+from ..core.router import route
+from ..core.rules import rule
+from ..protocol.blobs import BlobError, read_contents
 from .server import OPERATION_KEY, PROVENANCE_KEY, SIDE_EFFECTS_KEY, STATE_URI, URI_KEY, LabServer
 
 #: Seconds any single exchange may take before it is abandoned (and recorded as a timeout).
@@ -101,8 +101,7 @@ LIVE_CODES: dict[str, str] = {
 }
 
 _FAILURE_CODES = frozenset(
-    {"permission-denied", "side-effects-unknown", "resource-not-found", "server-error",
-     "tool-error", "server-timeout"}
+    {"permission-denied", "side-effects-unknown", "resource-not-found", "server-error", "tool-error", "server-timeout"}
 )
 
 _T = TypeVar("_T")
@@ -353,8 +352,7 @@ async def _tapped_transport(server: LowLevelServer[Any], frames: list[Frame]) ->
 
         async def serve() -> None:
             try:
-                await server.run(server_streams[0], server_streams[1],
-                                 server.create_initialization_options())
+                await server.run(server_streams[0], server_streams[1], server.create_initialization_options())
             finally:
                 done.set()
 
@@ -472,13 +470,15 @@ class Recorder:
         except TimeoutError as e:
             raise LiveTimeout(
                 f"{what} {target!r} got no answer within {self.timeout:g} s; the wait was cancelled",
-                method=what, target=target,
+                method=what,
+                target=target,
             ) from e
         except MCPError as e:
             if e.code == mt.REQUEST_TIMEOUT:
                 raise LiveTimeout(
                     f"{what} {target!r} timed out in the client ({e.error.message})",
-                    method=what, target=target,
+                    method=what,
+                    target=target,
                 ) from e
             raise
 
@@ -486,11 +486,11 @@ class Recorder:
         """List resources, templates and tools once (needed for shapes and declared side effects)."""
         caps = self.client.server_capabilities
         if caps.resources is not None:
-            res = await self._bounded("resources/list", "",
-                                      self.client.list_resources(cache_mode="bypass"))
+            res = await self._bounded("resources/list", "", self.client.list_resources(cache_mode="bypass"))
             self.listed = {r.uri: r for r in res.resources}
-            tpl = await self._bounded("resources/templates/list", "",
-                                      self.client.list_resource_templates(cache_mode="bypass"))
+            tpl = await self._bounded(
+                "resources/templates/list", "", self.client.list_resource_templates(cache_mode="bypass")
+            )
             self.templates = list(tpl.resource_templates)
         if caps.tools is not None:
             tools = await self._bounded("tools/list", "", self.client.list_tools(cache_mode="bypass"))
@@ -507,8 +507,9 @@ class Recorder:
         if self.state_uri is None:
             return None
         try:
-            res = await self._bounded("resources/read", self.state_uri,
-                                      self.client.read_resource(self.state_uri, cache_mode="bypass"))
+            res = await self._bounded(
+                "resources/read", self.state_uri, self.client.read_resource(self.state_uri, cache_mode="bypass")
+            )
         except (MCPError, LiveTimeout):
             return None  # unobserved, not "unchanged": the receipt says observed=None
         parts = [str(getattr(c, "text", None) or getattr(c, "blob", "")) for c in res.contents]
@@ -548,13 +549,22 @@ class Recorder:
     def _finish(self, f: _Facts) -> LiveReceipt:
         now = self.clock()
         case = Case(
-            id=f.case_id, initiator=f.initiator, operation=f.operation, shape=f.shape,  # type: ignore[arg-type]
-            uri=f.uri or None, mime=f.mime or None, bytes=f.size, current=f.current,
-            allowed=f.allowed, side_effects=f.side_effects, provenance=f.provenance or None,
+            id=f.case_id,
+            initiator=f.initiator,
+            operation=f.operation,
+            shape=f.shape,  # type: ignore[arg-type]
+            uri=f.uri or None,
+            mime=f.mime or None,
+            bytes=f.size,
+            current=f.current,
+            allowed=f.allowed,
+            side_effects=f.side_effects,
+            provenance=f.provenance or None,
             requires_current=f.requires_current,
         )
-        policy = Policy(embed_limit_bytes=self.policy.embed_limit_bytes, now=now,
-                        require_current=self.policy.require_current)
+        policy = Policy(
+            embed_limit_bytes=self.policy.embed_limit_bytes, now=now, require_current=self.policy.require_current
+        )
         decision = route(case, policy)
         checks = list(f.extra.pop("liveChecks", []))
         if f.live_rejection is not None:
@@ -564,7 +574,10 @@ class Recorder:
             # (link follow-up, read-only hint, URI mismatch) apply after the rule table passed.
             if decision.accepted or code in _FAILURE_CODES:
                 decision = replace(
-                    decision, accepted=False, selected=None, rejection=code,
+                    decision,
+                    accepted=False,
+                    selected=None,
+                    rejection=code,
                     trace=decision.trace + (TraceStep(code, "failed", _test_of(code)),),
                 )
         extra: dict[str, Any] = {
@@ -605,10 +618,13 @@ class Recorder:
         matched = self.match_template(uri) if uri not in self.listed else None
         listed = self.listed.get(uri)
         f = _Facts(
-            case_id=case_id or uri, initiator="application",
+            case_id=case_id or uri,
+            initiator="application",
             operation=operation or ("read-template" if matched else "read"),
             shape="templated-resource" if matched else "listed-resource",
-            method="resources/read", target=uri, uri=uri,
+            method="resources/read",
+            target=uri,
+            uri=uri,
             mime=listed.mime_type if listed else self._template_mime(matched),
             requires_current=requires_current,
             template_params=matched[1] if matched else None,
@@ -624,8 +640,7 @@ class Recorder:
             return self._finish(f)
         before = await self.state_digest()
         try:
-            result = await self._bounded("resources/read", uri,
-                                         self.client.read_resource(uri, cache_mode=cache_mode))
+            result = await self._bounded("resources/read", uri, self.client.read_resource(uri, cache_mode=cache_mode))
         except LiveTimeout as e:
             return self._failed(f, "server-timeout", str(e))
         except MCPError as e:
@@ -634,8 +649,11 @@ class Recorder:
         from_cache = self.cache_store.take_hit("resources/read", uri) if self.cache_store else None
         after = await self.state_digest()
         f.current = not from_cache
-        f.extra["cache"] = {"mode": cache_mode, "fromCache": from_cache,
-                            "ttlMs": result.ttl_ms if "ttl_ms" in result.model_fields_set else None}
+        f.extra["cache"] = {
+            "mode": cache_mode,
+            "fromCache": from_cache,
+            "ttlMs": result.ttl_ms if "ttl_ms" in result.model_fields_set else None,
+        }
         if not result.contents:
             f.extra["error"] = "the server answered with no contents"
             f.uri = None
@@ -648,8 +666,10 @@ class Recorder:
         observed = None if before is None or after is None else before != after
         f.side_effects = bool(observed) if observed is not None else False
         f.extra["sideEffectsEvidence"] = {
-            "declared": False, "observed": observed,
-            "source": "state digest before/after" if observed is not None
+            "declared": False,
+            "observed": observed,
+            "source": "state digest before/after"
+            if observed is not None
             else "protocol contract only (no state resource to observe)",
         }
         return self._finish(f)
@@ -670,8 +690,12 @@ class Recorder:
         f.size = reading.size_bytes
         f.content_digest = "sha256:" + reading.sha256
         f.content = reading.text if reading.kind == "text" else reading.data
-        f.extra["mimeCheck"] = {"declared": reading.declared_mime, "sniffed": reading.sniffed_mime,
-                                "mismatch": reading.mime_mismatch, "reason": reading.mismatch_reason}
+        f.extra["mimeCheck"] = {
+            "declared": reading.declared_mime,
+            "sniffed": reading.sniffed_mime,
+            "mismatch": reading.mime_mismatch,
+            "reason": reading.mismatch_reason,
+        }
 
     def _failed(self, f: _Facts, code: str, message: str) -> LiveReceipt:
         f.performed = code != "server-timeout"
@@ -701,9 +725,12 @@ class Recorder:
         declared, source = self._declared_side_effects(tool)
         op = _meta_of(tool).get(OPERATION_KEY) if tool else None
         f = _Facts(
-            case_id=case_id or name, initiator="model",
+            case_id=case_id or name,
+            initiator="model",
             operation=op if op in OPERATIONS else ("mutate" if declared else "calculate"),
-            shape="structured-tool-result", method="tools/call", target=name,
+            shape="structured-tool-result",
+            method="tools/call",
+            target=name,
             side_effects=declared,
         )
         f.extra["arguments"] = args
@@ -716,8 +743,10 @@ class Recorder:
             return self._finish(f)
         if declared is None and not self.allow_unknown_side_effects:
             f.performed = False
-            f.extra["error"] = (f"{name!r} was not called: {source}; seed 000 says reject an "
-                                "operation whose side effects nobody can state before it runs")
+            f.extra["error"] = (
+                f"{name!r} was not called: {source}; seed 000 says reject an "
+                "operation whose side effects nobody can state before it runs"
+            )
             f.live_rejection = ("side-effects-unknown", f.extra["error"])
             return self._finish(f)
         before = await self.state_digest()
@@ -733,8 +762,10 @@ class Recorder:
         if observed is not None:
             f.side_effects = observed if declared is None else (declared or observed)
             if declared is False and observed:
-                f.live_rejection = ("read-only-hint-violated",
-                                    f"{name!r} declared read-only ({source}) but the state digest changed")
+                f.live_rejection = (
+                    "read-only-hint-violated",
+                    f"{name!r} declared read-only ({source}) but the state digest changed",
+                )
         meta = _meta_of(result)
         if isinstance(meta.get(PROVENANCE_KEY), str):
             f.provenance = meta[PROVENANCE_KEY]
@@ -781,14 +812,12 @@ class Recorder:
         prov = _meta_of(link).get(PROVENANCE_KEY)
         if isinstance(prov, str):
             f.provenance = prov
-        f.extra["link"] = {"uri": link.uri, "mimeType": link.mime_type, "declaredSize": link.size,
-                           "name": link.name}
+        f.extra["link"] = {"uri": link.uri, "mimeType": link.mime_type, "declaredSize": link.size, "name": link.name}
         if not follow:
             f.extra["followUp"] = None
             return
         if not self.gate.may_read(link.uri):
-            f.extra["followUp"] = {"uri": link.uri, "permissionChecked": True, "allowed": False,
-                                   "fetched": False}
+            f.extra["followUp"] = {"uri": link.uri, "permissionChecked": True, "allowed": False, "fetched": False}
             f.live_rejection = (
                 "link-follow-up-denied",
                 f"the link to {link.uri!r} is kept, but the caller may not read it; it was not fetched",
@@ -798,8 +827,7 @@ class Recorder:
         self.receipts.remove(follow_up)
         f.extra["followUp"] = follow_up.receipt
         if not follow_up.accepted:
-            f.live_rejection = ("link-follow-up-failed",
-                                f"reading {link.uri!r} was rejected: {follow_up.outcome}")
+            f.live_rejection = ("link-follow-up-failed", f"reading {link.uri!r} was rejected: {follow_up.outcome}")
             return
         custody = follow_up.receipt["custody"]
         f.size, f.mime = custody["bytes"], custody["mime"]
@@ -829,8 +857,11 @@ class Watch:
             with anyio.fail_after(limit):
                 uri = await self._receive()
         except TimeoutError as e:
-            raise LiveTimeout(f"no update notice for {self.uri!r} within {limit:g} s",
-                              method="notifications/resources/updated", target=self.uri) from e
+            raise LiveTimeout(
+                f"no update notice for {self.uri!r} within {limit:g} s",
+                method="notifications/resources/updated",
+                target=self.uri,
+            ) from e
         self.notices.append(uri)
         return uri
 
@@ -894,11 +925,16 @@ class LabSession:
     async def __aenter__(self) -> LabSession:
         target = getattr(self.server, "mcp", self.server)
         name = getattr(target, "name", "server")
-        cache = (CacheConfig(store=self.cache_store, partition="custody-lab",
-                             target_id=f"in-process:{name}:{id(target)}")
-                 if self.cache_store is not None else None)
-        common: dict[str, Any] = {"message_handler": self._on_message, "cache": cache,
-                                  "read_timeout_seconds": self.timeout + 1.0}
+        cache = (
+            CacheConfig(store=self.cache_store, partition="custody-lab", target_id=f"in-process:{name}:{id(target)}")
+            if self.cache_store is not None
+            else None
+        )
+        common: dict[str, Any] = {
+            "message_handler": self._on_message,
+            "cache": cache,
+            "read_timeout_seconds": self.timeout + 1.0,
+        }
         if self.record_frames:
             transport = _tapped_transport(_lowlevel(self.server), self.frames)
             # "auto" probes server/discover first (a frame worth seeing), which also brings the
@@ -911,9 +947,15 @@ class LabSession:
         self._client = client
         try:
             self._recorder = Recorder(
-                client, gate=self._gate, policy=self._policy, state_uri=STATE_URI,
-                timeout=self.timeout, cache_store=self.cache_store, clock=self._clock,
-                allow_unknown_side_effects=self._allow_unknown, frames=self.frames,
+                client,
+                gate=self._gate,
+                policy=self._policy,
+                state_uri=STATE_URI,
+                timeout=self.timeout,
+                cache_store=self.cache_store,
+                clock=self._clock,
+                allow_unknown_side_effects=self._allow_unknown,
+                frames=self.frames,
             )
             await self._recorder.load_listing()
         except BaseException:
@@ -993,12 +1035,18 @@ class LabSession:
                 warnings.simplefilter("ignore", MCPDeprecationWarning)
                 await client.unsubscribe_resource(uri)
 
-    async def reread_on_notice(self, watch: Watch, *, case_id: str | None = None,
-                               timeout: float | None = None) -> LiveReceipt:
+    async def reread_on_notice(
+        self, watch: Watch, *, case_id: str | None = None, timeout: float | None = None
+    ) -> LiveReceipt:
         """Wait for the next notice, then read again through the gate (a notice is not content)."""
         uri = await watch.next_notice(timeout)
-        return await self.read(uri, case_id=case_id, operation="read-subscribed",
-                               requires_current=True, trigger="notifications/resources/updated")
+        return await self.read(
+            uri,
+            case_id=case_id,
+            operation="read-subscribed",
+            requires_current=True,
+            trigger="notifications/resources/updated",
+        )
 
     async def run(self, exchange: Exchange) -> LiveReceipt:
         """Perform one :class:`Exchange` and return its receipt."""
@@ -1007,8 +1055,9 @@ class LabSession:
         if exchange.kind == "call":
             return await self.call(exchange.target, exchange.arguments, case_id=exchange.case_id)
         async with self.watch(exchange.target):
-            return await self.read(exchange.target, case_id=exchange.case_id,
-                                   operation="read-subscribed", requires_current=True)
+            return await self.read(
+                exchange.target, case_id=exchange.case_id, operation="read-subscribed", requires_current=True
+            )
 
     async def record_fixture(self, exchanges: Sequence[Exchange] = FIXTURE_EXCHANGES) -> list[LiveReceipt]:
         """Run the six seed exchanges (by default) and return their receipts in order."""

@@ -40,9 +40,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..loading import Fixture, load_fixture
-from ..receipts import canonical_json
-from ..router import route
+from ..core.loading import Fixture, load_fixture
+from ..core.receipts import canonical_json
+from ..core.router import route
 
 #: The fields both sides must agree on, as dotted paths into the receipt.
 COMPARED_FIELDS: tuple[str, ...] = (
@@ -88,8 +88,10 @@ class FieldDiff:
 
     @property
     def agrees(self) -> bool:
-        return self.simulated is not _MISSING and self.live is not _MISSING and (
-            type(self.simulated) is type(self.live) and self.simulated == self.live
+        return (
+            self.simulated is not _MISSING
+            and self.live is not _MISSING
+            and (type(self.simulated) is type(self.live) and self.simulated == self.live)
         )
 
     def explain(self) -> str:
@@ -166,14 +168,16 @@ def comparison_table(comparisons: Sequence[CaseComparison]) -> str:
     """A plain-text table: one row per case, then every difference named."""
     rows = [("case", "agrees", "simulated", "live", "bytes", "provenance")]
     for c in comparisons:
-        rows.append((
-            c.case_id,
-            "yes" if c.agrees else "NO",
-            str(_get(c.simulated, "outcome")),
-            str(_get(c.live, "outcome")) if c.live else "(no receipt)",
-            f"{_show(_get(c.simulated, 'custody.bytes'))}/{_show(_get(c.live, 'custody.bytes'))}",
-            str(_show(_get(c.live, "custody.provenance"))),
-        ))
+        rows.append(
+            (
+                c.case_id,
+                "yes" if c.agrees else "NO",
+                str(_get(c.simulated, "outcome")),
+                str(_get(c.live, "outcome")) if c.live else "(no receipt)",
+                f"{_show(_get(c.simulated, 'custody.bytes'))}/{_show(_get(c.live, 'custody.bytes'))}",
+                str(_show(_get(c.live, "custody.provenance"))),
+            )
+        )
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip() for r in rows]
     lines.insert(1, "  ".join("-" * w for w in widths))
@@ -195,24 +199,46 @@ def comparison_html(comparisons: Sequence[CaseComparison]) -> str:
         for i, d in enumerate(c.fields):
             mark = "✓" if d.agrees else "✗ differs"
             name = f"<td rowspan='{len(c.fields)}'>{html.escape(c.case_id)}</td>" if i == 0 else ""
-            body.append(f"<tr>{name}<td>{html.escape(d.field)}</td><td>{_cell(d.simulated)}</td>"
-                        f"<td>{_cell(d.live)}</td><td>{mark}</td></tr>")
+            body.append(
+                f"<tr>{name}<td>{html.escape(d.field)}</td><td>{_cell(d.simulated)}</td>"
+                f"<td>{_cell(d.live)}</td><td>{mark}</td></tr>"
+            )
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
 
 
 def receipt_html(receipts: Iterable[Any]) -> str:
     """An HTML table of live receipts (outcome, URI, MIME, bytes, provenance, digest), escaped."""
-    cols = ("id", "outcome", "actor", "method", "uri", "mime", "bytes", "provenance",
-            "sideEffects", "delivery", "fromCache", "contentDigest")
+    cols = (
+        "id",
+        "outcome",
+        "actor",
+        "method",
+        "uri",
+        "mime",
+        "bytes",
+        "provenance",
+        "sideEffects",
+        "delivery",
+        "fromCache",
+        "contentDigest",
+    )
     head = "".join(f"<th>{c}</th>" for c in cols)
     rows = []
     for r in receipts:
         rec = getattr(r, "receipt", r)
         custody = rec.get("custody", {})
         values = (
-            rec.get("id"), _get(rec, "outcome"), custody.get("actor"), rec.get("method"),
-            custody.get("uri"), custody.get("mime"), custody.get("bytes"), custody.get("provenance"),
-            custody.get("sideEffects"), rec.get("delivery"), (rec.get("cache") or {}).get("fromCache"),
+            rec.get("id"),
+            _get(rec, "outcome"),
+            custody.get("actor"),
+            rec.get("method"),
+            custody.get("uri"),
+            custody.get("mime"),
+            custody.get("bytes"),
+            custody.get("provenance"),
+            custody.get("sideEffects"),
+            rec.get("delivery"),
+            (rec.get("cache") or {}).get("fromCache"),
             (rec.get("contentDigest") or "")[:19],
         )
         rows.append("<tr>" + "".join(f"<td>{html.escape(str(v))}</td>" for v in values) + "</tr>")
@@ -226,19 +252,41 @@ def listing_rows(recorder: Any) -> list[dict[str, Any]]:
     """
     rows: list[dict[str, Any]] = []
     for r in recorder.listed.values():
-        rows.append({"kind": "resource", "name": r.uri, "title": r.title, "description": r.description,
-                     "mime": r.mime_type, "declares": "read-only by protocol contract"})
+        rows.append(
+            {
+                "kind": "resource",
+                "name": r.uri,
+                "title": r.title,
+                "description": r.description,
+                "mime": r.mime_type,
+                "declares": "read-only by protocol contract",
+            }
+        )
     for t in recorder.templates:
-        rows.append({"kind": "template", "name": t.uri_template, "title": t.title,
-                     "description": t.description, "mime": t.mime_type,
-                     "declares": "read-only by protocol contract"})
+        rows.append(
+            {
+                "kind": "template",
+                "name": t.uri_template,
+                "title": t.title,
+                "description": t.description,
+                "mime": t.mime_type,
+                "declares": "read-only by protocol contract",
+            }
+        )
     for tool in recorder.tools.values():
         ann = tool.annotations
         hint = None if ann is None else ann.read_only_hint
-        declares = {True: "readOnlyHint: true", False: "readOnlyHint: false"}.get(
-            hint, "no side-effect declaration")  # type: ignore[arg-type]
-        rows.append({"kind": "tool", "name": tool.name, "title": tool.title,
-                     "description": tool.description, "mime": None, "declares": declares})
+        declares = {True: "readOnlyHint: true", False: "readOnlyHint: false"}.get(hint, "no side-effect declaration")  # type: ignore[arg-type]
+        rows.append(
+            {
+                "kind": "tool",
+                "name": tool.name,
+                "title": tool.title,
+                "description": tool.description,
+                "mime": None,
+                "declares": declares,
+            }
+        )
     return rows
 
 
@@ -247,8 +295,7 @@ def listing_html(recorder: Any) -> str:
     cols = ("kind", "name", "title", "description", "mime", "declares")
     head = "".join(f"<th>{c}</th>" for c in cols)
     body = "".join(
-        "<tr>" + "".join(f"<td>{html.escape(str(row[c] if row[c] is not None else ''))}</td>"
-                         for c in cols) + "</tr>"
+        "<tr>" + "".join(f"<td>{html.escape(str(row[c] if row[c] is not None else ''))}</td>" for c in cols) + "</tr>"
         for row in listing_rows(recorder)
     )
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
@@ -264,8 +311,7 @@ def rows_html(rows: Sequence[Mapping[str, Any]], columns: Sequence[str] | None =
     cols = list(columns) if columns is not None else (list(rows[0]) if rows else [])
     head = "".join(f"<th>{html.escape(str(c))}</th>" for c in cols)
     body = "".join(
-        "<tr>" + "".join(f"<td>{html.escape('' if r.get(c) is None else str(r.get(c)))}</td>"
-                         for c in cols) + "</tr>"
+        "<tr>" + "".join(f"<td>{html.escape('' if r.get(c) is None else str(r.get(c)))}</td>" for c in cols) + "</tr>"
         for r in rows
     )
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"

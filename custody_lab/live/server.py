@@ -20,8 +20,9 @@ approve-draft       tool ``approve_draft``                     changes state; em
 ==================  =========================================  ==================================
 
 plus ``assets://logo.png`` (a base64 blob, always with its MIME type: in SDK 2.x a resource
-function that returns bytes without ``mime_type=`` is labelled ``text/plain``) and ``state://lab/ledger``, a small JSON document of the
-server's state that a client can digest before and after an exchange to *observe* side effects.
+function that returns bytes without ``mime_type=`` is labelled ``text/plain``) and
+``state://lab/ledger``, a small JSON document of the server's state that a client can digest
+before and after an exchange to *observe* side effects.
 
 Provenance. MCP has no provenance field, so the lab carries it in ``_meta`` under
 ``org.custody-lab/provenance`` (on each resource contents item, on a resource link, on an embedded
@@ -81,7 +82,7 @@ from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
 from mcp.server.subscriptions import InMemorySubscriptionBus, ResourceUpdated
 from pydantic import BaseModel
 
-from ..paths import data_path
+from ..core.paths import data_path
 
 #: ``_meta`` keys the lab uses for custody facts MCP has no field for (reverse-DNS prefix).
 PROVENANCE_KEY = "org.custody-lab/provenance"
@@ -172,8 +173,8 @@ class LabState:
         if uri == STATE_URI:
             return f"lab-ledger@{self.status_revision}.{self.approvals}"
         prefix = "crm://customer/"
-        if uri.startswith(prefix) and uri[len(prefix):] in _CUSTOMERS:
-            return "crm-fixture@" + uri[len(prefix):].removeprefix("fixture-")
+        if uri.startswith(prefix) and uri[len(prefix) :] in _CUSTOMERS:
+            return "crm-fixture@" + uri[len(prefix) :].removeprefix("fixture-")
         return None
 
     def status_text(self) -> str:
@@ -206,9 +207,7 @@ class LabServer:
         ('custody-lab-server', 12)
     """
 
-    def __init__(
-        self, *, name: str = SERVER_NAME, version: str = SERVER_VERSION, read_ttl_ms: int = 60_000
-    ) -> None:
+    def __init__(self, *, name: str = SERVER_NAME, version: str = SERVER_VERSION, read_ttl_ms: int = 60_000) -> None:
         self.state = LabState()
         self.bus = InMemorySubscriptionBus()
         self._subscribers: dict[str, set[Any]] = {}  # uri -> client connections
@@ -233,40 +232,66 @@ class LabServer:
     def _register_resources(self) -> None:
         mcp, state = self.mcp, self.state
 
-        @mcp.resource(HANDBOOK_URI, name="handbook", title="Support handbook (v4)",
-                      description="The support handbook a person attaches to a conversation.",
-                      mime_type="text/markdown")
+        @mcp.resource(
+            HANDBOOK_URI,
+            name="handbook",
+            title="Support handbook (v4)",
+            description="The support handbook a person attaches to a conversation.",
+            mime_type="text/markdown",
+        )
         async def handbook() -> str:
             return _data("resources/handbook-v4.md").decode("utf-8")  # the catalog's file: one URI, one content
 
-        @mcp.resource(CUSTOMER_TEMPLATE, name="customer", title="Customer record",
-                      description="One synthetic customer record by id (try fixture-17).",
-                      mime_type="application/json")
+        @mcp.resource(
+            CUSTOMER_TEMPLATE,
+            name="customer",
+            title="Customer record",
+            description="One synthetic customer record by id (try fixture-17).",
+            mime_type="application/json",
+        )
         async def customer(id: str) -> str:  # noqa: A002 - the template's variable name
             if id not in _CUSTOMERS:
                 # -32602 on the wire (SDK: ResourceNotFoundError); any other exception is -32603.
                 raise ResourceNotFoundError(f"no customer record {id!r}; the lab has fixture-17")
             return _text(_CUSTOMERS[id])
 
-        @mcp.resource(REPORT_URI, name="weekly-report-7", title="Synthetic weekly report 7",
-                      description="The report generate_report links to.", mime_type="text/html")
+        @mcp.resource(
+            REPORT_URI,
+            name="weekly-report-7",
+            title="Synthetic weekly report 7",
+            description="The report generate_report links to.",
+            mime_type="text/html",
+        )
         async def report() -> str:
             return _data("resources/weekly-report-7.html").decode("utf-8")
 
-        @mcp.resource(STATUS_URI, name="service-status", title="Service status",
-                      description="Changes during incidents; subscribe and re-read on notice.",
-                      mime_type="application/json")
+        @mcp.resource(
+            STATUS_URI,
+            name="service-status",
+            title="Service status",
+            description="Changes during incidents; subscribe and re-read on notice.",
+            mime_type="application/json",
+        )
         async def status() -> str:
             return state.status_text()
 
-        @mcp.resource(ASSET_URI, name="logo", title="Course logo",
-                      description="A 16x16 PNG, sent as a base64 blob.", mime_type="image/png")
+        @mcp.resource(
+            ASSET_URI,
+            name="logo",
+            title="Course logo",
+            description="A 16x16 PNG, sent as a base64 blob.",
+            mime_type="image/png",
+        )
         async def logo() -> bytes:
             return _data("resources/logo.png")
 
-        @mcp.resource(STATE_URI, name="ledger", title="Server state ledger",
-                      description="The server's state, for observing side effects by digest.",
-                      mime_type="application/json")
+        @mcp.resource(
+            STATE_URI,
+            name="ledger",
+            title="Server state ledger",
+            description="The server's state, for observing side effects by digest.",
+            mime_type="application/json",
+        )
         async def ledger() -> str:
             return json.dumps(state.ledger(), sort_keys=True)
 
@@ -298,8 +323,11 @@ class LabServer:
             if week != 7:
                 raise ToolError(f"no report for week {week}; the lab has week 7")
             link = mt.ResourceLink(
-                name="weekly-report-7", title="Synthetic weekly report 7", uri=REPORT_URI,
-                mime_type="text/html", size=len(_data("resources/weekly-report-7.html")),
+                name="weekly-report-7",
+                title="Synthetic weekly report 7",
+                uri=REPORT_URI,
+                mime_type="text/html",
+                size=len(_data("resources/weekly-report-7.html")),
                 _meta={PROVENANCE_KEY: _STATIC_PROVENANCE[REPORT_URI]},
             )
             text = mt.TextContent(type="text", text="Report ready; it is linked, not embedded.")
@@ -329,7 +357,9 @@ class LabServer:
             title="Approve a refund draft",
             description="Approve a refund draft (changes state) and embed the approved draft.",
             annotations=mt.ToolAnnotations(
-                read_only_hint=False, destructive_hint=False, idempotent_hint=True,
+                read_only_hint=False,
+                destructive_hint=False,
+                idempotent_hint=True,
                 open_world_hint=False,
             ),
             meta={SIDE_EFFECTS_KEY: True, OPERATION_KEY: "mutate"},
@@ -342,7 +372,9 @@ class LabServer:
             embedded = mt.EmbeddedResource(
                 type="resource",
                 resource=mt.TextResourceContents(
-                    uri=DRAFT_URI, mime_type="application/json", text=_text("draft-9.json"),
+                    uri=DRAFT_URI,
+                    mime_type="application/json",
+                    text=_text("draft-9.json"),
                     _meta={PROVENANCE_KEY: "draft-tool@3"},
                 ),
             )
@@ -399,8 +431,9 @@ class LabServer:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Serve the lab server (or the hostile one) over stdio until the client closes."""
-    parser = argparse.ArgumentParser(prog="python -m custody_lab.live.server",
-                                     description="Run the custody lab's MCP server over stdio.")
+    parser = argparse.ArgumentParser(
+        prog="python -m custody_lab.live.server", description="Run the custody lab's MCP server over stdio."
+    )
     parser.add_argument("--hostile", action="store_true", help="serve the hostile server instead")
     args = parser.parse_args(argv)
     if args.hostile:

@@ -1,0 +1,3 @@
+"""The core layer: cases, the one rule table, the router, receipts, case files, the advisor
+and explanations. Standard library only.
+"""

@@ -1,0 +1,181 @@
+"""The advisor: recommend a custody shape from what a capability needs, with the reasons.
+
+It follows seed 000 ("Choose a link when the payload is large, independently permissioned,
+reusable, or likely to change. Choose an embed when the returned bytes are the bounded evidence
+needed to interpret this specific execution. Choose structured content when downstream code needs
+a declared result shape") and seed 001's size × reuse table:
+
+========  =====  ==============================================
+size      reuse  recommended shape
+========  =====  ==============================================
+small     low    either — embedded is simpler
+small     high   resource_link — the client caches once
+large     low    resource_link — defer the fetch until needed
+large     high   resource_link — the canonical win
+========  =====  ==============================================
+"""
+
+from __future__ import annotations
+
+__all__ = ["Advice", "Needs", "advise", "advise_case", "size_reuse_table"]
+
+from dataclasses import dataclass
+
+from .errors import CaseError
+from .model import INITIATORS, OPERATIONS, Case, Policy
+
+#: Content read this many times or more in one session counts as "frequently reused".
+HIGH_REUSE = 2
+
+
+@dataclass(frozen=True)
+class Needs:
+    """What a capability needs, in the advisor's terms."""
+
+    initiator: str
+    operation: str = "read"
+    side_effects: bool = False
+    payload_bytes: int = 0
+    reuse: int = 1
+    separate_permission: bool = False
+    validated_fields: bool = False
+    address_known: bool = True
+    changes_often: bool = False
+
+
+@dataclass(frozen=True)
+class Advice:
+    """A recommended shape (or ``None`` when no shape can be honest) and why."""
+
+    shape: str | None
+    reasons: tuple[str, ...]
+    rejection: str | None = None
+
+
+def advise(
+    initiator: str,
+    operation: str = "read",
+    *,
+    side_effects: bool = False,
+    payload_bytes: int = 0,
+    reuse: int = 1,
+    separate_permission: bool = False,
+    validated_fields: bool = False,
+    address_known: bool = True,
+    changes_often: bool = False,
+    policy: Policy | None = None,
+) -> Advice:
+    """Recommend one of the five shapes for a need, with the reasons in plain words.
+
+    Args:
+        initiator: "application" (the host reads) or "model" (the model calls a tool).
+        operation: what runs (read, read-template, generate, calculate, mutate, ...).
+        side_effects: whether it changes state.
+        payload_bytes: how large the content is.
+        reuse: how many times the same content is used in one session.
+        separate_permission: whether the content needs its own permission check.
+        validated_fields: whether downstream code needs a declared result shape.
+        address_known: whether the exact URI is known up front (else a template).
+        changes_often: whether the content is likely to change after it is returned.
+        policy: supplies the inline (embed) budget; the seed's 4096 bytes by default.
+
+    Example:
+        >>> advise("model", "generate", payload_bytes=18000).shape
+        'resource-link'
+    """
+    if initiator not in INITIATORS:
+        raise CaseError(f"initiator must be one of {', '.join(map(repr, INITIATORS))}; got {initiator!r}", "initiator")
+    if operation not in OPERATIONS:
+        raise CaseError(f"operation must be one of {', '.join(map(repr, OPERATIONS))}; got {operation!r}", "operation")
+    if isinstance(payload_bytes, bool) or not isinstance(payload_bytes, int) or payload_bytes < 0:
+        raise CaseError(f"payload_bytes must be a whole number ≥ 0; got {payload_bytes!r}", "bytes")
+    if isinstance(reuse, bool) or not isinstance(reuse, int) or reuse < 1:
+        raise CaseError(f"reuse must be a whole number ≥ 1; got {reuse!r}", "reuse")
+    limit = (policy or Policy()).embed_limit_bytes
+    large = payload_bytes > limit
+    high = reuse >= HIGH_REUSE
+
+    if initiator == "application":
+        if side_effects:
+            return Advice(
+                None,
+                (
+                    "the application initiates it, so it would be a resource — but it changes state;",
+                    "a read must never change anything: make it a tool the model calls, with the mutation declared",
+                ),
+                rejection="resource-mislabeled-side-effect",
+            )
+        if address_known:
+            return Advice(
+                "listed-resource",
+                (
+                    "the application chooses it and it only reads: a resource",
+                    "its address is known up front, so list it for people to browse and attach",
+                ),
+            )
+        return Advice(
+            "templated-resource",
+            (
+                "the application chooses it and it only reads: a resource",
+                "the address depends on a parameter (one of many records), so publish a URI "
+                "template instead of listing every instance",
+            ),
+        )
+
+    reasons = ["the model asks for an operation, so it is a tool and its result carries the context"]
+    if validated_fields:
+        reasons.append("downstream code needs declared fields to validate: structured content")
+        return Advice("structured-tool-result", tuple(reasons))
+    why_link = []
+    if large:
+        why_link.append(f"{payload_bytes} bytes exceed the {limit}-byte inline budget")
+    if high:
+        why_link.append(f"the same content is reused {reuse} times, so a client cache pays off")
+    if separate_permission:
+        why_link.append("it needs its own permission check on the follow-up read")
+    if changes_often:
+        why_link.append("it is likely to change, so a later refresh should be possible")
+    if why_link:
+        reasons.append("return a link: " + "; ".join(why_link))
+        return Advice("resource-link", tuple(reasons))
+    reasons.append(
+        f"{payload_bytes} bytes fit the {limit}-byte budget and are used once: embed them as the "
+        "bounded evidence of this execution (either shape works; embedding is simpler)"
+    )
+    return Advice("embedded-resource", tuple(reasons))
+
+
+def advise_case(case: Case, *, reuse: int = 1, policy: Policy | None = None) -> Advice:
+    """Advice for a case's own facts (operation ``calculate`` implies validated fields;
+    ``read-template`` implies an address not known up front)."""
+    return advise(
+        case.initiator,
+        case.operation,
+        side_effects=bool(case.side_effects),
+        payload_bytes=case.bytes,
+        reuse=reuse,
+        validated_fields=case.operation in ("calculate", "validate"),
+        address_known=case.operation != "read-template",
+        policy=policy,
+    )
+
+
+def size_reuse_table(
+    small: int = 512, large: int = 18000, high_reuse: int = 5, policy: Policy | None = None
+) -> list[dict[str, object]]:
+    """Seed 001's four rows, answered by the advisor (model-initiated content)."""
+    rows = []
+    for size_label, size in (("small", small), ("large", large)):
+        for reuse_label, reuse in (("low", 1), ("high", high_reuse)):
+            a = advise("model", "generate", payload_bytes=size, reuse=reuse, policy=policy)
+            rows.append(
+                {
+                    "size": size_label,
+                    "bytes": size,
+                    "reuse": reuse_label,
+                    "times": reuse,
+                    "shape": a.shape,
+                    "why": a.reasons[-1],
+                }
+            )
+    return rows

@@ -1,0 +1,403 @@
+"""Values the lab reasons about: a case, a policy, a custody record and a decision.
+
+A *case* is one context-delivery need, written in the keys of the seed fixture (seed 000,
+"Run six context-delivery cases"): who initiates it, which operation runs, which shape is
+declared, and the custody facts (URI, MIME type, size, freshness, permission, side effects,
+provenance). Every value here is a frozen dataclass; the field table below is the one place that
+says which keys exist, which are optional and what each must hold.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "APPLICATION_SHAPES",
+    "FIELDS",
+    "FIELD_SPECS",
+    "INITIATORS",
+    "MAX_BYTES",
+    "MODEL_SHAPES",
+    "OPERATIONS",
+    "SHAPES",
+    "Case",
+    "Custody",
+    "Decision",
+    "FieldSpec",
+    "Policy",
+    "TraceStep",
+    "check_value",
+]
+
+import difflib
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+from .errors import CaseError, PolicyError
+
+Initiator = Literal["application", "model"]
+Shape = Literal[
+    "listed-resource",
+    "templated-resource",
+    "resource-link",
+    "embedded-resource",
+    "structured-tool-result",
+]
+
+INITIATORS: tuple[str, ...] = ("application", "model")
+#: Seed 000, "Separate listed resources from URI templates": resources are application-driven.
+APPLICATION_SHAPES: tuple[str, ...] = ("listed-resource", "templated-resource")
+#: Seed 000, "Distinguish resource links from embedded content": the custody shapes of a tool result.
+MODEL_SHAPES: tuple[str, ...] = ("resource-link", "embedded-resource", "structured-tool-result")
+SHAPES: tuple[str, ...] = APPLICATION_SHAPES + MODEL_SHAPES
+#: The seed's six operations, plus the two the prose names ("computation, search, validation").
+OPERATIONS: tuple[str, ...] = (
+    "read",
+    "read-template",
+    "read-subscribed",
+    "generate",
+    "calculate",
+    "search",
+    "validate",
+    "mutate",
+)
+#: A context payload larger than 1 GiB is not a realistic case; larger values are typos.
+MAX_BYTES = 1 << 30
+
+Kind = Literal["str", "enum", "int", "bool", "text"]
+
+
+@dataclass(frozen=True)
+class FieldSpec:
+    """How one camelCase case key is validated and what it means."""
+
+    name: str
+    kind: Kind
+    required: bool
+    meaning: str
+    choices: tuple[str, ...] = ()
+    nullable: bool = False  # None/absent is meaningful (a custody gap), not a default
+
+    def expected(self) -> str:
+        """Plain words for what the field must hold."""
+        if self.kind == "enum":
+            return "one of " + ", ".join(repr(c) for c in self.choices)
+        if self.kind == "int":
+            return f"a whole number of bytes from 0 to {MAX_BYTES}, written without quotes (e.g. 1800)"
+        if self.kind == "bool":
+            return "true or false (a JSON boolean, not 1/0 or a string)"
+        if self.kind == "text":
+            return "free text (shown to people as untrusted data, never used to decide)"
+        return "a non-empty string"
+
+
+#: The field table: order is the seed's key order. ``attr`` names are snake_case on ``Case``.
+FIELDS: tuple[FieldSpec, ...] = (
+    FieldSpec("id", "str", True, "a name for the case"),
+    FieldSpec("initiator", "enum", True, "who starts the transfer", INITIATORS),
+    FieldSpec("operation", "enum", True, "what runs", OPERATIONS),
+    FieldSpec("shape", "enum", True, "the declared custody shape", SHAPES),
+    FieldSpec("uri", "str", False, "the identity of the content", nullable=True),
+    FieldSpec("mime", "str", False, "how to interpret the bytes", nullable=True),
+    FieldSpec("bytes", "int", True, "the payload size"),
+    FieldSpec("current", "bool", True, "whether the content is fresh"),
+    FieldSpec("allowed", "bool", True, "whether the caller may read or call it"),
+    FieldSpec("sideEffects", "bool", False, "whether the operation changes state", nullable=True),
+    FieldSpec("provenance", "str", False, "where the content came from", nullable=True),
+    FieldSpec("requiresCurrent", "bool", False, "whether stale content must be refused"),
+    FieldSpec("title", "text", False, "a display label from the server"),
+    FieldSpec("description", "text", False, "a description from the server"),
+)
+#: The field table keyed by camelCase name.
+FIELD_SPECS: dict[str, FieldSpec] = {f.name: f for f in FIELDS}
+_SPEC = FIELD_SPECS
+_ATTR = {
+    "sideEffects": "side_effects",
+    "requiresCurrent": "requires_current",
+}
+
+
+def _attr(key: str) -> str:
+    return _ATTR.get(key, key)
+
+
+def _type_name(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return f"the boolean {'true' if value else 'false'}"
+    if isinstance(value, (int, float)):
+        return f"the number {value!r}"
+    if isinstance(value, str):
+        return f"the string {value!r}"
+    if isinstance(value, Mapping):
+        return "an object"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    return f"a {type(value).__name__}"
+
+
+def check_value(spec: FieldSpec, value: object) -> object:
+    """Validate one value of a field; return it normalised (``1800.0`` -> ``1800``).
+
+    ``Case.from_dict`` and the sweep's grid validation share this one check.
+
+    Raises:
+        CaseError: naming the field and what was expected.
+
+    Example:
+        >>> check_value(FIELDS[6], "1800")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        custody_lab.core.errors.CaseError: field 'bytes' must be ...; got the string '1800' (remove the quotes)
+    """
+    name = spec.name
+    if value is None:
+        if spec.nullable:
+            return None
+        if not spec.required and spec.kind in ("text", "bool"):
+            return None
+        raise CaseError(f"field {name!r} must be {spec.expected()}; got null", name)
+    if spec.kind == "bool":
+        if not isinstance(value, bool):
+            raise CaseError(f"field {name!r} must be {spec.expected()}; got {_type_name(value)}", name)
+        return value
+    if spec.kind == "int":
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            hint = " (remove the quotes)" if isinstance(value, str) and value.strip().isdigit() else ""
+            raise CaseError(f"field {name!r} must be {spec.expected()}; got {_type_name(value)}{hint}", name)
+        if isinstance(value, float):
+            if not math.isfinite(value) or not value.is_integer():
+                raise CaseError(f"field {name!r} must be a whole number of bytes; got {value!r}", name)
+            value = int(value)
+        if value < 0:
+            raise CaseError(f"field {name!r} must be 0 or more; got {value}", name)
+        if value > MAX_BYTES:
+            raise CaseError(
+                f"field {name!r} is {value}, more than {MAX_BYTES} (1 GiB): "
+                "no context payload is that large; check for a typo",
+                name,
+            )
+        return value
+    if not isinstance(value, str):
+        raise CaseError(f"field {name!r} must be {spec.expected()}; got {_type_name(value)}", name)
+    if spec.kind == "enum" and value not in spec.choices:
+        raise CaseError(f"field {name!r} must be {spec.expected()}; got {value!r}", name)
+    if spec.kind == "str" and not spec.nullable and not value.strip():
+        raise CaseError(f"field {name!r} must be a non-empty string; got {value!r}", name)
+    return value
+
+
+@dataclass(frozen=True)
+class Case:
+    """One context-delivery need, in the seed's terms.
+
+    ``uri``, ``mime``, ``provenance`` and ``side_effects`` may be ``None``: that is a custody gap
+    the router rejects (``custody-incomplete``, ``side-effects-unknown``), not a default.
+    ``title`` and ``description`` are free text from a server: shown as data, never decisive.
+
+    Example:
+        >>> c = Case.from_dict({"id": "h", "initiator": "application", "operation": "read",
+        ...     "shape": "listed-resource", "uri": "kb://h", "mime": "text/plain", "bytes": 10,
+        ...     "current": True, "allowed": True, "sideEffects": False, "provenance": "p@1"})
+        >>> c.shape, c.requires_current
+        ('listed-resource', False)
+    """
+
+    id: str
+    initiator: Initiator
+    operation: str
+    shape: Shape
+    uri: str | None
+    mime: str | None
+    bytes: int
+    current: bool
+    allowed: bool
+    side_effects: bool | None
+    provenance: str | None
+    requires_current: bool = False
+    title: str | None = None
+    description: str | None = None
+
+    def __post_init__(self) -> None:
+        for spec in FIELDS:
+            value = getattr(self, _attr(spec.name))
+            if value is None and not spec.required:
+                continue
+            normalised = check_value(spec, value)
+            if normalised is not value:
+                object.__setattr__(self, _attr(spec.name), normalised)
+        if self.requires_current is None:
+            object.__setattr__(self, "requires_current", False)
+
+    @classmethod
+    def from_dict(cls, mapping: object) -> Case:
+        """Build a case from the seed's camelCase keys, validating every field.
+
+        Raises:
+            CaseError: naming the offending key (``.field``) and what was expected.
+        """
+        if not isinstance(mapping, Mapping):
+            raise CaseError(
+                f"a case must be an object of field names to values; got {_type_name(mapping)}",
+                None,
+            )
+        unknown = [k for k in mapping if k not in _SPEC]
+        if unknown:
+            key = unknown[0]
+            close = difflib.get_close_matches(str(key), list(_SPEC), n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise CaseError(f"unknown field {key!r}{hint} (allowed fields: {', '.join(_SPEC)})", str(key))
+        kwargs: dict[str, Any] = {}
+        for spec in FIELDS:
+            if spec.name not in mapping:
+                if spec.required:
+                    raise CaseError(
+                        f"missing required field {spec.name!r}: expected {spec.expected()}",
+                        spec.name,
+                    )
+                kwargs[_attr(spec.name)] = False if spec.name == "requiresCurrent" else None
+                continue
+            kwargs[_attr(spec.name)] = check_value(spec, mapping[spec.name])
+        if kwargs["requires_current"] is None:
+            kwargs["requires_current"] = False
+        return cls(**kwargs)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The case in the seed's camelCase keys (optional free text only when present)."""
+        out: dict[str, Any] = {}
+        for spec in FIELDS:
+            value = getattr(self, _attr(spec.name))
+            if spec.kind == "text" and value is None:
+                continue
+            out[spec.name] = value
+        return out
+
+    def with_changes(self, **changes: Any) -> Case:
+        """A copy with some camelCase or snake_case fields changed (validated again)."""
+        return replace(self, **{_attr(k): v for k, v in changes.items()})
+
+    def get(self, key: str) -> Any:
+        """The value of a camelCase key."""
+        return getattr(self, _attr(key))
+
+    __getitem__ = get
+
+
+@dataclass(frozen=True)
+class Policy:
+    """The host's local policy. The embed limit is a teaching policy, not a protocol maximum.
+
+    Attributes:
+        embed_limit_bytes: an embedded resource larger than this is refused (seed: 4096).
+        now: the retrieval time written into every receipt (seed: 2026-09-04T12:00:00.000Z).
+        require_current: when true, every case is treated as requiring current content.
+    """
+
+    embed_limit_bytes: int = 4096
+    now: str = "2026-09-04T12:00:00.000Z"
+    require_current: bool = False
+
+    def __post_init__(self) -> None:
+        limit = self.embed_limit_bytes
+        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0 or limit > MAX_BYTES:
+            raise PolicyError(
+                f"embedLimitBytes must be a whole number from 0 to {MAX_BYTES}; got {limit!r}",
+                "embedLimitBytes",
+            )
+        if not isinstance(self.now, str) or not self.now:
+            raise PolicyError(f"now must be a non-empty timestamp string; got {self.now!r}", "now")
+        if not isinstance(self.require_current, bool):
+            raise PolicyError(
+                f"requireCurrent must be true or false; got {self.require_current!r}",
+                "requireCurrent",
+            )
+
+    @classmethod
+    def from_dict(cls, mapping: object) -> Policy:
+        """Build a policy from ``{"embedLimitBytes", "now", "requireCurrent"}`` (all optional)."""
+        if not isinstance(mapping, Mapping):
+            raise PolicyError(f"a policy must be an object; got {_type_name(mapping)}")
+        keys = {"embedLimitBytes": "embed_limit_bytes", "now": "now", "requireCurrent": "require_current"}
+        unknown = [k for k in mapping if k not in keys]
+        if unknown:
+            raise PolicyError(f"unknown policy field {unknown[0]!r} (allowed: {', '.join(keys)})", str(unknown[0]))
+        return cls(**{keys[k]: v for k, v in mapping.items()})
+
+    def to_dict(self) -> dict[str, Any]:
+        """The seed's policy object; ``requireCurrent`` only when it is switched on."""
+        out: dict[str, Any] = {"embedLimitBytes": self.embed_limit_bytes, "now": self.now}
+        if self.require_current:
+            out["requireCurrent"] = True
+        return out
+
+
+@dataclass(frozen=True)
+class Custody:
+    """What a receipt keeps together (seed 000, "Ship a context-custody receipt")."""
+
+    actor: str
+    permission_checked: bool
+    uri: str | None
+    mime: str | None
+    provenance: str | None
+    bytes: int
+    retrieved_at: str
+    side_effects: bool | None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The seed's custody object, key order included."""
+        return {
+            "actor": self.actor,
+            "permissionChecked": self.permission_checked,
+            "uri": self.uri,
+            "mime": self.mime,
+            "provenance": self.provenance,
+            "bytes": self.bytes,
+            "retrievedAt": self.retrieved_at,
+            "sideEffects": self.side_effects,
+        }
+
+
+TraceStatus = Literal["passed", "failed", "not-reached"]
+
+
+@dataclass(frozen=True)
+class TraceStep:
+    """One rule of the table as it applied to one case."""
+
+    code: str
+    status: TraceStatus
+    test: str
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The router's answer: exactly one of ``selected`` or ``rejection`` is set."""
+
+    id: str
+    accepted: bool
+    selected: str | None
+    rejection: str | None
+    custody: Custody
+    trace: tuple[TraceStep, ...] = field(default=(), compare=False)
+
+    @property
+    def outcome(self) -> str:
+        """The selected shape when accepted, otherwise the rejection code."""
+        return self.selected if self.accepted else self.rejection  # type: ignore[return-value]
+
+    @property
+    def fired(self) -> str | None:
+        """The code of the rule that fired, or ``None`` when the case was accepted."""
+        return self.rejection
+
+    def to_dict(self) -> dict[str, Any]:
+        """The seed's receipt shape, key order included."""
+        out: dict[str, Any] = {"id": self.id, "accepted": self.accepted}
+        if self.accepted:
+            out["selected"] = self.selected
+        else:
+            out["rejection"] = self.rejection
+        out["custody"] = self.custody.to_dict()
+        return out

@@ -1,0 +1,132 @@
+"""``custody-lab live`` and ``custody-lab audit``: the arguments and what each command runs.
+
+    custody-lab live [--mode modern|legacy] [--frames] [--json] [--timeout S]
+        run the six seed cases against the in-process lab server, print the simulator's receipt
+        beside the live one field by field; exit 0 only when all six agree.
+    custody-lab audit [--allow-calls NAME ...] [--timeout S] [--strict] -- COMMAND [ARG ...]
+        start your MCP server over stdio, list and safely exercise it, and report which custody
+        fields each capability can and cannot supply.
+
+This module imports nothing heavy: ``mcp`` is imported when a command runs.
+"""
+
+from __future__ import annotations
+
+__all__ = ["configure_audit", "configure_live", "run_audit", "run_live"]
+
+import argparse
+import json
+import sys
+
+#: Exit codes of ``custody-lab live``.
+EXIT_AGREE, EXIT_DIFFER, EXIT_ERROR = 0, 1, 2
+
+
+def configure_live(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--mode",
+        choices=("modern", "legacy"),
+        default="modern",
+        help="protocol: modern (2026-07-28, default) or legacy (2025-11-25 handshake)",
+    )
+    p.add_argument(
+        "--frames", action="store_true", help="also print every JSON-RPC frame that crossed the in-memory wire"
+    )
+    p.add_argument("--json", action="store_true", help="print the live receipts as JSON")
+    p.add_argument("--timeout", type=float, default=5.0, help="seconds per exchange (default 5)")
+
+
+def run_live(args: argparse.Namespace) -> int:
+    from .client import LiveError, record_fixture, run_sync
+    from .compare import NOT_COMPARED, compare_fixture, comparison_table
+
+    async def go() -> list:
+        return await record_fixture(mode=args.mode, frames=args.frames, timeout=args.timeout)
+
+    try:
+        receipts = run_sync(go)
+    except LiveError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return EXIT_ERROR
+    comparisons = compare_fixture(receipts)
+    if args.frames:
+        for r in receipts:
+            print(f"== {r.case_id}")
+            for frame in r.frames:
+                shown = _shorten({"direction": frame.direction, **frame.message})
+                print(json.dumps(shown, ensure_ascii=False))
+        print()
+    if args.json:
+        print(json.dumps([r.receipt for r in receipts], indent=2, ensure_ascii=False))
+    else:
+        first = receipts[0].receipt if receipts else {}
+        server = first.get("server", {})
+        print(
+            f"server: {server.get('name')} {server.get('version')} · protocol "
+            f"{first.get('protocolVersion')} · in-process, no network"
+        )
+        print(comparison_table(comparisons))
+        print("not compared: " + "; ".join(f"{k} ({v})" for k, v in NOT_COMPARED.items()))
+    agree = [c for c in comparisons if c.agrees]
+    if len(agree) == len(comparisons) and comparisons:
+        print(f"PASS: all {len(comparisons)} live receipts agree with the simulator on every custody field")
+        return EXIT_AGREE
+    print(f"FAIL: {len(comparisons) - len(agree)} of {len(comparisons)} cases differ (named above)", file=sys.stderr)
+    return EXIT_DIFFER
+
+
+def _shorten(value: object, limit: int = 160) -> object:
+    """Long strings cut visibly (``…[+N chars]``), so frames stay readable; nothing is hidden."""
+    if isinstance(value, str) and len(value) > limit:
+        return f"{value[:limit]}…[+{len(value) - limit} chars]"
+    if isinstance(value, dict):
+        return {k: _shorten(v, limit) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_shorten(v, limit) for v in value]
+    return value
+
+
+def configure_audit(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--allow-calls",
+        action="append",
+        default=[],
+        metavar="NAME[=JSON]",
+        help="also call this tool once even if it may mutate (arguments as a JSON "
+        "object after '=', none by default); repeatable",
+    )
+    p.add_argument(
+        "--timeout", type=float, default=10.0, help="seconds for starting the server and for each exchange (default 10)"
+    )
+    p.add_argument("--strict", action="store_true", help="exit 1 when any capability cannot supply a custody field")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.add_argument(
+        "server_command",
+        nargs=argparse.REMAINDER,
+        metavar="-- COMMAND ...",
+        help="the command that starts your MCP server on stdio",
+    )
+
+
+def run_audit(args: argparse.Namespace) -> int:
+    from .audit import AuditError, audit_command, format_report
+
+    command = list(args.server_command)
+    if command and command[0] == "--":
+        command = command[1:]
+    if not command:
+        print(
+            "error: give the server command after --, e.g. custody-lab audit -- python -m custody_lab.live.server",
+            file=sys.stderr,
+        )
+        return EXIT_ERROR
+    try:
+        report = audit_command(command, allow_calls=tuple(args.allow_calls), timeout=args.timeout)
+    except AuditError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return EXIT_ERROR
+    if args.json:
+        print(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
+    else:
+        print(format_report(report))
+    return 1 if args.strict and report.gaps else 0

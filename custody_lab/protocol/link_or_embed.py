@@ -1,0 +1,430 @@
+"""Link or embed? The bytes a tool result puts into context over a session, for both shapes.
+
+Seed 001 ("Resource link vs embedded resource") gives the rule as a size × reuse table: embed only
+small content used once; return a ``resource_link`` when the content is large or reused, so the
+client fetches it once and serves repeats from its cache. The advisor
+(:func:`custody_lab.core.advisor.advise`) already applies that rule; this module puts numbers on it.
+
+The cost model (a teaching model, stated so it can be argued with):
+
+* **embed**: every call carries an embedded-resource block, ``{"type": "resource", "resource":
+  {"uri", "mimeType", "text" | "blob"}}``, with the whole payload inside. A binary payload travels
+  as base64, about 4/3 of its bytes (:func:`custody_lab.blobs.overhead`).
+* **link with a client cache**: every call carries a small ``resource_link`` block (``{"type":
+  "resource_link", "uri", "name", "mimeType"}``); the first use fetches the content once with
+  ``resources/read`` (one contents item), and later calls are answered from the cache. This is the
+  link's worst case: a client may also never fetch it at all.
+
+Block sizes are the lengths of their compact JSON (:func:`custody_lab.core.receipts.canonical_json`),
+so the numbers are bytes you could count in a transcript.
+
+Seed 001 also states an invariant: the URI inside a link or an embed must be the URI the resource
+is registered under, or the client can neither match it against its cache nor follow
+``notifications/resources/updated`` for it. :func:`same_uri_invariant` checks a block against the
+lab's catalog.
+
+The module is pure; matplotlib is imported only inside :func:`plot_cumulative`.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "DEFAULT_MIME",
+    "DEFAULT_NAME",
+    "DEFAULT_URI",
+    "ShapeCosts",
+    "UriInvariantCheck",
+    "compare_shapes",
+    "embedded_resource_block",
+    "plot_cumulative",
+    "resource_link_block",
+    "same_uri_invariant",
+]
+
+import difflib
+import html
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ..core.advisor import Advice, advise
+from ..core.errors import CaseError
+from ..core.model import Policy
+from ..core.receipts import canonical_json
+from .blobs import overhead
+from .catalog import Catalog, ReadResult, ResourceEntry, TemplateEntry
+
+if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+#: The seed's large generated report (seed 000, case "generated-report").
+DEFAULT_URI = "report://synthetic/weekly-7"
+DEFAULT_NAME = "weekly-report-7"
+DEFAULT_MIME = "text/html"
+
+
+def _json_size(value: Any) -> int:
+    return len(canonical_json(value).encode("utf-8"))
+
+
+def resource_link_block(uri: str, name: str, mime_type: str | None = None, **extra: Any) -> dict[str, Any]:
+    """A tool result's ``resource_link`` content block (seed 001, "Response shapes").
+
+    Example:
+        >>> block = resource_link_block("report://synthetic/weekly-7", "weekly-report-7", "text/html")
+        >>> block["type"], block["uri"], block["mimeType"]
+        ('resource_link', 'report://synthetic/weekly-7', 'text/html')
+    """
+    block: dict[str, Any] = {"type": "resource_link", "uri": uri, "name": name}
+    if mime_type is not None:
+        block["mimeType"] = mime_type
+    block.update(extra)
+    return block
+
+
+def embedded_resource_block(result: ReadResult) -> dict[str, Any]:
+    """A tool result's embedded ``resource`` block carrying what a catalog read returned.
+
+    Example:
+        >>> block = embedded_resource_block(Catalog.load().read("kb://shipping"))
+        >>> block["type"], block["resource"]["uri"]
+        ('resource', 'kb://shipping')
+    """
+    return {"type": "resource", "resource": dict(result.item)}
+
+
+@dataclass(frozen=True)
+class ShapeCosts:
+    """Bytes entering context over ``reuse`` calls, embed vs link-with-cache, and the advice.
+
+    Attributes:
+        payload_bytes: the content's size in bytes.
+        reuse: how many calls in the session return the same content.
+        budget: the host's inline (embed) budget in bytes.
+        binary: whether the payload travels as base64 (``blob``).
+        advice: what :func:`custody_lab.core.advisor.advise` recommends, with its reasons.
+        link_block_bytes: one ``resource_link`` block.
+        embed_block_bytes: one embedded-resource block, payload included.
+        fetch_bytes: the one ``resources/read`` contents item fetched on first use of a link.
+        embed_cumulative: bytes in context after call 1, 2, ... N when embedding.
+        link_cumulative: the same when linking (with a client cache).
+    """
+
+    payload_bytes: int
+    reuse: int
+    budget: int
+    binary: bool
+    advice: Advice
+    link_block_bytes: int
+    embed_block_bytes: int
+    fetch_bytes: int
+    embed_cumulative: tuple[int, ...]
+    link_cumulative: tuple[int, ...]
+
+    @property
+    def shape(self) -> str | None:
+        """The recommended shape (``"resource-link"`` or ``"embedded-resource"``)."""
+        return self.advice.shape
+
+    @property
+    def embed_total(self) -> int:
+        return self.embed_cumulative[-1]
+
+    @property
+    def link_total(self) -> int:
+        return self.link_cumulative[-1]
+
+    @property
+    def saved(self) -> int:
+        """Bytes the link saves over the session (negative when embedding is cheaper)."""
+        return self.embed_total - self.link_total
+
+    @property
+    def embed_over_budget(self) -> bool:
+        """Whether one embed block's payload exceeds the inline budget."""
+        return self.payload_bytes > self.budget
+
+    @property
+    def break_even(self) -> int | None:
+        """The first call after which the link has cost fewer bytes in total, or ``None``."""
+        for call, (embed, link) in enumerate(zip(self.embed_cumulative, self.link_cumulative), 1):
+            if link < embed:
+                return call
+        return None
+
+    def rows(self) -> list[dict[str, int]]:
+        """One row per call: call, embed and link bytes so far."""
+        return [
+            {"call": i, "embed_bytes": embed, "link_bytes": link}
+            for i, (embed, link) in enumerate(zip(self.embed_cumulative, self.link_cumulative), 1)
+        ]
+
+    def summary(self) -> str:
+        """The comparison in one or two sentences."""
+        carried = "base64 characters" if self.binary else "bytes"
+        parts = [
+            f"{self.reuse} call{'s' if self.reuse != 1 else ''} returning {self.payload_bytes:,} "
+            f"{'binary ' if self.binary else ''}bytes: embedding puts {self.embed_total:,} bytes "
+            f"into context, a link with a client cache {self.link_total:,}"
+        ]
+        if self.saved > 0:
+            parts.append(f"the link saves {self.saved:,} ({self.saved / self.embed_total:.0%})")
+        elif self.saved < 0:
+            parts.append(f"embedding is {-self.saved:,} bytes cheaper")
+        else:
+            parts.append("both cost the same")
+        if self.binary:
+            parts.append(f"the payload travels as {overhead(self.payload_bytes):,} {carried}")
+        return "; ".join(parts) + "."
+
+
+def compare_shapes(
+    payload_bytes: int,
+    reuse: int,
+    budget: int = 4096,
+    *,
+    binary: bool = False,
+    uri: str = DEFAULT_URI,
+    name: str = DEFAULT_NAME,
+    mime_type: str = DEFAULT_MIME,
+) -> ShapeCosts:
+    """Bytes entering context over ``reuse`` calls for embed vs link, and the advisor's pick.
+
+    Args:
+        payload_bytes: the content's size in bytes (≥ 0).
+        reuse: how many calls in one session return the same content (≥ 1).
+        budget: the host's inline budget in bytes (seed 000's policy: 4096).
+        binary: the payload is bytes sent as a base64 ``blob`` (4/3 larger) rather than text.
+        uri, name, mime_type: the resource the blocks refer to (their JSON counts too).
+
+    Raises:
+        CaseError / PolicyError: (ValueErrors) for a negative size, reuse below 1 or a bad budget.
+
+    Example:
+        >>> c = compare_shapes(18000, 5)
+        >>> c.shape, c.embed_total, c.link_total, c.break_even
+        ('resource-link', 90505, 18610, 2)
+        >>> compare_shapes(300, 1).shape
+        'embedded-resource'
+    """
+    advice = advise(
+        "model",
+        "generate",
+        payload_bytes=payload_bytes,
+        reuse=reuse,
+        policy=Policy(embed_limit_bytes=budget),
+    )
+    if not isinstance(binary, bool):
+        raise CaseError(f"binary must be true or false; got {binary!r}", "binary")
+    field_name = "blob" if binary else "text"
+    carried = overhead(payload_bytes) if binary else payload_bytes
+    link_block = _json_size(resource_link_block(uri, name, mime_type))
+    item_wrapper = _json_size({"uri": uri, "mimeType": mime_type, field_name: ""})
+    embed_block = (
+        _json_size({"type": "resource", "resource": {"uri": uri, "mimeType": mime_type, field_name: ""}}) + carried
+    )
+    fetch = item_wrapper + carried
+    embed_cumulative = tuple(embed_block * call for call in range(1, reuse + 1))
+    link_cumulative = tuple(link_block * call + fetch for call in range(1, reuse + 1))
+    return ShapeCosts(
+        payload_bytes=payload_bytes,
+        reuse=reuse,
+        budget=budget,
+        binary=binary,
+        advice=advice,
+        link_block_bytes=link_block,
+        embed_block_bytes=embed_block,
+        fetch_bytes=fetch,
+        embed_cumulative=embed_cumulative,
+        link_cumulative=link_cumulative,
+    )
+
+
+def plot_cumulative(costs: ShapeCosts, ax: Axes | None = None) -> Figure:
+    """Cumulative bytes in context vs call number, for embed and for link-with-cache.
+
+    Readable without colour: the two lines differ in style (solid circles vs dashed squares) and
+    each is labelled in words at its end; the break-even call is marked with a dotted line.
+    """
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import FuncFormatter, MaxNLocator
+
+    if ax is None:
+        # A bare Figure (not pyplot): returned once, displayed once, never left open.
+        fig = Figure(figsize=(7.5, 4.2), layout="constrained")
+        ax = fig.subplots()
+    else:
+        root = ax.get_figure(root=True)
+        if root is None:
+            raise ValueError("the axes passed to plot_cumulative belong to no figure")
+        fig = root
+    calls = list(range(1, costs.reuse + 1))
+    ax.plot(calls, costs.embed_cumulative, "-o", color="#b3261e", linewidth=2, markersize=6, label="embed every call")
+    ax.plot(
+        calls,
+        costs.link_cumulative,
+        "--s",
+        color="#1f4e8c",
+        linewidth=2,
+        markersize=6,
+        label="link + one fetch (client cache)",
+    )
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
+    ax.set_xlabel("call number in the session")
+    ax.set_ylabel("bytes in context so far")
+    ax.set_ylim(bottom=0, top=max(costs.embed_total, costs.link_total) * 1.18 + 1)
+    ax.set_xlim(0.6, costs.reuse + 0.4 + max(1.2, costs.reuse * 0.18))
+    for series, text in ((costs.embed_cumulative, "embed"), (costs.link_cumulative, "link")):
+        ax.annotate(
+            f"{text}: {series[-1]:,}",
+            (costs.reuse, series[-1]),
+            xytext=(8, 0),
+            textcoords="offset points",
+            va="center",
+            fontsize=9,
+        )
+    if costs.break_even is not None and costs.reuse > 1:
+        ax.axvline(costs.break_even, color="#555555", linestyle=":", linewidth=1)
+        ax.annotate(
+            f"link cheaper from call {costs.break_even}",
+            (costs.break_even, 0.97),
+            xycoords=ax.get_xaxis_transform(),
+            xytext=(4, 0),
+            textcoords="offset points",
+            va="top",
+            fontsize=8,
+            color="#333333",
+        )
+    kind = "binary (base64)" if costs.binary else "text"
+    ax.set_title(
+        f"{costs.payload_bytes:,} {kind} bytes × {costs.reuse} call{'s' if costs.reuse != 1 else ''}, "
+        f"inline budget {costs.budget:,} → advisor: {costs.shape}",
+        fontsize=10,
+    )
+    fig.legend(loc="outside lower center", ncol=2, fontsize=9, frameon=False)
+    ax.grid(axis="y", color="#dddddd", linewidth=0.6)
+    return fig
+
+
+# --------------------------------------------------------------------------------------------
+# Seed 001's invariant: the URI in a link or an embed is the URI the resource is registered under
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class UriInvariantCheck:
+    """Whether a link/embed block names its resource by the URI it is registered under.
+
+    Attributes:
+        ok: the URI resolves in the catalog (a listed URI, or a template's existing record).
+        block_type: ``"resource_link"`` or ``"resource"``, or ``None`` for a malformed block.
+        uri: the URI found in the block, or ``None``.
+        registered_as: the listed URI or the ``uriTemplate`` it resolves to, or ``None``.
+        problems: why the invariant fails (empty when ``ok``).
+        warnings: other custody concerns that do not break the invariant (a different
+            ``mimeType``; embedded bytes that differ from a fresh read).
+        suggestion: the closest registered URI, when the block's URI is not registered.
+    """
+
+    ok: bool
+    block_type: str | None
+    uri: str | None
+    registered_as: str | None
+    problems: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+    suggestion: str | None = None
+
+    @property
+    def message(self) -> str:
+        if self.ok:
+            text = f"{self.block_type} names {self.uri!r}, registered as {self.registered_as!r}"
+        else:
+            text = "; ".join(self.problems)
+            if self.suggestion:
+                text += f" (did you mean {self.suggestion!r}?)"
+        if self.warnings:
+            text += "; also: " + "; ".join(self.warnings)
+        return text
+
+    def __str__(self) -> str:
+        return ("✓ same URI: " if self.ok else "✗ URI invariant broken: ") + self.message
+
+    def _repr_html_(self) -> str:
+        if self.ok:
+            head, colour = "✓ SAME URI", "#14532d"
+        else:
+            head, colour = "✗ URI NOT REGISTERED", "#7f1d1d"
+        return (
+            f'<div class="custody-uri-check" style="border-left:6px solid {colour};'
+            f'padding:4px 8px;font-family:sans-serif"><b style="color:{colour}">{head}</b> — '
+            f"{html.escape(self.message)}</div>"
+        )
+
+
+def _block_uri(block: object) -> tuple[str | None, str | None, Mapping[str, Any] | None, str | None]:
+    """(block_type, uri, the mapping holding uri/mimeType, problem)."""
+    if not isinstance(block, Mapping):
+        return None, None, None, f"a content block must be an object, got {type(block).__name__}"
+    kind = block.get("type")
+    if kind == "resource_link":
+        holder: Any = block
+    elif kind == "resource":
+        holder = block.get("resource")
+        if not isinstance(holder, Mapping):
+            return "resource", None, None, "an embedded resource block needs a 'resource' object"
+    else:
+        return (None, None, None, f"type must be 'resource_link' or 'resource' (a link or an embed); got {kind!r}")
+    uri = holder.get("uri")
+    if not isinstance(uri, str) or not uri:
+        return kind, None, holder, f"the {kind} block has no 'uri' string"
+    return kind, uri, holder, None
+
+
+def same_uri_invariant(block: object, catalog: Catalog) -> UriInvariantCheck:
+    """Check seed 001's invariant for one tool-result block: its URI is registered in ``catalog``.
+
+    Never raises for a malformed block: that is reported as a problem.
+
+    Example:
+        >>> catalog = Catalog.load()
+        >>> same_uri_invariant(resource_link_block("report://synthetic/weekly-7", "r"), catalog).ok
+        True
+        >>> check = same_uri_invariant(resource_link_block("report://weekly-7", "r"), catalog)
+        >>> check.ok, check.suggestion
+        (False, 'report://synthetic/weekly-7')
+    """
+    kind, uri, holder, problem = _block_uri(block)
+    if problem is not None:
+        return UriInvariantCheck(False, kind, uri, None, (problem,))
+    assert uri is not None and holder is not None
+    registered = catalog.resolve(uri)
+    if registered is None:
+        listed = [e.uri for e in catalog.resources]
+        close = difflib.get_close_matches(uri, listed, n=1, cutoff=0.5)
+        return UriInvariantCheck(
+            False,
+            kind,
+            uri,
+            None,
+            (
+                f"{uri!r} is not a URI this server registers: a client cannot match it against "
+                "its cache or follow update notifications for it",
+            ),
+            suggestion=close[0] if close else None,
+        )
+    registered_as = registered.uri if isinstance(registered, ResourceEntry) else registered.uri_template
+    warnings: list[str] = []
+    declared = holder.get("mimeType")
+    expected_mime = registered.mime_type
+    if declared is not None and expected_mime is not None and declared != expected_mime:
+        warnings.append(f"mimeType {declared!r} differs from the registered {expected_mime!r}")
+    if kind == "resource" and ("text" in holder or "blob" in holder):
+        fresh = catalog.read(uri).item
+        field_name = "text" if "text" in holder else "blob"
+        if holder.get(field_name) != fresh.get(field_name):
+            warnings.append("the embedded content differs from what resources/read returns now")
+    if isinstance(registered, TemplateEntry):
+        registered_as = f"{registered.uri_template} (record {uri})"
+    return UriInvariantCheck(True, kind, uri, registered_as, (), tuple(warnings))

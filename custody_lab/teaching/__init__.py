@@ -1,0 +1,3 @@
+"""The teaching layer: exercises, their topic sets, the exercise panels and the facilitators'
+solutions.
+"""

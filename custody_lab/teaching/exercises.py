@@ -1,0 +1,498 @@
+"""Exercises with a Check: named exercises, a checker that explains itself, and a progress record.
+
+A learner's cell ends with ``check("blob-01", answer)``. The result is a :class:`CheckResult`
+value (never only printed), so a notebook shows it through ``_repr_html_`` and a test can assert
+on it. Feedback follows the lab's style guide (``STYLE.md``, "Exercises"): it names the input, the
+expected value and the learner's value; it recognises an unfilled stub (``...``); and each typical
+mistake an exercise lists gets its own hint.
+
+Exercise definitions live in :mod:`custody_lab.teaching.exercise_sets`, one module per topic. That package
+is imported lazily, the first time :func:`get`, :func:`check`, :func:`all_exercises`,
+:func:`reveal` or :func:`progress` needs it, so ``import custody_lab`` stays light.
+
+The two-way gate (``tests/test_exercises.py``) runs over every registered exercise: every reference
+answer passes, every stub fails as "not answered", and every listed mistake's example answer gets
+that mistake's own hint.
+
+This module is pure: no ipywidgets. The Check-button panel is
+:class:`custody_lab.teaching.panels.ExercisePanel`.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "NO_EXAMPLE",
+    "CheckResult",
+    "Exercise",
+    "ExerciseError",
+    "Mistake",
+    "UnknownExercise",
+    "all_exercises",
+    "check",
+    "get",
+    "input_for",
+    "is_stub",
+    "literal_or_text",
+    "progress",
+    "register",
+    "reset_progress",
+    "reveal",
+    "short_repr",
+]
+
+import ast
+import functools
+import html
+import importlib
+import operator
+import re
+import reprlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ..core.errors import CustodyLabError
+
+Status = Literal["passed", "wrong", "not-answered"]
+
+#: Exercise ids are a topic and a two-digit number: ``blob-01``, ``uri-03``.
+_ID = re.compile(r"^[a-z][a-z0-9]*-\d{2}$")
+
+
+class _NoExample:
+    """The marker for a :class:`Mistake` defined without an example answer."""
+
+    _instance: _NoExample | None = None
+
+    def __new__(cls) -> _NoExample:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "NO_EXAMPLE"
+
+
+#: A mistake without an example fails the gate in ``tests/test_exercises.py``.
+NO_EXAMPLE = _NoExample()
+
+
+class ExerciseError(CustodyLabError, ValueError):
+    """An exercise definition is malformed (bad id, duplicate id, a mistake without a name...)."""
+
+
+class UnknownExercise(CustodyLabError, KeyError):
+    """No exercise has this id; the message lists the ids that exist.
+
+    Attributes:
+        exercise_id: the id that was asked for.
+    """
+
+    def __init__(self, exercise_id: object, known: list[str]) -> None:
+        self.exercise_id = exercise_id
+        listing = ", ".join(known) if known else "(none registered)"
+        super().__init__(f"no exercise {exercise_id!r}; the exercises are: {listing}")
+
+    def __str__(self) -> str:  # KeyError would show the message in quotes
+        return str(self.args[0])
+
+
+@dataclass(frozen=True)
+class Mistake:
+    """A typical wrong answer and the hint it deserves.
+
+    Attributes:
+        name: a short code, unique within its exercise (``"counted-base64-characters"``).
+        detect: ``detect(answer) -> bool``; true when the answer shows this mistake. It may assume
+            nothing about the answer's type: a ``TypeError`` or ``ValueError`` counts as "no".
+        hint: what to do about it, in one or two plain sentences.
+        example: one wrong answer that shows the mistake; the gate checks that it gets this hint.
+    """
+
+    name: str
+    detect: Callable[[object], bool]
+    hint: str
+    example: object = NO_EXAMPLE
+
+
+def literal_or_text(text: str) -> object:
+    """Read a typed answer: a Python literal when it is one (``105``, ``'abc'``, ``b'..'``),
+    otherwise the text itself, stripped. An empty box is the stub ``...``.
+
+    Example:
+        >>> literal_or_text("105"), literal_or_text(" image/png "), literal_or_text("")
+        (105, 'image/png', Ellipsis)
+    """
+    stripped = text.strip()
+    if not stripped or stripped == "...":
+        return ...
+    try:
+        return ast.literal_eval(stripped)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return stripped
+
+
+def _stripped_text(text: str) -> object:
+    stripped = text.strip()
+    return ... if not stripped or stripped == "..." else stripped
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """One exercise: what to do, the reference answer, and how an answer is judged.
+
+    Attributes:
+        id: ``topic-NN`` (``"blob-01"``); the name a learner passes to :func:`check`.
+        title: a short heading.
+        prompt: the task, in Markdown (trusted lab text).
+        reference: returns the reference answer (what :func:`reveal` shows a facilitator).
+        input_label: names the input the learner works on (``"the blob of assets://logo.png"``).
+        expected: returns the value a correct answer must equal (by ``compare``); defaults to
+            ``reference``.
+        compare: ``compare(answer, expected) -> bool``; ``==`` by default.
+        stub: the learner's starting value, usually ``...``.
+        mistakes: typical mistakes, checked in order; the first whose ``detect`` is true wins.
+        level: difficulty, 1 (warm-up) upwards.
+        wanted: what the answer should be, in words, for the "not answered yet" message.
+        parse: turns the text typed in a Check panel into an answer (:func:`literal_or_text` by
+            default; ``"text"`` keeps the text as a string).
+        given: returns the input itself (the blob, the bytes, the URI...), so a notebook cell can
+            start from ``input_for("blob-01")``; ``None`` when the prompt holds everything.
+    """
+
+    id: str
+    title: str
+    prompt: str
+    reference: Callable[[], object]
+    input_label: str
+    expected: Callable[[], object] | None = None
+    compare: Callable[[object, object], bool] = operator.eq
+    stub: object = ...
+    mistakes: tuple[Mistake, ...] = ()
+    level: int = 1
+    wanted: str = "your answer"
+    parse: Callable[[str], object] | Literal["text"] = literal_or_text
+    given: Callable[[], object] | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.id, str) or not _ID.match(self.id):
+            raise ExerciseError(f"exercise id must look like 'topic-NN' (e.g. 'blob-01'); got {self.id!r}")
+        if self.expected is None:
+            object.__setattr__(self, "expected", self.reference)
+        if self.parse == "text":
+            object.__setattr__(self, "parse", _stripped_text)
+        object.__setattr__(self, "mistakes", tuple(self.mistakes))
+        names = [m.name for m in self.mistakes]
+        if len(set(names)) != len(names) or not all(names):
+            raise ExerciseError(f"exercise {self.id}: mistake names must be non-empty and unique; got {names}")
+        if not isinstance(self.level, int) or self.level < 1:
+            raise ExerciseError(f"exercise {self.id}: level must be a whole number ≥ 1; got {self.level!r}")
+
+    def expected_value(self) -> object:
+        """The value a correct answer must match."""
+        assert self.expected is not None  # set in __post_init__
+        return self.expected()
+
+    def parse_answer(self, text: str) -> object:
+        """An answer from the text typed in a Check panel (an empty box is the stub ``...``)."""
+        assert callable(self.parse)
+        return self.parse(text)
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """What :func:`check` found. Renders itself in a notebook (``_repr_html_``, all text escaped).
+
+    Attributes:
+        exercise_id: which exercise.
+        passed: whether the answer is correct.
+        message: one or two sentences naming the input, the expected and the given value.
+        expected: the expected value.
+        actual: the learner's answer, as given.
+        hint: the specific hint of the detected mistake, or ``None``.
+        mistake: the detected mistake's name, or ``None``.
+        status: ``"passed"``, ``"wrong"`` or ``"not-answered"`` (an unfilled stub).
+        title: the exercise's title, for display.
+    """
+
+    exercise_id: str
+    passed: bool
+    message: str
+    expected: object = field(repr=False)
+    actual: object = field(repr=False)
+    hint: str | None = None
+    mistake: str | None = None
+    status: Status = "wrong"
+    title: str = ""
+
+    @property
+    def answered(self) -> bool:
+        """False when the answer was still the stub."""
+        return self.status != "not-answered"
+
+    def headline(self) -> str:
+        """``✓ Correct``, ``✗ Not yet`` or ``… Not answered yet``: a symbol *and* words."""
+        return {
+            "passed": "✓ Correct",
+            "wrong": "✗ Not yet",
+            "not-answered": "… Not answered yet",
+        }[self.status]
+
+    def __str__(self) -> str:
+        lines = [f"{self.headline()} — {self.exercise_id}: {self.message}"]
+        if self.hint:
+            lines.append(f"Hint: {self.hint}")
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        colour, background = {
+            "passed": ("#14532d", "#dcfce7"),
+            "wrong": ("#7f1d1d", "#fee2e2"),
+            "not-answered": ("#713f12", "#fef9c3"),
+        }[self.status]
+        e = html.escape
+        title = f" · {e(self.title)}" if self.title else ""
+        parts = [
+            f'<div class="custody-check custody-check-{e(self.status)}" '
+            f'style="border-left:6px solid {colour};background:{background};color:#111;'
+            'padding:6px 10px;margin:4px 0;font-family:sans-serif">',
+            f'<div style="font-weight:bold;color:{colour}">{e(self.headline())}'
+            f" — <code>{e(self.exercise_id)}</code>{title}</div>",
+            f"<div>{e(self.message)}</div>",
+        ]
+        if self.hint:
+            parts.append(f"<div><b>Hint:</b> {e(self.hint)}</div>")
+        if self.status == "wrong":
+            parts.append(
+                '<table style="margin-top:4px"><tr><th style="text-align:left">expected</th>'
+                f"<td><code>{e(short_repr(self.expected))}</code></td></tr>"
+                '<tr><th style="text-align:left">your answer</th>'
+                f"<td><code>{e(short_repr(self.actual))}</code></td></tr></table>"
+            )
+        parts.append("</div>")
+        return "".join(parts)
+
+
+# --------------------------------------------------------------------------------------------
+# Registry
+# --------------------------------------------------------------------------------------------
+
+_REGISTRY: dict[str, Exercise] = {}
+_PROGRESS: dict[str, bool] = {}
+_loaded = False
+
+
+def register(exercise: Exercise) -> Exercise:
+    """Add an exercise to the registry and return it (so a set module can keep a name for it).
+
+    Re-registering an id from the module that defined it (``importlib.reload``) replaces it; the
+    same id from another module is an error.
+
+    Raises:
+        ExerciseError: for a duplicate id, or a value that is not an :class:`Exercise`.
+    """
+    if not isinstance(exercise, Exercise):
+        raise ExerciseError(f"register() takes an Exercise, got {type(exercise).__name__}")
+    old = _REGISTRY.get(exercise.id)
+    if old is not None and _origin(old) != _origin(exercise):
+        raise ExerciseError(
+            f"exercise id {exercise.id!r} is already registered by {_origin(old)}; "
+            f"{_origin(exercise)} must use another id"
+        )
+    _REGISTRY[exercise.id] = exercise
+    return exercise
+
+
+def _origin(exercise: Exercise) -> str:
+    return getattr(exercise.reference, "__module__", None) or "?"
+
+
+def _ensure_loaded() -> None:
+    global _loaded
+    if not _loaded:
+        _loaded = True
+        importlib.import_module("custody_lab.teaching.exercise_sets")
+
+
+def _sort_key(exercise_id: str) -> tuple[str, int]:
+    topic, _, number = exercise_id.rpartition("-")
+    return topic, int(number)
+
+
+def get(exercise_id: str) -> Exercise:
+    """The exercise with this id.
+
+    Raises:
+        UnknownExercise: a ``KeyError`` whose message lists the known ids.
+
+    Example:
+        >>> get("blob-01").input_label
+        'the blob of assets://logo.png'
+    """
+    _ensure_loaded()
+    try:
+        return _REGISTRY[exercise_id]
+    except (KeyError, TypeError) as e:  # TypeError: an unhashable id
+        raise UnknownExercise(exercise_id, sorted(_REGISTRY, key=_sort_key)) from e
+
+
+def all_exercises(prefix: str | None = None) -> list[Exercise]:
+    """Every registered exercise (those whose id starts with ``prefix``), in id order.
+
+    Example:
+        >>> [e.id for e in all_exercises("blob")][:2]
+        ['blob-01', 'blob-02']
+    """
+    _ensure_loaded()
+    ids = sorted(_REGISTRY, key=_sort_key)
+    return [_REGISTRY[i] for i in ids if prefix is None or i.startswith(prefix)]
+
+
+def input_for(exercise_id: str) -> object:
+    """The input an exercise works on (``None`` when its prompt holds everything).
+
+    Example:
+        >>> input_for("blob-01")[:12]
+        'iVBORw0KGgoA'
+    """
+    exercise = get(exercise_id)
+    return exercise.given() if exercise.given is not None else None
+
+
+def reveal(exercise_id: str) -> object:
+    """The reference answer, for facilitators (learners are not shown it by default).
+
+    Example:
+        >>> reveal("blob-01")
+        105
+    """
+    return get(exercise_id).reference()
+
+
+def progress() -> dict[str, bool]:
+    """Which exercises were checked in this kernel, and whether each has passed (at least once).
+
+    A check on the untouched stub does not count as an attempt.
+    """
+    _ensure_loaded()
+    return dict(_PROGRESS)
+
+
+def reset_progress() -> None:
+    """Forget every attempt recorded in this kernel."""
+    _PROGRESS.clear()
+
+
+# --------------------------------------------------------------------------------------------
+# Checking
+# --------------------------------------------------------------------------------------------
+
+_repr = reprlib.Repr()
+_repr.maxstring = 90
+_repr.maxother = 90
+_repr.maxlong = 60
+
+
+def short_repr(value: object) -> str:
+    """A repr shortened for messages (long strings and bytes are cut with ``...``).
+
+    Example:
+        >>> short_repr("x" * 200)[:12]
+        "'xxxxxxxxxxx"
+    """
+    if isinstance(value, bytes | bytearray) and len(value) > 40:
+        return repr(bytes(value[:40]))[:-1] + f"...' ({len(value)} bytes)"
+    try:
+        return _repr.repr(value)
+    except (TypeError, ValueError) as e:  # a learner's object with a broken repr
+        return f"<{type(value).__name__} (repr failed: {type(e).__name__})>"
+
+
+def _truthy(call: Callable[[], object]) -> bool:
+    """Run a detect/compare call; an answer of the wrong type counts as "no match".
+
+    Only ``TypeError`` and ``ValueError`` are caught (the brief's contract): detectors guard with
+    ``isinstance`` themselves, and the gate in ``tests/test_exercises.py`` throws answers of many
+    types at every exercise to prove that none raises.
+    """
+    try:
+        return bool(call())
+    except (TypeError, ValueError):
+        return False
+
+
+def is_stub(exercise: Exercise, answer: object) -> bool:
+    """Whether ``answer`` is still the exercise's stub (``...``, or the stub value itself)."""
+    if answer is Ellipsis or answer is exercise.stub:
+        return True
+    if exercise.stub is Ellipsis or exercise.stub is None:
+        return False
+    return type(answer) is type(exercise.stub) and _truthy(lambda: answer == exercise.stub)
+
+
+def check(exercise_id: str, answer: object) -> CheckResult:
+    """Check an answer; return a result that names the input, the expected and the given value.
+
+    Never raises for any answer value: a mistake detector or comparison that fails on an answer of
+    an unexpected type counts as "no match". An unknown ``exercise_id`` raises
+    :class:`UnknownExercise` (a ``KeyError``) listing the ids.
+
+    Example:
+        >>> check("blob-01", ...).status
+        'not-answered'
+        >>> r = check("blob-01", 140)
+        >>> r.passed, r.mistake
+        (False, 'counted-base64-characters')
+        >>> check("blob-01", 105).passed
+        True
+    """
+    exercise = get(exercise_id)
+    expected = exercise.expected_value()
+    common: dict[str, Any] = {
+        "exercise_id": exercise.id,
+        "expected": expected,
+        "actual": answer,
+        "title": exercise.title,
+    }
+    if is_stub(exercise, answer):
+        shown = "`...`" if exercise.stub is Ellipsis else f"`{short_repr(exercise.stub)}`"
+        return CheckResult(
+            passed=False,
+            status="not-answered",
+            message=(
+                f"not answered yet: replace the {shown} with {exercise.wanted} (the input: {exercise.input_label})."
+            ),
+            **common,
+        )
+    passed = _truthy(lambda: exercise.compare(answer, expected))
+    _PROGRESS[exercise.id] = _PROGRESS.get(exercise.id, False) or passed
+    if passed:
+        return CheckResult(
+            passed=True,
+            status="passed",
+            message=f"for {exercise.input_label}, {short_repr(answer)} is right.",
+            **common,
+        )
+    for mistake in exercise.mistakes:
+        if _truthy(functools.partial(mistake.detect, answer)):
+            return CheckResult(
+                passed=False,
+                status="wrong",
+                message=(
+                    f"for {exercise.input_label} the expected answer is {short_repr(expected)}; "
+                    f"you gave {short_repr(answer)}."
+                ),
+                hint=mistake.hint,
+                mistake=mistake.name,
+                **common,
+            )
+    return CheckResult(
+        passed=False,
+        status="wrong",
+        message=(
+            f"for {exercise.input_label} the expected answer is {short_repr(expected)} "
+            f"({type(expected).__name__}); you gave {short_repr(answer)} "
+            f"({type(answer).__name__})."
+        ),
+        **common,
+    )

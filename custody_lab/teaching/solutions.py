@@ -1,0 +1,89 @@
+"""Reference answers for facilitators: every exercise, its title and its answer, in one table.
+
+Learners never see these unless someone asks: the notebooks only *check* answers. A facilitator
+prints the table before a session (``custody-lab solutions``, or ``custody-lab solutions blob``
+for one topic) or calls :func:`solutions_table` in a scratch notebook. Each answer comes from
+:func:`custody_lab.exercises.reveal`, the same reference the checker compares against, so the
+table cannot drift from the checks.
+"""
+
+from __future__ import annotations
+
+__all__ = ["Solution", "format_solutions", "solutions_table"]
+
+import argparse
+import json
+from dataclasses import dataclass
+
+from .exercises import all_exercises, reveal, short_repr
+
+
+@dataclass(frozen=True)
+class Solution:
+    """One exercise's reference answer.
+
+    Attributes:
+        id: the exercise id (``"blob-01"``).
+        title: the exercise's short heading.
+        answer: the reference answer, as :func:`~custody_lab.exercises.reveal` returns it.
+    """
+
+    id: str
+    title: str
+    answer: object
+
+    def answer_text(self) -> str:
+        """The answer as a learner would type it (a Python literal, shortened when long)."""
+        return short_repr(self.answer)
+
+    def to_dict(self) -> dict[str, object]:
+        """A JSON-friendly row (an answer JSON cannot hold is given as its Python repr)."""
+        try:
+            json.dumps(self.answer)
+            answer: object = self.answer
+        except (TypeError, ValueError):
+            answer = repr(self.answer)
+        return {"id": self.id, "title": self.title, "answer": answer}
+
+
+def solutions_table(prefix: str | None = None) -> list[Solution]:
+    """Every exercise (or those whose id starts with ``prefix``) with its reference answer.
+
+    Example:
+        >>> row = solutions_table("blob-01")[0]
+        >>> row.id, row.answer
+        ('blob-01', 105)
+    """
+    return [Solution(e.id, e.title, reveal(e.id)) for e in all_exercises(prefix)]
+
+
+def format_solutions(rows: list[Solution]) -> str:
+    """A plain-text table: id, title, answer — one exercise per line.
+
+    Example:
+        >>> print(format_solutions([Solution("blob-01", "Count the bytes", 105)]))
+        blob-01  Count the bytes  105
+    """
+    if not rows:
+        return ""
+    id_w = max(len(r.id) for r in rows)
+    title_w = max(len(r.title) for r in rows)
+    return "\n".join(f"{r.id:<{id_w}}  {r.title:<{title_w}}  {r.answer_text()}" for r in rows)
+
+
+def configure(p: argparse.ArgumentParser) -> None:
+    p.add_argument("prefix", nargs="?", help="only exercises whose id starts with this (e.g. blob)")
+    p.add_argument("--json", action="store_true", help="print the table as JSON")
+
+
+def run(args: argparse.Namespace) -> int:
+    rows = solutions_table(args.prefix)
+    if not rows:
+        print(f"no exercise id starts with {args.prefix!r}")
+        return 2
+    if args.json:
+        print(json.dumps([r.to_dict() for r in rows], indent=2, ensure_ascii=False))
+    else:
+        print("# Reference answers, for facilitators (learners check theirs in the notebooks)")
+        print(format_solutions(rows))
+    return 0

@@ -1,0 +1,4 @@
+"""The widget panels of the views layer (a widget builds a ``Case``, calls the core, renders).
+
+Import a panel from the public path :mod:`custody_lab.widgets`.
+"""

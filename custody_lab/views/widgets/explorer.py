@@ -1,0 +1,298 @@
+"""The case explorer: change one input of a custody case and watch everything that depends on it.
+
+``CaseExplorer("handbook")`` is an ipywidgets ``VBox``. Its controls (``.controls``, keyed by the
+case's camelCase field names, plus ``embedLimitBytes`` for the policy) all feed one observer,
+which builds a :class:`~custody_lab.core.model.Case`, routes it, and redraws the outcome, the trace,
+the diff against the baseline, the receipt, the case's own (untrusted) words and the custody
+matrix. The widget holds no routing logic: it calls the core and renders what comes back.
+"""
+
+from __future__ import annotations
+
+__all__ = ["CaseExplorer"]
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import ipywidgets as W
+
+from ...core.errors import CaseError, PolicyError
+from ...core.explain import diff
+from ...core.loading import load_fixture
+from ...core.model import FIELD_SPECS, INITIATORS, OPERATIONS, SHAPES, Case, Decision, Policy, check_value
+from ...core.router import route
+from . import render
+
+# A dropdown cannot hold ``None`` as a choice (it means "nothing selected"), so the control's
+# values are words and map to the case's true / false / null.
+_SIDE_EFFECTS = [("false — read-only", "false"), ("true — changes state", "true"), ("unknown (null)", "unknown")]
+_SIDE_VALUE = {"false": False, "true": True, "unknown": None}
+_SIDE_WORD = {v: k for k, v in _SIDE_VALUE.items()}
+
+
+class CaseExplorer(W.VBox):
+    """An interactive panel over one custody case.
+
+    Args:
+        case: a fixture case id (``"handbook"``) or a :class:`Case` (its baseline).
+        policy: the starting policy (the seed's 4096-byte embed limit by default).
+        chart: draw the custody matrix (turn off for a lighter panel).
+
+    Attributes:
+        controls: the input widgets, keyed by camelCase field name (and ``embedLimitBytes``).
+        decision: the current :class:`Decision` (always the last valid state).
+        case: the current :class:`Case`; ``baseline`` is the case the diff compares against.
+        error: the message of the last invalid input, or ``None``.
+    """
+
+    def __init__(self, case: str | Case = "handbook", policy: Policy | None = None, *, chart: bool = True) -> None:
+        self._fixture = load_fixture()
+        self.baseline = self._resolve(case)
+        self.policy = policy or self._fixture.policy
+        self.case = self.baseline
+        self.error: str | None = None
+        self._quiet = False
+        self._matrix = None
+        if chart:
+            from ..chart import CustodyMatrix
+
+            self._matrix = CustodyMatrix(self.policy, context_cases=self._fixture.all_cases)
+
+        self.controls: dict[str, W.ValueWidget] = self._make_controls()
+        # A box to type an exact size; the slider clamps, the box does not, so a typo such as a
+        # negative size is shown as the CaseError it is instead of being silently corrected.
+        self.bytes_box = W.IntText(
+            description="type bytes", layout=W.Layout(width="190px"), style={"description_width": "initial"}
+        )
+        ids = [c.id for c in self._fixture.all_cases]
+        self.preset = W.Dropdown(
+            options=ids if self.baseline.id in ids else [self.baseline.id, *ids],
+            value=self.baseline.id,
+            description="preset",
+        )
+        self.reset_button = W.Button(description="Reset to baseline", icon="undo")
+        self.paste = W.Textarea(
+            placeholder='Paste a case as JSON, e.g. {"id": "mine", "initiator": "model", …}',
+            layout=W.Layout(width="100%", height="70px"),
+        )
+        self.load_button = W.Button(description="Load pasted case", icon="upload")
+
+        self.outcome = W.HTML()
+        self.trace = W.HTML()
+        self.diff = W.HTML()
+        self.receipt = W.HTML()
+        self.untrusted = W.HTML()
+        self.message = W.HTML()
+        self.chart = W.Image(format="png", layout=W.Layout(max_width="900px"))
+
+        for widget in self.controls.values():
+            widget.observe(self._on_input, names="value")
+        self.preset.observe(self._on_preset, names="value")
+        self.bytes_box.observe(self._on_bytes_box, names="value")
+        self.reset_button.on_click(lambda _b: self.reset())
+        self.load_button.on_click(lambda _b: self.load_json(self.paste.value))
+
+        c = self.controls
+        inputs = W.VBox(
+            [
+                W.HBox([self.preset, self.reset_button]),
+                W.HBox([c["initiator"], c["operation"], c["shape"]]),
+                W.HBox([c["bytes"], self.bytes_box, c["embedLimitBytes"]]),
+                W.HBox([c["current"], c["requiresCurrent"], c["allowed"], c["sideEffects"]]),
+                W.HBox([c["uri"], c["mime"], c["provenance"]]),
+            ]
+        )
+        tabs = W.Tab(children=[self.trace, self.receipt, W.VBox([self.paste, self.load_button])])
+        for i, title in enumerate(["Trace", "Receipt", "Paste a case"]):
+            tabs.set_title(i, title)
+        children: list[W.Widget] = [inputs, self.message, self.outcome, self.diff, self.untrusted]
+        if self._matrix is not None:
+            children.append(self.chart)
+        children.append(tabs)
+        super().__init__(children=children)
+        self.decision: Decision = route(self.case, self.policy)
+        self._baseline_decision = self.decision
+        self._show_controls(self.case)
+        self.refresh()
+
+    # -- building -------------------------------------------------------------------------
+    def _resolve(self, case: str | Case) -> Case:
+        if isinstance(case, Case):
+            return case
+        try:
+            return self._fixture.case(case)
+        except KeyError as e:
+            raise CaseError(str(e.args[0]), "id") from e
+
+    def _make_controls(self) -> dict[str, W.ValueWidget]:
+        wide = {"style": {"description_width": "initial"}}
+        return {
+            "initiator": W.Dropdown(options=INITIATORS, description="initiator", **wide),
+            "operation": W.Dropdown(options=OPERATIONS, description="operation", **wide),
+            "shape": W.Dropdown(options=SHAPES, description="shape", **wide),
+            "bytes": W.IntSlider(
+                min=0,
+                max=20000,
+                step=10,
+                description="bytes",
+                continuous_update=True,
+                layout=W.Layout(width="420px"),
+                **wide,
+            ),
+            "embedLimitBytes": W.IntSlider(
+                min=0, max=20000, step=128, description="embed limit", layout=W.Layout(width="420px"), **wide
+            ),
+            "current": W.Checkbox(description="current", indent=False),
+            "requiresCurrent": W.Checkbox(description="requiresCurrent", indent=False),
+            "allowed": W.Checkbox(description="allowed", indent=False),
+            "sideEffects": W.Dropdown(options=_SIDE_EFFECTS, description="sideEffects", **wide),
+            "uri": W.Text(description="uri", **wide),
+            "mime": W.Text(description="mime", **wide),
+            "provenance": W.Text(description="provenance", **wide),
+        }
+
+    @contextmanager
+    def _hold(self) -> Iterator[None]:
+        """Set many controls at once with a single refresh at the end."""
+        self._quiet = True
+        try:
+            yield
+        finally:
+            self._quiet = False
+
+    def _show_controls(self, case: Case) -> None:
+        c = self.controls
+        with self._hold():
+            if case.bytes > c["bytes"].max:
+                c["bytes"].max = case.bytes * 2
+            for key in ("initiator", "operation", "shape", "bytes", "current", "requiresCurrent", "allowed"):
+                c[key].value = case.get(key)
+            c["sideEffects"].value = _SIDE_WORD[case.side_effects]
+            for key in ("uri", "mime", "provenance"):
+                c[key].value = case.get(key) or ""
+            if self.policy.embed_limit_bytes > c["embedLimitBytes"].max:
+                c["embedLimitBytes"].max = self.policy.embed_limit_bytes * 2
+            c["embedLimitBytes"].value = self.policy.embed_limit_bytes
+            self.bytes_box.value = case.bytes
+
+    # -- the one observer path ----------------------------------------------------------------
+    def _on_input(self, _change: dict[str, Any]) -> None:
+        if not self._quiet:
+            self.apply_controls()
+
+    def _on_bytes_box(self, change: dict[str, Any]) -> None:
+        if self._quiet:
+            return
+        try:
+            check_value(FIELD_SPECS["bytes"], change["new"])
+        except CaseError as e:
+            self._fail(str(e))
+            return
+        slider = self.controls["bytes"]
+        if change["new"] > slider.max:
+            slider.max = change["new"] * 2
+        if slider.value == change["new"]:
+            self.apply_controls()
+        else:
+            slider.value = change["new"]
+
+    def _on_preset(self, change: dict[str, Any]) -> None:
+        if not self._quiet:
+            self.load(change["new"])
+
+    def apply_controls(self) -> None:
+        """Read every control, validate, route and redraw; on bad input keep the last good state."""
+        c = self.controls
+        try:
+            case = self.baseline.with_changes(
+                initiator=c["initiator"].value,
+                operation=c["operation"].value,
+                shape=c["shape"].value,
+                bytes=c["bytes"].value,
+                current=c["current"].value,
+                requiresCurrent=c["requiresCurrent"].value,
+                allowed=c["allowed"].value,
+                sideEffects=_SIDE_VALUE[c["sideEffects"].value],
+                uri=c["uri"].value,
+                mime=c["mime"].value,
+                provenance=c["provenance"].value,
+            )
+            policy = Policy(
+                embed_limit_bytes=c["embedLimitBytes"].value,
+                now=self.policy.now,
+                require_current=self.policy.require_current,
+            )
+        except (CaseError, PolicyError) as e:
+            self._fail(str(e))
+            return
+        self.case, self.policy = case, policy
+        with self._hold():
+            self.bytes_box.value = case.bytes
+        self.refresh()
+
+    def _fail(self, message: str) -> None:
+        self.error = message
+        self.message.value = render.error_html(message)
+
+    def refresh(self) -> None:
+        """Route the current case and update every view (synchronously, in one pass)."""
+        self.decision = route(self.case, self.policy)
+        self._baseline_decision = route(self.baseline, self.policy)
+        self.error = None
+        self.message.value = ""
+        self.outcome.value = render.outcome_html(self.decision)
+        self.trace.value = render.trace_html(self.decision)
+        self.diff.value = render.diff_html(
+            diff(self.baseline, self.case), self._baseline_decision, self.decision, self.baseline.id
+        )
+        self.receipt.value = render.receipt_html(self.decision)
+        self.untrusted.value = render.untrusted_html(self.case)
+        if self._matrix is not None:
+            self._matrix.set_policy(self.policy)
+            self.chart.value = self._matrix.render(self.case, self.decision)
+
+    # -- actions -----------------------------------------------------------------------------
+    def load(self, case: str | Case) -> None:
+        """Make a fixture case (by id) or a Case the new baseline and show it."""
+        try:
+            new = self._resolve(case)
+        except CaseError as e:
+            self._fail(str(e))
+            return
+        self.baseline = self.case = new
+        with self._hold():
+            if new.id not in self.preset.options:
+                self.preset.options = [new.id, *[o for o in self.preset.options]]
+            self.preset.value = new.id
+        self._show_controls(new)
+        self.refresh()
+
+    def load_json(self, text: str) -> None:
+        """Load a case pasted as JSON; a bad paste is shown plainly and changes nothing."""
+        try:
+            mapping = json.loads(text)
+        except json.JSONDecodeError as e:
+            self._fail(f"not valid JSON at line {e.lineno} column {e.colno}: {e.msg}")
+            return
+        try:
+            case = Case.from_dict(mapping)
+        except CaseError as e:
+            self._fail(str(e))
+            return
+        self.load(case)
+
+    def reset(self) -> None:
+        """Return every control to the baseline case."""
+        self.case = self.baseline
+        self._show_controls(self.baseline)
+        self.refresh()
+
+    def set(self, **changes: Any) -> Decision:
+        """Change controls by field name, as a learner would, and return the new decision."""
+        for key, value in changes.items():
+            if key not in self.controls:
+                raise KeyError(f"no control {key!r}; the controls are {', '.join(self.controls)}")
+            self.controls[key].value = value
+        return self.decision

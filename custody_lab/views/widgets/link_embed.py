@@ -1,0 +1,191 @@
+"""The link-or-embed calculator: sliders for size, reuse and budget; the advice, the bytes, a plot.
+
+A thin view over :func:`custody_lab.protocol.link_or_embed.compare_shapes` (which asks the advisor) and
+:func:`custody_lab.protocol.link_or_embed.same_uri_invariant`. Moving a slider redraws everything.
+"""
+
+from __future__ import annotations
+
+__all__ = ["LinkOrEmbedCalculator", "advice_html", "costs_table_html"]
+
+import html
+import io
+
+import ipywidgets as widgets
+
+from ...core.errors import CaseError, PolicyError
+from ...protocol.catalog import Catalog
+from ...protocol.link_or_embed import (
+    DEFAULT_MIME,
+    DEFAULT_NAME,
+    DEFAULT_URI,
+    ShapeCosts,
+    UriInvariantCheck,
+    compare_shapes,
+    embedded_resource_block,
+    plot_cumulative,
+    resource_link_block,
+    same_uri_invariant,
+)
+
+_BOX = "padding:6px 10px;margin:2px 0;font-family:sans-serif"
+
+
+def advice_html(costs: ShapeCosts) -> str:
+    """The advisor's shape and reasons, and whether one embed would exceed the budget."""
+    e = html.escape
+    reasons = "".join(f"<li>{e(r)}</li>" for r in costs.advice.reasons)
+    budget = (
+        f"<div>⚠ one embed carries {costs.payload_bytes:,} bytes, over the {costs.budget:,}-byte inline budget</div>"
+        if costs.embed_over_budget
+        else f"<div>one embed fits the {costs.budget:,}-byte inline budget</div>"
+    )
+    return (
+        f'<div class="custody-advice" style="{_BOX};border-left:6px solid #1f4e8c">'
+        f'<b>Advisor: <code>{e(str(costs.shape))}</code></b><ul style="margin:2px 0">{reasons}</ul>'
+        f"{budget}<div>{e(costs.summary())}</div></div>"
+    )
+
+
+def costs_table_html(costs: ShapeCosts) -> str:
+    """Per-call and total bytes for both shapes, as an HTML table."""
+    rows = [
+        (
+            "per call",
+            f"{costs.embed_block_bytes:,} (embedded-resource block)",
+            f"{costs.link_block_bytes:,} (resource_link block)",
+        ),
+        ("first use", "—", f"+ {costs.fetch_bytes:,} (one resources/read, then cached)"),
+        (
+            f"total after {costs.reuse} call{'s' if costs.reuse != 1 else ''}",
+            f"<b>{costs.embed_total:,}</b>",
+            f"<b>{costs.link_total:,}</b>",
+        ),
+    ]
+    body = "".join(
+        f'<tr><th style="text-align:left">{html.escape(a)}</th><td>{b}</td><td>{c}</td></tr>' for a, b, c in rows
+    )
+    return (
+        f'<table style="font-family:sans-serif"><tr><th></th><th>embed</th>'
+        f"<th>link + client cache</th></tr>{body}</table>"
+    )
+
+
+def _png(costs: ShapeCosts) -> bytes:
+    fig = plot_cumulative(costs)
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=96)
+    return buffer.getvalue()
+
+
+class LinkOrEmbedCalculator(widgets.VBox):
+    """Sliders for payload size, reuse and inline budget; the advice, the bytes and a plot.
+
+    Below them, the same-URI invariant (seed 001): type the URI a tool puts in its link or embed
+    and see whether the catalog registers it.
+
+    Attributes:
+        size, reuse, budget: the ``IntSlider`` widgets.
+        binary: the ``Checkbox`` for a binary payload (sent as base64).
+        advice: ``HTML`` with the advisor's shape and reasons.
+        table: ``HTML`` with the per-call and total bytes.
+        plot: the ``Image`` of the cumulative-bytes chart (PNG).
+        uri_box, block_type: the URI and block type to check against the catalog.
+        uri_check: ``HTML`` with the invariant's verdict.
+        costs: the current :class:`~custody_lab.protocol.link_or_embed.ShapeCosts`.
+        check: the current :class:`~custody_lab.protocol.link_or_embed.UriInvariantCheck`.
+
+    Example:
+        >>> calc = LinkOrEmbedCalculator()
+        >>> calc.size.value, calc.reuse.value = 300, 1
+        >>> calc.costs.shape
+        'embedded-resource'
+    """
+
+    def __init__(
+        self, payload_bytes: int = 18000, reuse: int = 5, budget: int = 4096, catalog: Catalog | None = None
+    ) -> None:
+        self.catalog = catalog or Catalog.load()
+        style = {"description_width": "initial"}
+        wide = widgets.Layout(width="460px")
+        self.size = widgets.IntSlider(
+            value=payload_bytes, min=100, max=60000, step=100, description="payload bytes", style=style, layout=wide
+        )
+        self.reuse = widgets.IntSlider(
+            value=reuse, min=1, max=20, description="calls reusing it", style=style, layout=wide
+        )
+        self.budget = widgets.IntSlider(
+            value=budget, min=512, max=16384, step=512, description="inline budget (bytes)", style=style, layout=wide
+        )
+        self.binary = widgets.Checkbox(value=False, description="binary payload (sent as base64)", style=style)
+        self.advice = widgets.HTML()
+        self.table = widgets.HTML()
+        self.plot = widgets.Image(format="png", layout=widgets.Layout(max_width="720px"))
+        self.error = widgets.HTML()
+        self.costs: ShapeCosts | None = None
+
+        self.block_type = widgets.Dropdown(
+            options=[("resource_link (a link)", "resource_link"), ("resource (an embed)", "resource")],
+            value="resource_link",
+            description="block",
+            style=style,
+        )
+        self.uri_box = widgets.Text(value=DEFAULT_URI, description="URI in the block", style=style, layout=wide)
+        self.uri_check = widgets.HTML()
+        self.check: UriInvariantCheck | None = None
+
+        for control in (self.size, self.reuse, self.budget, self.binary):
+            control.observe(lambda _c: self.redraw(), names="value")
+        for control in (self.uri_box, self.block_type):
+            control.observe(lambda _c: self.recheck(), names="value")
+        super().__init__(
+            [
+                widgets.HTML("<b>How many bytes enter context?</b>"),
+                self.size,
+                self.reuse,
+                self.budget,
+                self.binary,
+                self.error,
+                self.advice,
+                self.table,
+                self.plot,
+                widgets.HTML(
+                    "<b>Same URI (seed 001):</b> the URI in a link or an embed must be the "
+                    "URI the resource is registered under."
+                ),
+                widgets.HBox([self.block_type, self.uri_box]),
+                self.uri_check,
+            ]
+        )
+        self.redraw()
+        self.recheck()
+
+    def redraw(self) -> None:
+        """Recompute the costs and the advice from the sliders, and redraw the plot."""
+        try:
+            costs = compare_shapes(self.size.value, self.reuse.value, self.budget.value, binary=self.binary.value)
+        except (CaseError, PolicyError) as err:
+            self.error.value = (
+                f'<div style="{_BOX};background:#fdecea">⚠ {html.escape(str(err))} '
+                "— the panel keeps the last good result.</div>"
+            )
+            return
+        self.error.value = ""
+        self.costs = costs
+        self.advice.value = advice_html(costs)
+        self.table.value = costs_table_html(costs)
+        self.plot.value = _png(costs)
+
+    def recheck(self) -> None:
+        """Check the typed URI against the catalog (seed 001's same-URI invariant)."""
+        uri = self.uri_box.value.strip()
+        if self.block_type.value == "resource_link":
+            block = resource_link_block(uri, DEFAULT_NAME, DEFAULT_MIME)
+        else:
+            entry = self.catalog.resolve(uri)
+            if entry is not None:
+                block = embedded_resource_block(self.catalog.read(uri))
+            else:
+                block = {"type": "resource", "resource": {"uri": uri, "mimeType": DEFAULT_MIME, "text": "…"}}
+        self.check = same_uri_invariant(block, self.catalog)
+        self.uri_check.value = self.check._repr_html_()

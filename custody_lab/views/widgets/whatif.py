@@ -1,0 +1,186 @@
+"""The what-if panel: policy sliders that re-sweep a whole inventory on every change.
+
+``WhatIfPanel()`` is an ipywidgets ``VBox`` over a capability inventory (by default
+``data/inventories/support-desk.csv``). Moving the embed-limit slider or ticking "always require
+current content" builds a new :class:`~custody_lab.core.model.Policy`, calls
+:func:`custody_lab.sweep.compare` against the starting policy, and redraws the summary, the
+table of every capability and the before/after chart. The widget decides nothing itself; the HTML
+comes from :func:`summary_html` and :func:`table_html`, which tests call directly.
+"""
+
+from __future__ import annotations
+
+__all__ = ["WhatIfPanel", "summary_html", "table_html"]
+
+import io
+from html import escape
+from pathlib import Path
+from typing import Any
+
+import ipywidgets as W
+import pandas as pd
+
+from ...core.errors import CustodyLabError
+from ...core.model import Policy
+from ...core.paths import data_path
+from ...whatif.plots import policy_comparison, policy_label
+from ...whatif.sweep import Comparison, compare, load_inventory, sweep
+from .render import error_html
+
+_CHANGED = "background:#fff4d6;font-weight:bold"
+
+
+def summary_html(comparison: Comparison) -> str:
+    """How many capabilities change outcome, and the outcome counts before and after (escaped)."""
+    rows = "".join(
+        f"<tr><td><code>{escape(str(outcome))}</code></td><td style='text-align:right'>{row.before}</td>"
+        f"<td style='text-align:right'>{row.after}</td>"
+        f"<td style='text-align:right'>{'+' if row.change > 0 else ''}{row.change if row.change else '·'}</td></tr>"
+        for outcome, row in comparison.summary.iterrows()
+    )
+    head = (
+        f"<b>{comparison.changed} of {comparison.cases} capabilities change outcome</b> "
+        f"<small>from <i>{escape(policy_label(comparison.before))}</i> to "
+        f"<i>{escape(policy_label(comparison.after))}</i></small>"
+    )
+    return (
+        f'<div class="whatif-summary" style="font-family:sans-serif">{head}'
+        f'<table style="font-size:90%"><tr><th>outcome</th><th>before</th><th>after</th><th>change</th></tr>'
+        f"{rows}</table></div>"
+    )
+
+
+def table_html(swept: pd.DataFrame, before: pd.DataFrame | None = None) -> str:
+    """Every capability with its outcome; rows whose outcome differs from ``before`` (the same
+    inventory swept under the starting policy, row for row) are marked ⇄ with what they were.
+
+    Ids and titles come from the inventory (untrusted text) and are escaped.
+    """
+    was = before["outcome"].astype(str).tolist() if before is not None else [None] * len(swept)
+    if len(was) != len(swept):
+        raise ValueError(f"before has {len(was)} rows but the swept frame has {len(swept)}")
+    ids = swept["id"] if "id" in swept.columns else pd.Series(swept.index, index=swept.index)
+    titles = swept["title"] if "title" in swept.columns else pd.Series([None] * len(swept), index=swept.index)
+    rows = []
+    for ident, title, shape, size, outcome, old in zip(
+        ids, titles, swept["shape"], swept["bytes"], swept["outcome"].astype(str), was
+    ):
+        changed = old is not None and old != outcome
+        mark = f"⇄ was <code>{escape(old)}</code>" if changed else ""
+        style = f' style="{_CHANGED}"' if changed else ""
+        verdict = "✓" if outcome == str(shape) else "✗"
+        rows.append(
+            f"<tr{style}><td><code>{escape(str(ident))}</code></td>"
+            f"<td>{escape('' if pd.isna(title) else str(title))}</td>"
+            f"<td>{escape(str(shape))}</td><td style='text-align:right'>{int(size):,}</td>"
+            f"<td>{verdict} <code>{escape(outcome)}</code></td><td>{mark}</td></tr>"
+        )
+    head = "<tr><th>id</th><th>title (untrusted)</th><th>shape</th><th>bytes</th><th>outcome</th><th></th></tr>"
+    return f'<table class="whatif-table" style="font-family:sans-serif;font-size:88%">{head}{"".join(rows)}</table>'
+
+
+class WhatIfPanel(W.VBox):
+    """Policy sliders over a whole inventory; every change re-sweeps every capability.
+
+    Args:
+        inventory: a sweep frame, or the path of an inventory CSV/JSON (the support-desk example
+            when omitted).
+        policy: the starting policy, which every later state is compared with (the seed's).
+        chart: draw the before/after bar chart (turn off for a lighter panel).
+
+    Attributes:
+        controls: ``{"embedLimitBytes": IntSlider, "requireCurrent": Checkbox}``.
+        frame: the inventory; ``baseline`` the starting policy; ``policy`` the current one.
+        before: the inventory swept under ``baseline``; ``result`` swept under ``policy``.
+        comparison: :func:`~custody_lab.sweep.compare` of ``baseline`` and ``policy``.
+        error: the message of the last failure, or ``None`` (the panel keeps its last good state).
+    """
+
+    def __init__(
+        self,
+        inventory: pd.DataFrame | str | Path | None = None,
+        policy: Policy | None = None,
+        *,
+        chart: bool = True,
+    ) -> None:
+        if inventory is None:
+            inventory = data_path("inventories", "support-desk.csv")
+        self.frame = inventory if isinstance(inventory, pd.DataFrame) else load_inventory(inventory)
+        self.baseline = policy or Policy()
+        self.policy = self.baseline
+        self.error: str | None = None
+        self._chart_on = chart
+        self.controls: dict[str, W.ValueWidget] = {
+            "embedLimitBytes": W.IntSlider(
+                value=self.baseline.embed_limit_bytes,
+                min=0,
+                max=max(16384, self.baseline.embed_limit_bytes),
+                step=64,
+                description="embed limit (bytes)",
+                continuous_update=False,
+                style={"description_width": "initial"},
+                layout=W.Layout(width="520px"),
+            ),
+            "requireCurrent": W.Checkbox(
+                value=self.baseline.require_current,
+                description="always require current content",
+                indent=False,
+            ),
+        }
+        self.message = W.HTML()
+        self.summary = W.HTML()
+        self.table = W.HTML()
+        self.chart = W.Image(format="png", layout=W.Layout(max_width="900px"))
+        for widget in self.controls.values():
+            widget.observe(self._on_input, names="value")
+        children: list[W.Widget] = [
+            W.HBox([self.controls["embedLimitBytes"], self.controls["requireCurrent"]]),
+            self.message,
+            self.summary,
+        ]
+        if chart:
+            children.append(self.chart)
+        children.append(self.table)
+        super().__init__(children=children)
+        self.before = sweep(self.frame, self.baseline)
+        self.result = self.before
+        self.comparison = compare(self.frame, self.baseline, self.policy)
+        self._render()
+
+    def _on_input(self, _change: dict[str, Any]) -> None:
+        self.apply_controls()
+
+    def apply_controls(self) -> None:
+        """Build the policy from the controls and re-sweep; on failure keep the last good state."""
+        try:
+            policy = Policy(
+                embed_limit_bytes=int(self.controls["embedLimitBytes"].value),
+                now=self.baseline.now,
+                require_current=bool(self.controls["requireCurrent"].value),
+            )
+            result = sweep(self.frame, policy)
+            comparison = compare(self.frame, self.baseline, policy)
+        except CustodyLabError as e:  # a bad value is shown, never raised into the notebook
+            self.error = str(e)
+            self.message.value = error_html(str(e))
+            return
+        self.policy, self.result, self.comparison, self.error = policy, result, comparison, None
+        self.message.value = ""
+        self._render()
+
+    def set(self, *, embed_limit_bytes: int | None = None, require_current: bool | None = None) -> Comparison:
+        """Move the controls from code (as a learner would) and return the new comparison."""
+        if embed_limit_bytes is not None:
+            self.controls["embedLimitBytes"].value = embed_limit_bytes
+        if require_current is not None:
+            self.controls["requireCurrent"].value = require_current
+        return self.comparison
+
+    def _render(self) -> None:
+        self.summary.value = summary_html(self.comparison)
+        self.table.value = table_html(self.result, self.before)
+        if self._chart_on:
+            fig = policy_comparison(self.comparison)
+            buffer = io.BytesIO()
+            fig.savefig(buffer, format="png", dpi=72)
+            self.chart.value = buffer.getvalue()

@@ -1,0 +1,58 @@
+"""The ``custody-lab sweep`` subcommand: route a whole grid or inventory file at once.
+
+    custody-lab sweep GRID.(csv|json) [--policy POLICY.json] [--out results.csv|results.parquet]
+
+Without ``--out`` it prints how many rows got each outcome; with it, it also writes every row with
+its ``accepted``, ``selected``, ``rejection`` and ``outcome`` columns. Writing Parquet needs the
+optional ``pyarrow`` package; without it the command says so and exits with status 2.
+"""
+
+from __future__ import annotations
+
+__all__ = ["configure", "run"]
+
+import argparse
+import importlib.util
+import sys
+from pathlib import Path
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    """Add the sweep arguments to ``parser``."""
+    parser.add_argument("grid", help="a grid or inventory: .csv (case-field columns) or .json (case objects)")
+    parser.add_argument("--policy", help='a policy JSON file, e.g. {"embedLimitBytes": 2048, "requireCurrent": true}')
+    parser.add_argument("--out", help="write every row with its decision to a .csv or .parquet file")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Sweep the file; returns the exit code (2 for a bad file, policy or output format)."""
+    from .sweep import _read_grid, load_policy, outcome_counts, sweep
+
+    out = Path(args.out) if args.out else None
+    if out is not None:
+        suffix = out.suffix.lower()
+        if suffix not in (".csv", ".parquet"):
+            print(f"error: --out must end in .csv or .parquet; got {out.name!r}", file=sys.stderr)
+            return 2
+        if suffix == ".parquet" and importlib.util.find_spec("pyarrow") is None:
+            print(
+                "error: writing .parquet needs the optional package pyarrow, which is not installed; "
+                "install it (pip install pyarrow) or write .csv instead",
+                file=sys.stderr,
+            )
+            return 2
+    frame, file_policy = _read_grid(args.grid)
+    policy = load_policy(args.policy) if args.policy else file_policy
+    swept = sweep(frame, policy)
+    counts = outcome_counts(swept)
+    width = max((len(str(o)) for o in counts.index), default=0)
+    for outcome, row in counts.iterrows():
+        print(f"{str(outcome):<{width}}  {int(row['cases']):>9,}  {row['share']:6.1%}")
+    print(f"{'total':<{width}}  {len(swept):>9,}")
+    if out is not None:
+        if out.suffix.lower() == ".csv":
+            swept.to_csv(out, index=False)
+        else:
+            swept.to_parquet(out, index=False)
+        print(f"wrote {len(swept):,} rows to {out}", file=sys.stderr)
+    return 0
