@@ -86,8 +86,9 @@ def field_table(rows: Iterable[tuple[str, object]], *, none: str = "<i>(none)</i
     """A two-column table of name -> value, every name and value escaped (``None`` shown as none).
 
     Example:
-        >>> field_table([("title", "<b>x</b>"), ("mimeType", None)])
-        '<table><tr><th style="text-align:left;padding-right:8px">title</th><td>&lt;b&gt;x&lt;/b&gt;</td></tr><tr><th style="text-align:left;padding-right:8px">mimeType</th><td><i>(none)</i></td></tr></table>'
+        >>> t = field_table([("title", "<b>x</b>"), ("mimeType", None)])
+        >>> "<td>&lt;b&gt;x&lt;/b&gt;</td>" in t and "<td><i>(none)</i></td>" in t
+        True
     """
     body = "".join(
         f'<tr><th style="text-align:left;padding-right:8px">{escape(k)}</th><td>'
