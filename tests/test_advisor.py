@@ -78,3 +78,19 @@ def test_bad_advisor_input_names_the_field(kwargs, field):
     with pytest.raises(cl.CaseError) as info:
         cl.advise(**kwargs)
     assert info.value.field == field
+
+
+def test_the_advisor_takes_its_refusal_from_the_rule_table_not_a_copy(monkeypatch):
+    # Rename the rule's code in the table: the advisor must report the new name, because it asks
+    # the router instead of keeping its own copy of the rule.
+    import dataclasses
+
+    from custody_lab.core import router, rules
+
+    renamed = tuple(
+        dataclasses.replace(r, code="renamed-mislabel") if r.code == "resource-mislabeled-side-effect" else r
+        for r in rules.RULES
+    )
+    monkeypatch.setattr(router, "RULES", renamed)
+    assert cl.advise("application", "read", side_effects=True).rejection == "renamed-mislabel"
+    assert cl.advise("application", "read", side_effects=False).rejection is None

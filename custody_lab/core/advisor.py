@@ -17,30 +17,16 @@ large     high   resource_link — the canonical win
 
 from __future__ import annotations
 
-__all__ = ["Advice", "Needs", "advise", "advise_case", "size_reuse_table"]
+__all__ = ["Advice", "advise", "advise_case", "size_reuse_table"]
 
 from dataclasses import dataclass
 
 from .errors import CaseError
 from .model import INITIATORS, OPERATIONS, Case, Policy
+from .router import route
 
 #: Content read this many times or more in one session counts as "frequently reused".
 HIGH_REUSE = 2
-
-
-@dataclass(frozen=True)
-class Needs:
-    """What a capability needs, in the advisor's terms."""
-
-    initiator: str
-    operation: str = "read"
-    side_effects: bool = False
-    payload_bytes: int = 0
-    reuse: int = 1
-    separate_permission: bool = False
-    validated_fields: bool = False
-    address_known: bool = True
-    changes_often: bool = False
 
 
 @dataclass(frozen=True)
@@ -96,14 +82,16 @@ def advise(
     high = reuse >= HIGH_REUSE
 
     if initiator == "application":
-        if side_effects:
+        resource = "listed-resource" if address_known else "templated-resource"
+        refusal = _refusal(initiator, operation, resource, side_effects, payload_bytes, policy)
+        if refusal is not None:
             return Advice(
                 None,
                 (
                     "the application initiates it, so it would be a resource — but it changes state;",
                     "a read must never change anything: make it a tool the model calls, with the mutation declared",
                 ),
-                rejection="resource-mislabeled-side-effect",
+                rejection=refusal,
             )
         if address_known:
             return Advice(
@@ -143,6 +131,30 @@ def advise(
         "bounded evidence of this execution (either shape works; embedding is simpler)"
     )
     return Advice("embedded-resource", tuple(reasons))
+
+
+def _refusal(
+    initiator: str, operation: str, shape: str, side_effects: bool, payload_bytes: int, policy: Policy | None
+) -> str | None:
+    """What the rule table says of the shape the advisor would pick: ``None`` or the rejection code.
+
+    The advisor does not keep its own copy of a rule: it routes the need (with its custody facts
+    present) and reports the code the router gives.
+    """
+    probe = Case(
+        id="advisor-probe",
+        initiator=initiator,  # type: ignore[arg-type]  # validated by advise()
+        operation=operation,
+        shape=shape,  # type: ignore[arg-type]
+        uri="advisor://probe",
+        mime="application/octet-stream",
+        bytes=payload_bytes,
+        current=True,
+        allowed=True,
+        side_effects=side_effects,
+        provenance="advisor",
+    )
+    return route(probe, policy).rejection
 
 
 def advise_case(case: Case, *, reuse: int = 1, policy: Policy | None = None) -> Advice:
