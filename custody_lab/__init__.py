@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import sweep as _sweep_module
 from .core.advisor import Advice, advise, advise_case
 from .core.errors import CaseError, CaseFileError, CustodyLabError, PolicyError, Problem
 from .core.loading import LoadResult, load_cases, load_fixture, parse_cases, read_cases
@@ -53,11 +54,11 @@ __version__ = "0.1.0"
 
 # ``cl.sweep`` is the function and ``custody_lab.sweep`` the module of the same name (both public,
 # DESIGN.md). Python binds a package attribute to a submodule when it first imports it, so the
-# light module is imported here, once, and the attribute is then handed to the function: later
-# ``from custody_lab.sweep import grid`` finds the module already loaded and leaves it alone.
-from . import sweep as _sweep_module  # noqa: E402  (light: its names load pandas on first use)
-
-del sweep  # noqa: F821  (bound by the import above)  the module is kept in sys.modules; the name ``sweep`` resolves below, to the function
+# light module is imported above, once (its names load pandas on first use), and that binding is
+# dropped here: the module stays in sys.modules, so a later ``from custody_lab.sweep import grid``
+# finds it loaded and leaves the package alone, and the name ``sweep`` resolves in __getattr__
+# below, to the function.
+globals().pop("sweep")
 
 
 def __getattr__(name: str) -> Any:
