@@ -45,11 +45,11 @@ import mcp.types as mt
 from mcp.shared.uri_template import UriTemplate
 
 from ..core.receipts import canonical_json
+from ..protocol.mime import is_text
 from .client import LabSession, LiveError, LiveReceipt
 from .server import STATE_URI
 
 READ_TOOL_NAME = "read_mcp_resource"
-_TEXTUAL = re.compile(r"^(text/|application/(json|xml|yaml|x-yaml|toml)|.*\+(json|xml)$)")
 
 
 def estimate_tokens(text: str) -> int:
@@ -135,10 +135,6 @@ class AgentContext:
             {"approach": c.approach, "tool slots": c.tool_slots, "definition tokens (≈ bytes/4)": c.definition_tokens}
             for c in self.costs
         ]
-
-
-def _is_textual(mime: str | None) -> bool:
-    return bool(mime) and bool(_TEXTUAL.match(mime or ""))
 
 
 def _cut_utf8(text: str, limit: int) -> str:
@@ -294,7 +290,7 @@ async def assemble_context(
         if not live.accepted:
             blocks.append(block(False, 0, f"not placed: the read was rejected ({live.outcome})"))
             continue
-        if not _is_textual(mime) or not isinstance(live.content, str):
+        if not is_text(mime) or not isinstance(live.content, str):
             blocks.append(block(False, 0, f"not placed: {mime} is not text; the URI is listed instead"))
             continue
         if left <= 0:

@@ -59,6 +59,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from ..core.errors import CustodyLabError
+from .mime import essence, is_text
 
 #: Blobs whose decoded size exceeds this are refused unless the caller raises the limit (10 MiB).
 DEFAULT_MAX_BYTES = 10 * 1024 * 1024
@@ -648,23 +649,6 @@ _ALIASES = {
     "text/xml": "application/xml",
     "text/json": "application/json",
 }
-_TEXTUAL_APPLICATION = frozenset(
-    {
-        "application/json",
-        "application/xml",
-        "application/javascript",
-        "application/ecmascript",
-        "application/x-javascript",
-        "application/yaml",
-        "application/x-yaml",
-        "application/toml",
-        "application/sql",
-        "application/graphql",
-        "application/x-sh",
-        "application/x-ndjson",
-        "application/jsonl",
-    }
-)
 _ZIP_CONTAINER_PREFIXES = (
     "application/vnd.openxmlformats-officedocument.",  # docx, xlsx, pptx
     "application/vnd.oasis.opendocument.",  # odt, ods, odp
@@ -675,12 +659,8 @@ _ZIP_CONTAINERS = frozenset(
 
 
 def _normalise(mime: str) -> str:
-    base = mime.split(";", 1)[0].strip().lower()
+    base = essence(mime)
     return _ALIASES.get(base, base)
-
-
-def _is_textual(mime: str) -> bool:
-    return mime.startswith("text/") or mime in _TEXTUAL_APPLICATION or mime.endswith(("+json", "+xml"))
 
 
 def _is_zip_container(mime: str) -> bool:
@@ -751,12 +731,12 @@ def _judge(declared: str | None, sniffed: str | None, data: bytes, text: str | N
             if sniffed in ("application/xml", "image/svg+xml") or markup:
                 return False, None
             return True, (f"declared {declared} but the text does not start with '<', so it is not XML; {description}")
-        if _is_textual(mime):
+        if is_text(mime):
             return False, None
         return False, f"cannot confirm {declared} from the bytes; {description}"
 
     # sniffed is None: binary of no known kind, or text full of control characters
-    if _is_textual(mime) or mime == "image/svg+xml":
+    if is_text(mime):
         return True, f"declared {declared} but the bytes are not text: {description}"
     if mime in _EXPECTED_SIGNATURE:
         return True, (

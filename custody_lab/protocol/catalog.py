@@ -60,6 +60,7 @@ from ..core.errors import CustodyLabError
 from ..core.paths import DATA_DIR
 from . import uri_templates
 from .blobs import ContentsReading, encode, read_contents
+from .mime import essence, is_text
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
@@ -67,17 +68,6 @@ if TYPE_CHECKING:  # pragma: no cover
 Kind = Literal["text", "image", "data"]
 KINDS: tuple[str, ...] = ("text", "image", "data")
 
-#: Seed 004, "Reading a Resource": text travels as ``text``; these non-``text/*`` types are text too.
-_TEXTUAL = frozenset(
-    {
-        "application/json",
-        "application/sql",
-        "application/xml",
-        "application/javascript",
-        "application/yaml",
-        "image/svg+xml",
-    }
-)
 #: Log levels the log template accepts for ``{?level}``.
 LOG_LEVELS: tuple[str, ...] = ("debug", "info", "warn", "error")
 
@@ -125,7 +115,7 @@ def kind_of_mime(mime_type: str | None) -> Kind:
         >>> kind_of_mime("text/markdown"), kind_of_mime("image/png"), kind_of_mime("application/json")
         ('text', 'image', 'data')
     """
-    mime = (mime_type or "").split(";", 1)[0].strip().lower()
+    mime = essence(mime_type)
     if mime.startswith("text/"):
         return "text"
     if mime.startswith("image/"):
@@ -142,9 +132,7 @@ def transport_of(mime_type: str | None, data: bytes) -> Literal["text", "blob"]:
         >>> transport_of("application/json", b"{}"), transport_of("image/png", b"\\x89PNG")
         ('text', 'blob')
     """
-    mime = (mime_type or "").split(";", 1)[0].strip().lower()
-    textual = mime.startswith("text/") or mime in _TEXTUAL or mime.endswith(("+json", "+xml"))
-    if not textual:
+    if not is_text(mime_type):
         return "blob"
     try:
         data.decode("utf-8")
