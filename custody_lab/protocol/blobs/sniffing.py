@@ -1,0 +1,255 @@
+"""Sniffing: what MIME type the bytes themselves look like, and whether they contradict a declared one.
+
+Seed 000, "Preserve URI, MIME type, and provenance": the declared ``mimeType`` travels with the
+content but is the server's claim, not a fact; :func:`sniff_mime` reads the bytes (binary
+signatures first, then text: SVG, XML, JSON, plain text) and :func:`judge` compares the claim with
+them. Whether a declared type is text at all is :func:`custody_lab.protocol.mime.is_text`.
+"""
+
+from __future__ import annotations
+
+__all__ = ["CONTROL_LIMIT_PERCENT", "as_text", "judge", "sniff_mime"]
+
+import json
+import re
+
+from ..mime import essence, is_text
+from .errors import BlobTypeError
+
+#: (signature test, MIME type, how to describe bytes that start this way)
+_SIGNATURES: tuple[tuple[bytes, str, str], ...] = (
+    (b"\x89PNG\r\n\x1a\n", "image/png", "a PNG image (\\x89PNG)"),
+    (b"\xff\xd8\xff", "image/jpeg", "a JPEG image (FF D8 FF)"),
+    (b"GIF87a", "image/gif", "a GIF image (GIF87a)"),
+    (b"GIF89a", "image/gif", "a GIF image (GIF89a)"),
+    (b"%PDF-", "application/pdf", "a PDF (%PDF-)"),
+    (b"PK\x03\x04", "application/zip", "a ZIP archive (PK\\x03\\x04)"),
+    (b"PK\x05\x06", "application/zip", "an empty ZIP archive (PK\\x05\\x06)"),
+    (b"PK\x07\x08", "application/zip", "a spanned ZIP archive (PK\\x07\\x08)"),
+    (b"\x1f\x8b", "application/gzip", "gzip data (1F 8B)"),
+)
+_WEBP_DESCRIPTION = "a WebP image (RIFF....WEBP)"
+#: The signature each binary type should start with, for "does not start with" messages.
+_EXPECTED_SIGNATURE = {
+    "image/png": "the PNG signature (89 50 4E 47 0D 0A 1A 0A)",
+    "image/jpeg": "the JPEG signature (FF D8 FF)",
+    "image/gif": "the GIF signature (GIF87a or GIF89a)",
+    "application/pdf": "the PDF signature (%PDF-)",
+    "application/zip": "the ZIP signature (PK\\x03\\x04)",
+    "application/gzip": "the gzip signature (1F 8B)",
+    "image/webp": "the WebP signature (RIFF....WEBP)",
+}
+_TEXT_SNIFFS = frozenset({"text/plain", "application/json", "application/xml", "image/svg+xml"})
+#: Text may hold at most this percentage of control characters (other than tab, CR, LF); more
+#: means binary that happens to be valid UTF-8.
+CONTROL_LIMIT_PERCENT = 1
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x0c\x0e-\x1f\x7f]")
+#: One XML prolog / processing instruction, comment or DOCTYPE, after optional whitespace.
+_XML_MISC = re.compile(r"\s*(?:<\?.*?\?>|<!--.*?-->|<!DOCTYPE\b[^>\[]*(?:\[.*?\])?\s*>)", re.DOTALL | re.IGNORECASE)
+_SVG_ROOT = re.compile(r"\s*<svg[\s>/]")
+_SNIFF_HEAD = 64 * 1024
+
+
+def as_text(data: bytes) -> str | None:
+    """The bytes as text if they are UTF-8 with no NUL and few other control characters.
+
+    "Few" is at most :data:`CONTROL_LIMIT_PERCENT` percent of the characters (tab, CR and LF do
+    not count): 1 control character in 100 is still text, 2 in 100 are not.
+
+    Example:
+        >>> as_text(b"\\x01" + b"a" * 99) is not None, as_text(b"\\x01\\x02" + b"a" * 98), as_text(b"\\xff")
+        (True, None, None)
+    """
+    try:
+        text = bytes(data).decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if "\x00" in text:
+        return None
+    controls = sum(1 for _ in _CONTROL.finditer(text))
+    if controls * 100 > CONTROL_LIMIT_PERCENT * len(text):
+        return None
+    return text
+
+
+def _markup_type(text: str) -> str | None:
+    """image/svg+xml or application/xml for markup, looking past a prolog, comments and DOCTYPE."""
+    head = text[:_SNIFF_HEAD].lstrip("\ufeff")
+    saw_prolog = head.lstrip().startswith("<?xml")
+    position = 0
+    while (match := _XML_MISC.match(head, position)) is not None and match.end() > position:
+        position = match.end()
+    if _SVG_ROOT.match(head, position):
+        return "image/svg+xml"
+    return "application/xml" if saw_prolog else None
+
+
+def _is_json_container(text: str) -> bool:
+    stripped = text.lstrip("\ufeff \t\r\n")
+    if not stripped.startswith(("{", "[")):
+        return False
+    try:
+        value = json.loads(stripped)
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(value, dict | list)
+
+
+def _binary_signature(data: bytes) -> tuple[str, str] | None:
+    for magic, mime, description in _SIGNATURES:
+        if data.startswith(magic):
+            return mime, description
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "image/webp", _WEBP_DESCRIPTION
+    return None
+
+
+def sniff_mime(data: bytes) -> str | None:
+    """Guess a MIME type from the bytes themselves, ignoring any declared type.
+
+    Binary signatures are checked first (PNG, JPEG, GIF87a/89a, PDF, ZIP, gzip, WebP). Then, if the
+    bytes are UTF-8 text: SVG (``<svg`` root, possibly after a BOM, whitespace, an XML prolog,
+    comments or a DOCTYPE), other XML (``<?xml`` prolog), JSON (an object or array that parses),
+    and finally ``text/plain`` (no NUL, at most :data:`CONTROL_LIMIT_PERCENT` percent control
+    characters other than tab, CR, LF).
+
+    Returns:
+        The MIME type, or ``None`` for empty or unrecognised binary data.
+
+    Example:
+        >>> sniff_mime(b"%PDF-1.7\\n"), sniff_mime(b'{"a": 1}'), sniff_mime(b"hello\\n")
+        ('application/pdf', 'application/json', 'text/plain')
+        >>> sniff_mime(b"<?xml version='1.0'?>\\n<svg xmlns='http://www.w3.org/2000/svg'/>")
+        'image/svg+xml'
+        >>> sniff_mime(b"\\x00\\x01\\x02") is None
+        True
+    """
+    if isinstance(data, str):
+        raise BlobTypeError("sniff bytes, not text: use s.encode('utf-8') first", reason="not-bytes")
+    data = bytes(data)
+    if not data:
+        return None
+    signature = _binary_signature(data)
+    if signature is not None:
+        return signature[0]
+    text = as_text(data)
+    if text is None:
+        return None
+    markup = _markup_type(text)
+    if markup is not None:
+        return markup
+    if _is_json_container(text):
+        return "application/json"
+    return "text/plain"
+
+
+# --------------------------------------------------------------------------------------------
+# Declared vs sniffed
+# --------------------------------------------------------------------------------------------
+
+_ALIASES = {
+    "image/jpg": "image/jpeg",
+    "image/pjpeg": "image/jpeg",
+    "image/x-png": "image/png",
+    "application/x-gzip": "application/gzip",
+    "application/x-zip-compressed": "application/zip",
+    "application/x-zip": "application/zip",
+    "application/x-pdf": "application/pdf",
+    "text/xml": "application/xml",
+    "text/json": "application/json",
+}
+_ZIP_CONTAINER_PREFIXES = (
+    "application/vnd.openxmlformats-officedocument.",  # docx, xlsx, pptx
+    "application/vnd.oasis.opendocument.",  # odt, ods, odp
+)
+_ZIP_CONTAINERS = frozenset(
+    {"application/java-archive", "application/vnd.android.package-archive", "application/x-zip"}
+)
+
+
+def _normalise(mime: str) -> str:
+    base = essence(mime)
+    return _ALIASES.get(base, base)
+
+
+def _is_zip_container(mime: str) -> bool:
+    return mime.endswith("+zip") or mime in _ZIP_CONTAINERS or mime.startswith(_ZIP_CONTAINER_PREFIXES)
+
+
+def _first_bytes(data: bytes, n: int = 8) -> str:
+    return " ".join(f"{b:02X}" for b in data[:n])
+
+
+def _describe(sniffed: str | None, data: bytes, text: str | None) -> str:
+    signature = _binary_signature(data)
+    if signature is not None:
+        return f"the bytes start like {signature[1]}"
+    if sniffed == "image/svg+xml":
+        return "the bytes are an SVG document"
+    if sniffed == "application/xml":
+        return "the bytes are XML (they start with an <?xml prolog)"
+    if sniffed == "application/json":
+        return "the bytes are JSON text"
+    if sniffed == "text/plain" and text is not None:
+        return f"the bytes are plain UTF-8 text (starting {text[:24]!r})"
+    binary = f"the bytes are binary and match no known signature (first bytes: {_first_bytes(data)})"
+    if b"\x00" in data:
+        return binary
+    try:
+        bytes(data).decode("utf-8")
+    except UnicodeDecodeError:
+        return binary
+    return "the bytes are UTF-8 but full of control characters, so not readable text"
+
+
+def judge(declared: str | None, sniffed: str | None, data: bytes, text: str | None) -> tuple[bool, str | None]:
+    """(mismatch, reason) for a declared type against what the bytes look like."""
+    description = _describe(sniffed, data, text)
+    if declared is None:
+        return False, f"no declared type (mimeType is absent); {description}"
+    if not data:
+        return False, f"empty content: nothing to check the declared {declared} against"
+    mime = _normalise(declared)
+    if sniffed == mime:
+        return False, None
+    if mime == "application/octet-stream":
+        return False, f"declared the generic application/octet-stream; {description}"
+
+    if sniffed is not None and sniffed not in _TEXT_SNIFFS:  # a binary signature matched
+        if sniffed == "application/zip" and _is_zip_container(mime):
+            return False, None
+        if sniffed == "application/gzip" and mime.endswith("+gzip"):
+            return False, None
+        return True, f"declared {declared} but {description}"
+
+    if sniffed is not None:  # the bytes are text of some kind
+        if mime == "image/svg+xml":
+            if sniffed == "application/xml":
+                return False, None
+            return True, (f"declared {declared} but the text has no <svg> root element; {description}")
+        if mime in _EXPECTED_SIGNATURE or mime.startswith(("image/", "audio/", "video/", "font/")):
+            return True, f"declared {declared} but {description}"
+        if mime == "application/json" or mime.endswith("+json"):
+            try:
+                json.loads(text or "")
+            except ValueError as e:
+                return True, f"declared {declared} but the text does not parse as JSON ({e})"
+            return False, None
+        if mime == "application/xml" or mime.endswith("+xml"):
+            markup = (text or "").lstrip("\ufeff \t\r\n").startswith("<")
+            if sniffed in ("application/xml", "image/svg+xml") or markup:
+                return False, None
+            return True, (f"declared {declared} but the text does not start with '<', so it is not XML; {description}")
+        if is_text(mime):
+            return False, None
+        return False, f"cannot confirm {declared} from the bytes; {description}"
+
+    # sniffed is None: binary of no known kind, or text full of control characters
+    if is_text(mime):
+        return True, f"declared {declared} but the bytes are not text: {description}"
+    if mime in _EXPECTED_SIGNATURE:
+        return True, (
+            f"declared {declared} but the bytes do not start with {_EXPECTED_SIGNATURE[mime]}; "
+            f"they start {_first_bytes(data)}"
+        )
+    return False, (f"cannot confirm {declared} from the bytes (no signature check for it); {description}")
