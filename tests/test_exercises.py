@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import html
 import math
+import re
+import sys
+import types
 from decimal import Decimal
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 
@@ -26,6 +31,8 @@ from custody_lab.exercises import (
     reset_progress,
     reveal,
 )
+from custody_lab.teaching.exercise_sets import SET_MODULES, set_exercises
+from custody_lab.teaching.feedback import markdown_html
 
 EXERCISES = all_exercises()
 IDS = [e.id for e in EXERCISES]
@@ -169,11 +176,54 @@ def test_an_exercise_with_an_input_gives_it(exercise_id):
 # --------------------------------------------------------------------------------------------
 
 
-def test_a_wrong_answer_without_a_known_mistake_names_input_expected_and_actual():
+def test_a_wrong_answer_without_a_known_mistake_names_the_input_and_the_answer_but_not_the_expected_one():
     result = check("blob-01", 7)
     assert result.status == "wrong" and result.mistake is None and result.hint is None
-    for part in ("the blob of assets://logo.png", "105", "7"):
+    for part in ("the blob of assets://logo.png", "7", "a whole number"):
         assert part in result.message, f"{part!r} missing from {result.message!r}"
+    for shown in (result.message, str(result), visible_text(result._repr_html_())):
+        assert "105" not in shown, f"check('blob-01', 7): the expected 105 is shown: {shown!r}"
+    assert not hasattr(result, "expected"), "a CheckResult must not carry the expected answer"
+    assert reveal("blob-01") == 105, "the expected answer stays available through reveal()"
+
+
+def visible_text(page: str) -> str:
+    """What a learner reads in an HTML result: the text between the tags, unescaped."""
+    return html.unescape(re.sub(r"<[^>]+>", " ", page))
+
+
+def _shown(result: CheckResult) -> dict[str, str]:
+    return {"message": result.message, "str": str(result), "html": visible_text(result._repr_html_())}
+
+
+def _revealing(exercise_id: str, answer: object) -> list[str]:
+    """Where a wrong answer's feedback shows the expected value (beyond the learner's own answer)."""
+    expected = str(reveal(exercise_id))
+    result = check(exercise_id, answer)
+    assert not result.passed, f"{exercise_id}: {answer!r} was meant to be wrong"
+    return [where for where, text in _shown(result).items() if expected in text]
+
+
+@pytest.mark.parametrize("exercise_id", IDS)
+@pytest.mark.parametrize("wrong", ["zz-not-it", 987_654, ["zz"]], ids=["text", "number", "list"])
+def test_a_wrong_answer_never_shows_the_expected_one(exercise_id, wrong):
+    leaks = _revealing(exercise_id, wrong)
+    assert not leaks, f"check({exercise_id!r}, {wrong!r}) shows the expected {reveal(exercise_id)!r} in {leaks}"
+
+
+#: The mistakes whose example answer does not itself contain the expected value (most of them).
+CLEAN_MISTAKES = [(i, m) for i, m in MISTAKES if str(reveal(i)) not in str(m.example) + ex.short_repr(m.example)]
+
+
+def test_most_mistake_examples_are_free_of_the_expected_value():
+    assert len(CLEAN_MISTAKES) >= len(MISTAKES) * 3 // 4, f"only {len(CLEAN_MISTAKES)} of {len(MISTAKES)}"
+
+
+@pytest.mark.parametrize(("exercise_id", "mistake"), CLEAN_MISTAKES, ids=[f"{i}:{m.name}" for i, m in CLEAN_MISTAKES])
+def test_a_typical_mistake_gets_a_hint_that_does_not_give_the_answer_away(exercise_id, mistake):
+    leaks = _revealing(exercise_id, mistake.example)
+    expected = reveal(exercise_id)
+    assert not leaks, f"{exercise_id}: the feedback to {mistake.example!r} shows the expected {expected!r} in {leaks}"
 
 
 def test_counting_base64_characters_gets_the_specific_hint():
@@ -224,6 +274,51 @@ def test_progress_records_passes_and_attempts_but_not_stubs():
     check("blob-01", 105)
     check("blob-01", 1)
     assert progress()["blob-01"] is True, "a pass stays recorded after a later wrong try"
+
+
+SETS_DIR = Path(ex.__file__).parent / "exercise_sets"
+
+
+def test_every_set_module_on_disk_is_listed_in_set_modules():
+    on_disk = sorted(p.stem for p in SETS_DIR.glob("*.py") if not p.stem.startswith("_"))
+    assert on_disk, f"no exercise set modules found in {SETS_DIR}"
+    assert on_disk == sorted(SET_MODULES), f"set modules on disk {on_disk} != SET_MODULES {sorted(SET_MODULES)}"
+
+
+@pytest.mark.parametrize("module", SET_MODULES)
+def test_every_listed_set_module_contributes_registered_exercises(module):
+    own = [e.id for e in set_exercises((module,))]
+    assert own, f"exercise set {module} defines no exercises"
+    missing = [i for i in own if i not in IDS]
+    assert not missing, f"exercise set {module}: {missing} are not in the registry {IDS}"
+
+
+def test_the_registry_holds_exactly_the_exercises_of_the_set_modules_each_id_once():
+    ids = [e.id for e in set_exercises()]
+    assert len(ids) == len(set(ids)), f"duplicate ids across the sets: {ids}"
+    assert sorted(ids) == sorted(IDS), f"set modules give {sorted(ids)}, the registry holds {sorted(IDS)}"
+
+
+def _fake_set(monkeypatch, name: str, **attributes: object) -> str:
+    module = types.ModuleType(f"custody_lab.teaching.exercise_sets.{name}")
+    for key, value in attributes.items():
+        setattr(module, key, value)
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    return name
+
+
+def test_two_set_modules_defining_the_same_id_are_refused_naming_both(monkeypatch):
+    twin = _fake_set(monkeypatch, "twin", EXERCISES=(get("blob-01"),))
+    with pytest.raises(ExerciseError, match=r"'blob-01' is defined by both blobs and twin"):
+        set_exercises(("blobs", twin))
+
+
+@pytest.mark.parametrize("exercises", [None, (), [get("blob-01")], ("blob-01",)], ids=repr)
+def test_a_set_module_without_a_tuple_of_exercises_is_refused(monkeypatch, exercises):
+    attributes = {} if exercises is None else {"EXERCISES": exercises}
+    empty = _fake_set(monkeypatch, "empty", **attributes)
+    with pytest.raises(ExerciseError, match="exercise set empty: EXERCISES must be a non-empty tuple"):
+        set_exercises((empty,))
 
 
 @pytest.mark.parametrize(("bad_id",), [("Blob-01",), ("blob1",), ("blob-1",), ("",), ("blob-001",)])
@@ -362,8 +457,6 @@ def test_progress_panel_counts_passed_tried_and_not_tried():
 
 
 def test_markdown_html_escapes_everything_but_code_and_bold():
-    from custody_lab.teaching.panels import markdown_html
-
     out = markdown_html("a `<b>` **bold** <i>x</i>\n\n- one\n- two")
     assert out == (
         "<p>a <code>&lt;b&gt;</code> <b>bold</b> &lt;i&gt;x&lt;/i&gt;</p><ul><li>one</li><li>two</li></ul>"

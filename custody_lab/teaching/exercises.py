@@ -2,20 +2,22 @@
 
 A learner's cell ends with ``check("blob-01", answer)``. The result is a :class:`CheckResult`
 value (never only printed), so a notebook shows it through ``_repr_html_`` and a test can assert
-on it. Feedback follows the lab's style guide (``STYLE.md``, "Exercises"): it names the input, the
-expected value and the learner's value; it recognises an unfilled stub (``...``); and each typical
-mistake an exercise lists gets its own hint.
+on it. Feedback follows the lab's style guide (``STYLE.md``, "Exercises"): it names the input and
+the learner's value, **never the expected one** (only :func:`reveal` gives that); it recognises an
+unfilled stub (``...``); and each typical mistake an exercise lists gets its own hint.
 
-Exercise definitions live in :mod:`custody_lab.teaching.exercise_sets`, one module per topic. That package
-is imported lazily, the first time :func:`get`, :func:`check`, :func:`all_exercises`,
-:func:`reveal` or :func:`progress` needs it, so ``import custody_lab`` stays light.
+Exercise definitions live in :mod:`custody_lab.teaching.exercise_sets`, one module per topic,
+listed in its ``SET_MODULES``. They are registered lazily, the first time :func:`get`,
+:func:`check`, :func:`all_exercises`, :func:`reveal` or :func:`progress` needs them, so
+``import custody_lab`` stays light.
 
 The two-way gate (``tests/test_exercises.py``) runs over every registered exercise: every reference
 answer passes, every stub fails as "not answered", and every listed mistake's example answer gets
 that mistake's own hint.
 
-This module is pure: no ipywidgets. The Check-button panel is
-:class:`custody_lab.teaching.panels.ExercisePanel`.
+This module is pure logic: no HTML and no ipywidgets. How a result looks is
+:mod:`custody_lab.teaching.feedback` (built on :mod:`custody_lab.views.html`); the Check-button
+panel is :class:`custody_lab.teaching.panels.ExercisePanel`.
 """
 
 from __future__ import annotations
@@ -42,8 +44,6 @@ __all__ = [
 
 import ast
 import functools
-import html
-import importlib
 import operator
 import re
 import reprlib
@@ -203,11 +203,13 @@ class Exercise:
 class CheckResult:
     """What :func:`check` found. Renders itself in a notebook (``_repr_html_``, all text escaped).
 
+    It carries the learner's answer but never the expected one (``STYLE.md``, "Exercises"): the
+    reference answer is only given on request, by :func:`reveal`.
+
     Attributes:
         exercise_id: which exercise.
         passed: whether the answer is correct.
-        message: one or two sentences naming the input, the expected and the given value.
-        expected: the expected value.
+        message: one or two sentences naming the input and the learner's value.
         actual: the learner's answer, as given.
         hint: the specific hint of the detected mistake, or ``None``.
         mistake: the detected mistake's name, or ``None``.
@@ -218,17 +220,11 @@ class CheckResult:
     exercise_id: str
     passed: bool
     message: str
-    expected: object = field(repr=False)
     actual: object = field(repr=False)
     hint: str | None = None
     mistake: str | None = None
     status: Status = "wrong"
     title: str = ""
-
-    @property
-    def answered(self) -> bool:
-        """False when the answer was still the stub."""
-        return self.status != "not-answered"
 
     def headline(self) -> str:
         """``✓ Correct``, ``✗ Not yet`` or ``… Not answered yet``: a symbol *and* words."""
@@ -245,32 +241,9 @@ class CheckResult:
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
-        colour, background = {
-            "passed": ("#14532d", "#dcfce7"),
-            "wrong": ("#7f1d1d", "#fee2e2"),
-            "not-answered": ("#713f12", "#fef9c3"),
-        }[self.status]
-        e = html.escape
-        title = f" · {e(self.title)}" if self.title else ""
-        parts = [
-            f'<div class="custody-check custody-check-{e(self.status)}" '
-            f'style="border-left:6px solid {colour};background:{background};color:#111;'
-            'padding:6px 10px;margin:4px 0;font-family:sans-serif">',
-            f'<div style="font-weight:bold;color:{colour}">{e(self.headline())}'
-            f" — <code>{e(self.exercise_id)}</code>{title}</div>",
-            f"<div>{e(self.message)}</div>",
-        ]
-        if self.hint:
-            parts.append(f"<div><b>Hint:</b> {e(self.hint)}</div>")
-        if self.status == "wrong":
-            parts.append(
-                '<table style="margin-top:4px"><tr><th style="text-align:left">expected</th>'
-                f"<td><code>{e(short_repr(self.expected))}</code></td></tr>"
-                '<tr><th style="text-align:left">your answer</th>'
-                f"<td><code>{e(short_repr(self.actual))}</code></td></tr></table>"
-            )
-        parts.append("</div>")
-        return "".join(parts)
+        from .feedback import check_result_html  # the views layer, loaded only when shown
+
+        return check_result_html(self)
 
 
 # --------------------------------------------------------------------------------------------
@@ -308,10 +281,14 @@ def _origin(exercise: Exercise) -> str:
 
 
 def _ensure_loaded() -> None:
+    """Register every exercise of :data:`~custody_lab.teaching.exercise_sets.SET_MODULES`, once."""
     global _loaded
     if not _loaded:
+        from .exercise_sets import set_exercises
+
+        for exercise in set_exercises():
+            register(exercise)
         _loaded = True
-        importlib.import_module("custody_lab.teaching.exercise_sets")
 
 
 def _sort_key(exercise_id: str) -> tuple[str, int]:
@@ -431,7 +408,7 @@ def is_stub(exercise: Exercise, answer: object) -> bool:
 
 
 def check(exercise_id: str, answer: object) -> CheckResult:
-    """Check an answer; return a result that names the input, the expected and the given value.
+    """Check an answer; return a result that names the input and the given value, never the expected one.
 
     Never raises for any answer value: a mistake detector or comparison that fails on an answer of
     an unexpected type counts as "no match". An unknown ``exercise_id`` raises
@@ -441,19 +418,13 @@ def check(exercise_id: str, answer: object) -> CheckResult:
         >>> check("blob-01", ...).status
         'not-answered'
         >>> r = check("blob-01", 140)
-        >>> r.passed, r.mistake
-        (False, 'counted-base64-characters')
+        >>> r.passed, r.mistake, "105" in str(r)
+        (False, 'counted-base64-characters', False)
         >>> check("blob-01", 105).passed
         True
     """
     exercise = get(exercise_id)
-    expected = exercise.expected_value()
-    common: dict[str, Any] = {
-        "exercise_id": exercise.id,
-        "expected": expected,
-        "actual": answer,
-        "title": exercise.title,
-    }
+    common: dict[str, Any] = {"exercise_id": exercise.id, "actual": answer, "title": exercise.title}
     if is_stub(exercise, answer):
         shown = "`...`" if exercise.stub is Ellipsis else f"`{short_repr(exercise.stub)}`"
         return CheckResult(
@@ -464,7 +435,7 @@ def check(exercise_id: str, answer: object) -> CheckResult:
             ),
             **common,
         )
-    passed = _truthy(lambda: exercise.compare(answer, expected))
+    passed = _truthy(lambda: exercise.compare(answer, exercise.expected_value()))
     _PROGRESS[exercise.id] = _PROGRESS.get(exercise.id, False) or passed
     if passed:
         return CheckResult(
@@ -473,15 +444,13 @@ def check(exercise_id: str, answer: object) -> CheckResult:
             message=f"for {exercise.input_label}, {short_repr(answer)} is right.",
             **common,
         )
+    given = f"for {exercise.input_label} you gave {short_repr(answer)} ({type(answer).__name__})"
     for mistake in exercise.mistakes:
         if _truthy(functools.partial(mistake.detect, answer)):
             return CheckResult(
                 passed=False,
                 status="wrong",
-                message=(
-                    f"for {exercise.input_label} the expected answer is {short_repr(expected)}; "
-                    f"you gave {short_repr(answer)}."
-                ),
+                message=f"{given}: not yet.",
                 hint=mistake.hint,
                 mistake=mistake.name,
                 **common,
@@ -489,10 +458,6 @@ def check(exercise_id: str, answer: object) -> CheckResult:
     return CheckResult(
         passed=False,
         status="wrong",
-        message=(
-            f"for {exercise.input_label} the expected answer is {short_repr(expected)} "
-            f"({type(expected).__name__}); you gave {short_repr(answer)} "
-            f"({type(answer).__name__})."
-        ),
+        message=f"{given}: not yet. The answer wanted is {exercise.wanted}.",
         **common,
     )

@@ -3,54 +3,19 @@
 Thin views over :mod:`custody_lab.exercises`: the panel reads the typed text with the exercise's
 own ``parse`` (``105`` becomes a number, ``image/png`` stays text), calls
 :func:`~custody_lab.exercises.check` and shows the :class:`~custody_lab.exercises.CheckResult`'s
-escaped HTML. Nothing typed can raise into the notebook.
+escaped HTML. Nothing typed can raise into the notebook. The HTML itself is built in
+:mod:`custody_lab.teaching.feedback`; these classes only wire widgets to it.
 """
 
 from __future__ import annotations
 
-__all__ = ["ExercisePanel", "ProgressPanel", "markdown_html"]
-
-import html
-import re
+__all__ = ["ExercisePanel", "ProgressPanel"]
 
 import ipywidgets as widgets
 
-from .exercises import CheckResult, Exercise, all_exercises, check, get, progress, short_repr
-
-_CODE = re.compile(r"`([^`]+)`")
-_BOLD = re.compile(r"\*\*(.+?)\*\*")
-
-
-def _inline(text: str) -> str:
-    """Escape, then turn `code` and **bold** into HTML (the only inline marks prompts use)."""
-    out = []
-    last = 0
-    for m in _CODE.finditer(text):
-        out.append(_BOLD.sub(r"<b>\1</b>", html.escape(text[last : m.start()])))
-        out.append(f"<code>{html.escape(m.group(1))}</code>")
-        last = m.end()
-    out.append(_BOLD.sub(r"<b>\1</b>", html.escape(text[last:])))
-    return "".join(out)
-
-
-def markdown_html(text: str) -> str:
-    """The small Markdown subset exercise prompts use: paragraphs, ``-`` lists, `code`, **bold**.
-
-    Everything else is escaped, so the result is safe to put in an HTML widget.
-
-    Example:
-        >>> markdown_html("Use `decode` on **bytes** <now>")
-        '<p>Use <code>decode</code> on <b>bytes</b> &lt;now&gt;</p>'
-    """
-    blocks = []
-    for block in re.split(r"\n\s*\n", text.strip()):
-        lines = block.splitlines()
-        if lines and all(line.lstrip().startswith("- ") for line in lines):
-            items = "".join(f"<li>{_inline(line.lstrip()[2:])}</li>" for line in lines)
-            blocks.append(f"<ul>{items}</ul>")
-        else:
-            blocks.append(f"<p>{_inline(' '.join(line.strip() for line in lines))}</p>")
-    return "".join(blocks)
+from ..views.html import small
+from .exercises import CheckResult, Exercise, all_exercises, check, get, progress
+from .feedback import answer_read_as_html, exercise_heading_html, markdown_html, progress_counts, progress_html
 
 
 class ExercisePanel(widgets.VBox):
@@ -75,10 +40,7 @@ class ExercisePanel(widgets.VBox):
         self.exercise: Exercise = get(exercise_id)
         ex = self.exercise
         self.result: CheckResult | None = None
-        self.heading = widgets.HTML(
-            f'<h4 style="margin:4px 0">{html.escape(ex.id)} · {html.escape(ex.title)} '
-            f"<small>(level {ex.level})</small></h4>"
-        )
+        self.heading = widgets.HTML(exercise_heading_html(ex))
         self.prompt = widgets.HTML(markdown_html(ex.prompt))
         self.answer = widgets.Text(
             value="",
@@ -93,7 +55,7 @@ class ExercisePanel(widgets.VBox):
             tooltip=f"check your answer to {ex.id}",
         )
         self.read_as = widgets.HTML("")
-        self.output = widgets.HTML('<div style="color:#555"><small>Type an answer and press Check.</small></div>')
+        self.output = widgets.HTML(f"<div>{small('Type an answer and press Check.')}</div>")
         self.check_button.on_click(self._on_check)
         super().__init__(
             [self.heading, self.prompt, widgets.HBox([self.answer, self.check_button]), self.read_as, self.output],
@@ -103,13 +65,7 @@ class ExercisePanel(widgets.VBox):
     def _on_check(self, _button: object = None) -> None:
         answer = self.exercise.parse_answer(self.answer.value)
         self.result = check(self.exercise.id, answer)
-        if answer is ...:
-            self.read_as.value = ""
-        else:
-            self.read_as.value = (
-                f"<small>Your answer was read as <code>{html.escape(short_repr(answer))}</code> "
-                f"({html.escape(type(answer).__name__)}).</small>"
-            )
+        self.read_as.value = answer_read_as_html(answer)
         self.output.value = self.result._repr_html_()
 
 
@@ -134,27 +90,6 @@ class ProgressPanel(widgets.VBox):
     def refresh(self) -> None:
         """Redraw the table from :func:`custody_lab.exercises.progress`."""
         record = progress()
-        rows = []
-        counts = {"passed": 0, "tried": 0, "not tried": 0}
-        for ex in all_exercises(self.prefix):
-            if ex.id not in record:
-                state, mark = "not tried", "· not tried"
-            elif record[ex.id]:
-                state, mark = "passed", "✓ passed"
-            else:
-                state, mark = "tried", "✗ tried, not passed yet"
-            counts[state] += 1
-            rows.append(
-                f"<tr><td><code>{html.escape(ex.id)}</code></td><td>{html.escape(ex.title)}</td>"
-                f"<td>{ex.level}</td><td>{html.escape(mark)}</td></tr>"
-            )
-        self.counts = counts
-        summary = (
-            f"<b>{counts['passed']} passed</b> · {counts['tried']} tried, not passed yet · "
-            f"{counts['not tried']} not tried"
-        )
-        self.table.value = (
-            f'<div style="font-family:sans-serif">{summary}<table>'
-            "<tr><th>exercise</th><th>title</th><th>level</th><th>status</th></tr>"
-            f"{''.join(rows)}</table></div>"
-        )
+        exercises = all_exercises(self.prefix)
+        self.counts = progress_counts(exercises, record)
+        self.table.value = progress_html(exercises, record)

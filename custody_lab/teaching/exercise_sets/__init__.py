@@ -1,18 +1,49 @@
-"""Exercise definitions, one module per topic; importing this package registers them all.
+"""Exercise definitions, one module per topic, and the one list of those modules.
 
-:mod:`custody_lab.exercises` imports this package lazily, the first time an exercise is needed.
-To add a topic, create ``custody_lab/teaching/exercise_sets/<topic>.py`` (calling
-:func:`custody_lab.exercises.register` for each exercise) and add its name to ``SET_MODULES``.
+Each set module defines its exercises as values and lists them in ``EXERCISES``; it registers
+nothing itself. :func:`set_exercises` imports every module named in :data:`SET_MODULES` and
+returns their exercises, and :mod:`custody_lab.teaching.exercises` registers what it returns, the
+first time an exercise is needed (so ``import custody_lab`` stays light).
+
+To add a topic, create ``custody_lab/teaching/exercise_sets/<topic>.py`` with an ``EXERCISES``
+tuple and add ``<topic>`` to :data:`SET_MODULES`; ``tests/test_exercises.py`` fails while a set
+module is missing from the list or two sets share an id. Modules whose name starts with ``_``
+(``_answers``: how answers are read) are helpers, not sets.
 """
 
 from __future__ import annotations
 
-__all__ = ["SET_MODULES"]
+__all__ = ["SET_MODULES", "set_exercises"]
 
 from importlib import import_module
 
-#: The topic modules, in lesson order. Adding a topic is one edit here.
-SET_MODULES: tuple[str, ...] = ("uri_templates", "blobs")
+from ..exercises import Exercise, ExerciseError
 
-for _name in SET_MODULES:
-    import_module(f"{__name__}.{_name}")
+#: The topic modules, in lesson order. Adding a topic is one edit here.
+SET_MODULES: tuple[str, ...] = ("uri_expand", "uri_match", "blobs")
+
+
+def set_exercises(modules: tuple[str, ...] = SET_MODULES) -> tuple[Exercise, ...]:
+    """Every exercise of the named set modules, module by module, each id once.
+
+    Raises:
+        ExerciseError: a module has no ``EXERCISES`` tuple of exercises, or two exercises share
+            an id (the message names both modules).
+
+    Example:
+        >>> [e.id for e in set_exercises(("uri_match",))]
+        ['uri-04', 'uri-07', 'uri-08']
+    """
+    found: list[Exercise] = []
+    owner: dict[str, str] = {}
+    for name in modules:
+        module = import_module(f"{__name__}.{name}")
+        exercises = getattr(module, "EXERCISES", None)
+        if not isinstance(exercises, tuple) or not exercises or not all(isinstance(e, Exercise) for e in exercises):
+            raise ExerciseError(f"exercise set {name}: EXERCISES must be a non-empty tuple of Exercise values")
+        for exercise in exercises:
+            if exercise.id in owner:
+                raise ExerciseError(f"exercise id {exercise.id!r} is defined by both {owner[exercise.id]} and {name}")
+            owner[exercise.id] = name
+            found.append(exercise)
+    return tuple(found)

@@ -1,0 +1,80 @@
+"""How the exercise sets read a learner's answer: as text, as a number, as a position.
+
+An answer may be anything a learner types or computes, so every reader here guards the type
+itself and returns ``None`` for "not that kind of answer"; a mistake detector built on them never
+raises (the gate in ``tests/test_exercises.py`` throws answers of many types at every exercise).
+One home for these readers, shared by every set module.
+"""
+
+from __future__ import annotations
+
+__all__ = ["is_one_of", "number", "same_number", "same_text", "text", "whole_number"]
+
+
+def text(answer: object) -> str | None:
+    """The answer as stripped text, or ``None`` when it is not a string.
+
+    Example:
+        >>> text("  orders://A-1002 \\n"), text(105)
+        ('orders://A-1002', None)
+    """
+    return answer.strip() if isinstance(answer, str) else None
+
+
+def is_one_of(answer: object, *candidates: str) -> bool:
+    """Whether the answer, as stripped text, is one of ``candidates``.
+
+    Example:
+        >>> is_one_of(" de ", "de", "müller"), is_one_of(["de"], "de")
+        (True, False)
+    """
+    return text(answer) in candidates
+
+
+def same_text(answer: object, expected: object) -> bool:
+    """A ``compare`` for text answers: the stripped answer equals the expected string.
+
+    Example:
+        >>> same_text("kb://a%20b ", "kb://a%20b"), same_text(b"kb://a%20b", "kb://a%20b")
+        (True, False)
+    """
+    return text(answer) == expected
+
+
+def number(answer: object) -> float | None:
+    """The answer as a number, or ``None`` (booleans are not numbers here).
+
+    Example:
+        >>> number(105), number(True), number("105")
+        (105.0, None, None)
+    """
+    if isinstance(answer, bool) or not isinstance(answer, int | float):
+        return None
+    return float(answer)
+
+
+def same_number(answer: object, expected: object) -> bool:
+    """A ``compare`` for numeric answers: ``105`` and ``105.0`` match ``105``; ``True`` never does.
+
+    Example:
+        >>> same_number(105.0, 105), same_number(True, 1)
+        (True, False)
+    """
+    value = number(answer)
+    return value is not None and value == expected
+
+
+def whole_number(answer: object) -> int | None:
+    """The answer as an int, or ``None`` (booleans and floats with a fraction are not positions).
+
+    Example:
+        >>> whole_number(15), whole_number(15.0), whole_number(15.5), whole_number(False)
+        (15, 15, None, None)
+    """
+    if isinstance(answer, bool):
+        return None
+    if isinstance(answer, int):
+        return answer
+    if isinstance(answer, float) and answer.is_integer():
+        return int(answer)
+    return None
