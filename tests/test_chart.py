@@ -28,6 +28,8 @@ from custody_lab.chart import (
     matrix_table,
     region_advice,
 )
+from custody_lab.core.rules import RULES, rule
+from custody_lab.views.chart.regions import caption_text
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 HOSTILE_ID = "$x^2$ <img src=x onerror=alert(1)>"
@@ -285,6 +287,21 @@ def test_the_rejected_legend_entry_draws_a_hollow_marker_under_a_cross():
     # The tuple handle is drawn as two overlaid markers: a white-faced one and an "x".
     drawn = [a for a in fig.legends[0].findobj(Line2D) if a.get_marker() == "x"]
     assert drawn, "no cross marker in the legend"
+
+
+def test_the_caption_names_the_first_rule_of_the_table_in_its_own_words():
+    fig = matrix_figure([])
+    caption = next(t.get_text() for t in visible_texts(fig) if t.get_gid() == "caption")
+    first = RULES[0]
+    assert f"({first.code})" in caption and first.test in caption, f"rule {first.code!r}: caption {caption!r}"
+
+
+def test_the_caption_follows_the_rule_table_when_another_rule_is_checked_first():
+    reordered = (rule("stale-content"), *(r for r in RULES if r.code != "stale-content"))
+    caption = caption_text(reordered)
+    expected = rule("stale-content").test
+    assert "(stale-content)" in caption and expected in caption, f"expected {expected!r} in {caption!r}"
+    assert "custody-incomplete" not in caption, caption
 
 
 def test_a_highlight_adds_a_ring_to_the_plot_and_to_the_legend(fixture):

@@ -1,0 +1,502 @@
+"""The custody matrix drawn with matplotlib: :func:`matrix_figure`, :func:`export`, the legend.
+
+The figure is drawn on an Agg canvas (no pyplot state). Every encoding is repeated without colour
+(seed 000: the legend "repeats all encodings without color"): marker shape = initiator, filled /
+hollow with a cross = accepted / rejected, hatch pattern + in-band text = region, dashed line =
+embed limit. Text from a case is drawn with mathtext and TeX switched off (:func:`draw_text`).
+"""
+
+from __future__ import annotations
+
+__all__ = ["Layout", "draw_static", "export", "label_case", "matrix_figure", "new_figure"]
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.patches import Rectangle
+from matplotlib.text import Text
+from matplotlib.ticker import FixedFormatter, FixedLocator, NullLocator
+from matplotlib.transforms import ScaledTranslation, blended_transform_factory
+
+from ...core.model import Case, Decision, Policy
+from ...core.router import route
+from .legend import draw_legend
+from .placement import Box, place
+from .regions import (
+    GROUPS,
+    LINTHRESH,
+    MARK_DY,
+    REGION_KINDS,
+    ROW_OF,
+    ROWS,
+    SEPARATOR_Y,
+    TICK_LABELS,
+    TICKS,
+    XMAX,
+    YBOTTOM,
+    YTOP,
+    ChartError,
+    as_case,
+    label_text,
+    matrix_regions,
+    safe_text,
+    status_text,
+    x_of,
+)
+from .style import (
+    BOTTOM,
+    EDGE,
+    INITIATOR_COLOR,
+    INITIATOR_MARKER,
+    LABEL_SIZE,
+    LEFT,
+    MARKER_SIZE,
+    RC,
+    RIGHT,
+    TOP,
+    draw_text,
+    renderer_of,
+)
+
+
+def _fit_width(text: Text, fig: Figure, size: float = 9.0) -> None:
+    """Shrink a one-line figure text until it ends inside the figure (never below 6 pt)."""
+    renderer = renderer_of(fig)
+    text.set_fontsize(size)
+    limit = fig.bbox.x1 - EDGE * fig.dpi
+    while text.get_window_extent(renderer).x1 > limit and size > 6.0:
+        size -= 0.5
+        text.set_fontsize(size)
+
+
+@dataclass
+class Layout:
+    """What a drawn matrix knows about itself (display-space geometry for the label placer)."""
+
+    ax: Any
+    policy: Policy
+    text_boxes: list[tuple[float, float, float, float]] = field(default_factory=list)
+    marker_boxes: list[tuple[float, float, float, float]] = field(default_factory=list)
+    region_labels: list[Text] = field(default_factory=list)
+    positions: list[tuple[float, float]] = field(default_factory=list)
+    marker_r: float = 5.0
+
+
+def _axes(fig: Figure) -> Any:
+    w, h = fig.get_size_inches()
+    rect = (LEFT / w, BOTTOM / h, 1 - (LEFT + RIGHT) / w, 1 - (TOP + BOTTOM) / h)
+    ax = fig.add_axes(rect)
+    ax.set_xscale("symlog", linthresh=LINTHRESH, linscale=0.35)
+    ax.set_xlim(0, XMAX)
+    ax.set_ylim(YBOTTOM, YTOP)  # inverted: the first row on top
+    ax.xaxis.set_major_locator(FixedLocator(list(TICKS)))
+    ax.xaxis.set_major_formatter(FixedFormatter(list(TICK_LABELS)))
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.set_yticks([r.y for r in ROWS], [r.shape for r in ROWS])
+    ax.yaxis.set_minor_locator(NullLocator())
+    ax.tick_params(axis="both", labelsize=9, length=3)
+    ax.tick_params(axis="y", length=0, pad=6)
+    ax.set_xlabel("payload size (bytes, log scale)", fontsize=9, labelpad=3)
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    return ax
+
+
+def draw_static(
+    fig: Figure,
+    placed: Sequence[tuple[Case, Decision]],
+    policy: Policy,
+    *,
+    title: str,
+    faint: bool,
+    ring_legend: bool,
+) -> Layout:
+    """The map: regions, separator, group labels, limit line, markers, legend, caption."""
+    ax = _axes(fig)
+    layout = Layout(ax, policy, marker_r=MARKER_SIZE * fig.dpi / 72 / 2 + 1.5)
+    renderer = renderer_of(fig)
+    px = fig.dpi / 72  # pixels per point
+
+    # Regions: hatch + fill, then their words in the top strip of the band.
+    regions = matrix_regions(policy)
+    for reg in regions:
+        kind = REGION_KINDS[reg.kind]
+        y = ROW_OF[reg.shape].y
+        x0 = max(reg.x0, 0)
+        patch = Rectangle(
+            (x0, y - 0.5),
+            reg.x1 - x0,
+            1.0,
+            facecolor=kind.face,
+            edgecolor="none",
+            hatch=kind.hatch,
+            hatchcolor="#8a8a8a",
+            linewidth=0,
+            zorder=0,
+        )
+        patch.set_hatch_linewidth(0.6)
+        patch.set_gid(f"region:{reg.shape}:{reg.kind}")
+        ax.add_patch(patch)
+        shift = ScaledTranslation(3 / 72, -2 / 72, fig.dpi_scale_trans)
+        t = draw_text(
+            ax,
+            x0,
+            y - 0.5,
+            reg.text,
+            transform=ax.transData + shift,
+            ha="left",
+            va="top",
+            fontsize=7.5,
+            style="italic",
+            color="#222222",
+            zorder=2,
+            bbox={"boxstyle": "square,pad=0.1", "facecolor": "white", "edgecolor": "none", "alpha": 0.85},
+        )
+        t.set_gid(f"region-label:{reg.shape}:{reg.kind}")
+        box = t.get_window_extent(renderer)
+        left = ax.transData.transform((x0, y))[0]
+        right = ax.transData.transform((reg.x1, y))[0]
+        if box.x1 > right - 3 or box.x0 < left:
+            t.set_visible(False)  # too narrow for its words: the hatch and the legend still say it
+        else:
+            layout.region_labels.append(t)
+            layout.text_boxes.append((box.x0 - 1, box.y0 - 1, box.x1 + 1, box.y1 + 1))
+
+    # The two groups: a separator line and a bracketed label at the far left.
+    ax.axhline(SEPARATOR_Y, color="black", linewidth=1.0, zorder=1)
+    bracket = blended_transform_factory(fig.dpi_scale_trans, ax.transData)
+    for initiator, words in GROUPS:
+        ys = [r.y for r in ROWS if r.initiator == initiator]
+        top, bottom = min(ys) - 0.45, max(ys) + 0.45
+        fig.add_artist(Line2D([0.52, 0.52], [top, bottom], transform=bracket, color="#444444", lw=1.2))
+        draw_text(
+            fig,
+            0.3,
+            (top + bottom) / 2,
+            words,
+            transform=bracket,
+            rotation=90,
+            ha="center",
+            va="center",
+            fontsize=9,
+            fontweight="bold",
+            linespacing=1.15,
+        ).set_gid(f"group:{initiator}")
+
+    # The policy's embed limit (seed 000: "a local teaching policy, not a protocol maximum").
+    limit = policy.embed_limit_bytes
+    xl = min(limit, XMAX)
+    ax.axvline(xl, color="black", linestyle=(0, (5, 3)), linewidth=1.3, zorder=3)
+    note = f"embed limit {limit:,} B" + (" (beyond 1 MB)" if limit > XMAX else "")
+    top_of_axes = blended_transform_factory(ax.transData, ax.transAxes)
+    lim = draw_text(
+        ax,
+        xl,
+        1.0,
+        note,
+        transform=top_of_axes + ScaledTranslation(0, 3 / 72, fig.dpi_scale_trans),
+        ha="center",
+        va="bottom",
+        fontsize=8.5,
+        fontweight="bold",
+    )
+    lim.set_gid("limit-label")
+    ext, axbox = lim.get_window_extent(renderer), ax.get_window_extent(renderer)
+    if ext.x1 > axbox.x1:
+        lim.set_horizontalalignment("right")
+    elif ext.x0 < axbox.x0:
+        lim.set_horizontalalignment("left")
+
+    # The cases (faint in the interactive map, where one highlighted case is drawn on top).
+    alpha = 0.35 if faint else 1.0
+    layout.positions = _positions(ax, placed, px)
+    for (case, d), (x, y) in zip(placed, layout.positions):
+        _draw_marker(ax, case, d, x, y, alpha=alpha)
+        cx, cy = ax.transData.transform((x, y))
+        r = layout.marker_r
+        layout.marker_boxes.append((cx - r, cy - r, cx + r, cy + r))
+
+    draw_text(
+        fig,
+        EDGE / fig.get_size_inches()[0],
+        1 - 0.12 / fig.get_size_inches()[1],
+        title,
+        ha="left",
+        va="top",
+        fontsize=11,
+        fontweight="bold",
+    ).set_gid("title")
+    draw_legend(fig, ring=ring_legend, kinds={r.kind for r in regions})
+    return layout
+
+
+def _positions(ax: Any, placed: Sequence[tuple[Case, Decision]], px: float) -> list[tuple[float, float]]:
+    """Data positions of the markers: coincident cases on a row are spread vertically (dodged)."""
+    base: list[tuple[float, float]] = []
+    for case, _ in placed:
+        base.append((x_of(case.bytes), ROW_OF[case.shape].y + MARK_DY))
+    out = list(base)
+    near = MARKER_SIZE * px * 1.3
+    for row in ROWS:
+        idx = sorted((i for i, (c, _) in enumerate(placed) if c.shape == row.shape), key=lambda i: (base[i][0], i))
+        clusters: list[list[int]] = []
+        last = None
+        for i in idx:
+            sx = ax.transData.transform((base[i][0], row.y))[0]
+            if clusters and last is not None and sx - last < near:
+                clusters[-1].append(i)
+            else:
+                clusters.append([i])
+            last = sx
+        for cluster in clusters:
+            n = len(cluster)
+            if n == 1:
+                continue
+            spread = min(0.26, 0.13 * (n - 1))
+            for k, i in enumerate(sorted(cluster)):
+                out[i] = (base[i][0], row.y + MARK_DY - spread + 2 * spread * k / (n - 1))
+    return out
+
+
+def _draw_marker(
+    ax: Any, case: Case, d: Decision, x: float, y: float, *, alpha: float = 1.0, size: float = MARKER_SIZE
+) -> list[Line2D]:
+    color = INITIATOR_COLOR[case.initiator]
+    face = color if d.accepted else "white"
+    (m,) = ax.plot(
+        [x],
+        [y],
+        linestyle="none",
+        marker=INITIATOR_MARKER[case.initiator],
+        markersize=size,
+        markerfacecolor=face,
+        markeredgecolor=color,
+        markeredgewidth=1.4,
+        alpha=alpha,
+        zorder=5,
+        clip_on=False,
+    )
+    m.set_gid(f"case:{case.id}")
+    out = [m]
+    if not d.accepted:
+        (c,) = ax.plot(
+            [x],
+            [y],
+            linestyle="none",
+            marker="x",
+            markersize=size * 0.7,
+            markeredgecolor="black",
+            markeredgewidth=1.3,
+            alpha=alpha,
+            zorder=6,
+            clip_on=False,
+        )
+        out.append(c)
+    return out
+
+
+def label_case(
+    ax: Any,
+    layout: Layout,
+    case: Case,
+    d: Decision,
+    x: float,
+    y: float,
+    taken: list[Box],
+    *,
+    soft: Sequence[Box] = (),
+    bold: bool = False,
+    ring: bool = False,
+    text: Text | None = None,
+    leader: Line2D | None = None,
+) -> tuple[Text, Line2D]:
+    """Draw (or move) one case label and its leader line; the label's box is added to ``taken``.
+
+    ``taken`` holds boxes a label must not cover (other labels, the map's words, markers);
+    ``soft`` holds boxes it should avoid but may cover to stay in its row (faint context markers).
+    """
+    fig = ax.figure
+    renderer = renderer_of(fig)
+    s = label_text(case, d)
+    if text is None:
+        text = draw_text(
+            ax,
+            x,
+            y,
+            s,
+            ha="left",
+            va="center",
+            fontsize=LABEL_SIZE,
+            zorder=8,
+            fontweight="bold" if bold else "normal",
+            color="black",
+            bbox={"boxstyle": "round,pad=0.15", "facecolor": "white", "edgecolor": "none", "alpha": 0.9},
+        )
+    else:
+        text.set_text(s)
+    text.set_gid(f"case-label:{case.id}")
+    ext = text.get_window_extent(renderer)
+    pad = 2.0
+    w, h = ext.width + 2 * pad, ext.height + 2 * pad
+    mx, my = ax.transData.transform((x, y))
+    row = ROW_OF[case.shape]
+    b0 = ax.transData.transform((x, row.y + 0.5))[1]
+    b1 = ax.transData.transform((x, row.y - 0.5))[1]
+    a = ax.get_window_extent(renderer)
+    area = (a.x0 + 2, a.y0 + 2, a.x1 - 2, a.y1 - 2)
+    own = (mx - layout.marker_r, my - layout.marker_r, mx + layout.marker_r, my + layout.marker_r)
+    blockers = [t for t in taken if t != own]
+    # A highlighted case wears a ring: keep its label clear of the ring, not just the marker.
+    r = MARKER_SIZE * 2.1 / 2 * fig.dpi / 72 if ring else layout.marker_r
+    box, side = place((mx, my), (w, h), (min(b0, b1), max(b0, b1)), area, blockers, soft, gap=r + 2)
+    ty = (box[1] + box[3]) / 2
+    tx = box[0] + pad if side == "right" else box[2] - pad
+    text.set_horizontalalignment("left" if side == "right" else "right")
+    text.set_position(ax.transData.inverted().transform((tx, ty)))
+    taken.append(box)
+    # The leader: from the marker's edge to the near edge of the label.
+    ex = box[0] if side == "right" else box[2]
+    dx, dy = ex - mx, ty - my
+    dist = max((dx * dx + dy * dy) ** 0.5, 1e-9)
+    sx, sy = mx + dx / dist * r, my + dy / dist * r
+    p0 = ax.transData.inverted().transform((sx, sy))
+    p1 = ax.transData.inverted().transform((ex, ty))
+    if leader is None:
+        (leader,) = ax.plot([], [], color="#555555", linewidth=0.7, zorder=7, clip_on=False)
+    leader.set_data([p0[0], p1[0]], [p0[1], p1[1]])
+    leader.set_visible(abs(dy) > 1.5 or abs(dx) > r + 6)
+    leader.set_gid(f"leader:{case.id}")
+    return text, leader
+
+
+# ---------------------------------------------------------------------------------------------
+# The public figure functions
+# ---------------------------------------------------------------------------------------------
+
+
+def new_figure(figsize: tuple[float, float], dpi: float) -> Figure:
+    fig = Figure(figsize=figsize, dpi=dpi, facecolor="white")
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def matrix_figure(
+    cases: Iterable[Case | Mapping[str, object]],
+    policy: Policy | None = None,
+    *,
+    highlight: str | None = None,
+    title: str | None = None,
+    figsize: tuple[float, float] = (11.0, 6.6),
+    dpi: float = 100,
+) -> Figure:
+    """Draw the custody matrix with every case placed, marked and labelled.
+
+    Args:
+        cases: :class:`~custody_lab.core.model.Case` objects or camelCase mappings.
+        policy: the host policy (its embed limit moves the regions); the seed's by default.
+        highlight: the id of a case to ring and describe in the subtitle.
+        title: the figure title; a default naming the embed limit otherwise.
+        figsize: inches (the layout needs at least about 8 x 4.6).
+        dpi: pixels per inch of the Agg canvas.
+
+    Returns:
+        A matplotlib :class:`~matplotlib.figure.Figure` on an Agg canvas (no pyplot state).
+
+    Raises:
+        CaseError: when a mapping is not a valid case.
+        ChartError: when ``highlight`` names no case.
+
+    Example:
+        >>> from custody_lab import load_fixture
+        >>> fig = matrix_figure(load_fixture().all_cases, highlight="oversize-embed")
+        >>> sorted(t.get_text() for t in fig.legends[0].get_texts())[0]
+        'advisor prefers a link here'
+    """
+    policy = policy or Policy()
+    items = [as_case(c) for c in cases]
+    placed = [(c, route(c, policy)) for c in items]
+    if highlight is not None and highlight not in {c.id for c in items}:
+        ids = ", ".join(c.id for c in items) or "(none)"
+        raise ChartError(f"cannot highlight {highlight!r}: no such case id; the ids are {ids}")
+    with matplotlib.rc_context(RC):
+        fig = new_figure(figsize, dpi)
+        layout = draw_static(
+            fig,
+            placed,
+            policy,
+            faint=False,
+            ring_legend=highlight is not None,
+            title=safe_text(title, 120)
+            if title is not None
+            else f"Custody matrix · where the advisor puts each shape · embed limit {policy.embed_limit_bytes:,} B",
+        )
+        ax = layout.ax
+        positions = layout.positions
+        # Highlighted case first, then row by row from the left: a deterministic order in which
+        # crowded right-hand clusters push the labels of their left neighbours to the left.
+        rank = {r.shape: k for k, r in enumerate(ROWS)}
+        order = sorted(
+            range(len(placed)),
+            key=lambda i: (placed[i][0].id != highlight, rank[placed[i][0].shape], positions[i][0], i),
+        )
+        taken = layout.text_boxes + layout.marker_boxes
+        for i in order:
+            case, d = placed[i]
+            x, y = positions[i]
+            if case.id == highlight:
+                ring = ax.plot(
+                    [x],
+                    [y],
+                    linestyle="none",
+                    marker="o",
+                    markersize=MARKER_SIZE * 2.1,
+                    markerfacecolor="none",
+                    markeredgecolor="black",
+                    markeredgewidth=1.5,
+                    zorder=6,
+                    clip_on=False,
+                )[0]
+                ring.set_gid("highlight-ring")
+            label_case(ax, layout, case, d, x, y, taken, bold=case.id == highlight, ring=case.id == highlight)
+        if highlight is not None:
+            case, d = next(p for p in placed if p[0].id == highlight)
+            words = status_text(case, d, policy)
+        else:
+            words = (
+                "Each case sits at its payload size on the row of its declared shape; "
+                "its label gives → the selected shape or ✕ the rule that refused it."
+            )
+        status = draw_text(fig, EDGE / figsize[0], 1 - 0.42 / figsize[1], words, ha="left", va="top", fontsize=9)
+        status.set_gid("status")
+        _fit_width(status, fig)
+    return fig
+
+
+def export(fig: Figure, path: str | Path) -> Path:
+    """Write a figure to ``.png`` or ``.svg`` (chosen by the suffix) and return the path.
+
+    Raises:
+        ChartError: for any other suffix (the message names it).
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> fig = matrix_figure([])
+        >>> export(fig, pathlib.Path(tempfile.mkdtemp()) / "m.svg").suffix
+        '.svg'
+    """
+    p = Path(path)
+    suffix = p.suffix.lower()
+    if suffix not in (".png", ".svg"):
+        raise ChartError(f"cannot export the matrix as {suffix or '(no suffix)'!r}: use .png or .svg ({p})")
+    if suffix == ".svg":
+        with matplotlib.rc_context({"svg.hashsalt": "custody-lab"}):
+            fig.savefig(p, format="svg", metadata={"Date": None})
+    else:
+        fig.savefig(p, format="png", dpi=fig.dpi)
+    return p
