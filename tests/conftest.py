@@ -1,16 +1,50 @@
-"""Shared fixtures: the seed fixture loaded once, and hypothesis settings for CI."""
+"""Shared fixtures: the seed fixture loaded once, Node for the differential tests, hypothesis settings."""
 
 from __future__ import annotations
 
 import os
+import re
+import shutil
+import subprocess
 
 import pytest
 from hypothesis import HealthCheck, settings
 
 import custody_lab as cl
 
+from . import fresh_env as fe
+
 settings.register_profile("lab", deadline=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "lab"))
+
+#: ``tests/reference/seed_router.mjs`` is an ES module importing ``node:crypto`` and ``node:fs``:
+#: Node 16 or newer runs it (Debian bookworm's ``nodejs`` package, which ``.ci/run`` installs, is 18).
+NODE_MIN_MAJOR = 16
+
+
+def find_node() -> str:
+    """The ``node`` executable that runs the seed's router, the oracle of the differential tests.
+
+    A missing or too old ``node`` skips the calling test with the reason on a learner's machine and
+    **fails** it under ``CI=true`` (``fresh_env.need``), so CI can never pass by skipping the proof
+    that the lab decides exactly as the seed's Node route.
+    """
+    node = shutil.which("node")
+    fe.need(node, "node is not on PATH; the differential tests run the seed's Node router (apt-get install nodejs)")
+    assert node is not None  # need() did not return otherwise
+    out = subprocess.run([node, "--version"], capture_output=True, text=True).stdout.strip()
+    found = re.match(r"v(\d+)\.", out)
+    fe.need(
+        found and int(found.group(1)) >= NODE_MIN_MAJOR,
+        f"{node} --version says {out!r}; the seed's router (an ES module) needs Node {NODE_MIN_MAJOR} or newer",
+    )
+    return node
+
+
+@pytest.fixture(scope="session")
+def node() -> str:
+    """The path of a ``node`` able to run ``tests/reference/seed_router.mjs`` (see :func:`find_node`)."""
+    return find_node()
 
 
 @pytest.fixture(scope="session")

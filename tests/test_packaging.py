@@ -53,11 +53,21 @@ def test_the_top_level_is_the_agreed_layout():
     assert top and top <= allowed, f"unexpected top-level entries: {sorted(top - allowed)}"
 
 
-def test_the_readme_gives_the_lab_and_test_commands_and_ci_runs_the_test_one():
+def test_the_readme_gives_the_lab_and_test_commands_and_ci_ends_by_running_exactly_the_test_one():
     cmds = readme_commands()
     assert set(cmds) == {"lab", "test"}, f"README commands found: {cmds}"
+    last = (ROOT / ".ci" / "run").read_text().strip().splitlines()[-1]
+    assert last == cmds["test"], f".ci/run ends with {last!r}, expected the README's {cmds['test']!r}"
+
+
+def test_ci_installs_chromium_and_node_and_runs_under_ci_true():
     ci = (ROOT / ".ci" / "run").read_text()
-    assert cmds["test"] in ci.splitlines()[-1] or cmds["test"] in ci
+    assert re.search(r"^packages=\(chromium\)$", ci, re.M), "CI must install Debian's chromium"
+    assert re.search(r"^command -v node >/dev/null \|\| packages\+=\(nodejs\)$", ci, re.M), (
+        "CI must install Debian's nodejs when the machine has no node"
+    )
+    assert 'apt-get install -y "${packages[@]}"' in ci
+    assert re.search(r'^export CI="\$\{CI:-true\}"$', ci, re.M), "CI must run with CI=true (no skipping)"
 
 
 def test_every_data_file_is_listed_in_the_data_readme():
