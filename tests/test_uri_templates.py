@@ -11,11 +11,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from custody_lab.core.errors import CustodyLabError
 from custody_lab.uri_templates import (
     AmbiguousTemplateError,
     Expression,
     UriTemplate,
     UriTemplateError,
+    UriTemplateTypeError,
     VarSpec,
     expand,
     match,
@@ -185,6 +187,27 @@ def test_booleans_are_rejected_with_a_uri_template_error(value: object) -> None:
 def test_unsupported_value_types_raise_type_error(value: object) -> None:
     with pytest.raises(TypeError, match="'v'"):
         expand("{v}", {"v": value})
+
+
+@pytest.mark.parametrize(
+    ("value", "type_name"),
+    [
+        (1.5, "float"),
+        (b"bytes", "bytes"),
+        ({"a", "b"}, "set"),
+        ([["nested"]], "list"),
+        (object(), "object"),
+        ({"k": 1.5}, "float"),
+    ],
+)
+def test_an_unsupported_value_is_a_uri_template_type_error_at_its_varspec(value: object, type_name: str) -> None:
+    template = "x/{a}{?v}"
+    with pytest.raises(UriTemplateTypeError) as caught:
+        expand(template, {"a": "ok", "v": value})
+    error = caught.value
+    actual = (error.template, error.position, f"got {type_name}" in str(error))
+    expected = (template, template.index("v"), True)
+    assert actual == expected, f"expand({template!r}, v={value!r}): expected {expected}, got {actual}"
 
 
 def test_non_ascii_values_are_utf8_percent_encoded() -> None:
@@ -510,3 +533,70 @@ def test_a_lone_surrogate_in_a_value_is_a_template_error_not_a_unicode_crash():
     with pytest.raises(UriTemplateError, match="no UTF-8 form") as info:
         expand("orders://{order_id}", {"order_id": "A\ud800"})
     assert info.value.position == 10, info.value.position
+
+
+# ------------------------------------------------------------ the error family
+
+
+def test_uri_template_errors_belong_to_the_lab_family_and_stay_value_errors() -> None:
+    with pytest.raises(UriTemplateError) as caught:
+        parse("a{b")
+    error = caught.value
+    kinds = (isinstance(error, CustodyLabError), isinstance(error, ValueError), error.template, error.position)
+    assert kinds == (True, True, "a{b", 1), f"parse('a{{b'): expected (True, True, 'a{{b', 1), got {kinds}"
+    assert issubclass(AmbiguousTemplateError, UriTemplateError)
+    assert issubclass(UriTemplateTypeError, UriTemplateError) and issubclass(UriTemplateTypeError, TypeError)
+
+
+@pytest.mark.parametrize("template", [None, 42, b"orders://{id}", ["orders://{id}"]])
+def test_a_template_that_is_not_text_is_a_uri_template_type_error(template: object) -> None:
+    with pytest.raises(UriTemplateTypeError, match=type(template).__name__) as caught:
+        parse(template)  # type: ignore[arg-type]
+    assert caught.value.position is None, f"parse({template!r}): expected no position, got {caught.value.position}"
+
+
+@pytest.mark.parametrize("variables", [None, [("id", "A-1")], "id=A-1"])
+def test_variables_that_are_not_a_mapping_are_a_uri_template_type_error(variables: object) -> None:
+    with pytest.raises(UriTemplateTypeError, match=type(variables).__name__) as caught:
+        expand("orders://{id}", variables)  # type: ignore[arg-type]
+    assert caught.value.template == "orders://{id}", (
+        f"expected the template in the error, got {caught.value.template!r}"
+    )
+
+
+@pytest.mark.parametrize("uri", [None, b"orders://A-1", 7])
+def test_a_uri_that_is_not_text_is_a_uri_template_type_error(uri: object) -> None:
+    with pytest.raises(UriTemplateTypeError, match=type(uri).__name__):
+        match("orders://{id}", uri)  # type: ignore[arg-type]
+
+
+@settings(max_examples=300)
+@given(st.text(alphabet="{}%,:*+#./;?&=abc012 \x00é", max_size=24))
+def test_parse_of_any_text_either_succeeds_or_raises_a_uri_template_error(template: str) -> None:
+    try:
+        parsed = parse(template)
+    except UriTemplateError as e:
+        assert e.template == template, f"parse({template!r}): the error names {e.template!r}"
+        assert e.position is None or 0 <= e.position < len(template), f"parse({template!r}): position {e.position}"
+        return
+    assert str(parsed) == template, f"parse({template!r}) kept {str(parsed)!r}"
+
+
+@settings(max_examples=200)
+@given(
+    st.sampled_from(["{v}", "{+v}", "{#v}", "{.v}", "{/v*}", "{;v}", "{?v}", "{&v*}", "{v:3}"]),
+    st.recursive(
+        st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=4) | st.binary(max_size=3),
+        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
+        max_leaves=6,
+    ),
+)
+def test_expand_of_any_value_returns_text_or_raises_a_uri_template_error(template: str, value: object) -> None:
+    try:
+        uri = expand(template, {"v": value})
+    except UriTemplateError as e:
+        where = (e.template, e.position)
+        expected = (template, template.index("v"))
+        assert where == expected, f"expand({template!r}, {value!r}): expected the error at {expected}, got {where}"
+        return
+    assert isinstance(uri, str), f"expand({template!r}, {value!r}) gave {uri!r}"

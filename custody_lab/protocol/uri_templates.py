@@ -29,7 +29,8 @@ variable is skipped (§2.3), and so is a ``None`` member of a list or mapping.
 The empty string is defined: ``X{.empty}`` gives ``X.``. A ``bool`` raises
 ``UriTemplateError`` ("boolean is not a URI template value"), because
 ``str(True)`` would quietly put ``True`` in a URI; other types raise
-``TypeError``.
+``UriTemplateTypeError`` (both a ``UriTemplateError`` and a ``TypeError``).
+Every error is a ``UriTemplateError``, of the lab's ``CustodyLabError`` family.
 
 Decisions where RFC 6570 leaves room
 ------------------------------------
@@ -96,11 +97,14 @@ from dataclasses import dataclass
 from typing import NamedTuple
 from urllib.parse import unquote
 
+from ..core.errors import CustodyLabError
+
 __all__ = [
     "AmbiguousTemplateError",
     "Expression",
     "UriTemplate",
     "UriTemplateError",
+    "UriTemplateTypeError",
     "VarSpec",
     "expand",
     "match",
@@ -108,7 +112,7 @@ __all__ = [
 ]
 
 
-class UriTemplateError(ValueError):
+class UriTemplateError(CustodyLabError, ValueError):
     """A template, or a value given to it, that RFC 6570 does not allow.
 
     Attributes:
@@ -126,6 +130,13 @@ class UriTemplateError(ValueError):
 
 class AmbiguousTemplateError(UriTemplateError):
     """A valid template that ``match`` cannot read values back from unambiguously."""
+
+
+class UriTemplateTypeError(UriTemplateError, TypeError):
+    """An argument of the wrong type: a value RFC 6570 cannot expand (a float, bytes, a set, a
+    nested list), or a template, URI or variables argument that is not text or a mapping.
+    ``except TypeError`` catches it too.
+    """
 
 
 class _Operator(NamedTuple):
@@ -231,7 +242,6 @@ def _is_ucschar_or_iprivate(codepoint: int) -> bool:
     return codepoint & 0xFFFF <= 0xFFFD  # each plane ends at xFFFD
 
 
-@functools.lru_cache(maxsize=512)
 def parse(template: str) -> UriTemplate:
     """Parse a URI template, checking it against the RFC 6570 grammar.
 
@@ -244,10 +254,19 @@ def parse(template: str) -> UriTemplate:
     Raises:
         UriTemplateError: The template is invalid; ``.position`` points at
             the offending character.
+        UriTemplateTypeError: ``template`` is not a ``str``.
 
     >>> parse("logs://{service}{?level}").variable_names
     ('service', 'level')
     """
+    if not isinstance(template, str):
+        raise UriTemplateTypeError(f"a URI template is text (str), got {type(template).__name__}", repr(template))
+    return _parse(template)
+
+
+@functools.lru_cache(maxsize=512)
+def _parse(template: str) -> UriTemplate:
+    """:func:`parse` for a ``str`` (cached per template string)."""
     parts: list[str | Expression] = []
     literal_start = index = 0
     while index < len(template):
@@ -381,7 +400,8 @@ def expand(template: str | UriTemplate, variables: Mapping[str, object]) -> str:
     Raises:
         UriTemplateError: The template is invalid, a value is a ``bool``, or a
             prefix modifier is applied to a list or mapping.
-        TypeError: A value has an unsupported type.
+        UriTemplateTypeError: A value has an unsupported type, or ``variables``
+            is not a mapping (also a ``TypeError``).
 
     >>> expand("orders://{order_id}", {"order_id": "A-1002"})
     'orders://A-1002'
@@ -389,6 +409,10 @@ def expand(template: str | UriTemplate, variables: Mapping[str, object]) -> str:
     'logs://api?limit=50'
     """
     parsed = template if isinstance(template, UriTemplate) else parse(template)
+    if not isinstance(variables, Mapping):
+        raise UriTemplateTypeError(
+            f"variables must be a mapping of names to values, got {type(variables).__name__}", parsed.template
+        )
     out = []
     for part in parsed.parts:
         if isinstance(part, str):
@@ -432,7 +456,11 @@ def _scalar(value: object, spec: VarSpec, template: str) -> str:
         return value
     if isinstance(value, int):
         return str(value)
-    raise TypeError(f"variable {spec.name!r}: expected str, int, list, tuple or Mapping, got {type(value).__name__}")
+    raise UriTemplateTypeError(
+        f"variable {spec.name!r}: expected str, int, list, tuple or Mapping, got {type(value).__name__}",
+        template,
+        spec.position,
+    )
 
 
 def _normalize(value: object, spec: VarSpec, template: str) -> _Value | None:
@@ -566,6 +594,7 @@ def match(template: str | UriTemplate, uri: str) -> dict[str, object] | None:
         UriTemplateError: The template is invalid.
         AmbiguousTemplateError: The template cannot be matched
             unambiguously (see the module docstring).
+        UriTemplateTypeError: ``uri`` is not a ``str``.
 
     >>> match("orders://{order_id}", "orders://A-1003")
     {'order_id': 'A-1003'}
@@ -575,6 +604,8 @@ def match(template: str | UriTemplate, uri: str) -> dict[str, object] | None:
     {'service': 'api', 'day': 'today'}
     """
     parsed = template if isinstance(template, UriTemplate) else parse(template)
+    if not isinstance(uri, str):
+        raise UriTemplateTypeError(f"the URI to match is text (str), got {type(uri).__name__}", parsed.template)
     matcher = _compile(parsed)
     found = matcher.pattern.fullmatch(uri)
     return None if found is None else _read_captures(found, matcher.captures)
