@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import importlib.util
 import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 import custody_lab as cl
 
@@ -87,3 +91,113 @@ def test_versions_are_pinned_in_one_place():
     deps = re.findall(r'^\s*"([A-Za-z0-9_.\-\[\]]+)([=<>!~]=?[^"]*)?",?$', text, re.M)
     assert deps and all(spec.startswith("==") for _, spec in deps), deps
     assert not (ROOT / "requirements.txt").exists() and not (ROOT / "binder" / "requirements.txt").exists()
+
+
+# --------------------------------------------------------------------------------------------
+# CONTRIBUTING.md: every command it gives is real
+# --------------------------------------------------------------------------------------------
+
+#: What each command's first words may be, and the words after them that are subcommands, not paths.
+_PROGRAMS = {"python3": "python", ".venv/bin/python": "python", ".venv/bin/ruff": "ruff", "duplicates": "duplicates"}
+_SUBCOMMANDS = {
+    "custody_lab.bootstrap": {"test", "lab", "setup"},
+    "ruff": {"format", "check"},
+    "jupyter": {"nbconvert"},
+}
+#: Options whose next word is a value (a -k expression, a marker, a git revision), not a path.
+_VALUE_OPTIONS = {"-k", "-m", "--base"}
+
+
+def contributing_commands() -> list[str]:
+    """The shell commands in CONTRIBUTING.md's ```bash blocks, one a line, comments dropped."""
+    text = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"^```bash\n(.*?)^```", text, re.M | re.S)
+    lines = [line.split(" #")[0].strip() for block in blocks for line in block.splitlines()]
+    return [line for line in lines if line and not line.startswith("#")]
+
+
+def command_problems(command: str) -> list[str]:
+    """What in one command names nothing real: an unknown program, a missing module, file or test."""
+    words = shlex.split(command)
+    program = _PROGRAMS.get(words[0])
+    if program is None:
+        return [f"unknown program {words[0]!r}"]
+    problems = []
+    rest = words[1:]
+    tool = program
+    if program == "python":
+        if rest[:1] != ["-m"] or len(rest) < 2:
+            return [f"{command!r}: call Python as `-m module`"]
+        tool, rest = rest[1], rest[2:]
+        if importlib.util.find_spec(tool) is None:
+            problems.append(f"no module {tool!r}")
+    elif program == "ruff" and importlib.util.find_spec("ruff") is None:
+        problems.append("ruff is not installed")
+    skip_next = False
+    for word in rest:
+        if skip_next:
+            skip_next = False
+        elif word.startswith("-"):
+            skip_next = word in _VALUE_OPTIONS
+        elif word in _SUBCOMMANDS.get(tool, ()):
+            if tool == "jupyter" and importlib.util.find_spec(word) is None:
+                problems.append(f"no module {word!r} for `jupyter {word}`")
+        else:
+            path, _, test = word.partition("::")
+            if not (ROOT / path).exists():
+                problems.append(f"no file or folder {path!r}")
+            elif test and not re.search(rf"^def {re.escape(test)}\(", (ROOT / path).read_text(), re.M):
+                problems.append(f"no test {test!r} in {path}")
+    return problems
+
+
+def test_contributing_gives_commands_for_one_test_a_rule_an_exercise_a_notebook_and_the_habits():
+    commands = contributing_commands()
+    assert len(commands) >= 10, f"CONTRIBUTING.md has only {len(commands)} commands: {commands}"
+    joined = "\n".join(commands)
+    for must in (
+        "python3 -m custody_lab.bootstrap test tests/test_router.py -k",
+        "tests/test_exercises.py",
+        "tests/test_notebooks.py",
+        "ruff format",
+        "ruff check",
+        "-m mypy custody_lab",
+        "duplicates",
+    ):
+        assert must in joined, f"CONTRIBUTING.md has no command with {must!r}"
+
+
+@pytest.mark.parametrize("command", contributing_commands())
+def test_every_command_in_contributing_names_files_tests_and_modules_that_exist(command):
+    assert not command_problems(command), f"{command!r}: {command_problems(command)}"
+
+
+@pytest.mark.parametrize(
+    ("command", "problem"),
+    [
+        (
+            "python3 -m custody_lab.bootstrap test tests/test_nowhere.py -k x",
+            "no file or folder 'tests/test_nowhere.py'",
+        ),
+        (
+            "python3 -m custody_lab.bootstrap test tests/test_router.py::test_no_such_thing",
+            "no test 'test_no_such_thing'",
+        ),
+        (".venv/bin/python -m custody_lab.nowhere", "no module 'custody_lab.nowhere'"),
+        ("make test", "unknown program 'make'"),
+        (".venv/bin/ruff check custody_lab testz", "no file or folder 'testz'"),
+    ],
+)
+def test_the_contributing_check_catches_a_command_that_names_nothing(command, problem):
+    found = command_problems(command)
+    assert any(problem in p for p in found), f"{command!r}: expected a problem like {problem!r}, got {found}"
+
+
+def test_contributing_lists_the_six_layers_in_the_architecture_tests_order():
+    from .test_architecture import LAYERS
+
+    text = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    listed = re.findall(r"^\| `custody_lab/(\w+)/` \|", text, re.M)
+    assert tuple(listed) == LAYERS, f"CONTRIBUTING.md's layer table lists {listed}, the contract has {LAYERS}"
+    for name in ("cli.py", "nothing imports `cli`", "600 lines", "custody_lab.uri_templates", ".exercises"):
+        assert name in text, f"CONTRIBUTING.md does not mention {name!r}"
