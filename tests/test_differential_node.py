@@ -75,38 +75,41 @@ def test_route_decides_exactly_as_the_seeds_node_router_on_5000_random_cases(nod
 # --------------------------------------------------------------------------------------------
 
 
-def _fake_node(tmp_path: Path, version: str) -> str:
-    script = tmp_path / "node"
-    script.write_text(f"#!/bin/sh\necho {version}\n")
-    script.chmod(0o755)
-    return str(script)
+def _node_on_path(monkeypatch, tmp_path: Path, version: str | None, ci: str | None) -> str | None:
+    """Pretend ``node --version`` prints ``version`` (``None``: no node on PATH), with ``CI`` set or not."""
+    node = None
+    if version is not None:
+        script = tmp_path / "node"
+        script.write_text(f"#!/bin/sh\necho {version}\n")
+        script.chmod(0o755)
+        node = str(script)
+    monkeypatch.setattr(shutil, "which", lambda name: node)
+    if ci is None:
+        monkeypatch.delenv("CI", raising=False)
+    else:
+        monkeypatch.setenv("CI", ci)
+    return node
 
 
-@pytest.mark.parametrize("ci", ["true", "1"])
-def test_a_missing_node_fails_the_differential_tests_under_ci(monkeypatch, ci):
-    monkeypatch.setattr(shutil, "which", lambda name: None)
-    monkeypatch.setenv("CI", ci)
-    with pytest.raises(pytest.fail.Exception, match=r"CI=true: node is not on PATH"):
-        find_node()
-
-
-def test_a_missing_node_skips_the_differential_tests_off_ci_with_the_reason(monkeypatch):
-    monkeypatch.setattr(shutil, "which", lambda name: None)
-    monkeypatch.delenv("CI", raising=False)
-    with pytest.raises(pytest.skip.Exception, match=r"node is not on PATH.*apt-get install nodejs"):
-        find_node()
-
-
-def test_a_node_too_old_for_es_modules_fails_under_ci(monkeypatch, tmp_path):
-    old = _fake_node(tmp_path, f"v{NODE_MIN_MAJOR - 4}.22.0")
-    monkeypatch.setattr(shutil, "which", lambda name: old)
-    monkeypatch.setenv("CI", "true")
-    with pytest.raises(pytest.fail.Exception, match=rf"needs Node {NODE_MIN_MAJOR} or newer"):
+@pytest.mark.parametrize(
+    ("version", "ci", "outcome", "reason"),
+    [
+        (None, "true", pytest.fail.Exception, r"CI=true: node is not on PATH"),
+        (None, "1", pytest.fail.Exception, r"CI=true: node is not on PATH"),
+        (None, None, pytest.skip.Exception, r"^node is not on PATH.*apt-get install nodejs"),
+        (f"v{NODE_MIN_MAJOR - 4}.22.0", "true", pytest.fail.Exception, rf"needs Node {NODE_MIN_MAJOR} or newer"),
+        (f"v{NODE_MIN_MAJOR - 4}.22.0", None, pytest.skip.Exception, rf"needs Node {NODE_MIN_MAJOR} or newer"),
+    ],
+    ids=["missing-ci", "missing-ci-1", "missing-off-ci", "too-old-ci", "too-old-off-ci"],
+)
+def test_a_missing_or_too_old_node_fails_the_differential_tests_under_ci_and_skips_them_elsewhere(
+    monkeypatch, tmp_path, version, ci, outcome, reason
+):
+    _node_on_path(monkeypatch, tmp_path, version, ci)
+    with pytest.raises(outcome, match=reason):
         find_node()
 
 
 def test_a_recent_enough_node_is_used(monkeypatch, tmp_path):
-    recent = _fake_node(tmp_path, f"v{NODE_MIN_MAJOR}.0.0")
-    monkeypatch.setattr(shutil, "which", lambda name: recent)
-    monkeypatch.setenv("CI", "true")
+    recent = _node_on_path(monkeypatch, tmp_path, f"v{NODE_MIN_MAJOR}.0.0", "true")
     assert find_node() == recent
