@@ -4,7 +4,7 @@
 
 Prints, each in a fresh interpreter where imports are concerned:
 
-- the import time of ``mcp`` (for reference) and of ``custody_lab.live.client``;
+- the import time of ``mcp`` (for reference) and of ``custody_lab.live.session`` (what ``LabSession`` loads);
 - the live fixture (all six exchanges with a fresh in-process lab server): the first run, which
   pays for the SDK's lazy imports (``jsonschema``, used to check structured tool output), and the
   median of the warm runs after it — the target is ≤ 0.5 s;
@@ -38,13 +38,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     print(f"import mcp                        {_import_seconds('mcp'):7.3f} s  (reference)")
-    print(f"import custody_lab.live.client    {_import_seconds('custody_lab.live.client'):7.3f} s")
+    print(f"import custody_lab.live.session   {_import_seconds('custody_lab.live.session'):7.3f} s")
 
     import anyio
 
-    from custody_lab.live.client import LabSession, record_fixture
     from custody_lab.live.compare import compare_fixture
     from custody_lab.live.server import HANDBOOK_URI
+    from custody_lab.live.session import LabSession, record_fixture
 
     async def fixture_once() -> float:
         t = time.perf_counter()

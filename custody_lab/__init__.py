@@ -14,7 +14,7 @@ from .core.errors import CaseError, CaseFileError, CustodyLabError, PolicyError,
 from .core.loading import LoadResult, load_cases, load_fixture, parse_cases, read_cases
 from .core.model import SHAPES, Case, Custody, Decision, Policy, TraceStep
 from .core.receipts import canonical_json, digest, extended_receipt, fixture_payload, receipt
-from .core.router import route, route_all
+from .core.router import route
 from .core.rules import RULES, Rule
 
 __all__ = [
@@ -45,7 +45,6 @@ __all__ = [
     "read_cases",
     "receipt",
     "route",
-    "route_all",
     "sweep",
 ]
 

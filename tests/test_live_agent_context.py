@@ -6,13 +6,13 @@ import pytest
 
 pytest.importorskip("mcp")
 
+from custody_lab.live import Gate, LabSession, LiveError  # noqa: E402
 from custody_lab.live.agent_context import (  # noqa: E402
     READ_TOOL_NAME,
     assemble_context,
     estimate_tokens,
     resolve_read_tool_call,
 )
-from custody_lab.live.client import Gate, LabSession, LiveError  # noqa: E402
 from custody_lab.live.hostile import HostileServer  # noqa: E402
 
 

@@ -9,7 +9,7 @@ import pytest
 pytest.importorskip("mcp")
 
 import custody_lab as cl  # noqa: E402
-from custody_lab.live.client import (  # noqa: E402
+from custody_lab.live import (  # noqa: E402
     FIXTURE_EXCHANGES,
     Gate,
     LabSession,
@@ -245,7 +245,7 @@ async def test_legacy_subscribers_are_tracked_and_released():
 
 @pytest.mark.anyio
 async def test_no_notice_within_the_limit_is_a_clear_timeout():
-    from custody_lab.live.client import LiveTimeout
+    from custody_lab.live import LiveTimeout
 
     async with LabSession() as s:
         async with s.watch("status://service/current") as watch:

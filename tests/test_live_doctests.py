@@ -9,7 +9,7 @@ import pytest
 
 pytest.importorskip("mcp")
 
-MODULES = ["server", "client", "compare", "hostile", "agent_context", "audit"]
+MODULES = ["server", "values", "keys", "compare", "hostile", "agent_context", "audit"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -9,7 +9,7 @@ import pytest
 pytest.importorskip("mcp")
 
 import custody_lab as cl  # noqa: E402
-from custody_lab.live.client import LabSession  # noqa: E402
+from custody_lab.live import LabSession  # noqa: E402
 from custody_lab.live.compare import listing_html, receipt_html  # noqa: E402
 from custody_lab.live.hostile import (  # noqa: E402
     COUNTER_URI,
@@ -36,7 +36,7 @@ def tour(request):
 
 
 def cl_run(fn, hostile, mode):
-    from custody_lab.live.client import run_sync
+    from custody_lab.live import run_sync
 
     async def go():
         return await fn(timeout=1.0, mode=mode, server=hostile)

@@ -55,7 +55,7 @@ def test_each_data_file_has_exactly_the_fixture_byte_size(case_id, name):
 
 @pytest.mark.parametrize("uri", ["kb://handbook/v4", "report://synthetic/weekly-7"])
 def test_the_live_server_and_the_catalog_serve_the_same_bytes_for_the_same_uri(uri):
-    from custody_lab.live.client import LabSession, run_sync
+    from custody_lab.live import LabSession, run_sync
     from custody_lab.protocol.catalog import Catalog
 
     async def read():

@@ -146,9 +146,9 @@ def test_the_trace_lists_every_rule_in_order_with_the_one_that_fired(seed_cases)
         ("embed-over-budget", "failed"),
         ("control-shape-mismatch", "not-reached"),
     ]
-    assert d.fired == "embed-over-budget"
+    assert d.rejection == "embed-over-budget"
     accepted = cl.route(seed_cases["handbook"])
-    assert {s.status for s in accepted.trace} == {"passed"} and accepted.fired is None
+    assert {s.status for s in accepted.trace} == {"passed"} and accepted.rejection is None
 
 
 def test_the_receipt_has_the_seeds_shape_and_key_order(seed_cases):

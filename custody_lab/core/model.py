@@ -21,6 +21,7 @@ __all__ = [
     "Case",
     "Custody",
     "Decision",
+    "DecisionError",
     "FieldSpec",
     "Policy",
     "TraceStep",
@@ -33,7 +34,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from .errors import CaseError, PolicyError
+from .errors import CaseError, CustodyLabError, PolicyError
 
 Initiator = Literal["application", "model"]
 Shape = Literal[
@@ -69,12 +70,11 @@ Kind = Literal["str", "enum", "int", "bool", "text"]
 
 @dataclass(frozen=True)
 class FieldSpec:
-    """How one camelCase case key is validated and what it means."""
+    """How one camelCase case key is validated."""
 
     name: str
     kind: Kind
     required: bool
-    meaning: str
     choices: tuple[str, ...] = ()
     nullable: bool = False  # None/absent is meaningful (a custody gap), not a default
 
@@ -93,24 +93,23 @@ class FieldSpec:
 
 #: The field table: order is the seed's key order. ``attr`` names are snake_case on ``Case``.
 FIELDS: tuple[FieldSpec, ...] = (
-    FieldSpec("id", "str", True, "a name for the case"),
-    FieldSpec("initiator", "enum", True, "who starts the transfer", INITIATORS),
-    FieldSpec("operation", "enum", True, "what runs", OPERATIONS),
-    FieldSpec("shape", "enum", True, "the declared custody shape", SHAPES),
-    FieldSpec("uri", "str", False, "the identity of the content", nullable=True),
-    FieldSpec("mime", "str", False, "how to interpret the bytes", nullable=True),
-    FieldSpec("bytes", "int", True, "the payload size"),
-    FieldSpec("current", "bool", True, "whether the content is fresh"),
-    FieldSpec("allowed", "bool", True, "whether the caller may read or call it"),
-    FieldSpec("sideEffects", "bool", False, "whether the operation changes state", nullable=True),
-    FieldSpec("provenance", "str", False, "where the content came from", nullable=True),
-    FieldSpec("requiresCurrent", "bool", False, "whether stale content must be refused"),
-    FieldSpec("title", "text", False, "a display label from the server"),
-    FieldSpec("description", "text", False, "a description from the server"),
+    FieldSpec("id", "str", True),
+    FieldSpec("initiator", "enum", True, INITIATORS),
+    FieldSpec("operation", "enum", True, OPERATIONS),
+    FieldSpec("shape", "enum", True, SHAPES),
+    FieldSpec("uri", "str", False, nullable=True),
+    FieldSpec("mime", "str", False, nullable=True),
+    FieldSpec("bytes", "int", True),
+    FieldSpec("current", "bool", True),
+    FieldSpec("allowed", "bool", True),
+    FieldSpec("sideEffects", "bool", False, nullable=True),
+    FieldSpec("provenance", "str", False, nullable=True),
+    FieldSpec("requiresCurrent", "bool", False),
+    FieldSpec("title", "text", False),
+    FieldSpec("description", "text", False),
 )
 #: The field table keyed by camelCase name.
 FIELD_SPECS: dict[str, FieldSpec] = {f.name: f for f in FIELDS}
-_SPEC = FIELD_SPECS
 _ATTR = {
     "sideEffects": "side_effects",
     "requiresCurrent": "requires_current",
@@ -242,12 +241,12 @@ class Case:
                 f"a case must be an object of field names to values; got {_type_name(mapping)}",
                 None,
             )
-        unknown = [k for k in mapping if k not in _SPEC]
+        unknown = [k for k in mapping if k not in FIELD_SPECS]
         if unknown:
             key = unknown[0]
-            close = difflib.get_close_matches(str(key), list(_SPEC), n=1)
+            close = difflib.get_close_matches(str(key), list(FIELD_SPECS), n=1)
             hint = f"; did you mean {close[0]!r}?" if close else ""
-            raise CaseError(f"unknown field {key!r}{hint} (allowed fields: {', '.join(_SPEC)})", str(key))
+            raise CaseError(f"unknown field {key!r}{hint} (allowed fields: {', '.join(FIELD_SPECS)})", str(key))
         kwargs: dict[str, Any] = {}
         for spec in FIELDS:
             if spec.name not in mapping:
@@ -371,9 +370,38 @@ class TraceStep:
     test: str
 
 
+class DecisionError(CustodyLabError, ValueError):
+    """A decision's trace contradicts its outcome; ``.step`` is the position of the offending step.
+
+    Attributes:
+        step: the index into ``trace`` of the step at fault, or ``None`` when a step is missing.
+    """
+
+    def __init__(self, message: str, step: int | None = None) -> None:
+        super().__init__(message)
+        self.step = step
+
+
 @dataclass(frozen=True)
 class Decision:
-    """The router's answer: exactly one of ``selected`` or ``rejection`` is set."""
+    """The router's answer: exactly one of ``selected`` or ``rejection`` is set.
+
+    The trace is checked when the decision is made: a rejected decision has exactly one
+    ``failed`` step, it carries the rejection code, and no step after it ``passed``; an accepted
+    decision has no failed step. An empty trace is allowed, for a decision built by hand (the
+    router always writes one step per rule).
+
+    Raises:
+        DecisionError: naming the offending step.
+
+    Example:
+        >>> c = Custody("model", True, "a://b", "text/plain", "p@1", 1, "now", False)
+        >>> Decision("x", False, None, "stale-content", c,
+        ...     (TraceStep("stale-content", "passed", "t"),))  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        custody_lab.core.model.DecisionError: decision 'x' is rejected for 'stale-content' but no step failed
+    """
 
     id: str
     accepted: bool
@@ -382,15 +410,43 @@ class Decision:
     custody: Custody
     trace: tuple[TraceStep, ...] = field(default=(), compare=False)
 
+    def __post_init__(self) -> None:
+        failed = [i for i, s in enumerate(self.trace) if s.status == "failed"]
+        if self.accepted:
+            if failed:
+                i = failed[0]
+                raise DecisionError(f"decision {self.id!r} is accepted but step {i} ({self.trace[i].code!r}) failed", i)
+            return
+        if not failed:
+            if self.trace:
+                raise DecisionError(f"decision {self.id!r} is rejected for {self.rejection!r} but no step failed")
+            return
+        first = failed[0]
+        if len(failed) > 1:
+            i = failed[1]
+            raise DecisionError(
+                f"decision {self.id!r} has a second failed step: step {i} ({self.trace[i].code!r}) after "
+                f"step {first} ({self.trace[first].code!r}); the first failing rule decides",
+                i,
+            )
+        if self.trace[first].code != self.rejection:
+            raise DecisionError(
+                f"decision {self.id!r} is rejected for {self.rejection!r} but step {first} failed with "
+                f"{self.trace[first].code!r}",
+                first,
+            )
+        for i in range(first + 1, len(self.trace)):
+            if self.trace[i].status == "passed":
+                raise DecisionError(
+                    f"decision {self.id!r}: step {i} ({self.trace[i].code!r}) passed after the rule that "
+                    f"decided (step {first}, {self.rejection!r}); every later step is not-reached",
+                    i,
+                )
+
     @property
     def outcome(self) -> str:
         """The selected shape when accepted, otherwise the rejection code."""
         return self.selected if self.accepted else self.rejection  # type: ignore[return-value]
-
-    @property
-    def fired(self) -> str | None:
-        """The code of the rule that fired, or ``None`` when the case was accepted."""
-        return self.rejection
 
     def to_dict(self) -> dict[str, Any]:
         """The seed's receipt shape, key order included."""

@@ -13,12 +13,17 @@ whole column of cases at once (numpy arrays, in :mod:`custody_lab.sweep`).
 from __future__ import annotations
 
 __all__ = [
+    "CHECKED_BEFORE_THE_EXCHANGE",
+    "EXCHANGE_FACTS",
+    "EXCHANGE_RULES",
+    "LIVE_RULES",
     "RULES",
     "SHAPE_LOOKS",
     "Look",
     "Ops",
     "Rule",
     "ScalarOps",
+    "Stage",
     "UnknownRuleError",
     "outcome_look",
     "rule",
@@ -27,7 +32,7 @@ __all__ = [
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from .errors import CustodyLabError
 from .model import APPLICATION_SHAPES
@@ -109,6 +114,12 @@ SHAPE_LOOKS: dict[str, Look] = {
 # A rule sees the case's fields by camelCase key, the policy, and the ops.
 Fires = Callable[[Any, Any, Any], Any]
 
+#: Where a rule sits in live mode's order: ``"content"`` rules read the case (every rule of
+#: ``RULES``); ``"exchange"`` rules ask whether the exchange came back at all and run before the
+#: content rules (a refused or failed exchange has nothing to route); ``"promise"`` rules ask
+#: whether the exchange kept what it promised and run after them.
+Stage = Literal["content", "exchange", "promise"]
+
 
 @dataclass(frozen=True)
 class Rule:
@@ -123,6 +134,7 @@ class Rule:
             (they only fire outside the seed's input domain or under a non-default policy).
         fires: ``fires(c, policy, ops)`` -> truthy when the rule rejects the case.
         look: how the refusal is shown in plots, charts and legends.
+        stage: where live mode checks it (see :data:`Stage`); ``"content"`` for the case rules.
     """
 
     code: str
@@ -132,6 +144,7 @@ class Rule:
     seed: bool
     fires: Fires
     look: Look
+    stage: Stage = "content"
 
 
 def _shape_of_the_other_initiator(c: Any, ops: Any) -> Any:
@@ -213,7 +226,133 @@ RULES: tuple[Rule, ...] = (
     ),
 )
 
-_BY_CODE = {r.code: r for r in RULES}
+#: The facts live mode's recorder observed about one exchange, by name, with what each holds. The
+#: exchange rules read them beside the case's fields; a fact that was not observed is ``None``.
+EXCHANGE_FACTS: dict[str, str] = {
+    "timedOut": "true when the wait for the server's answer ran out and was cancelled",
+    "errorCode": "the JSON-RPC error code the server answered with, or null",
+    "toolError": "true when the tool ran and its result says isError",
+    "requestedUri": "the URI the client asked to read (null for a tool call)",
+    "declaredSideEffects": "what the tool declared (readOnlyHint or the lab's _meta): true, false or null",
+    "observedSideEffects": "whether the server's state digest changed across the exchange, or null",
+    "followUpAllowed": "whether the gate let the client follow the returned link (null: no link followed)",
+    "followUpAccepted": "whether the follow-up read of that link was accepted (null: not read)",
+}
+
+#: JSON-RPC 2.0 §5.1 "Invalid params"; what the SDK's server answers for an unknown resource.
+INVALID_PARAMS = -32602
+
+
+def _is_false(ops: Any, a: Any) -> Any:
+    # "said false", which is not the same as "not said" (None)
+    return ops.and_(ops.not_(ops.missing(a)), ops.not_(a))
+
+
+#: Live mode's own checks on the exchange: the same ``Rule`` type, read by the same loop as
+#: ``RULES``, in the order given (``stage`` says whether before or after the content rules).
+EXCHANGE_RULES: tuple[Rule, ...] = (
+    Rule(
+        code="server-timeout",
+        test="the server did not answer within the time limit; the wait was cancelled",
+        source="seed 000 · Ship a context-custody receipt",
+        quote="Store rejection reasons as first-class outcomes.",
+        seed=False,
+        fires=lambda c, p, ops: ops.is_true(c["timedOut"]),
+        look=Look("timeout", "..//", "#9e9ac8"),
+        stage="exchange",
+    ),
+    Rule(
+        code="resource-not-found",
+        test="a resource read was answered -32602: no such resource",
+        source="seed 004 · One Pattern, Many Resources",
+        quote='The server answers with error `-32602`, "Resource not found".',
+        seed=False,
+        fires=lambda c, p, ops: ops.and_(ops.eq(c["initiator"], "application"), ops.eq(c["errorCode"], INVALID_PARAMS)),
+        look=Look("not found", "..\\\\", "#bcbddc"),
+        stage="exchange",
+    ),
+    Rule(
+        code="server-error",
+        test="the server answered with a protocol error",
+        source="seed 000 · Ship a context-custody receipt",
+        quote="Store rejection reasons as first-class outcomes.",
+        seed=False,
+        fires=lambda c, p, ops: ops.not_(ops.missing(c["errorCode"])),
+        look=Look("server error", "..||", "#807dba"),
+        stage="exchange",
+    ),
+    Rule(
+        code="tool-error",
+        test="the tool ran and reported an error (isError)",
+        source="seed 000 · Run six context-delivery cases",
+        quote="rejection quality is part of the interface.",
+        seed=False,
+        fires=lambda c, p, ops: ops.is_true(c["toolError"]),
+        look=Look("tool error", "..--", "#dadaeb"),
+        stage="exchange",
+    ),
+    Rule(
+        code="uri-mismatch",
+        test="the server answered with contents for a different URI than the one requested",
+        source="seed 000 · Run six context-delivery cases",
+        quote="confirm the receipt carries the original URI and MIME type.",
+        seed=False,
+        fires=lambda c, p, ops: ops.and_(
+            ops.not_(ops.missing(c["requestedUri"])), ops.not_(ops.eq(c["uri"], c["requestedUri"]))
+        ),
+        look=Look("wrong URI", "..++", "#fdae6b"),
+        stage="promise",
+    ),
+    Rule(
+        code="read-only-hint-violated",
+        test="the tool declared itself read-only but the server's state changed",
+        source="seed 000 · Separate listed resources from URI templates",
+        quote="those hints do not override host policy.",
+        seed=False,
+        fires=lambda c, p, ops: ops.and_(
+            _is_false(ops, c["declaredSideEffects"]), ops.is_true(c["observedSideEffects"])
+        ),
+        look=Look("hint lied", "..xx", "#fd8d3c"),
+        stage="promise",
+    ),
+    Rule(
+        code="link-follow-up-denied",
+        test="the tool returned a link the caller may not read; the link is kept and explained, "
+        "and nothing is fetched by a privileged path",
+        source="seed 000 · Recheck authority at every read boundary",
+        quote="The client should preserve the link, explain the blocked follow-up",
+        seed=False,
+        fires=lambda c, p, ops: _is_false(ops, c["followUpAllowed"]),
+        look=Look("link denied", "..**", "#f16913"),
+        stage="promise",
+    ),
+    Rule(
+        code="link-follow-up-failed",
+        test="following the link (a second read through the gate) was rejected",
+        source="seed 000 · Distinguish resource links from embedded content",
+        quote="Do not silently dereference a resource link and then log only the tool name.",
+        seed=False,
+        fires=lambda c, p, ops: _is_false(ops, c["followUpAccepted"]),
+        look=Look("link failed", "..OO", "#d94801"),
+        stage="promise",
+    ),
+)
+
+#: Rules of ``RULES`` live mode checks before anything runs (seed 000: authority is rechecked at
+#: every read boundary, and an operation whose side effects nobody can state is rejected "before
+#: execution"), so a refused exchange is refused for that reason, not for the custody it never got.
+CHECKED_BEFORE_THE_EXCHANGE: tuple[str, ...] = ("permission-denied", "side-effects-unknown")
+
+_BY_CODE = {r.code: r for r in RULES + EXCHANGE_RULES}
+
+#: Live mode's whole order, walked by the same loop as ``RULES``: the checks made before anything
+#: runs, the exchange checks, the remaining content rules, then the exchange's promises.
+LIVE_RULES: tuple[Rule, ...] = (
+    *(_BY_CODE[code] for code in CHECKED_BEFORE_THE_EXCHANGE),
+    *(r for r in EXCHANGE_RULES if r.stage == "exchange"),
+    *(r for r in RULES if r.code not in CHECKED_BEFORE_THE_EXCHANGE),
+    *(r for r in EXCHANGE_RULES if r.stage == "promise"),
+)
 
 
 class UnknownRuleError(CustodyLabError, KeyError):
@@ -224,7 +363,7 @@ class UnknownRuleError(CustodyLabError, KeyError):
 
 
 def rule(code: str) -> Rule:
-    """The rule with this rejection code.
+    """The rule with this rejection code (a case rule or one of live mode's exchange rules).
 
     Example:
         >>> rule("embed-over-budget").seed
@@ -249,5 +388,5 @@ def outcome_look(outcome: str) -> Look:
 
 
 def rule_codes() -> tuple[str, ...]:
-    """Every rejection code, in the order the rules are checked."""
+    """Every rejection code of ``RULES``, in the order the rules are checked (live codes aside)."""
     return tuple(r.code for r in RULES)

@@ -7,10 +7,15 @@ that with the official Python SDK (``mcp`` 2.x) and no network:
 - :mod:`~custody_lab.live.server`: the lab server (the six seed cases as real capabilities, plus a
   logo blob and a state ledger), runnable in-process or over stdio
   (``python -m custody_lab.live.server``);
-- :mod:`~custody_lab.live.client`: :class:`LabSession` and the :class:`Recorder` that turns every
-  exchange into an extended custody receipt built from the actual response;
+- :mod:`~custody_lab.live.session`: :class:`LabSession`, an MCP client session that records;
+- :mod:`~custody_lab.live.recorder`: the :class:`Recorder` that turns every exchange into an
+  extended custody receipt built from the actual response, decided by the same rule loop;
+- :mod:`~custody_lab.live.values` (frames, the gate, receipts, errors),
+  :mod:`~custody_lab.live.transport` (the frame-recording streams) and
+  :mod:`~custody_lab.live.keys` (the ``_meta`` keys server and client share);
 - :mod:`~custody_lab.live.compare`: the simulator's receipt beside the live one, field by field;
-- :mod:`~custody_lab.live.hostile`: a misbehaving server and what the client makes of it;
+- :mod:`~custody_lab.live.hostile`: a misbehaving server and what the client makes of it
+  (``python -m custody_lab.live.hostile`` over stdio);
 - :mod:`~custody_lab.live.agent_context`: context assembly for an autonomous agent (seed 003);
 - :mod:`~custody_lab.live.audit`: ``custody-lab audit -- COMMAND…`` for your own server.
 
@@ -25,18 +30,18 @@ from ..core.lazy import lazy_exports
 
 #: public name -> the submodule that defines it
 _EXPORTS: dict[str, str] = {
-    "DEFAULT_TIMEOUT": "client",
-    "FIXTURE_EXCHANGES": "client",
-    "Exchange": "client",
-    "Frame": "client",
-    "Gate": "client",
-    "LabSession": "client",
-    "LiveError": "client",
-    "LiveReceipt": "client",
-    "LiveTimeout": "client",
-    "Recorder": "client",
-    "record_fixture": "client",
-    "run_sync": "client",
+    "DEFAULT_TIMEOUT": "values",
+    "FIXTURE_EXCHANGES": "values",
+    "Exchange": "values",
+    "Frame": "values",
+    "Gate": "values",
+    "LiveError": "values",
+    "LiveReceipt": "values",
+    "LiveTimeout": "values",
+    "run_sync": "values",
+    "Recorder": "recorder",
+    "LabSession": "session",
+    "record_fixture": "session",
     "COMPARED_FIELDS": "compare",
     "NOT_COMPARED": "compare",
     "CaseComparison": "compare",

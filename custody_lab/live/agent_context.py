@@ -46,8 +46,9 @@ from mcp.shared.uri_template import UriTemplate
 
 from ..core.receipts import canonical_json
 from ..protocol.mime import is_text
-from .client import LabSession, LiveError, LiveReceipt
-from .server import STATE_URI
+from .keys import STATE_URI
+from .session import LabSession
+from .values import LiveError, LiveReceipt
 
 READ_TOOL_NAME = "read_mcp_resource"
 
@@ -245,7 +246,7 @@ async def assemble_context(
     any after it are listed as "not placed" — never dropped without a word.
 
     Args:
-        session: an open :class:`~custody_lab.live.client.LabSession`.
+        session: an open :class:`~custody_lab.live.session.LabSession`.
         budget_bytes: how many content bytes the context block may hold.
         exclude: URIs that are not context (the state ledger is for observing side effects).
     """

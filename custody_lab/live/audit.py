@@ -41,8 +41,9 @@ import anyio
 from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
 
-from .client import Gate, LiveError, LiveReceipt, Recorder, run_sync
-from .server import PROVENANCE_KEY, SIDE_EFFECTS_KEY, STATE_URI, URI_KEY
+from .keys import PROVENANCE_KEY, SIDE_EFFECTS_KEY, STATE_URI, URI_KEY
+from .recorder import Recorder
+from .values import Gate, LiveError, LiveReceipt, run_sync
 
 #: The custody fields reported for every capability.
 AUDIT_FIELDS: tuple[str, ...] = (

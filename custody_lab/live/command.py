@@ -37,8 +37,9 @@ def configure_live(p: argparse.ArgumentParser) -> None:
 
 
 def run_live(args: argparse.Namespace) -> int:
-    from .client import LiveError, record_fixture, run_sync
     from .compare import NOT_COMPARED, compare_fixture, comparison_table
+    from .session import record_fixture
+    from .values import LiveError, run_sync
 
     async def go() -> list:
         return await record_fixture(mode=args.mode, frames=args.frames, timeout=args.timeout)

@@ -143,7 +143,7 @@ def compare_fixture(live_receipts: Iterable[Any], fixture: Fixture | None = None
     """Each seed case's simulated receipt beside its live one.
 
     Args:
-        live_receipts: :class:`~custody_lab.live.client.LiveReceipt` values (or receipt dicts)
+        live_receipts: :class:`~custody_lab.live.values.LiveReceipt` values (or receipt dicts)
             whose ``id`` names a seed case.
         fixture: the seed fixture (``data/cases.json`` when omitted).
 

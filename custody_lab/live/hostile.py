@@ -27,10 +27,13 @@ receipt names where its side-effect evidence came from.
 
 from __future__ import annotations
 
-__all__ = ["HOSTILE_EXPECTED", "HOSTILE_TOUR", "HostileServer", "HostileState", "run_hostile_tour"]
+__all__ = ["HOSTILE_EXPECTED", "HOSTILE_TOUR", "HostileServer", "HostileState", "main", "run_hostile_tour"]
 
+import argparse
 import json
+import sys
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,8 +41,9 @@ import anyio
 import mcp.types as mt
 from mcp.server.mcpserver import MCPServer
 
-from .client import Exchange, Gate, LabSession, LiveReceipt
-from .server import PROVENANCE_KEY, STATE_URI
+from .keys import PROVENANCE_KEY, STATE_URI
+from .session import LabSession, Mode
+from .values import Exchange, Gate, LiveReceipt
 
 HOSTILE_NAME = "hostile-lab-server"
 SECRET_URI = "secret://vault/keys"
@@ -190,17 +194,26 @@ HOSTILE_EXPECTED: dict[str, str] = {x.case_id: outcome for x, outcome in HOSTILE
 
 
 async def run_hostile_tour(
-    *, timeout: float = 1.0, mode: str = "modern", server: HostileServer | None = None
+    *, timeout: float = 1.0, mode: Mode = "modern", server: HostileServer | None = None
 ) -> list[LiveReceipt]:
     """Run every misbehaviour against a fresh hostile server; each wait is bounded by ``timeout``.
 
     The caller's gate denies ``secret://``. In a notebook: ``receipts = await run_hostile_tour()``.
     """
     hostile = server or HostileServer()
-    async with LabSession(
-        hostile,
-        mode=mode,
-        timeout=timeout,  # type: ignore[arg-type]
-        gate=Gate(deny=("secret://",)),
-    ) as session:
+    async with LabSession(hostile, mode=mode, timeout=timeout, gate=Gate(deny=("secret://",))) as session:
         return [await session.run(x) for x, _ in HOSTILE_TOUR]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Serve the hostile server over stdio until the client closes (for ``custody-lab audit``)."""
+    parser = argparse.ArgumentParser(
+        prog="python -m custody_lab.live.hostile", description="Run the custody lab's hostile MCP server over stdio."
+    )
+    parser.parse_args(argv)
+    HostileServer().mcp.run("stdio")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -39,7 +39,8 @@ subscription bus (what ``ctx.notify_resource_updated`` does inside a request). O
 and keeps its own set of subscribed connections (the SDK keeps none), so only subscribers are
 notified.
 
-Run it over stdio with ``python -m custody_lab.live.server`` (``--hostile`` for the hostile one).
+Run it over stdio with ``python -m custody_lab.live.server`` (the hostile one:
+``python -m custody_lab.live.hostile``).
 """
 
 from __future__ import annotations
@@ -83,12 +84,7 @@ from mcp.server.subscriptions import InMemorySubscriptionBus, ResourceUpdated
 from pydantic import BaseModel
 
 from ..core.paths import data_path
-
-#: ``_meta`` keys the lab uses for custody facts MCP has no field for (reverse-DNS prefix).
-PROVENANCE_KEY = "org.custody-lab/provenance"
-URI_KEY = "org.custody-lab/uri"
-SIDE_EFFECTS_KEY = "org.custody-lab/sideEffects"
-OPERATION_KEY = "org.custody-lab/operation"
+from .keys import OPERATION_KEY, PROVENANCE_KEY, SIDE_EFFECTS_KEY, STATE_URI, URI_KEY
 
 SERVER_NAME = "custody-lab-server"
 SERVER_VERSION = "1.0.0"
@@ -100,7 +96,6 @@ RISK_URI = "urn:fixture:risk:42"
 STATUS_URI = "status://service/current"
 DRAFT_URI = "draft://fixture/9"
 ASSET_URI = "assets://logo.png"
-STATE_URI = "state://lab/ledger"
 
 #: Fixture revisions: the seed's provenance strings.
 _STATIC_PROVENANCE = {
@@ -430,18 +425,13 @@ class LabServer:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Serve the lab server (or the hostile one) over stdio until the client closes."""
+    """Serve the lab server over stdio until the client closes (``python -m custody_lab.live.hostile``
+    serves the hostile one)."""
     parser = argparse.ArgumentParser(
         prog="python -m custody_lab.live.server", description="Run the custody lab's MCP server over stdio."
     )
-    parser.add_argument("--hostile", action="store_true", help="serve the hostile server instead")
-    args = parser.parse_args(argv)
-    if args.hostile:
-        from .hostile import HostileServer
-
-        HostileServer().mcp.run("stdio")
-    else:
-        LabServer().mcp.run("stdio")
+    parser.parse_args(argv)
+    LabServer().mcp.run("stdio")
     return 0
 
 

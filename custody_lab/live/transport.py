@@ -1,0 +1,138 @@
+"""The frame-recording transport: in-memory streams that keep every JSON-RPC message, and a cache
+store that says when it served an answer.
+
+``mcp.Client`` can talk to an in-process ``MCPServer`` directly, but then no frame is visible; with
+``LabSession(frames=True)`` the session serves the server over memory streams wrapped by the taps
+below, so each message that crosses is recorded as a :class:`~custody_lab.live.values.Frame`.
+"""
+
+from __future__ import annotations
+
+__all__ = ["RecordingCacheStore", "lowlevel_server", "tapped_transport"]
+
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+from mcp.client.caching import CacheEntry, CacheKey, InMemoryResponseCacheStore
+from mcp.server.lowlevel.server import Server as LowLevelServer
+from mcp.server.mcpserver import MCPServer
+from mcp.shared.memory import create_client_server_memory_streams
+
+from .values import Frame, LiveError
+
+
+class RecordingCacheStore(InMemoryResponseCacheStore):
+    """The SDK's in-memory response cache, counting the fresh entries it serves.
+
+    ``Client`` does not say whether an answer came from its cache; this store does, so a receipt
+    can record it (seed 000: "the application can make staleness visible").
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._hits: dict[tuple[str, str], int] = {}
+
+    async def get(self, key: CacheKey) -> CacheEntry | None:
+        entry = await super().get(key)
+        if entry is not None and entry.expires_at is not None and entry.expires_at > time.time():
+            k = (key.method, key.params_key)
+            self._hits[k] = self._hits.get(k, 0) + 1
+        return entry
+
+    def take_hit(self, method: str, params_key: str) -> bool:
+        """Whether a fresh entry was served for this key since the last call (and reset)."""
+        return self._hits.pop((method, params_key), 0) > 0
+
+
+def _dump(message: Any) -> dict[str, Any]:
+    inner = getattr(message, "message", message)
+    if hasattr(inner, "model_dump"):
+        return inner.model_dump(by_alias=True, mode="json", exclude_none=True)
+    return {"note": repr(inner)}
+
+
+class _TapRead:
+    def __init__(self, stream: Any, frames: list[Frame]) -> None:
+        self._s, self._frames = stream, frames
+
+    async def receive(self) -> Any:
+        item = await self._s.receive()
+        if not isinstance(item, Exception):
+            self._frames.append(Frame("server→client", _dump(item)))
+        return item
+
+    def __aiter__(self) -> _TapRead:
+        return self
+
+    async def __anext__(self) -> Any:
+        try:
+            return await self.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError):
+            raise StopAsyncIteration from None
+
+    async def aclose(self) -> None:
+        await self._s.aclose()
+
+    async def __aenter__(self) -> _TapRead:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self._s.aclose()
+
+
+class _TapWrite:
+    def __init__(self, stream: Any, frames: list[Frame]) -> None:
+        self._s, self._frames = stream, frames
+
+    async def send(self, item: Any) -> None:
+        self._frames.append(Frame("client→server", _dump(item)))
+        await self._s.send(item)
+
+    async def aclose(self) -> None:
+        await self._s.aclose()
+
+    async def __aenter__(self) -> _TapWrite:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self._s.aclose()
+
+
+@asynccontextmanager
+async def tapped_transport(server: LowLevelServer[Any], frames: list[Frame]) -> AsyncIterator[Any]:
+    """Serve ``server`` over in-memory streams and record every message that crosses them."""
+    async with create_client_server_memory_streams() as (client_streams, server_streams):
+        done = anyio.Event()
+
+        async def serve() -> None:
+            try:
+                await server.run(server_streams[0], server_streams[1], server.create_initialization_options())
+            finally:
+                done.set()
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(serve)
+            try:
+                yield _TapRead(client_streams[0], frames), _TapWrite(client_streams[1], frames)
+            finally:
+                await client_streams[1].aclose()
+                with anyio.move_on_after(2.0):
+                    await done.wait()
+                tg.cancel_scope.cancel()
+
+
+def lowlevel_server(server: Any) -> LowLevelServer[Any]:
+    """The low-level server behind ``server`` (a lab server, an ``MCPServer`` or a low-level one).
+
+    Raises:
+        LiveError: when ``server`` is none of these, so it cannot be served in-process.
+    """
+    mcp_server = getattr(server, "mcp", server)
+    if isinstance(mcp_server, MCPServer):
+        return mcp_server._lowlevel_server  # noqa: SLF001 - needed to serve over our own streams
+    if isinstance(mcp_server, LowLevelServer):
+        return mcp_server
+    raise LiveError(f"cannot serve {type(server).__name__} in-process: expected an MCPServer")
