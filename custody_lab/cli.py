@@ -17,11 +17,11 @@ import argparse
 import json
 import sys
 from collections.abc import Callable, Sequence
-from pathlib import Path
 
 from . import delivery
-from .core.errors import CaseFileError, CustodyLabError, PolicyError
+from .core.errors import CaseFileError, CustodyLabError
 from .core.model import Policy
+from .core.tables import load_policy
 from .live import command as live_command
 from .teaching import solutions
 from .whatif import command as sweep_command
@@ -32,12 +32,8 @@ Run = Callable[[argparse.Namespace], int]
 
 
 def _load_policy(path: str | None) -> Policy | None:
-    if path is None:
-        return None
-    try:
-        return Policy.from_dict(json.loads(Path(path).read_text(encoding="utf-8")))
-    except (OSError, json.JSONDecodeError) as e:
-        raise PolicyError(f"cannot read policy file {path}: {e}") from e
+    """The ``--policy`` file, read by the one policy loader (``sweep`` reads it the same way)."""
+    return None if path is None else load_policy(path)
 
 
 def _cmd_fixture(args: argparse.Namespace) -> int:

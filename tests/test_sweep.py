@@ -220,7 +220,7 @@ def test_sweeping_a_swept_frame_again_replaces_the_outputs():
     assert (once["outcome"].tolist(), twice["outcome"].tolist()) == (["embedded-resource"], ["embed-over-budget"])
 
 
-def test_an_absent_uri_mime_or_provenance_column_means_present_but_a_blank_value_is_a_custody_gap():
+def test_an_absent_uri_mime_or_provenance_column_is_a_custody_gap_as_for_route_unless_assumed_present():
     base = {
         "initiator": ["model"],
         "shape": ["resource-link"],
@@ -229,10 +229,17 @@ def test_an_absent_uri_mime_or_provenance_column_means_present_but_a_blank_value
         "allowed": [True],
         "sideEffects": [False],
     }
-    assert sweep(pd.DataFrame(base))["outcome"].tolist() == ["resource-link"]
+    filled = {"uri": ["u://x"], "mime": ["m/x"], "provenance": ["p@1"]}
+    assert sweep(pd.DataFrame({**base, **filled}))["outcome"].tolist() == ["resource-link"]
     for name in TEXT:
+        without = {k: v for k, v in filled.items() if k != name}
+        record = {"id": "r", "operation": "read", **{k: v[0] for k, v in {**base, **without}.items()}}
+        got = sweep(pd.DataFrame({**base, **without}))["outcome"].tolist()
+        assert got == [cl.route(record).outcome] == ["custody-incomplete"], f"no {name} column: sweep {got}"
+        assumed = sweep(pd.DataFrame({**base, **without}), assume_present=True)["outcome"].tolist()
+        assert assumed == ["resource-link"], f"no {name} column, assume_present=True: {assumed}"
         for blank in ("", None):
-            out = sweep(pd.DataFrame({**base, name: [blank]}))
+            out = sweep(pd.DataFrame({**base, **filled, name: [blank]}), assume_present=True)
             assert out["outcome"].tolist() == ["custody-incomplete"], f"{name}={blank!r}"
 
 
@@ -245,9 +252,9 @@ def test_requires_current_is_optional_and_missing_means_false():
         "allowed": [True] * 2,
         "sideEffects": [False] * 2,
     }
-    assert sweep(pd.DataFrame(base))["outcome"].tolist() == ["listed-resource"] * 2
+    assert sweep(pd.DataFrame(base), assume_present=True)["outcome"].tolist() == ["listed-resource"] * 2
     with_na = pd.DataFrame({**base, "requiresCurrent": pd.array([True, None], dtype="boolean")})
-    assert sweep(with_na)["outcome"].tolist() == ["stale-content", "listed-resource"]
+    assert sweep(with_na, assume_present=True)["outcome"].tolist() == ["stale-content", "listed-resource"]
 
 
 def test_an_empty_frame_sweeps_to_an_empty_result_with_the_output_columns():
@@ -350,7 +357,7 @@ def test_the_default_grid_is_every_initiator_shape_size_and_flag():
     assert g["sideEffects"].isna().sum() == len(g) // 3
 
 
-def test_a_grid_axis_may_be_a_single_value_or_a_list_and_text_axes_appear_only_when_given():
+def test_a_grid_axis_may_be_a_single_value_or_a_list_and_text_axes_are_present_unless_given():
     g = grid(
         initiator="model",
         shape=["resource-link", "embedded-resource"],
@@ -362,7 +369,8 @@ def test_a_grid_axis_may_be_a_single_value_or_a_list_and_text_axes_appear_only_w
         uri=["u://x", None],
     )
     assert len(g) == 1 * 2 * 3 * 2 * 2
-    assert set(g["initiator"]) == {"model"} and "mime" not in g.columns
+    assert set(g["initiator"]) == {"model"} and "operation" not in g.columns
+    assert list(g["mime"].unique()) == [PRESENT] and list(g["provenance"].unique()) == [PRESENT]
     assert g["uri"].isna().sum() == len(g) // 2
 
 
@@ -579,16 +587,19 @@ def test_bad_inventory_rows_are_each_reported_with_line_and_field_and_good_rows_
 
 def test_read_grid_reads_csv_cells_like_the_case_loader_and_names_bad_lines(tmp_path):
     path = tmp_path / "g.csv"
-    path.write_text(
-        "initiator,shape,bytes,current,allowed,sideEffects\n"
-        "model,resource-link,10,TRUE,true,\n"
-        "\n"
-        "model,resource-link,1e3,true,true,false\n"
-    )
+    header = "id,initiator,operation,shape,uri,mime,bytes,current,allowed,sideEffects,provenance\n"
+    path.write_text(header + "a,model,read,resource-link,u://a,m/x,10,TRUE,true,,p\n")
     frame = read_grid(path)
-    assert list(frame.index) == [2, 4] and frame.index.name == "line"
-    with pytest.raises(cl.CaseError, match=r"line 4: '1e3'"):
-        sweep(frame)
+    assert frame["current"].tolist() == [True] and frame["sideEffects"].isna().tolist() == [True]
+    assert sweep(frame)["outcome"].tolist() == ["side-effects-unknown"]
+    path.write_text(
+        header
+        + "a,model,read,resource-link,u://a,m/x,10,TRUE,true,,p\n\nb,model,read,resource-link,u://b,m/x,1e3,true,true,false,p\n"
+    )
+    with pytest.raises(cl.CaseFileError) as info:
+        read_grid(path)
+    assert [(p.location, p.field) for p in info.value.problems] == [("g.csv line 4", "bytes")], str(info.value)
+    assert "'1e3'" in str(info.value) and [c.id for c in info.value.cases] == ["a"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -619,12 +630,13 @@ def test_the_sweep_command_refuses_parquet_plainly_when_pyarrow_is_missing(tmp_p
 def test_the_sweep_command_exits_2_naming_the_bad_column_and_line(tmp_path, capsys):
     path = tmp_path / "g.csv"
     path.write_text(
-        "initiator,shape,bytes,current,allowed,sideEffects\nmodel,resource-link,10,true,true,false\n"
-        "robot,resource-link,10,true,true,false\n"
+        "id,initiator,operation,shape,uri,mime,bytes,current,allowed,sideEffects,provenance\n"
+        "a,model,read,resource-link,u://a,m/x,10,true,true,false,p\n"
+        "b,robot,read,resource-link,u://b,m/x,10,true,true,false,p\n"
     )
     assert main(["sweep", str(path)]) == 2
     err = capsys.readouterr().err
-    assert "'initiator'" in err and "line 3: 'robot'" in err, err
+    assert "g.csv line 3: field 'initiator'" in err and "'robot'" in err, err
 
 
 def test_the_sweep_command_accepts_a_json_case_file_with_its_policy(capsys):
@@ -818,7 +830,9 @@ def test_the_panel_escapes_untrusted_titles_and_ids():
 
 
 def test_whole_number_floats_are_accepted_as_bytes_just_as_route_accepts_them():
-    frame = pd.DataFrame({**good_rows(2), "shape": ["embedded-resource"] * 2, "bytes": [4096.0, 4097.0]})
+    frame = pd.DataFrame(
+        {**good_rows(2), "shape": ["embedded-resource"] * 2, "bytes": [4096.0, 4097.0], "uri": "u", "mime": "m"}
+    ).assign(provenance="p")
     assert sweep(frame)["outcome"].tolist() == ["embedded-resource", "embed-over-budget"]
     assert (
         cl.route(
@@ -841,11 +855,11 @@ def test_whole_number_floats_are_accepted_as_bytes_just_as_route_accepts_them():
 
 
 def test_a_frame_swept_in_many_blocks_gets_the_same_decisions_as_in_one(monkeypatch):
-    import custody_lab.whatif.sweep as sweep_module
+    import custody_lab.whatif.columns as columns_module
 
     frame = grid(uri=["u://x", ""], operation=["read"])
     whole = sweep(frame, {"embedLimitBytes": 2048})
-    monkeypatch.setattr(sweep_module, "_BLOCK", 7)  # blocks that end mid-way through the grid's pattern
+    monkeypatch.setattr(columns_module, "_BLOCK", 7)  # blocks that end mid-way through the grid's pattern
     blocked = sweep(frame, {"embedLimitBytes": 2048})
     pd.testing.assert_frame_equal(whole, blocked)
     assert len(frame) // 7 > 1000 and len(frame) % 7 != 0  # many blocks, the last one partial

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["CustodyLabError", "CaseError", "CaseFileError", "PolicyError", "Problem"]
+__all__ = ["CaseError", "CaseFileError", "CustodyLabError", "PolicyError", "Problem", "UnknownCaseError"]
 
 from dataclasses import dataclass
 
@@ -60,3 +60,20 @@ class CaseFileError(CustodyLabError, ValueError):
         lines = [f"{path}: {len(self.problems)} problem(s); {len(self.cases)} good row(s) kept"]
         lines += [f"  - {p}" for p in self.problems]
         super().__init__("\n".join(lines))
+
+
+class UnknownCaseError(CustodyLabError, KeyError):
+    """No case has this id (a ``KeyError``, so ``except KeyError`` keeps working).
+
+    Attributes:
+        case_id: the id asked for.
+        known: the ids there are.
+    """
+
+    def __init__(self, case_id: str, known: list[str]) -> None:
+        self.case_id = case_id
+        self.known = list(known)
+        super().__init__(f"no fixture case {case_id!r}; the cases are: {', '.join(self.known)}")
+
+    def __str__(self) -> str:  # KeyError would show the message in quotes
+        return str(self.args[0])

@@ -1,5 +1,13 @@
 """The what-if layer: the vectorised sweep over the same rule table, grids, flips, policy
 comparison, inventories and their plots (numpy, pandas).
 
-This package's ``__init__`` stays light: the command line imports :mod:`custody_lab.whatif.command`.
+- :mod:`~custody_lab.whatif.columns`: the columns as the rules see them, :class:`VectorOps`, blocks
+- :mod:`~custody_lab.whatif.validation`: a frame's columns checked, one error naming column and rows
+- :mod:`~custody_lab.whatif.sweep`: :func:`sweep` and :func:`outcome_counts`
+- :mod:`~custody_lab.whatif.grid`, :mod:`~custody_lab.whatif.flips`, :mod:`~custody_lab.whatif.compare`
+- :mod:`~custody_lab.whatif.io`: frames from cases and files (the core's one reader)
+- :mod:`~custody_lab.whatif.plots` and :mod:`~custody_lab.whatif.command` (``custody-lab sweep``)
+
+This package's ``__init__`` stays light (it imports nothing): the command line imports
+:mod:`custody_lab.whatif.command`, which loads pandas only when the command runs.
 """

@@ -2,7 +2,9 @@
 
     custody-lab sweep GRID.(csv|json) [--policy POLICY.json] [--out results.csv|results.parquet]
 
-Without ``--out`` it prints how many rows got each outcome; with it, it also writes every row with
+The file is read exactly as ``custody-lab route`` reads it (one reader, :mod:`custody_lab.core.tables`;
+a bad row refuses the sweep with the same list of lines and fields ``route`` prints). Without
+``--out`` it prints how many rows got each outcome; with it, it also writes every row with
 its ``accepted``, ``selected``, ``rejection`` and ``outcome`` columns. Writing Parquet needs the
 optional ``pyarrow`` package; without it the command says so and exits with status 2.
 """
@@ -26,7 +28,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Sweep the file; returns the exit code (2 for a bad file, policy or output format)."""
-    from .sweep import _read_grid, load_policy, outcome_counts, sweep
+    from ..core.tables import load_policy
+    from .io import read_grid_and_policy
+    from .sweep import outcome_counts, sweep
 
     out = Path(args.out) if args.out else None
     if out is not None:
@@ -41,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             return 2
-    frame, file_policy = _read_grid(args.grid)
+    frame, file_policy = read_grid_and_policy(args.grid)
     policy = load_policy(args.policy) if args.policy else file_policy
     swept = sweep(frame, policy)
     counts = outcome_counts(swept)

@@ -19,7 +19,9 @@ import pandas as pd
 from ..core.errors import CaseError
 from ..core.model import SHAPES, Policy
 from ..core.rules import outcome_look
-from .sweep import OUTCOMES, Comparison, _as_policy
+from .columns import OUTCOMES
+from .compare import Comparison
+from .validation import as_policy
 
 #: outcome -> (short label, hatch, face colour), read from the rule table's looks
 #: (:func:`custody_lab.core.rules.outcome_look`), in outcome order.
@@ -36,7 +38,7 @@ def policy_label(policy: Policy | Mapping[str, Any] | None) -> str:
         >>> policy_label({"embedLimitBytes": 2048, "requireCurrent": True})
         'embed ≤ 2048 B, always current'
     """
-    p = _as_policy(policy)
+    p = as_policy(policy)
     fresh = "always current" if p.require_current else "current when the case asks"
     return f"embed ≤ {p.embed_limit_bytes} B, {fresh}"
 
@@ -173,7 +175,7 @@ def bytes_shape_map(
             raise CaseError(f"bytes_shape_map needs a swept frame with a {col!r} column", col)
     if swept.empty:
         raise CaseError("bytes_shape_map needs at least one row", "bytes")
-    p = _as_policy(policy)
+    p = as_policy(policy)
     sizes = np.sort(swept["bytes"].unique())
     shapes = [s for s in SHAPES if (swept["shape"] == s).any()]
     accepted = swept.pivot_table(

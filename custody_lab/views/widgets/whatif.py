@@ -23,8 +23,10 @@ import pandas as pd
 from ...core.errors import CustodyLabError
 from ...core.model import Policy
 from ...core.paths import data_path
+from ...whatif.compare import Comparison, compare
+from ...whatif.io import load_inventory
 from ...whatif.plots import policy_comparison, policy_label
-from ...whatif.sweep import Comparison, compare, load_inventory, sweep
+from ...whatif.sweep import sweep
 from .render import error_html
 
 _CHANGED = "background:#fff4d6;font-weight:bold"

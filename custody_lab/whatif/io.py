@@ -1,0 +1,114 @@
+"""Frames from cases and files: the what-if side of the one case-file reader.
+
+A grid or inventory file is read by :mod:`custody_lab.core.tables` and every row validated by
+:meth:`Case.from_dict`, exactly as ``custody-lab route`` reads the same file: the same rows are
+accepted, the same problems reported with the same line and field. Only then are the columns
+built, once, for the vectorised sweep.
+"""
+
+from __future__ import annotations
+
+__all__ = ["load_inventory", "read_grid", "read_grid_and_policy", "to_frame"]
+
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..core.errors import CaseFileError, Problem
+from ..core.loading import read_cases
+from ..core.model import FIELDS, Case, Policy
+
+
+def to_frame(cases: Iterable[Case | Mapping[str, Any]]) -> pd.DataFrame:
+    """A sweep frame from cases (each validated by :meth:`Case.from_dict`), one row per case.
+
+    Every field is a column in the seed's order; enum fields are categoricals, ``sideEffects`` a
+    nullable boolean, the text fields pandas strings (missing where the case has none).
+
+    Example:
+        >>> from custody_lab import load_fixture
+        >>> to_frame(load_fixture().cases)["shape"].tolist()[:2]
+        ['listed-resource', 'templated-resource']
+    """
+    rows = [c if isinstance(c, Case) else Case.from_dict(c) for c in cases]
+    data: dict[str, Any] = {}
+    for spec in FIELDS:
+        values = [c.get(spec.name) for c in rows]
+        if spec.kind == "enum":
+            data[spec.name] = pd.Categorical(values, categories=list(spec.choices))
+        elif spec.kind == "int":
+            data[spec.name] = np.array(values, dtype=np.int64)
+        elif spec.name == "sideEffects":
+            data[spec.name] = pd.array(values, dtype="boolean")
+        elif spec.kind == "bool":
+            data[spec.name] = np.array(values, dtype=bool)
+        else:
+            data[spec.name] = pd.array(values, dtype="str")
+    return pd.DataFrame(data)
+
+
+def read_grid_and_policy(path: str | Path) -> tuple[pd.DataFrame, Policy | None]:
+    """Read a grid, inventory or case file for a sweep, with the file's own policy (if it has one).
+
+    The file is read exactly as ``custody-lab route`` reads it (:func:`~custody_lab.core.loading.read_cases`):
+    a CSV with case-field columns, a JSON list of case objects, or a case file ``{"cases": [...],
+    "policy": {...}}``. Every row must be a valid case (an ``id`` and an ``operation`` included);
+    a column that is absent is absent on every row, so a file without a ``uri`` column routes and
+    sweeps as ``custody-incomplete``.
+
+    Raises:
+        CaseFileError: listing every bad row with its line and field (the same list ``route``
+            prints), when any row is bad; ``.cases`` keeps the good rows.
+
+    Example:
+        >>> from custody_lab.core.paths import data_path
+        >>> frame, policy = read_grid_and_policy(data_path("cases.json"))
+        >>> len(frame), policy.embed_limit_bytes
+        (10, 4096)
+    """
+    result = read_cases(path)
+    if result.problems:
+        raise CaseFileError(str(path), result.problems, result.cases)
+    return to_frame(result.cases), result.policy
+
+
+def read_grid(path: str | Path) -> pd.DataFrame:
+    """Read a grid file for a sweep (see :func:`read_grid_and_policy`; its policy is dropped).
+
+    Example:
+        >>> from custody_lab.core.paths import data_path
+        >>> read_grid(data_path("inventories", "support-desk.csv"))["bytes"].iloc[0]
+        np.int64(2300)
+    """
+    return read_grid_and_policy(path)[0]
+
+
+def load_inventory(path: str | Path) -> pd.DataFrame:
+    """Read a designer's capability inventory (CSV or JSON, one row per resource or tool).
+
+    The columns are the case fields (``data/cases.json``'s keys); describe a capability in the
+    ``title`` and ``description`` columns, which are shown but never decide anything. The file is
+    read as any case file is (:func:`read_grid_and_policy`): a column that is not a case field is
+    reported by name rather than silently dropped, and every row is validated by
+    :meth:`Case.from_dict`.
+
+    Returns:
+        A sweep frame (see :func:`to_frame`).
+
+    Raises:
+        CaseFileError: listing every problem (unknown columns, or each bad row with its line
+            and field; ``.cases`` keeps the good rows), or an inventory with no rows.
+
+    Example:
+        >>> from custody_lab.core.paths import data_path
+        >>> inv = load_inventory(data_path("inventories", "support-desk.csv"))
+        >>> inv["id"].iloc[0]
+        'kb-returns-policy'
+    """
+    frame = read_grid(path)
+    if not len(frame):
+        raise CaseFileError(str(path), [Problem(Path(path).name, None, "the inventory has no capabilities")])
+    return frame

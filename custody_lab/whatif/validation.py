@@ -1,0 +1,282 @@
+"""Validation of a sweep frame: one :class:`~custody_lab.core.errors.CaseError` naming the column
+and its first bad rows, and the frame reduced to the columns the rules read.
+
+The domain is the one :meth:`Case.from_dict` checks (:data:`custody_lab.core.model.FIELDS`), column
+by column: an unknown initiator, negative or fractional bytes, 1/0 in a flag column or a missing
+required column raise; nothing is coerced. A ``uri`` / ``mime`` / ``provenance`` column that is
+absent means absent on every row (``custody-incomplete``, as ``route`` decides a case without
+them), unless the caller asks for ``assume_present=True``.
+"""
+
+from __future__ import annotations
+
+__all__ = ["as_policy", "columns_of"]
+
+import difflib
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..core.errors import CaseError
+from ..core.model import FIELD_SPECS, INITIATORS, MAX_BYTES, OPERATIONS, SHAPES, Policy
+from .columns import OUTPUT_COLUMNS, TEXT_FIELDS, Codes, Cols, Text, Tri, all_false, everywhere, nothing
+
+_REQUIRED = ("initiator", "shape", "bytes", "current", "allowed", "sideEffects")
+_SHOW = 5  # how many bad rows an error message quotes
+
+
+def _show(value: Any) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA:
+        return "missing"
+    return repr(value.item() if isinstance(value, np.generic) else value)
+
+
+def _bad_rows(frame: pd.DataFrame, name: str, bad: np.ndarray, problem: str) -> CaseError:
+    positions = np.flatnonzero(bad)
+    labels = frame.index[positions[:_SHOW]]
+    values = frame[name].iloc[positions[:_SHOW]].tolist()
+    where = frame.index.name if frame.index.name in ("line", "row") else "row"
+    shown = "; ".join(f"{where} {lab!r}: {_show(v)}" for lab, v in zip(labels, values))
+    more = f" (and {len(positions) - _SHOW} more)" if len(positions) > _SHOW else ""
+    return CaseError(f"column {name!r} {problem}: {len(positions)} bad row(s) — {shown}{more}", name)
+
+
+def _expected(name: str) -> str:
+    return f"must hold {FIELD_SPECS[name].expected()}"
+
+
+def _enum(frame: pd.DataFrame, name: str, choices: tuple[str, ...]) -> Codes:
+    s = frame[name]
+    if isinstance(s.dtype, pd.CategoricalDtype):
+        raw = s.array.codes
+        cats = tuple(s.dtype.categories)
+        if cats == choices:
+            if not len(raw) or raw.min() >= 0:  # a reduction: no per-row mask unless something is missing
+                return Codes(raw, choices)
+            codes, bad = raw, raw < 0
+        else:  # map each category to its code once; the last slot catches -1 (missing)
+            table = np.array([choices.index(c) if c in choices else -1 for c in cats] + [-1], dtype=np.int8)
+            codes = table.take(raw)
+            bad = codes < 0
+    elif isinstance(s.dtype, pd.StringDtype) and s.dtype.storage == "pyarrow":
+        # Arrow strings factorize fast; then the few distinct values are mapped to codes once.
+        found, distinct = pd.factorize(s)
+        table = np.array([choices.index(v) if v in choices else -1 for v in distinct] + [-1], dtype=np.int8)
+        codes = table.take(found)
+        bad = codes < 0
+    else:
+        codes = pd.Index(choices).get_indexer(s)
+        bad = codes < 0
+    if bad.any():
+        raise _bad_rows(frame, name, bad, _expected(name))
+    return Codes(codes.astype(np.int8, copy=False), choices)
+
+
+def _per_value(frame: pd.DataFrame, name: str, ok: Any) -> np.ndarray:
+    """Bad-row mask for an object column, checked value by value (the slow, rare path)."""
+    return np.fromiter((not ok(v) for v in frame[name].to_numpy(dtype=object)), dtype=bool, count=len(frame))
+
+
+def _is_whole(v: Any) -> bool:
+    if isinstance(v, (bool, np.bool_)):
+        return False
+    if isinstance(v, (int, np.integer)):
+        return True
+    return isinstance(v, (float, np.floating)) and math.isfinite(v) and float(v).is_integer()
+
+
+def _bytes(frame: pd.DataFrame) -> np.ndarray:
+    name, s = "bytes", frame["bytes"]
+    dt = s.dtype
+    if dt.kind == "b" or isinstance(dt, pd.BooleanDtype):
+        raise _bad_rows(frame, name, np.ones(len(s), dtype=bool), _expected(name) + ", not booleans")
+    if dt.kind in "iu" and not isinstance(dt, pd.api.extensions.ExtensionDtype):
+        arr = s.to_numpy()
+    elif dt.kind in "iuf":  # numpy floats, or a nullable Int/Float column
+        values = s.to_numpy(dtype=np.float64, na_value=np.nan)
+        bad = ~np.isfinite(values) | (values != np.floor(values))
+        if bad.any():
+            raise _bad_rows(frame, name, bad, _expected(name))
+        arr = values if dt.kind == "f" else s.to_numpy(dtype=np.int64)
+    elif dt == np.dtype(object):
+        bad = _per_value(frame, name, _is_whole)
+        if bad.any():
+            hint = (
+                " (text is not a number: remove the quotes)" if any(isinstance(v, str) for v in s[bad].tolist()) else ""
+            )
+            raise _bad_rows(frame, name, bad, _expected(name) + hint)
+        arr = np.array([int(v) for v in s.tolist()], dtype=object)
+    else:
+        hint = " (text is not a number: remove the quotes)" if pd.api.types.is_string_dtype(dt) else ""
+        raise _bad_rows(frame, name, np.ones(len(s), dtype=bool), _expected(name) + hint)
+    arr = np.asarray(arr)
+    if arr.dtype.kind == "i" and arr.dtype.itemsize >= 4 and arr.size:
+        # One reduction: as unsigned (32 or 64 bits), a negative number is larger than any size.
+        in_range = int(arr.view(arr.dtype.str.replace("i", "u")).max()) <= MAX_BYTES
+    else:
+        in_range = not arr.size or (arr.min() >= 0 and arr.max() <= MAX_BYTES)
+    if not in_range:
+        raise _bad_rows(
+            frame, name, np.asarray((arr < 0) | (arr > MAX_BYTES), dtype=bool), f"must be from 0 to {MAX_BYTES} (1 GiB)"
+        )
+    return arr.astype(np.int64, copy=False)
+
+
+def _bool(frame: pd.DataFrame, name: str, na: str) -> Any:
+    """A boolean column. ``na``: "error" (must be given), "false" (missing = False) or "unknown"."""
+    s = frame[name]
+    dt = s.dtype
+    n = len(s)
+    if dt == np.dtype(bool):
+        value, missing = s.to_numpy(), None
+    elif isinstance(dt, pd.BooleanDtype):
+        value = s.to_numpy(dtype=bool, na_value=False)
+        missing = s.isna().to_numpy()
+    elif dt == np.dtype(object):
+        raw = s.to_numpy(dtype=object)
+        missing = pd.isna(raw)
+        known = raw[~missing]
+        if pd.api.types.infer_dtype(known, skipna=False) not in ("boolean", "empty"):
+            bad = _per_value(frame, name, lambda v: pd.isna(v) or isinstance(v, (bool, np.bool_)))
+            if bad.any():
+                raise _bad_rows(frame, name, bad, _expected(name))
+        value = np.zeros(n, dtype=bool)
+        value[~missing] = known.astype(bool)
+    elif s.isna().all():  # e.g. an all-empty column read from a CSV (float NaN)
+        value, missing = np.zeros(n, dtype=bool), np.ones(n, dtype=bool)
+    else:
+        raise _bad_rows(frame, name, s.notna().to_numpy(), _expected(name))
+    if missing is not None and missing.any():
+        if na == "error":
+            raise _bad_rows(frame, name, missing, _expected(name) + " on every row (a missing value is not false)")
+        if na == "unknown":
+            return Tri(value, missing)
+    if na == "unknown":
+        return Tri(value, nothing(n))
+    return value
+
+
+def _text_masks(na: np.ndarray, empty: np.ndarray) -> Text:
+    """Masks that are all False become broadcast False, which the rules skip at no cost."""
+    none = nothing(len(na))
+    return Text(na if not all_false(na) and na.any() else none, empty if not all_false(empty) and empty.any() else none)
+
+
+def _refuse_non_text(frame: pd.DataFrame, name: str) -> None:
+    bad = _per_value(frame, name, lambda v: pd.isna(v) or isinstance(v, str))
+    if bad.any():
+        raise _bad_rows(frame, name, bad, "must hold text (or be missing)")
+
+
+def _text(frame: pd.DataFrame, name: str, assume_present: bool) -> Text:
+    n = len(frame)
+    if name not in frame.columns:  # absent: missing on every row, unless asked to assume it
+        return Text(nothing(n) if assume_present else everywhere(n), nothing(n))
+    s = frame[name]
+    dt = s.dtype
+    if isinstance(dt, pd.CategoricalDtype):
+        if len(dt.categories) and dt.categories.inferred_type not in ("string", "empty"):
+            _refuse_non_text(frame, name)
+        raw = s.array.codes
+        none = nothing(n)
+        if not n:
+            return Text(none, none)
+        na = raw < 0 if raw.min() < 0 else none
+        empty = raw == dt.categories.get_loc("") if "" in dt.categories else none
+        return _text_masks(na, empty)
+    if isinstance(dt, pd.StringDtype):
+        if dt.storage == "python":  # comparing the object array itself is the quickest "== ''"
+            return _text_masks(s.isna().to_numpy(), np.asarray(s.to_numpy(dtype=object) == "", dtype=bool))
+        return _text_masks(s.isna().to_numpy(), (s == "").to_numpy(dtype=bool, na_value=False))
+    if dt == np.dtype(object):
+        raw = s.to_numpy(dtype=object)
+        na = pd.isna(raw)
+        if pd.api.types.infer_dtype(raw[~na], skipna=False) not in ("string", "empty"):
+            _refuse_non_text(frame, name)
+        return _text_masks(na, np.asarray(raw == "", dtype=bool))
+    if s.isna().all():
+        return Text(np.ones(n, dtype=bool), np.zeros(n, dtype=bool))
+    raise _bad_rows(frame, name, s.notna().to_numpy(), "must hold text (or be missing)")
+
+
+def columns_of(frame: Any, *, assume_present: bool = False) -> Cols:
+    """Validate a sweep frame and reduce it to what the rules need.
+
+    Args:
+        frame: a frame of cases (see :mod:`custody_lab.whatif.sweep` for its columns).
+        assume_present: an absent ``uri`` / ``mime`` / ``provenance`` column means present on
+            every row (otherwise: missing on every row, as for ``route``).
+
+    Raises:
+        CaseError: naming the first bad column and its first bad rows.
+
+    Example:
+        >>> frame = pd.DataFrame({"initiator": ["model"], "shape": ["resource-link"],
+        ...     "bytes": [10], "current": [True], "allowed": [True], "sideEffects": [None]})
+        >>> cols = columns_of(frame)
+        >>> cols.n, cols.fields["sideEffects"].unknown.tolist(), cols.fields["uri"].na.tolist()
+        (1, [True], [True])
+    """
+    if not isinstance(frame, pd.DataFrame):
+        raise CaseError(f"sweep needs a pandas DataFrame of cases; got {type(frame).__name__}", None)
+    columns = [str(c) for c in frame.columns]
+    if len(set(columns)) != len(columns):
+        dup = next(c for c in columns if columns.count(c) > 1)
+        raise CaseError(f"column {dup!r} appears more than once", dup)
+    names = set(columns)
+    for col in columns:
+        if col in FIELD_SPECS or col in OUTPUT_COLUMNS:
+            continue
+        close = difflib.get_close_matches(col, list(FIELD_SPECS), n=1, cutoff=0.85)
+        if close and close[0] not in names:
+            raise CaseError(
+                f"column {col!r} is not a case field; did you mean {close[0]!r}? "
+                f"(case fields: {', '.join(FIELD_SPECS)})",
+                col,
+            )
+    missing = [c for c in _REQUIRED if c not in names]
+    if missing:
+        name = missing[0]
+        extra = " (use a missing value, not a missing column, for 'nobody said')" if name == "sideEffects" else ""
+        raise CaseError(
+            f"missing required column {name!r}: it must hold {FIELD_SPECS[name].expected()}{extra}; "
+            f"missing: {', '.join(map(repr, missing))}",
+            name,
+        )
+    n = len(frame)
+    fields: dict[str, Any] = {
+        "initiator": _enum(frame, "initiator", INITIATORS),
+        "shape": _enum(frame, "shape", SHAPES),
+        "bytes": _bytes(frame),
+        "current": _bool(frame, "current", "error"),
+        "allowed": _bool(frame, "allowed", "error"),
+        "sideEffects": _bool(frame, "sideEffects", "unknown"),
+        "requiresCurrent": (_bool(frame, "requiresCurrent", "false") if "requiresCurrent" in names else nothing(n)),
+    }
+    if "operation" in names:
+        fields["operation"] = _enum(frame, "operation", OPERATIONS)
+    for name in TEXT_FIELDS:
+        fields[name] = _text(frame, name, assume_present)
+    given = frozenset(c for c in ("operation", "requiresCurrent", *TEXT_FIELDS) if c in names)
+    return Cols(n, fields, given)
+
+
+def as_policy(policy: Policy | Mapping[str, Any] | None) -> Policy:
+    """A :class:`Policy` from a policy, its dict form (``{"embedLimitBytes": 2048}``) or ``None``
+    (the seed's).
+
+    Raises:
+        PolicyError: when the dict form is invalid.
+
+    Example:
+        >>> as_policy({"embedLimitBytes": 2048}).embed_limit_bytes, as_policy(None) == Policy()
+        (2048, True)
+    """
+    if policy is None:
+        return Policy()
+    if isinstance(policy, Policy):
+        return policy
+    return Policy.from_dict(policy)
