@@ -600,3 +600,21 @@ def test_expand_of_any_value_returns_text_or_raises_a_uri_template_error(templat
         assert where == expected, f"expand({template!r}, {value!r}): expected the error at {expected}, got {where}"
         return
     assert isinstance(uri, str), f"expand({template!r}, {value!r}) gave {uri!r}"
+
+
+@pytest.mark.parametrize(
+    ("template", "expected"),
+    [
+        ("x/\U0001f600/{a}", "x/%F0%9F%98%80/1"),  # U+1F600: a ucschar outside the BMP (RFC 3987)
+        ("x/\U000f0000/{a}", "x/%F3%B0%80%80/1"),  # U+F0000: iprivate, plane 15
+        ("x/\U000e1000/{a}", "x/%F3%A1%80%80/1"),  # U+E1000: plane 14 after its tag block
+    ],
+)
+def test_astral_literal_letters_are_allowed_and_percent_encoded(template: str, expected: str) -> None:
+    _expand_says(template, {"a": 1}, expected)
+
+
+def test_a_variable_name_may_start_with_a_percent_triplet() -> None:
+    names = parse("{%41b,c}").variable_names
+    assert names == ("%41b", "c"), f"parse('{{%41b,c}}'): expected ('%41b', 'c'), got {names}"
+    _expand_says("{?%41b}", {"%41b": "x"}, "?%41b=x")

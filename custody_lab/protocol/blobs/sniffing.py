@@ -234,6 +234,8 @@ def judge(declared: str | None, sniffed: str | None, data: bytes, text: str | No
                 json.loads(text or "")
             except ValueError as e:
                 return True, f"declared {declared} but the text does not parse as JSON ({e})"
+            except RecursionError:  # untrusted text may nest deeper than the parser can follow
+                return False, f"cannot confirm {declared}: the text nests too deeply to parse as JSON"
             return False, None
         if mime == "application/xml" or mime.endswith("+xml"):
             markup = (text or "").lstrip("\ufeff \t\r\n").startswith("<")
