@@ -401,7 +401,8 @@ BLOB_06 = Exercise(
     prompt=(
         'A tool returned the `resource_link` in `input_for("blob-06")`, but the client never '
         "finds it in its cache and never hears about updates. Look the report up in the "
-        "catalog (`Catalog.load().table()`) and give the URI the link **must** carry."
+        "catalog (`Catalog.load().list_resources()`, what `resources/list` answers) and give the URI "
+        "the link **must** carry."
     ),
     input_label="the resource_link block naming report://weekly-7",
     wanted="the URI string the link must carry",
