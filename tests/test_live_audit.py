@@ -80,6 +80,14 @@ async def test_allow_calls_lets_the_user_call_a_mutating_tool():
     assert lab.state.calls["approve_draft"] == 1 and approve.outcome == "embedded-resource"
 
 
+def test_the_hostile_server_runs_over_stdio_as_its_own_module():
+    report = audit_command([sys.executable, "-m", "custody_lab.live.hostile"], timeout=1.0)
+    outcomes = {c.name: c.outcome for c in report.capabilities}
+    assert report.server["name"] == "hostile-lab-server", report.server
+    assert outcomes["lookup_weather"] == "read-only-hint-violated", outcomes
+    assert outcomes["hang_forever"] == "server-timeout", outcomes
+
+
 def test_audit_of_a_command_that_does_not_exist_is_a_clear_error():
     with pytest.raises(AuditError, match="cannot start"):
         audit_command(["/nonexistent/server-binary"], timeout=2.0)

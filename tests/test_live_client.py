@@ -264,3 +264,56 @@ async def test_a_legacy_client_that_did_not_subscribe_gets_no_notice():
             assert await watch.next_notice(timeout=2) == "status://service/current"
         notices = [f for f in bystander.frames if f.message.get("method") == "notifications/resources/updated"]
     assert bystander.frames and not notices, notices
+
+
+def one_failed_step(live):
+    """The failed steps of a live receipt's trace (the decision's and the receipt's must agree)."""
+    decision_steps = [(s.code, s.status) for s in live.decision.trace]
+    receipt_steps = [(s["code"], s["status"]) for s in live.receipt["trace"]]
+    assert decision_steps == receipt_steps, f"decision {decision_steps} != receipt {receipt_steps}"
+    return [code for code, status in receipt_steps if status == "failed"]
+
+
+@pytest.mark.anyio
+async def test_a_gate_denied_tool_call_fails_one_step_the_first_and_never_runs():
+    async with LabSession(gate=Gate(deny_tools=("approve_draft",))) as s:
+        r = await s.call("approve_draft", {"draft_id": "9"})
+        calls = dict(s.server.state.calls)
+    assert r.rejection == "permission-denied", r.receipt
+    assert one_failed_step(r) == ["permission-denied"], r.receipt["trace"]
+    statuses = [step["status"] for step in r.receipt["trace"]]
+    assert statuses[0] == "failed" and set(statuses[1:]) == {"not-reached"}, statuses
+    assert r.receipt["performed"] is False and calls.get("approve_draft", 0) == 0, calls
+
+
+@pytest.mark.anyio
+async def test_contents_for_another_uri_are_a_uri_mismatch_with_one_failed_step():
+    from custody_lab.live.keys import PROVENANCE_KEY
+    from custody_lab.live.server import LabServer
+
+    lab = LabServer()
+
+    async def answer_for_v3(ctx, call_next):
+        result = await call_next(ctx)
+        if ctx.method == "resources/read" and isinstance(result, dict):
+            for item in result.get("contents", ()):
+                if item.get("uri") == "kb://handbook/v4":
+                    item["uri"] = "kb://handbook/v3"
+                    item["_meta"] = {**(item.get("_meta") or {}), PROVENANCE_KEY: "docs-server@v3"}
+        return result
+
+    lab.mcp.middleware.append(answer_for_v3)
+    async with LabSession(lab) as s:
+        r = await s.read("kb://handbook/v4", cache_mode="bypass")
+    assert r.rejection == "uri-mismatch", f"expected uri-mismatch, got {r.outcome}: {r.receipt}"
+    assert one_failed_step(r) == ["uri-mismatch"], r.receipt["trace"]
+    assert r.receipt["custody"]["uri"] == "kb://handbook/v3", "the receipt keeps what actually came back"
+    assert r.receipt["exchange"]["requestedUri"] == "kb://handbook/v4", r.receipt["exchange"]
+    check = r.receipt["liveChecks"]
+    assert check == [
+        {
+            "code": "uri-mismatch",
+            "status": "failed",
+            "detail": "asked for 'kb://handbook/v4', the contents item says 'kb://handbook/v3'",
+        }
+    ], check

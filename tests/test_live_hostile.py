@@ -56,6 +56,19 @@ def test_each_misbehaviour_ends_in_its_named_outcome(tour, case_id, expected):
     assert got == expected, f"{mode} {case_id}: expected {expected}, got {got}: {receipts[case_id].receipt}"
 
 
+@pytest.mark.parametrize(("case_id", "expected"), sorted(HOSTILE_EXPECTED.items()))
+def test_each_misbehaviour_fails_exactly_one_step_and_it_is_the_rejection(tour, case_id, expected):
+    mode, _, receipts = tour
+    live = receipts[case_id]
+    steps = [(s["code"], s["status"]) for s in live.receipt["trace"]]
+    failed = [code for code, status in steps if status == "failed"]
+    want = [] if live.accepted else [live.rejection]
+    assert failed == want == ([] if expected in cl.SHAPES else [expected]), f"{mode} {case_id}: {steps}"
+    if failed:
+        after = {status for _, status in steps[[c for c, _ in steps].index(failed[0]) + 1 :]}
+        assert after <= {"not-reached"}, f"{mode} {case_id}: after the deciding step: {steps}"
+
+
 def test_the_forbidden_link_is_never_fetched(tour):
     _, hostile, receipts = tour
     assert hostile.state.reads[SECRET_URI] == 0, hostile.state.reads

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 import custody_lab as cl
+from custody_lab.core.model import DecisionError
 
 GOOD = {
     "id": "handbook",
@@ -134,3 +135,84 @@ def test_bad_policy_values_name_the_field(mapping, field):
 
 def test_default_policy_is_the_seeds():
     assert cl.Policy().to_dict() == {"embedLimitBytes": 4096, "now": "2026-09-04T12:00:00.000Z"}
+
+
+def _custody():
+    return cl.Custody("model", True, "a://b", "text/plain", "p@1", 1, "2026-09-04T12:00:00.000Z", False)
+
+
+def _steps(*pairs):
+    return tuple(cl.TraceStep(code, status, "t") for code, status in pairs)
+
+
+BAD_DECISIONS = [
+    # (name, accepted, rejection, trace, offending step, words in the message)
+    (
+        "two-failed-steps",
+        False,
+        "custody-incomplete",
+        _steps(("custody-incomplete", "failed"), ("permission-denied", "failed")),
+        1,
+        "second failed step",
+    ),
+    (
+        "failed-step-is-not-the-rejection",
+        False,
+        "permission-denied",
+        _steps(("custody-incomplete", "failed"), ("permission-denied", "not-reached")),
+        0,
+        "'custody-incomplete'",
+    ),
+    (
+        "passed-after-the-deciding-step",
+        False,
+        "stale-content",
+        _steps(("stale-content", "failed"), ("embed-over-budget", "passed")),
+        1,
+        "passed after",
+    ),
+    (
+        "accepted-with-a-failed-step",
+        True,
+        None,
+        _steps(("stale-content", "passed"), ("embed-over-budget", "failed")),
+        1,
+        "accepted",
+    ),
+    (
+        "rejected-but-nothing-failed",
+        False,
+        "stale-content",
+        _steps(("stale-content", "passed"), ("embed-over-budget", "passed")),
+        None,
+        "no step failed",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("accepted", "rejection", "trace", "step", "words"),
+    [pytest.param(*row[1:], id=row[0]) for row in BAD_DECISIONS],
+)
+def test_a_decision_whose_trace_contradicts_it_raises_naming_the_step(accepted, rejection, trace, step, words):
+    selected = "listed-resource" if accepted else None
+    with pytest.raises(cl.CustodyLabError) as info:
+        cl.Decision("x", accepted, selected, rejection, _custody(), trace)
+    err = info.value
+    assert isinstance(err, DecisionError), f"expected DecisionError, got {type(err).__name__}: {err}"
+    assert err.step == step, f"{[(s.code, s.status) for s in trace]}: expected step {step}, got {err.step}"
+    assert words in str(err), f"expected {words!r} in the message, got {err}"
+
+
+def test_a_hand_built_decision_may_have_an_empty_trace_and_a_routed_one_never_has():
+    for accepted, rejection in ((True, None), (False, "stale-content")):
+        d = cl.Decision("x", accepted, None if rejection else "listed-resource", rejection, _custody())
+        assert d.trace == (), d
+    routed = cl.route(GOOD)
+    assert len(routed.trace) == len(cl.RULES), f"expected one step per rule, got {routed.trace}"
+
+
+def test_a_well_formed_rejected_trace_is_accepted_as_is():
+    trace = _steps(("custody-incomplete", "passed"), ("stale-content", "failed"), ("embed-over-budget", "not-reached"))
+    d = cl.Decision("x", False, None, "stale-content", _custody(), trace)
+    assert d.trace == trace and d.outcome == "stale-content"

@@ -61,3 +61,26 @@ def test_digest_changes_when_one_custody_field_changes(fixture):
     a = cl.route(fixture.case("handbook")).to_dict()
     b = cl.route(fixture.case("handbook").with_changes(provenance="docs-server@v5")).to_dict()
     assert cl.digest(a) != cl.digest(b)
+
+
+def test_the_receipt_carries_the_policy_clock_and_its_digest_follows_it(fixture):
+    later = cl.Policy(now="2031-01-02T03:04:05.000Z")
+    seed_time = cl.route(fixture.case("handbook")).to_dict()
+    other_time = cl.route(fixture.case("handbook"), later).to_dict()
+    got = other_time["custody"]["retrievedAt"]
+    assert got == "2031-01-02T03:04:05.000Z", f"Policy(now=2031-01-02T03:04:05.000Z): got retrievedAt {got!r}"
+    assert seed_time["custody"]["retrievedAt"] == cl.Policy().now
+    assert cl.digest(other_time) != cl.digest(seed_time), "the digest must change with retrievedAt"
+    assert cl.extended_receipt(cl.route(fixture.case("handbook"), later))["digest"] == cl.digest(other_time)
+
+
+def test_the_extended_receipt_of_a_rejected_case_keeps_every_step_in_order(fixture):
+    from custody_lab.core.rules import RULES
+
+    d = cl.route(fixture.case("oversize-embed"))
+    got = cl.extended_receipt(d)["trace"]
+    expected = [{"code": r.code, "status": "passed"} for r in RULES[:5]] + [
+        {"code": "embed-over-budget", "status": "failed"},
+        {"code": "control-shape-mismatch", "status": "not-reached"},
+    ]
+    assert got == expected, f"oversize-embed: expected {expected}, got {got}"

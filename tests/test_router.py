@@ -237,3 +237,98 @@ def test_an_unknown_rule_code_is_a_lab_error_that_lists_the_codes():
     with pytest.raises(UnknownRuleError) as info:
         rule("no-such-rule")
     assert isinstance(info.value, cl.CustodyLabError) and "embed-over-budget" in str(info.value)
+
+
+# -- live mode: the exchange's facts, walked by the same loop -------------------------------------
+
+HANDBOOK_READ = {
+    "id": "h",
+    "initiator": "application",
+    "operation": "read",
+    "shape": "listed-resource",
+    "uri": "kb://handbook/v4",
+    "mime": "text/markdown",
+    "bytes": 1800,
+    "current": True,
+    "allowed": True,
+    "sideEffects": False,
+    "provenance": "docs-server@v4",
+}
+RISK_CALL = {
+    **HANDBOOK_READ,
+    "id": "r",
+    "initiator": "model",
+    "operation": "calculate",
+    "shape": "structured-tool-result",
+    "uri": "urn:fixture:risk:42",
+    "mime": "application/json",
+}
+#: (case, exchange facts, the code that must decide)
+EXCHANGE_DECISIONS = [
+    (RISK_CALL, {"timedOut": True}, "server-timeout"),
+    (HANDBOOK_READ, {"errorCode": -32602}, "resource-not-found"),
+    (RISK_CALL, {"errorCode": -32602}, "server-error"),  # -32602 is "no such resource" only for a read
+    (HANDBOOK_READ, {"errorCode": -32603}, "server-error"),
+    (RISK_CALL, {"toolError": True}, "tool-error"),
+    (HANDBOOK_READ, {"requestedUri": "kb://handbook/v3"}, "uri-mismatch"),
+    (RISK_CALL, {"declaredSideEffects": False, "observedSideEffects": True}, "read-only-hint-violated"),
+    ({**RISK_CALL, "shape": "resource-link"}, {"followUpAllowed": False}, "link-follow-up-denied"),
+    (
+        {**RISK_CALL, "shape": "resource-link"},
+        {"followUpAllowed": True, "followUpAccepted": False},
+        "link-follow-up-failed",
+    ),
+    # refused before anything ran: nothing came back, so custody is incomplete too, but the refusal decides
+    ({**RISK_CALL, "uri": None, "mime": None, "provenance": None, "allowed": False}, {}, "permission-denied"),
+    ({**RISK_CALL, "uri": None, "mime": None, "provenance": None, "sideEffects": None}, {}, "side-effects-unknown"),
+]
+
+
+@pytest.mark.parametrize(("case", "facts", "code"), EXCHANGE_DECISIONS)
+def test_each_exchange_fact_decides_through_the_same_loop_with_one_failed_step(case, facts, code):
+    from custody_lab.core.rules import LIVE_RULES
+
+    d = cl.route(case, exchange=facts)
+    statuses = [(s.code, s.status) for s in d.trace]
+    failed = [c for c, status in statuses if status == "failed"]
+    assert d.rejection == code and failed == [code], f"{case['id']} {facts}: expected {code}, got {statuses}"
+    assert [c for c, _ in statuses] == [r.code for r in LIVE_RULES], "a live trace lists LIVE_RULES in order"
+    after = [status for _, status in statuses[[c for c, _ in statuses].index(code) + 1 :]]
+    assert set(after) <= {"not-reached"}, f"{code}: steps after the deciding one: {after}"
+
+
+@pytest.mark.parametrize(
+    "facts",
+    [{}, {"requestedUri": "kb://handbook/v4", "observedSideEffects": False}, {"followUpAllowed": True}],
+)
+def test_an_exchange_that_kept_its_promises_is_decided_by_the_case_rules_alone(facts):
+    d = cl.route(HANDBOOK_READ, exchange=facts)
+    assert d.accepted and {s.status for s in d.trace} == {"passed"}, f"{facts}: got {d.outcome} {d.trace}"
+
+
+def test_an_unknown_exchange_fact_is_a_case_error_naming_it():
+    with pytest.raises(cl.CaseError, match="'timedout'") as info:
+        cl.route(HANDBOOK_READ, exchange={"timedout": True})
+    assert info.value.field == "timedout", info.value.field
+
+
+def test_live_rules_hold_every_rule_once_and_every_code_has_its_own_look():
+    from custody_lab.core.model import SHAPES
+    from custody_lab.core.rules import EXCHANGE_RULES, LIVE_RULES, outcome_look
+
+    codes = [r.code for r in LIVE_RULES]
+    assert sorted(codes) == sorted(r.code for r in (*RULES, *EXCHANGE_RULES)), codes
+    assert len(set(codes)) == len(codes), f"a code appears twice in the live order: {codes}"
+    assert all(rule(r.code) is r for r in LIVE_RULES), "rule(code) must find the live rules too"
+    looks = [outcome_look(o) for o in (*SHAPES, *codes)]
+    assert len({lk.label for lk in looks}) == len(looks), looks
+    assert len({lk.hatch for lk in looks}) == len(looks), "hatches must tell outcomes apart without colour"
+
+
+@given(any_valid_case())
+def test_without_exchange_facts_live_mode_accepts_exactly_what_the_simulator_accepts(mapping):
+    plain, live = cl.route(mapping), cl.route(mapping, exchange={})
+    assert live.accepted == plain.accepted, f"{mapping}: simulator {plain.outcome}, live {live.outcome}"
+    if plain.rejection not in ("custody-incomplete", "side-effects-unknown"):
+        # only the two checks live mode makes before anything runs may move ahead of them
+        assert live.rejection == plain.rejection, f"{mapping}: simulator {plain.outcome}, live {live.outcome}"
