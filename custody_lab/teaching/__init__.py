@@ -1,3 +1,3 @@
-"""The teaching layer: exercises, their topic sets, the exercise panels and the facilitators'
-solutions.
+"""The teaching layer: exercises and their topic sets, the feedback a check shows (HTML built on
+:mod:`custody_lab.views.html`), the exercise panels and the facilitators' solutions.
 """
