@@ -91,8 +91,9 @@ def _display(frame: pd.DataFrame, cols: Cols, name: str) -> np.ndarray:
     if isinstance(col, Text):
         if name not in frame.columns:  # absent: present only when the caller assumed so
             return np.full(cols.n, None if col.na.all() else PRESENT, dtype=object)
-        values = frame[name].to_numpy(dtype=object)
-        return np.where(pd.isna(values), None, values)
+        values = frame[name].to_numpy(dtype=object)  # a new array: ours to change
+        values[pd.isna(values)] = None
+        return values
     return np.asarray(col).astype(object)
 
 

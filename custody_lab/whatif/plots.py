@@ -184,7 +184,7 @@ def bytes_shape_map(
     totals = swept.groupby(["shape", "bytes"], observed=True).size()
     refusals = swept.groupby(["shape", "bytes", "rejection"], observed=True).size()
     per_cell: dict[tuple[str, int], dict[str, int]] = {}
-    for (shape, size, code), count in refusals.items():
+    for shape, size, code, count in refusals.reset_index().itertuples(index=False, name=None):
         per_cell.setdefault((str(shape), int(size)), {})[str(code)] = int(count)
     mix = {cell: _mix(found, int(totals[cell])) for cell, found in per_cell.items()}
     if len(sizes) > 1:
@@ -205,7 +205,7 @@ def bytes_shape_map(
         shares = [None if np.isnan(v) else round(float(v), 4) for v in accepted.loc[shape].to_numpy()]
         mixes = [mix.get((shape, int(b)), "") for b in sizes]
         for start, stop in _runs(list(zip(shares, mixes))):
-            share, refusals = shares[start], mixes[start]
+            share, refused = shares[start], mixes[start]
             x0, x1 = edges[start], edges[stop]
             if share is None:
                 continue
@@ -223,7 +223,7 @@ def bytes_shape_map(
                 )
             )
             room = (x1 - x0) / span * axes_points
-            for text in (f"{share:.0%} accepted" + (f"\n{refusals}" if refusals else ""), f"{share:.0%}"):
+            for text in (f"{share:.0%} accepted" + (f"\n{refused}" if refused else ""), f"{share:.0%}"):
                 if _text_points(text, 7.5) + 8 <= room:  # label only what fits inside its band
                     ax.text(
                         (x0 + x1) / 2,

@@ -118,20 +118,21 @@ def _rule_index(cols: Cols, policy: Policy) -> np.ndarray:
 
 @dataclass(frozen=True, eq=False)
 class _Decisions:
-    """Per row: the outcome's code in OUTCOMES; with ``full``, also accepted / selected / rejection."""
+    """Per row: the outcome's code in OUTCOMES; with ``full``, also accepted / selected / rejection
+    (without it those three are empty)."""
 
     outcome: np.ndarray
-    accepted: np.ndarray | None = None
-    selected: np.ndarray | None = None  # a code into SHAPES, or -1
-    rejection: np.ndarray | None = None  # a code into the rule codes, or -1
+    accepted: np.ndarray
+    selected: np.ndarray  # a code into SHAPES, or -1
+    rejection: np.ndarray  # a code into the rule codes, or -1
 
 
 def _decide(cols: Cols, policy: Policy, *, full: bool = False) -> _Decisions:
     """Evaluate the rule table block by block; every output is computed while the block is hot."""
     n, n_rules, n_shapes = cols.n, np.int8(len(RULES)), np.int8(len(SHAPES))
+    m = n if full else 0
     out = _Decisions(
-        np.empty(n, dtype=np.int8),
-        *((np.empty(n, dtype=bool), np.empty(n, dtype=np.int8), np.empty(n, dtype=np.int8)) if full else ()),
+        np.empty(n, dtype=np.int8), np.empty(m, dtype=bool), np.empty(m, dtype=np.int8), np.empty(m, dtype=np.int8)
     )
     for rows, block in blocks(cols):
         index = _rule_index(block, policy)

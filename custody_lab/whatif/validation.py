@@ -68,7 +68,7 @@ def _enum(frame: pd.DataFrame, name: str, choices: tuple[str, ...]) -> Codes:
         codes = table.take(found)
         bad = codes < 0
     else:
-        codes = pd.Index(choices).get_indexer(s)
+        codes = pd.Index(choices).get_indexer(pd.Index(s))
         bad = codes < 0
     if bad.any():
         raise _bad_rows(frame, name, bad, _expected(name))
