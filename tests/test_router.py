@@ -241,22 +241,10 @@ def test_an_unknown_rule_code_is_a_lab_error_that_lists_the_codes():
 
 # -- live mode: the exchange's facts, walked by the same loop -------------------------------------
 
-HANDBOOK_READ = {
-    "id": "h",
-    "initiator": "application",
-    "operation": "read",
-    "shape": "listed-resource",
-    "uri": "kb://handbook/v4",
-    "mime": "text/markdown",
-    "bytes": 1800,
-    "current": True,
-    "allowed": True,
-    "sideEffects": False,
-    "provenance": "docs-server@v4",
-}
+HANDBOOK_READ = cl.load_fixture().case("handbook").to_dict()
 RISK_CALL = {
     **HANDBOOK_READ,
-    "id": "r",
+    "id": "risk",
     "initiator": "model",
     "operation": "calculate",
     "shape": "structured-tool-result",

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 __all__ = ["HOSTILE_EXPECTED", "HOSTILE_TOUR", "HostileServer", "HostileState", "main", "run_hostile_tour"]
 
-import argparse
 import json
 import sys
 from collections import Counter
@@ -42,6 +41,7 @@ import mcp.types as mt
 from mcp.server.mcpserver import MCPServer
 
 from .keys import PROVENANCE_KEY, STATE_URI
+from .server import serve_stdio
 from .session import LabSession, Mode
 from .values import Exchange, Gate, LiveReceipt
 
@@ -207,12 +207,12 @@ async def run_hostile_tour(
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Serve the hostile server over stdio until the client closes (for ``custody-lab audit``)."""
-    parser = argparse.ArgumentParser(
-        prog="python -m custody_lab.live.hostile", description="Run the custody lab's hostile MCP server over stdio."
+    return serve_stdio(
+        HostileServer(),
+        "python -m custody_lab.live.hostile",
+        "Run the custody lab's hostile MCP server over stdio.",
+        argv,
     )
-    parser.parse_args(argv)
-    HostileServer().mcp.run("stdio")
-    return 0
 
 
 if __name__ == "__main__":

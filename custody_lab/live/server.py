@@ -64,6 +64,7 @@ __all__ = [
     "LabState",
     "RiskScore",
     "main",
+    "serve_stdio",
 ]
 
 import argparse
@@ -424,15 +425,18 @@ class LabServer:
         return self.state.status_revision
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Serve the lab server over stdio until the client closes (``python -m custody_lab.live.hostile``
-    serves the hostile one)."""
-    parser = argparse.ArgumentParser(
-        prog="python -m custody_lab.live.server", description="Run the custody lab's MCP server over stdio."
-    )
-    parser.parse_args(argv)
-    LabServer().mcp.run("stdio")
+def serve_stdio(server: Any, prog: str, description: str, argv: Sequence[str] | None = None) -> int:
+    """Parse ``argv`` (only ``--help``), then serve ``server.mcp`` over stdio until the client closes."""
+    argparse.ArgumentParser(prog=prog, description=description).parse_args(argv)
+    server.mcp.run("stdio")
     return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Serve the lab server over stdio (``python -m custody_lab.live.hostile`` serves the hostile one)."""
+    return serve_stdio(
+        LabServer(), "python -m custody_lab.live.server", "Run the custody lab's MCP server over stdio.", argv
+    )
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ __all__ = ["RecordingCacheStore", "lowlevel_server", "tapped_transport"]
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, Self
 
 import anyio
 from mcp.client.caching import CacheEntry, CacheKey, InMemoryResponseCacheStore
@@ -54,10 +54,23 @@ def _dump(message: Any) -> dict[str, Any]:
     return {"note": repr(inner)}
 
 
-class _TapRead:
+class _Tap:
+    """One end of a memory stream that appends every message it carries to ``frames``."""
+
     def __init__(self, stream: Any, frames: list[Frame]) -> None:
         self._s, self._frames = stream, frames
 
+    async def aclose(self) -> None:
+        await self._s.aclose()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self._s.aclose()
+
+
+class _TapRead(_Tap):
     async def receive(self) -> Any:
         item = await self._s.receive()
         if not isinstance(item, Exception):
@@ -73,32 +86,11 @@ class _TapRead:
         except (anyio.EndOfStream, anyio.ClosedResourceError):
             raise StopAsyncIteration from None
 
-    async def aclose(self) -> None:
-        await self._s.aclose()
 
-    async def __aenter__(self) -> _TapRead:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self._s.aclose()
-
-
-class _TapWrite:
-    def __init__(self, stream: Any, frames: list[Frame]) -> None:
-        self._s, self._frames = stream, frames
-
+class _TapWrite(_Tap):
     async def send(self, item: Any) -> None:
         self._frames.append(Frame("client→server", _dump(item)))
         await self._s.send(item)
-
-    async def aclose(self) -> None:
-        await self._s.aclose()
-
-    async def __aenter__(self) -> _TapWrite:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self._s.aclose()
 
 
 @asynccontextmanager

@@ -133,8 +133,8 @@ class LiveReceipt:
 
     Attributes:
         case_id: the fixture case (or a name you chose) this exchange stands for.
-        decision: the router's decision on the case built from the actual response, with any
-            live-only rejection applied.
+        decision: the router's decision on the case built from the actual response and the
+            exchange's facts (one loop over ``LIVE_RULES``: at most one failed step).
         receipt: the JSON-ready extended receipt (seed shape + live fields).
         content: the bytes or text that came back (for display; never decisive), or ``None``.
         frames: the JSON-RPC frames of this exchange when the session records them.
