@@ -14,15 +14,19 @@ from custody_lab.core.errors import CustodyLabError
 from custody_lab.protocol.catalog import (
     Catalog,
     CatalogError,
-    CountingCatalog,
     ReadResult,
     ResourceEntry,
     ResourceNotFound,
     TemplateEntry,
-    check_deterministic,
-    entry_html,
     kind_of_mime,
     transport_of,
+)
+from custody_lab.protocol.determinism import CountingCatalog, check_deterministic
+from custody_lab.views.catalog_html import (
+    determinism_html,
+    entry_html,
+    resources_table,
+    templates_table,
     untrusted_text_html,
 )
 
@@ -94,7 +98,7 @@ def test_kind_follows_the_mime_type_as_in_seed_004(mime, kind):
 
 
 def test_the_table_lists_resources_by_kind(catalog):
-    table = catalog.table()
+    table = resources_table(catalog)
     assert list(table.columns) == ["uri", "name", "title", "kind", "mimeType"]
     assert len(table) == len(catalog.resources) > 0
     kinds = dict(zip(table["uri"], table["kind"]))
@@ -105,12 +109,12 @@ def test_the_table_lists_resources_by_kind(catalog):
 
 
 def test_the_table_escapes_a_hostile_title_when_rendered_as_html(catalog):
-    page = catalog.table().to_html()
+    page = resources_table(catalog).to_html()
     assert "<img src=x" not in page and "&lt;img src=x onerror=alert(1)&gt;" in page
 
 
 def test_templates_table_names_the_variables(catalog):
-    table = catalog.templates_table()
+    table = templates_table(catalog)
     assert list(table["variables"]) == ["order_id", "id", "service, day, level"]
 
 
@@ -293,11 +297,19 @@ def test_a_read_that_changes_state_is_caught_by_digest():
     assert report.digests[0] != report.digests[1]
     assert report.first_difference is not None
     assert bad.read("kb://shipping").text.endswith("(viewed 3 times)\n")
-    assert "NOT DETERMINISTIC" in report._repr_html_()
+    assert "NOT DETERMINISTIC" in determinism_html(report)
+
+
+def test_the_determinism_verdict_says_it_in_words_and_escapes_the_uri(catalog):
+    hostile = "kb://<img src=x onerror=alert(1)>"
+    report = check_deterministic(lambda _uri: catalog.read("kb://shipping"), hostile)
+    page = determinism_html(report)
+    assert report.deterministic and "✓ DETERMINISTIC" in page and "NOT DETERMINISTIC" not in page, page
+    assert "<img" not in page and "&lt;img src=x onerror=alert(1)&gt;" in page, page
 
 
 def test_check_deterministic_needs_two_reads(catalog):
-    with pytest.raises(ValueError):
+    with pytest.raises(CatalogError, match="times"):
         check_deterministic(catalog.read, "kb://shipping", times=1)
 
 
@@ -313,7 +325,8 @@ def test_the_hostile_entry_is_shown_escaped_under_an_untrusted_label(catalog):
     assert "UNTRUSTED DATA" in page
     assert "<img" not in page and "<script>" not in page
     assert "&lt;img src=x onerror=alert(1)&gt;" in page and "&lt;script&gt;" in page
-    assert entry._repr_html_() == page
+    # the protocol entry is data and builds no HTML: only the views layer shows it
+    assert not hasattr(entry, "_repr_html_"), "ResourceEntry must not render itself (views/catalog_html does)"
 
 
 def test_hostile_resource_text_is_shown_escaped_under_an_untrusted_label(catalog):

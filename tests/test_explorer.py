@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
 import custody_lab as cl
 from custody_lab.core.explain import diff, flip_sentence
+from custody_lab.core.rules import outcome_look, rule
 from custody_lab.views.widgets import render
 from custody_lab.widgets import CaseExplorer
 
@@ -138,6 +140,26 @@ def test_render_functions_escape_without_a_widget():
     html = render.untrusted_html(case)
     assert "&lt;script&gt;x&lt;/script&gt;" in html and "<script>" not in html
     assert "<" not in render.error_html("<img src=x>").split("Not applied:</b> ")[1].split("<br>")[0]
+
+
+def test_a_live_trace_renders_every_step_by_its_own_code_and_origin():
+    hung = {"id": "t", "initiator": "model", "operation": "calculate", "shape": "structured-tool-result",
+            "bytes": 0, "current": True, "allowed": True, "sideEffects": False}  # fmt: skip
+    d = cl.route(hung, exchange={"timedOut": True})
+    page = render.trace_html(d)
+    shown = re.findall(r'<tr class="trace-([a-z-]+)".*?<code>(.*?)</code>.*?<small>(seed|lab)</small>', page)
+    expected = [(s.status, s.code, "seed" if rule(s.code).seed else "lab") for s in d.trace]
+    assert len(d.trace) > len(cl.RULES), "a live trace walks more rules than the case table"
+    assert shown == expected, f"trace {expected}\nrendered {shown}"
+
+
+@pytest.mark.parametrize("case_id", [c.id for c in cl.load_fixture().all_cases])
+def test_the_outcome_wears_the_look_the_rule_table_gives_it(case_id):
+    d = cl.route(cl.load_fixture().case(case_id))
+    look = outcome_look(d.outcome)
+    page = render.outcome_html(d)
+    badge = f'style="background:{look.color};'
+    assert badge in page and f">{look.label}</span>" in page, f"{case_id} ({d.outcome}): {look} not in {page}"
 
 
 def test_flip_sentence_reads_like_the_lesson():

@@ -16,10 +16,11 @@ from custody_lab.protocol.link_or_embed import (
     DEFAULT_URI,
     compare_shapes,
     embedded_resource_block,
-    plot_cumulative,
     resource_link_block,
     same_uri_invariant,
 )
+from custody_lab.views.html import ViewError
+from custody_lab.views.link_or_embed import plot_cumulative, uri_check_html
 
 
 @pytest.fixture(scope="module")
@@ -148,6 +149,15 @@ def test_the_plot_draws_into_a_given_axes():
     assert plot_cumulative(compare_shapes(1000, 3), ax=ax) is fig
 
 
+def test_the_plot_refuses_axes_that_belong_to_no_figure():
+    class DetachedAxes:  # what get_figure() says of axes removed from their figure
+        def get_figure(self, root: bool = False) -> None:
+            return None
+
+    with pytest.raises(ViewError, match="ax: the axes passed to plot_cumulative belong to no figure"):
+        plot_cumulative(compare_shapes(1000, 3), ax=DetachedAxes())  # type: ignore[arg-type]
+
+
 # --------------------------------------------------------------------------------------------
 # The same-URI invariant (seed 001)
 # --------------------------------------------------------------------------------------------
@@ -167,7 +177,7 @@ def test_a_link_to_a_registered_uri_keeps_the_invariant(catalog, uri):
     check = same_uri_invariant(resource_link_block(uri, "x"), catalog)
     assert check.ok and check.problems == (), check.message
     assert check.block_type == "resource_link" and check.uri == uri
-    assert "✓" in str(check) and "SAME URI" in check._repr_html_()
+    assert "✓" in str(check) and "SAME URI" in uri_check_html(check)
 
 
 @pytest.mark.parametrize(
@@ -224,5 +234,6 @@ def test_a_malformed_block_is_reported_not_raised(catalog, block):
 
 def test_a_hostile_uri_is_escaped_in_the_html(catalog):
     check = same_uri_invariant(resource_link_block("x://<script>alert(1)</script>", "x"), catalog)
-    page = check._repr_html_()
+    page = uri_check_html(check)
     assert "<script>" not in page and "&lt;script&gt;" in page
+    assert "URI NOT REGISTERED" in page and "SAME URI" not in page, page

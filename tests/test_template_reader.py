@@ -1,4 +1,4 @@
-"""The template reader: its pure logic (custody_lab.protocol.template_reading) and the widget, driven by code."""
+"""The template reader: its pure logic (custody_lab.protocol.template_reading), its HTML and the widget."""
 
 from __future__ import annotations
 
@@ -10,27 +10,26 @@ from hypothesis import strategies as st
 
 from custody_lab.core.paths import DATA_DIR
 from custody_lab.protocol.catalog import Catalog, TemplateEntry
-from custody_lab.protocol.template_reading import (
+from custody_lab.protocol.template_examples import (
     EXAMPLE_VALUES,
     TRICKY_CASES,
-    Preview,
     compare_engines,
     describe_error,
     listing_cost,
     operator_examples,
-    outcome_html,
+)
+from custody_lab.protocol.template_reading import (
+    Preview,
     parse_error,
     preview,
-    preview_html,
-    problem_html,
     read_preview,
     read_template,
     template_problem,
     template_variables,
     values_from_inputs,
-    variables_html,
 )
 from custody_lab.uri_templates import UriTemplateError, match
+from custody_lab.views.template_html import outcome_html, preview_html, problem_html, variables_html
 from custody_lab.views.widgets.template_reader import CUSTOM, TemplateReader
 
 HOSTILE = "<img src=x onerror=alert(1)>"

@@ -15,17 +15,18 @@ The rules of reads (seed 004, "The Rules for Resources") are kept and can be che
 * a read changes nothing. :class:`Catalog` counts reads in :attr:`Catalog.reads`, *outside* the
   data, so the count never leaks into what is returned;
 * reads are deterministic: two reads of one URI give the same bytes and the same SHA-256.
-  :func:`check_deterministic` tests that for any read function, and :class:`CountingCatalog` is a
-  deliberately bad server whose reads change what they return;
+  :func:`~custody_lab.protocol.determinism.check_deterministic` tests that for any read function,
+  and :class:`~custody_lab.protocol.determinism.CountingCatalog` is a deliberately bad server whose
+  reads change what they return;
 * a missing resource is an error, not an empty answer: :class:`ResourceNotFound`, code -32602
   "Resource not found", as seed 004 ("Resource Templates") and the MCP Python SDK (which raises
   ``INVALID_PARAMS`` for it) do;
-* titles, descriptions and resource text are *data*. :func:`entry_html` and
-  :func:`untrusted_text_html` show them escaped, under a visible "untrusted data" label, and nothing
-  here ever acts on them (seed 000, "Preserve URI, MIME type, and provenance"; seed 004, "Trusting
-  resource text").
+* titles, descriptions and resource text are *data*: nothing here ever acts on them (seed 000,
+  "Preserve URI, MIME type, and provenance"; seed 004, "Trusting resource text"). The views layer
+  shows them escaped, under a visible "untrusted data" label (:mod:`custody_lab.views.catalog_html`).
 
-The module is pure: pandas is imported only inside :meth:`Catalog.table`.
+Determinism is checked in :mod:`custody_lab.protocol.determinism`. The module is pure: standard
+library only, no HTML.
 """
 
 from __future__ import annotations
@@ -34,36 +35,27 @@ __all__ = [
     "KINDS",
     "Catalog",
     "CatalogError",
-    "CountingCatalog",
-    "DeterminismReport",
     "ReadResult",
     "ResourceEntry",
     "ResourceNotFound",
     "TemplateEntry",
-    "check_deterministic",
-    "entry_html",
     "kind_of_mime",
     "transport_of",
-    "untrusted_text_html",
 ]
 
 import hashlib
-import html
 import json
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from ..core.errors import CustodyLabError
 from ..core.paths import DATA_DIR
 from . import uri_templates
 from .blobs import ContentsReading, encode, read_contents
 from .mime import essence, is_text
-
-if TYPE_CHECKING:  # pragma: no cover
-    import pandas
 
 Kind = Literal["text", "image", "data"]
 KINDS: tuple[str, ...] = ("text", "image", "data")
@@ -188,9 +180,6 @@ class ResourceEntry:
             }
         )
 
-    def _repr_html_(self) -> str:
-        return entry_html(self)
-
 
 @dataclass(frozen=True)
 class TemplateEntry:
@@ -241,9 +230,6 @@ class TemplateEntry:
                 "mimeType": self.mime_type,
             }
         )
-
-    def _repr_html_(self) -> str:
-        return entry_html(self)
 
 
 # --------------------------------------------------------------------------------------------
@@ -415,40 +401,6 @@ class Catalog:
     def list_templates(self) -> dict[str, list[dict[str, str]]]:
         """The ``resources/templates/list`` result."""
         return {"resourceTemplates": [t.to_dict() for t in self.templates]}
-
-    def table(self) -> pandas.DataFrame:
-        """The listed resources by kind: columns uri, name, title, kind, mimeType.
-
-        pandas escapes cell text when it renders HTML, so a hostile title shows as text.
-        """
-        import pandas as pd
-
-        return pd.DataFrame(
-            [
-                {"uri": e.uri, "name": e.name, "title": e.title, "kind": self.kind_of(e), "mimeType": e.mime_type}
-                for e in self.resources
-            ],
-            columns=["uri", "name", "title", "kind", "mimeType"],
-        )
-
-    def templates_table(self) -> pandas.DataFrame:
-        """The templates: columns uriTemplate, name, title, kind, mimeType, variables."""
-        import pandas as pd
-
-        return pd.DataFrame(
-            [
-                {
-                    "uriTemplate": t.uri_template,
-                    "name": t.name,
-                    "title": t.title,
-                    "kind": self.kind_of(t),
-                    "mimeType": t.mime_type,
-                    "variables": ", ".join(t.variables),
-                }
-                for t in self.templates
-            ],
-            columns=["uriTemplate", "name", "title", "kind", "mimeType", "variables"],
-        )
 
     # ---- templates ----------------------------------------------------------------------
 
@@ -627,171 +579,4 @@ def _template_entry(item: object, where: str) -> TemplateEntry:
         records=str(_text(item, "records", where, required=True)),
         reader=reader,
         keys=tuple(keys),
-    )
-
-
-# --------------------------------------------------------------------------------------------
-# Deterministic reads, and a bad server that breaks the rule
-# --------------------------------------------------------------------------------------------
-
-
-class CountingCatalog(Catalog):
-    """A deliberately BAD server: every read of a text resource appends "(viewed N times)".
-
-    Seed 004 ("Deterministic Reads") shows this mistake: the count is stored *in the data*, so two
-    reads of the same URI differ and a host's cache, prefetch or receipt can no longer trust them.
-    :func:`check_deterministic` catches it by digest. Never model a real server on this class.
-
-    Example:
-        >>> bad = CountingCatalog.load()
-        >>> bad.read("kb://shipping").text.endswith("(viewed 1 times)\\n")
-        True
-    """
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.views: Counter[str] = Counter()
-
-    def read(self, uri: str) -> ReadResult:
-        result = super().read(uri)
-        if result.transport != "text":
-            return result
-        self.views[uri] += 1  # the side effect: state changed by a read
-        text = (result.text or "").rstrip("\n") + f" (viewed {self.views[uri]} times)\n"
-        data = text.encode("utf-8")
-        item = {**result.item, "text": text}
-        return replace(result, contents=(item,), sha256=_sha256(data), data=data)
-
-
-@dataclass(frozen=True)
-class DeterminismReport:
-    """Whether repeated reads of one URI gave the same bytes.
-
-    Attributes:
-        uri: the URI read.
-        digests: the SHA-256 of each read, in order.
-        deterministic: all digests equal.
-        first_difference: byte offset where the first differing read departs from the first
-            read, or ``None``.
-        message: the verdict in words.
-    """
-
-    uri: str
-    digests: tuple[str, ...]
-    deterministic: bool
-    first_difference: int | None
-    message: str
-
-    def __str__(self) -> str:
-        return self.message
-
-    def _repr_html_(self) -> str:
-        mark = "✓ DETERMINISTIC" if self.deterministic else "✗ NOT DETERMINISTIC"
-        colour = "#14532d" if self.deterministic else "#7f1d1d"
-        rows = "".join(
-            f"<tr><td>read {i}</td><td><code>{html.escape(d[:16])}…</code></td></tr>"
-            for i, d in enumerate(self.digests, 1)
-        )
-        return (
-            f'<div style="border-left:6px solid {colour};padding:4px 8px;font-family:sans-serif">'
-            f'<b style="color:{colour}">{mark}</b> — {html.escape(self.message)}'
-            f"<table>{rows}</table></div>"
-        )
-
-
-def check_deterministic(read: Callable[[str], ReadResult], uri: str, *, times: int = 2) -> DeterminismReport:
-    """Read ``uri`` ``times`` times with ``read`` and compare the SHA-256 of the bytes.
-
-    Args:
-        read: a read function, e.g. ``Catalog.load().read``.
-        uri: the URI to read.
-        times: how many reads (at least 2).
-
-    Raises:
-        ValueError: when ``times`` < 2. A read error (``ResourceNotFound``) passes through.
-
-    Example:
-        >>> check_deterministic(Catalog.load().read, "kb://shipping").deterministic
-        True
-        >>> check_deterministic(CountingCatalog.load().read, "kb://shipping").deterministic
-        False
-    """
-    if times < 2:
-        raise ValueError(f"comparing reads needs at least 2 of them; got times={times}")
-    results = [read(uri) for _ in range(times)]
-    digests = tuple(r.sha256 for r in results)
-    first = results[0].data
-    for r in results[1:]:
-        if r.sha256 != digests[0]:
-            offset = next(
-                (i for i, (a, b) in enumerate(zip(first, r.data)) if a != b),
-                min(len(first), len(r.data)),
-            )
-            return DeterminismReport(
-                uri,
-                digests,
-                False,
-                offset,
-                f"{times} reads of {uri} gave {len(set(digests))} different digests; the bytes "
-                f"first differ at offset {offset}: the read changed something, so a cache, a "
-                "prefetch or a receipt can no longer trust it",
-            )
-    return DeterminismReport(
-        uri,
-        digests,
-        True,
-        None,
-        f"{times} reads of {uri} gave the same {len(first)} bytes (sha256 {digests[0][:12]}…)",
-    )
-
-
-# --------------------------------------------------------------------------------------------
-# Untrusted text, shown as data
-# --------------------------------------------------------------------------------------------
-
-_UNTRUSTED_BOX = "border:2px dotted #8a6d00;padding:6px;margin:2px 0;font-family:sans-serif"
-_UNTRUSTED_LABEL = (
-    "<b>⚠ UNTRUSTED DATA</b> — written by the server, shown as text; it never changes what the lab decides"
-)
-
-
-def entry_html(entry: ResourceEntry | TemplateEntry) -> str:
-    """A catalog entry as HTML: every field escaped, under a visible "untrusted data" label.
-
-    Example:
-        >>> html_text = entry_html(ResourceEntry("x://1", "x", title="<b>hi</b>"))
-        >>> "&lt;b&gt;hi&lt;/b&gt;" in html_text and "UNTRUSTED DATA" in html_text
-        True
-    """
-    e = html.escape
-    address = entry.uri if isinstance(entry, ResourceEntry) else entry.uri_template
-    rows = [
-        ("uri" if isinstance(entry, ResourceEntry) else "uriTemplate", address),
-        ("name", entry.name),
-        ("title", entry.title),
-        ("description", entry.description),
-        ("mimeType", entry.mime_type),
-    ]
-    body = "".join(
-        f'<tr><th style="text-align:left;padding-right:8px">{e(k)}</th><td>'
-        + ("<i>(none)</i>" if v is None else f"<span>{e(v)}</span>")
-        + "</td></tr>"
-        for k, v in rows
-    )
-    return f'<div class="custody-untrusted" style="{_UNTRUSTED_BOX}">{_UNTRUSTED_LABEL}<table>{body}</table></div>'
-
-
-def untrusted_text_html(text: str, source: str, *, limit: int = 4000) -> str:
-    """Resource text as escaped, preformatted data under the "untrusted data" label.
-
-    Example:
-        >>> "&lt;script&gt;" in untrusted_text_html("<script>x</script>", "tickets://T-501")
-        True
-    """
-    shown = text if len(text) <= limit else text[:limit]
-    more = f"<div><small>… {len(text) - limit:,} more characters not shown</small></div>" if len(text) > limit else ""
-    return (
-        f'<div class="custody-untrusted" style="{_UNTRUSTED_BOX}">{_UNTRUSTED_LABEL} '
-        f"(from <code>{html.escape(source)}</code>)"
-        f'<pre style="white-space:pre-wrap;margin:4px 0">{html.escape(shown)}</pre>{more}</div>'
     )

@@ -23,7 +23,8 @@ is registered under, or the client can neither match it against its cache nor fo
 ``notifications/resources/updated`` for it. :func:`same_uri_invariant` checks a block against the
 lab's catalog.
 
-The module is pure; matplotlib is imported only inside :func:`plot_cumulative`.
+The module is pure (standard library only); the views layer draws the costs and shows a check
+(:mod:`custody_lab.views.link_or_embed`).
 """
 
 from __future__ import annotations
@@ -36,16 +37,14 @@ __all__ = [
     "UriInvariantCheck",
     "compare_shapes",
     "embedded_resource_block",
-    "plot_cumulative",
     "resource_link_block",
     "same_uri_invariant",
 ]
 
 import difflib
-import html
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..core.advisor import Advice, advise
 from ..core.errors import CaseError
@@ -53,10 +52,6 @@ from ..core.model import Policy
 from ..core.receipts import canonical_json
 from .blobs import overhead
 from .catalog import Catalog, ReadResult, ResourceEntry, TemplateEntry
-
-if TYPE_CHECKING:  # pragma: no cover
-    from matplotlib.axes import Axes
-    from matplotlib.figure import Figure
 
 #: The seed's large generated report (seed 000, case "generated-report").
 DEFAULT_URI = "report://synthetic/weekly-7"
@@ -241,73 +236,6 @@ def compare_shapes(
     )
 
 
-def plot_cumulative(costs: ShapeCosts, ax: Axes | None = None) -> Figure:
-    """Cumulative bytes in context vs call number, for embed and for link-with-cache.
-
-    Readable without colour: the two lines differ in style (solid circles vs dashed squares) and
-    each is labelled in words at its end; the break-even call is marked with a dotted line.
-    """
-    from matplotlib.figure import Figure
-    from matplotlib.ticker import FuncFormatter, MaxNLocator
-
-    if ax is None:
-        # A bare Figure (not pyplot): returned once, displayed once, never left open.
-        fig = Figure(figsize=(7.5, 4.2), layout="constrained")
-        ax = fig.subplots()
-    else:
-        root = ax.get_figure(root=True)
-        if root is None:
-            raise ValueError("the axes passed to plot_cumulative belong to no figure")
-        fig = root
-    calls = list(range(1, costs.reuse + 1))
-    ax.plot(calls, costs.embed_cumulative, "-o", color="#b3261e", linewidth=2, markersize=6, label="embed every call")
-    ax.plot(
-        calls,
-        costs.link_cumulative,
-        "--s",
-        color="#1f4e8c",
-        linewidth=2,
-        markersize=6,
-        label="link + one fetch (client cache)",
-    )
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
-    ax.set_xlabel("call number in the session")
-    ax.set_ylabel("bytes in context so far")
-    ax.set_ylim(bottom=0, top=max(costs.embed_total, costs.link_total) * 1.18 + 1)
-    ax.set_xlim(0.6, costs.reuse + 0.4 + max(1.2, costs.reuse * 0.18))
-    for series, text in ((costs.embed_cumulative, "embed"), (costs.link_cumulative, "link")):
-        ax.annotate(
-            f"{text}: {series[-1]:,}",
-            (costs.reuse, series[-1]),
-            xytext=(8, 0),
-            textcoords="offset points",
-            va="center",
-            fontsize=9,
-        )
-    if costs.break_even is not None and costs.reuse > 1:
-        ax.axvline(costs.break_even, color="#555555", linestyle=":", linewidth=1)
-        ax.annotate(
-            f"link cheaper from call {costs.break_even}",
-            (costs.break_even, 0.97),
-            xycoords=ax.get_xaxis_transform(),
-            xytext=(4, 0),
-            textcoords="offset points",
-            va="top",
-            fontsize=8,
-            color="#333333",
-        )
-    kind = "binary (base64)" if costs.binary else "text"
-    ax.set_title(
-        f"{costs.payload_bytes:,} {kind} bytes × {costs.reuse} call{'s' if costs.reuse != 1 else ''}, "
-        f"inline budget {costs.budget:,} → advisor: {costs.shape}",
-        fontsize=10,
-    )
-    fig.legend(loc="outside lower center", ncol=2, fontsize=9, frameon=False)
-    ax.grid(axis="y", color="#dddddd", linewidth=0.6)
-    return fig
-
-
 # --------------------------------------------------------------------------------------------
 # Seed 001's invariant: the URI in a link or an embed is the URI the resource is registered under
 # --------------------------------------------------------------------------------------------
@@ -350,17 +278,6 @@ class UriInvariantCheck:
 
     def __str__(self) -> str:
         return ("✓ same URI: " if self.ok else "✗ URI invariant broken: ") + self.message
-
-    def _repr_html_(self) -> str:
-        if self.ok:
-            head, colour = "✓ SAME URI", "#14532d"
-        else:
-            head, colour = "✗ URI NOT REGISTERED", "#7f1d1d"
-        return (
-            f'<div class="custody-uri-check" style="border-left:6px solid {colour};'
-            f'padding:4px 8px;font-family:sans-serif"><b style="color:{colour}">{head}</b> — '
-            f"{html.escape(self.message)}</div>"
-        )
 
 
 def _block_uri(block: object) -> tuple[str | None, str | None, Mapping[str, Any] | None, str | None]:

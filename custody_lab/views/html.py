@@ -13,24 +13,37 @@ from __future__ import annotations
 
 __all__ = [
     "BOX",
+    "FONT",
     "KINDS",
+    "TONES",
     "UNTRUSTED_LABEL",
+    "ViewError",
+    "Markup",
     "box",
+    "cell",
+    "code",
     "escape",
     "field_table",
     "pre",
+    "rows_html",
     "small",
+    "table",
+    "tone",
     "untrusted_block",
 ]
 
 import html
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Literal
 
-#: The padding, margin and font every box shares.
-BOX = "padding:6px 10px;margin:2px 0;border-radius:6px;font-family:sans-serif"
+from ..core.errors import CustodyLabError
 
-Kind = Literal["ok", "error", "note", "info", "untrusted", "plain"]
+#: The font of every box and table.
+FONT = "font-family:sans-serif"
+#: The padding, margin and font every box shares.
+BOX = f"padding:6px 10px;margin:2px 0;border-radius:6px;{FONT}"
+
+Kind = Literal["ok", "error", "note", "info", "untrusted", "plain", "muted"]
 #: Colours and borders by meaning. Each kind differs in its border style as well as its colour
 #: (solid, dashed, dotted, left bar), so the meaning survives greyscale and colour blindness.
 KINDS: dict[str, str] = {
@@ -40,7 +53,12 @@ KINDS: dict[str, str] = {
     "info": "border-left:6px solid #1f4e8c;color:inherit",
     "untrusted": "border:2px dotted #8a6d00;color:inherit",
     "plain": "color:inherit",
+    "muted": "color:#555555",
 }
+
+#: Text colours for a verdict inside a box; the words (✓ / ✗) carry the meaning, colour repeats it.
+TONES: dict[str, str] = {"ok": "#14532d", "error": "#7f1d1d", "muted": "#555555"}
+Tone = Literal["ok", "error", "muted"]
 
 UNTRUSTED_LABEL = (
     "<b>⚠ UNTRUSTED DATA</b> — written by the server, shown as text; it never changes what the lab decides"
@@ -55,6 +73,49 @@ def escape(value: object) -> str:
         '&lt;img src=x onerror=&quot;alert(1)&quot;&gt;'
     """
     return "" if value is None else html.escape(str(value), quote=True)
+
+
+class ViewError(CustodyLabError, ValueError):
+    """A view asked to draw or show something it cannot (the message names the argument)."""
+
+
+class Markup(str):
+    """HTML the lab built itself (its untrusted parts already escaped): tables keep it as is.
+
+    Every other value put into a table cell is escaped; wrapping a string in ``Markup`` is the one
+    way to say "this is markup", and only code of the views layer does it.
+    """
+
+
+def cell(value: object) -> str:
+    """A table cell's content: :class:`Markup` as it is, anything else escaped.
+
+    Example:
+        >>> cell("<b>"), cell(Markup("<b>x</b>"))
+        ('&lt;b&gt;', '<b>x</b>')
+    """
+    return value if isinstance(value, Markup) else escape(value)
+
+
+def code(value: object) -> Markup:
+    """A value as escaped ``<code>`` text.
+
+    Example:
+        >>> code("a<b")
+        '<code>a&lt;b</code>'
+    """
+    return Markup(f"<code>{escape(value)}</code>")
+
+
+def tone(text: str, kind: Tone, *, bold: bool = False) -> Markup:
+    """Escaped text in a verdict colour (the text itself should say ✓ or ✗).
+
+    Example:
+        >>> tone("✓ ready", "ok")
+        '<span style="color:#14532d">✓ ready</span>'
+    """
+    weight = ";font-weight:bold" if bold else ""
+    return Markup(f'<span style="color:{TONES[kind]}{weight}">{escape(text)}</span>')
 
 
 def box(body: str, kind: Kind = "plain", *, cls: str | None = None, style: str = "") -> str:
@@ -77,12 +138,14 @@ def small(text_html: str) -> str:
     return f"<small>{text_html}</small>"
 
 
-def pre(text: str) -> str:
-    """Untrusted text as an escaped, wrapping ``<pre>`` block."""
-    return f'<pre style="white-space:pre-wrap;margin:4px 0">{escape(text)}</pre>'
+def pre(text: str, *, wrap: bool = True) -> str:
+    """Untrusted text as an escaped ``<pre>`` block; ``wrap=False`` keeps columns aligned (a caret
+    under a character, a hex dump)."""
+    style = "white-space:pre-wrap;margin:4px 0" if wrap else "margin:4px 0"
+    return f'<pre style="{style};background:none">{escape(text)}</pre>'
 
 
-def field_table(rows: Iterable[tuple[str, object]], *, none: str = "<i>(none)</i>") -> str:
+def field_table(rows: Iterable[tuple[str, object]], *, none: str = "<i>(none)</i>", cls: str | None = None) -> str:
     """A two-column table of name -> value, every name and value escaped (``None`` shown as none).
 
     Example:
@@ -92,18 +155,56 @@ def field_table(rows: Iterable[tuple[str, object]], *, none: str = "<i>(none)</i
     """
     body = "".join(
         f'<tr><th style="text-align:left;padding-right:8px">{escape(k)}</th><td>'
-        + (none if v is None else escape(v))
+        + (none if v is None else cell(v))
         + "</td></tr>"
         for k, v in rows
     )
-    return f"<table>{body}</table>"
+    klass = f' class="{escape(cls)}"' if cls else ""
+    return f'<table{klass} style="{FONT}">{body}</table>'
 
 
-def untrusted_block(content_html: str, *, source: str | None = None, cls: str = "custody-untrusted") -> str:
+def table(
+    rows: Iterable[Sequence[object]],
+    head: Sequence[str] | None = None,
+    *,
+    cls: str | None = None,
+    style: str = "",
+) -> str:
+    """A table with an optional header row; every cell escaped unless it is :class:`Markup`.
+
+    Example:
+        >>> table([("<b>", code(1))], head=["name", "value"])
+        '<table><thead><tr><th>name</th><th>value</th></tr></thead><tbody><tr><td>&lt;b&gt;</td><td><code>1</code></td></tr></tbody></table>'
+    """
+    klass = f' class="{escape(cls)}"' if cls else ""
+    css = f' style="{style}"' if style else ""
+    thead = "<thead><tr>" + "".join(f"<th>{escape(h)}</th>" for h in head) + "</tr></thead>" if head else ""
+    body = "".join("<tr>" + "".join(f"<td>{cell(v)}</td>" for v in row) + "</tr>" for row in rows)
+    return f"<table{klass}{css}>{thead}<tbody>{body}</tbody></table>"
+
+
+def rows_html(rows: Sequence[Mapping[str, object]], columns: Sequence[str] | None = None) -> str:
+    """Row mappings as a table (columns: ``columns``, or the first row's keys); ``None`` shows empty.
+
+    Example:
+        >>> rows_html([{"a": "<b>", "b": None}])
+        '<table><thead><tr><th>a</th><th>b</th></tr></thead><tbody><tr><td>&lt;b&gt;</td><td></td></tr></tbody></table>'
+    """
+    cols = list(columns) if columns is not None else (list(rows[0]) if rows else [])
+    return table(([r.get(c) for c in cols] for r in rows), head=cols)
+
+
+def untrusted_block(
+    content_html: str,
+    *,
+    source: str | None = None,
+    cls: str = "custody-untrusted",
+    label: str = UNTRUSTED_LABEL,
+) -> str:
     """Server-written content under the visible "untrusted data" label.
 
     ``content_html`` must already be escaped (use :func:`pre` or :func:`field_table`);
-    ``source`` (a URI, escaped here) says where it came from.
+    ``source`` (a URI, escaped here) says where it came from; ``label`` (HTML) says whose words.
 
     Example:
         >>> b = untrusted_block(pre("<script>x</script>"), source="tickets://T-501")
@@ -111,4 +212,4 @@ def untrusted_block(content_html: str, *, source: str | None = None, cls: str = 
         True
     """
     origin = f" (from <code>{escape(source)}</code>)" if source is not None else ""
-    return box(f"{UNTRUSTED_LABEL}{origin}{content_html}", "untrusted", cls=cls)
+    return box(f"{label}{origin}{content_html}", "untrusted", cls=cls)

@@ -16,22 +16,20 @@ from __future__ import annotations
 
 __all__ = ["PASTE", "BlobViewer", "reading_summary_html"]
 
-import html
-
 import ipywidgets as widgets
 
 from ...protocol.blobs import BlobError, ContentsReading, hex_preview, read_contents
-from ...protocol.catalog import Catalog, ResourceNotFound, untrusted_text_html
+from ...protocol.catalog import Catalog, ResourceNotFound
+from ...protocol.template_reading import DRAWN_IMAGES
+from ..catalog_html import untrusted_text_html
+from ..html import Markup, box, code, escape, field_table, pre, small, tone
 
 #: The dropdown value meaning "use the pasted blob".
 PASTE = "(paste)"
 #: The ``uri`` given to a pasted blob's contents item.
 PASTED_URI = "pasted://blob"
-#: Image types the viewer draws as a picture (SVG is deliberately not one of them).
-_DRAWN = {"image/png": "png", "image/jpeg": "jpeg", "image/gif": "gif", "image/webp": "webp"}
 #: Sniffed types shown as text (anything else that is not drawn is shown as hex).
 _TEXT_TYPES = {"text/plain", "application/json", "application/xml", "image/svg+xml"}
-_BOX = "padding:6px 10px;margin:2px 0;font-family:sans-serif"
 
 
 def reading_summary_html(reading: ContentsReading) -> str:
@@ -43,11 +41,10 @@ def reading_summary_html(reading: ContentsReading) -> str:
         >>> "MISMATCH" in reading_summary_html(r)
         True
     """
-    e = html.escape
-    rows: list[tuple[str, str]] = [
-        ("uri", f"<code>{e(reading.uri)}</code>"),
-        ("carried as", "<code>blob</code> (base64 text)" if reading.kind == "blob" else "<code>text</code>"),
-        ("decoded size", f"<b>{reading.size_bytes:,} bytes</b>"),
+    rows: list[tuple[str, object]] = [
+        ("uri", code(reading.uri)),
+        ("carried as", Markup(f"{code('blob')} (base64 text)") if reading.kind == "blob" else code("text")),
+        ("decoded size", Markup(f"<b>{reading.size_bytes:,} bytes</b>")),
     ]
     if reading.base64_chars is not None:
         ratio = (
@@ -55,25 +52,22 @@ def reading_summary_html(reading: ContentsReading) -> str:
             if reading.overhead_ratio is not None
             else "n/a for empty content"
         )
-        rows.append(("base64 characters", f"{reading.base64_chars:,} — {e(ratio)}"))
-    rows.append(("declared mimeType", f"<code>{e(reading.declared_mime or '(none)')}</code>"))
-    rows.append(("sniffed from the bytes", f"<code>{e(reading.sniffed_mime or '(unknown)')}</code>"))
+        rows.append(("base64 characters", f"{reading.base64_chars:,} — {ratio}"))
+    rows.append(("declared mimeType", code(reading.declared_mime or "(none)")))
+    rows.append(("sniffed from the bytes", code(reading.sniffed_mime or "(unknown)")))
     if reading.mime_mismatch:
-        verdict = f'<span style="color:#7f1d1d;font-weight:bold">⚠ MISMATCH</span> — {e(reading.mismatch_reason or "")}'
+        verdict = Markup(f"{tone('⚠ MISMATCH', 'error', bold=True)} — {escape(reading.mismatch_reason or '')}")
     elif reading.mismatch_reason:
-        verdict = f"<span>? not confirmed</span> — {e(reading.mismatch_reason)}"
+        verdict = Markup(f"? not confirmed — {escape(reading.mismatch_reason)}")
     else:
-        verdict = '<span style="color:#14532d;font-weight:bold">✓ the bytes match the declared type</span>'
+        verdict = tone("✓ the bytes match the declared type", "ok", bold=True)
     rows.append(("verdict", verdict))
-    rows.append(("sha256", f"<code>{e(reading.sha256[:16])}…</code>"))
-    for note in reading.notes:
-        rows.append(("note", e(note)))
-    body = "".join(f'<tr><th style="text-align:left;padding-right:10px">{e(k)}</th><td>{v}</td></tr>' for k, v in rows)
-    return f'<div class="custody-blob-summary" style="{_BOX}"><table>{body}</table></div>'
+    rows.append(("sha256", code(reading.sha256[:16] + "…")))
+    rows.extend(("note", note) for note in reading.notes)
+    return box(field_table(rows), cls="custody-blob-summary")
 
 
 def _error_html(error: BlobError | ResourceNotFound) -> str:
-    e = html.escape
     if isinstance(error, BlobError):
         where = "" if error.position is None else f" · position: {error.position}"
         detail = f"reason: {error.reason}{where}"
@@ -81,10 +75,11 @@ def _error_html(error: BlobError | ResourceNotFound) -> str:
     else:
         detail = f"code {error.code}"
         head = "Could not read this resource"
-    return (
-        f'<div class="custody-error" style="background:#fdecea;border:2px dashed #b3261e;'
-        f'color:#5c0f0a;{_BOX}"><b>⚠ {e(head)}:</b> {e(str(error))}<br>'
-        f"<small>{e(detail)}. The viewer still shows the last content that decoded.</small></div>"
+    return box(
+        f"<b>⚠ {escape(head)}:</b> {escape(str(error))}<br>"
+        + small(f"{escape(detail)}. The viewer still shows the last content that decoded."),
+        "error",
+        cls="custody-error",
     )
 
 
@@ -180,9 +175,8 @@ class BlobViewer(widgets.VBox):
             self.source.observe(self._on_source, names="value")
         blob = self.blob_box.value
         if not blob.strip():
-            self.error.value = (
-                f'<div style="{_BOX};color:#555">Nothing to show yet: paste base64 '
-                "text into the Blob box, then press Show.</div>"
+            self.error.value = box(
+                "Nothing to show yet: paste base64 text into the Blob box, then press Show.", "muted"
             )
             return
         mime = self.mime_box.value.strip() or None
@@ -226,7 +220,7 @@ class BlobViewer(widgets.VBox):
         self.last_error = None
         self.error.value = ""
         self.summary.value = reading_summary_html(reading)
-        drawn = _DRAWN.get(reading.sniffed_mime or "")
+        drawn = DRAWN_IMAGES.get(reading.sniffed_mime or "")
         if drawn is not None:
             self.image.format = drawn
             self.image.value = reading.data
@@ -234,17 +228,13 @@ class BlobViewer(widgets.VBox):
         elif reading.text is not None and reading.sniffed_mime in _TEXT_TYPES:
             note = ""
             if reading.sniffed_mime == "image/svg+xml":
-                note = (
-                    '<div style="font-family:sans-serif"><small>SVG is shown as text, not drawn: '
-                    "an image from a server can carry script.</small></div>"
-                )
+                note = box(small("SVG is shown as text, not drawn: an image from a server can carry script."))
             self.text_view.value = note + untrusted_text_html(reading.text, reading.uri)
             self._only("text")
         else:
-            self.hex_view.value = (
-                f'<div style="{_BOX}"><b>hex preview</b> (first bytes; the content is not text '
-                f'and not a picture the viewer draws)<pre style="margin:4px 0">'
-                f"{html.escape(hex_preview(reading.data, 256))}</pre></div>"
+            self.hex_view.value = box(
+                "<b>hex preview</b> (first bytes; the content is not text and not a picture the viewer draws)"
+                + pre(hex_preview(reading.data, 256), wrap=False)
             )
             self._only("hex")
 

@@ -1,14 +1,14 @@
 """The link-or-embed calculator: sliders for size, reuse and budget; the advice, the bytes, a plot.
 
 A thin view over :func:`custody_lab.protocol.link_or_embed.compare_shapes` (which asks the advisor) and
-:func:`custody_lab.protocol.link_or_embed.same_uri_invariant`. Moving a slider redraws everything.
+:func:`custody_lab.protocol.link_or_embed.same_uri_invariant`, drawn and shown by
+:mod:`custody_lab.views.link_or_embed`. Moving a slider redraws everything.
 """
 
 from __future__ import annotations
 
-__all__ = ["LinkOrEmbedCalculator", "advice_html", "costs_table_html"]
+__all__ = ["LinkOrEmbedCalculator"]
 
-import html
 import io
 
 import ipywidgets as widgets
@@ -23,52 +23,11 @@ from ...protocol.link_or_embed import (
     UriInvariantCheck,
     compare_shapes,
     embedded_resource_block,
-    plot_cumulative,
     resource_link_block,
     same_uri_invariant,
 )
-
-_BOX = "padding:6px 10px;margin:2px 0;font-family:sans-serif"
-
-
-def advice_html(costs: ShapeCosts) -> str:
-    """The advisor's shape and reasons, and whether one embed would exceed the budget."""
-    e = html.escape
-    reasons = "".join(f"<li>{e(r)}</li>" for r in costs.advice.reasons)
-    budget = (
-        f"<div>⚠ one embed carries {costs.payload_bytes:,} bytes, over the {costs.budget:,}-byte inline budget</div>"
-        if costs.embed_over_budget
-        else f"<div>one embed fits the {costs.budget:,}-byte inline budget</div>"
-    )
-    return (
-        f'<div class="custody-advice" style="{_BOX};border-left:6px solid #1f4e8c">'
-        f'<b>Advisor: <code>{e(str(costs.shape))}</code></b><ul style="margin:2px 0">{reasons}</ul>'
-        f"{budget}<div>{e(costs.summary())}</div></div>"
-    )
-
-
-def costs_table_html(costs: ShapeCosts) -> str:
-    """Per-call and total bytes for both shapes, as an HTML table."""
-    rows = [
-        (
-            "per call",
-            f"{costs.embed_block_bytes:,} (embedded-resource block)",
-            f"{costs.link_block_bytes:,} (resource_link block)",
-        ),
-        ("first use", "—", f"+ {costs.fetch_bytes:,} (one resources/read, then cached)"),
-        (
-            f"total after {costs.reuse} call{'s' if costs.reuse != 1 else ''}",
-            f"<b>{costs.embed_total:,}</b>",
-            f"<b>{costs.link_total:,}</b>",
-        ),
-    ]
-    body = "".join(
-        f'<tr><th style="text-align:left">{html.escape(a)}</th><td>{b}</td><td>{c}</td></tr>' for a, b, c in rows
-    )
-    return (
-        f'<table style="font-family:sans-serif"><tr><th></th><th>embed</th>'
-        f"<th>link + client cache</th></tr>{body}</table>"
-    )
+from ..html import box, escape
+from ..link_or_embed import advice_html, costs_table_html, plot_cumulative, uri_check_html
 
 
 def _png(costs: ShapeCosts) -> bytes:
@@ -165,10 +124,7 @@ class LinkOrEmbedCalculator(widgets.VBox):
         try:
             costs = compare_shapes(self.size.value, self.reuse.value, self.budget.value, binary=self.binary.value)
         except (CaseError, PolicyError) as err:
-            self.error.value = (
-                f'<div style="{_BOX};background:#fdecea">⚠ {html.escape(str(err))} '
-                "— the panel keeps the last good result.</div>"
-            )
+            self.error.value = box(f"⚠ {escape(str(err))} — the panel keeps the last good result.", "error")
             return
         self.error.value = ""
         self.costs = costs
@@ -188,4 +144,4 @@ class LinkOrEmbedCalculator(widgets.VBox):
             else:
                 block = {"type": "resource", "resource": {"uri": uri, "mimeType": DEFAULT_MIME, "text": "…"}}
         self.check = same_uri_invariant(block, self.catalog)
-        self.uri_check.value = self.check._repr_html_()
+        self.uri_check.value = uri_check_html(self.check)

@@ -26,22 +26,14 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from ...protocol.catalog import Catalog, entry_html
-from ...protocol.template_reading import (
-    Preview,
-    ReadOutcome,
-    TemplateVariable,
-    outcome_html,
-    preview,
-    preview_html,
-    problem_html,
-    read_preview,
-    variables_html,
-)
+from ...protocol.catalog import Catalog
+from ...protocol.template_reading import Preview, ReadOutcome, TemplateVariable, preview, read_preview
+from ..catalog_html import entry_html
+from ..html import box, small
+from ..template_html import outcome_html, preview_html, problem_html, variables_html
 
 #: The dropdown value meaning "the template typed in the Template box".
 CUSTOM = "(custom)"
-_BOX = "padding:4px 8px;margin:2px 0;font-family:sans-serif"
 
 
 class TemplateReader(widgets.VBox):
@@ -105,9 +97,7 @@ class TemplateReader(widgets.VBox):
         self.read_button = widgets.Button(
             description="Read", button_style="primary", icon="book", tooltip="resources/read this URI"
         )
-        self.output = widgets.HTML(
-            f'<div style="{_BOX};color:#555"><small>Fill in the boxes and press Read.</small></div>'
-        )
+        self.output = widgets.HTML(box(small("Fill in the boxes and press Read."), "muted"))
         self.image = widgets.Image(
             format="png", width="96", layout=widgets.Layout(display="none", border="1px solid #ccc")
         )
@@ -189,10 +179,11 @@ class TemplateReader(widgets.VBox):
         described = (
             entry_html(entry)
             if entry is not None
-            else (
-                f'<div style="{_BOX}"><small>A template that is not in the catalog: reading its URI '
-                "still asks the catalog, which answers -32602 unless something is registered "
-                "there.</small></div>"
+            else box(
+                small(
+                    "A template that is not in the catalog: reading its URI still asks the catalog, "
+                    "which answers -32602 unless something is registered there."
+                )
             )
         )
         self.about.value = described + variables_html(current.variables)

@@ -13,7 +13,6 @@ from __future__ import annotations
 __all__ = ["WhatIfPanel", "summary_html", "table_html"]
 
 import io
-from html import escape
 from pathlib import Path
 from typing import Any
 
@@ -27,29 +26,24 @@ from ...whatif.compare import Comparison, compare
 from ...whatif.io import load_inventory
 from ...whatif.plots import policy_comparison, policy_label
 from ...whatif.sweep import sweep
+from ..html import FONT, ViewError, box, code, escape, small, table
 from .render import error_html
 
 _CHANGED = "background:#fff4d6;font-weight:bold"
+_RIGHT = "text-align:right"
 
 
 def summary_html(comparison: Comparison) -> str:
     """How many capabilities change outcome, and the outcome counts before and after (escaped)."""
-    rows = "".join(
-        f"<tr><td><code>{escape(str(outcome))}</code></td><td style='text-align:right'>{row.before}</td>"
-        f"<td style='text-align:right'>{row.after}</td>"
-        f"<td style='text-align:right'>{'+' if row.change > 0 else ''}{row.change if row.change else '·'}</td></tr>"
+    rows = [
+        (code(outcome), row.before, row.after, f"{'+' if row.change > 0 else ''}{row.change if row.change else '·'}")
         for outcome, row in comparison.summary.iterrows()
+    ]
+    head = f"<b>{comparison.changed} of {comparison.cases} capabilities change outcome</b> " + small(
+        f"from <i>{escape(policy_label(comparison.before))}</i> to <i>{escape(policy_label(comparison.after))}</i>"
     )
-    head = (
-        f"<b>{comparison.changed} of {comparison.cases} capabilities change outcome</b> "
-        f"<small>from <i>{escape(policy_label(comparison.before))}</i> to "
-        f"<i>{escape(policy_label(comparison.after))}</i></small>"
-    )
-    return (
-        f'<div class="whatif-summary" style="font-family:sans-serif">{head}'
-        f'<table style="font-size:90%"><tr><th>outcome</th><th>before</th><th>after</th><th>change</th></tr>'
-        f"{rows}</table></div>"
-    )
+    counts = table(rows, head=("outcome", "before", "after", "change"), style="font-size:90%")
+    return box(head + counts, cls="whatif-summary")
 
 
 def table_html(swept: pd.DataFrame, before: pd.DataFrame | None = None) -> str:
@@ -57,10 +51,15 @@ def table_html(swept: pd.DataFrame, before: pd.DataFrame | None = None) -> str:
     inventory swept under the starting policy, row for row) are marked ⇄ with what they were.
 
     Ids and titles come from the inventory (untrusted text) and are escaped.
+
+    Raises:
+        ViewError: when ``before`` does not have one row for each row of ``swept``.
     """
-    was = before["outcome"].astype(str).tolist() if before is not None else [None] * len(swept)
+    was: list[str | None] = [None] * len(swept)
+    if before is not None:
+        was = [str(v) for v in before["outcome"]]
     if len(was) != len(swept):
-        raise ValueError(f"before has {len(was)} rows but the swept frame has {len(swept)}")
+        raise ViewError(f"before: it has {len(was)} rows but the swept frame has {len(swept)}")
     ids = swept["id"] if "id" in swept.columns else pd.Series(swept.index, index=swept.index)
     titles = swept["title"] if "title" in swept.columns else pd.Series([None] * len(swept), index=swept.index)
     rows = []
@@ -68,17 +67,16 @@ def table_html(swept: pd.DataFrame, before: pd.DataFrame | None = None) -> str:
         ids, titles, swept["shape"], swept["bytes"], swept["outcome"].astype(str), was
     ):
         changed = old is not None and old != outcome
-        mark = f"⇄ was <code>{escape(old)}</code>" if changed else ""
+        mark = f"⇄ was {code(old)}" if changed else ""
         style = f' style="{_CHANGED}"' if changed else ""
         verdict = "✓" if outcome == str(shape) else "✗"
+        shown = "" if pd.isna(title) else title
         rows.append(
-            f"<tr{style}><td><code>{escape(str(ident))}</code></td>"
-            f"<td>{escape('' if pd.isna(title) else str(title))}</td>"
-            f"<td>{escape(str(shape))}</td><td style='text-align:right'>{int(size):,}</td>"
-            f"<td>{verdict} <code>{escape(outcome)}</code></td><td>{mark}</td></tr>"
+            f"<tr{style}><td>{code(ident)}</td><td>{escape(shown)}</td><td>{escape(shape)}</td>"
+            f'<td style="{_RIGHT}">{int(size):,}</td><td>{verdict} {code(outcome)}</td><td>{mark}</td></tr>'
         )
     head = "<tr><th>id</th><th>title (untrusted)</th><th>shape</th><th>bytes</th><th>outcome</th><th></th></tr>"
-    return f'<table class="whatif-table" style="font-family:sans-serif;font-size:88%">{head}{"".join(rows)}</table>'
+    return f'<table class="whatif-table" style="{FONT};font-size:88%">{head}{"".join(rows)}</table>'
 
 
 class WhatIfPanel(W.VBox):
