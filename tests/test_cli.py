@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from custody_lab.cli import main
 from custody_lab.core.receipts import FIXTURE_SHA256
 
@@ -66,3 +68,29 @@ def test_a_bad_policy_file_is_a_clear_error(capsys, tmp_path):
     policy.write_text('{"embedLimitBytes": -1}')
     assert main(["route", "--policy", str(policy), str(data_path("cases.json"))]) == 2
     assert "embedLimitBytes" in capsys.readouterr().err
+
+
+def test_a_policy_file_with_a_byte_order_mark_is_read(capsys, tmp_path):
+    from custody_lab.core.paths import data_path
+
+    policy = tmp_path / "policy.json"
+    policy.write_bytes(b'\xef\xbb\xbf{"embedLimitBytes": 512}')
+    assert main(["route", "--policy", str(policy), str(data_path("cases.json"))]) == 0
+    assert "approve-draft        rejected  embed-over-budget" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("content", "fragment"),
+    [("{not json", "not valid JSON"), ('{"embedLimit": 5}', "unknown policy field 'embedLimit'"), ("[]", "an object")],
+)
+def test_route_and_sweep_refuse_a_bad_policy_file_with_the_same_message(capsys, tmp_path, content, fragment):
+    from custody_lab.core.paths import data_path
+
+    policy = tmp_path / "policy.json"
+    policy.write_text(content, encoding="utf-8")
+    errors = []
+    for command in ("route", "sweep"):
+        assert main([command, "--policy", str(policy), str(data_path("cases.json"))]) == 2, command
+        errors.append(capsys.readouterr().err)
+    assert errors[0] == errors[1], errors
+    assert str(policy) in errors[0] and fragment in errors[0], errors[0]

@@ -126,3 +126,72 @@ def test_a_variant_from_an_unknown_case_is_reported(tmp_path):
 def test_an_empty_csv_is_a_problem_not_an_empty_success(tmp_path):
     result = cl.read_cases(write(tmp_path, "empty.csv", ""))
     assert result.problems and result.cases == []
+
+
+HEADER = "id,initiator,operation,shape,uri,mime,bytes,current,allowed,sideEffects,provenance"
+ROW = "r,model,generate,resource-link,r://1,text/html,{bytes},true,true,false,p"
+
+
+def test_a_csv_or_json_file_with_a_byte_order_mark_reads_like_one_without(tmp_path):
+    text = HEADER + "\n" + ROW.format(bytes=10) + "\n"
+    plain = cl.read_cases(write(tmp_path, "plain.csv", text))
+    bom = tmp_path / "bom.csv"
+    bom.write_bytes(b"\xef\xbb\xbf" + text.encode())
+    with_bom = cl.read_cases(bom)
+    assert with_bom.problems == [] and with_bom.cases == plain.cases, with_bom.problems
+    doc = tmp_path / "bom.json"
+    doc.write_bytes(b"\xef\xbb\xbf" + json.dumps([plain.cases[0].to_dict()]).encode())
+    assert cl.load_cases(doc) == plain.cases
+
+
+def test_an_unknown_csv_column_refuses_the_whole_file_naming_it_and_a_close_name(tmp_path):
+    text = HEADER.replace("sideEffects", "sideEfects") + ",owner\n" + ROW.format(bytes=10) + ",me\n"
+    result = cl.read_cases(write(tmp_path, "typo.csv", text))
+    assert result.cases == []
+    assert [(p.location, p.field) for p in result.problems] == [
+        ("typo.csv line 1", "sideEfects"),
+        ("typo.csv line 1", "owner"),
+    ]
+    assert "did you mean 'sideEffects'?" in result.problems[0].message
+    assert "initiator, operation, shape" in result.problems[1].message
+
+
+@pytest.mark.parametrize(
+    ("cell", "hint"),
+    [
+        ("1_000", "without '_' separators"),
+        ("١٢٣", "digits 0-9 only"),
+        ("１２", "digits 0-9 only"),
+        ("1e3", "digits 0-9 only"),
+        ("12.0", "digits 0-9 only"),
+        ("18k", "got '18k'"),
+    ],
+)
+def test_a_size_that_is_not_plain_ascii_digits_is_refused_naming_the_line_and_the_field(tmp_path, cell, hint):
+    text = HEADER + "\n" + ROW.format(bytes=10) + "\n" + ROW.format(bytes=cell).replace("r,", "s,", 1) + "\n"
+    result = cl.read_cases(write(tmp_path, "sizes.csv", text))
+    assert [c.id for c in result.cases] == ["r"], f"{cell!r}: {result.cases}"
+    assert [(p.location, p.field) for p in result.problems] == [("sizes.csv line 3", "bytes")], result.problems
+    assert hint in result.problems[0].message, result.problems[0].message
+
+
+@pytest.mark.parametrize(("cell", "size"), [("1800", 1800), (" 42 ", 42), ("+7", 7), ("0", 0)])
+def test_a_size_in_plain_ascii_digits_is_read_as_a_number(tmp_path, cell, size):
+    result = cl.read_cases(write(tmp_path, "ok.csv", HEADER + "\n" + ROW.format(bytes=cell) + "\n"))
+    assert [c.bytes for c in result.cases] == [size], f"{cell!r}: {result.problems}"
+
+
+def test_parse_cases_with_an_unknown_format_raises_a_case_file_error():
+    with pytest.raises(cl.CaseFileError, match="unknown case file format 'yaml'") as info:
+        cl.parse_cases("a: 1", fmt="yaml")
+    assert isinstance(info.value, ValueError) and info.value.problems[0].location == "<text>"
+
+
+def test_an_unknown_fixture_case_id_is_a_lab_error_and_a_key_error_listing_the_ids():
+    from custody_lab.core.errors import UnknownCaseError
+
+    with pytest.raises(UnknownCaseError) as info:
+        cl.load_fixture().case("nope")
+    err = info.value
+    assert isinstance(err, KeyError) and isinstance(err, cl.CustodyLabError)
+    assert str(err).startswith("no fixture case 'nope'; the cases are: handbook, ") and err.case_id == "nope"

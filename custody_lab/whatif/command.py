@@ -45,8 +45,9 @@ def run(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             return 2
+    given = load_policy(args.policy) if args.policy else None  # first, as ``route`` reads it
     frame, file_policy = read_grid_and_policy(args.grid)
-    policy = load_policy(args.policy) if args.policy else file_policy
+    policy = given or file_policy
     swept = sweep(frame, policy)
     counts = outcome_counts(swept)
     width = max((len(str(o)) for o in counts.index), default=0)
