@@ -35,7 +35,6 @@ __all__ = [
     "rows_html",
 ]
 
-import html
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -43,6 +42,7 @@ from typing import Any
 from ..core.loading import Fixture, load_fixture
 from ..core.receipts import canonical_json
 from ..core.router import route
+from ..views.html import rows_html, table
 
 #: The fields both sides must agree on, as dotted paths into the receipt.
 COMPARED_FIELDS: tuple[str, ...] = (
@@ -187,23 +187,14 @@ def comparison_table(comparisons: Sequence[CaseComparison]) -> str:
     return "\n".join(lines)
 
 
-def _cell(value: Any) -> str:
-    return html.escape(_show(value))
-
-
 def comparison_html(comparisons: Sequence[CaseComparison]) -> str:
     """An HTML table of the comparison; every value is escaped (it may come from a server)."""
-    head = "".join(f"<th>{html.escape(h)}</th>" for h in ("case", "field", "simulated", "live", ""))
-    body = []
-    for c in comparisons:
-        for i, d in enumerate(c.fields):
-            mark = "✓" if d.agrees else "✗ differs"
-            name = f"<td rowspan='{len(c.fields)}'>{html.escape(c.case_id)}</td>" if i == 0 else ""
-            body.append(
-                f"<tr>{name}<td>{html.escape(d.field)}</td><td>{_cell(d.simulated)}</td>"
-                f"<td>{_cell(d.live)}</td><td>{mark}</td></tr>"
-            )
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+    rows = [
+        (c.case_id if i == 0 else "", d.field, _show(d.simulated), _show(d.live), "✓" if d.agrees else "✗ differs")
+        for c in comparisons
+        for i, d in enumerate(c.fields)
+    ]
+    return table(rows, head=("case", "field", "simulated", "live", ""))
 
 
 def receipt_html(receipts: Iterable[Any]) -> str:
@@ -222,7 +213,6 @@ def receipt_html(receipts: Iterable[Any]) -> str:
         "fromCache",
         "contentDigest",
     )
-    head = "".join(f"<th>{c}</th>" for c in cols)
     rows = []
     for r in receipts:
         rec = getattr(r, "receipt", r)
@@ -241,8 +231,8 @@ def receipt_html(receipts: Iterable[Any]) -> str:
             (rec.get("cache") or {}).get("fromCache"),
             (rec.get("contentDigest") or "")[:19],
         )
-        rows.append("<tr>" + "".join(f"<td>{html.escape(str(v))}</td>" for v in values) + "</tr>")
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+        rows.append(values)
+    return table(rows, head=cols)
 
 
 def listing_rows(recorder: Any) -> list[dict[str, Any]]:
@@ -292,26 +282,4 @@ def listing_rows(recorder: Any) -> list[dict[str, Any]]:
 
 def listing_html(recorder: Any) -> str:
     """The listing as an HTML table; every server string is escaped."""
-    cols = ("kind", "name", "title", "description", "mime", "declares")
-    head = "".join(f"<th>{c}</th>" for c in cols)
-    body = "".join(
-        "<tr>" + "".join(f"<td>{html.escape(str(row[c] if row[c] is not None else ''))}</td>" for c in cols) + "</tr>"
-        for row in listing_rows(recorder)
-    )
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
-
-
-def rows_html(rows: Sequence[Mapping[str, Any]], columns: Sequence[str] | None = None) -> str:
-    """Any list of row mappings as an HTML table; every cell is escaped.
-
-    Example:
-        >>> rows_html([{"a": "<b>"}])
-        '<table><thead><tr><th>a</th></tr></thead><tbody><tr><td>&lt;b&gt;</td></tr></tbody></table>'
-    """
-    cols = list(columns) if columns is not None else (list(rows[0]) if rows else [])
-    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in cols)
-    body = "".join(
-        "<tr>" + "".join(f"<td>{html.escape('' if r.get(c) is None else str(r.get(c)))}</td>" for c in cols) + "</tr>"
-        for r in rows
-    )
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    return rows_html(listing_rows(recorder), ("kind", "name", "title", "description", "mime", "declares"))
