@@ -9,7 +9,9 @@ run. Node prints its loop time and the sha256 of the newline-joined outcomes; th
 ``sweep``'s outcomes the same way, so equal hashes mean identical decisions row by row.
 
 It also times ``sweep`` on a frame of plain text columns, prints rows/s at 100k and 10M rows (the
-cost should grow linearly), and the peak memory a 1M-row sweep allocates. Nothing here asserts a
+cost should grow linearly), the time to read a 100k-row inventory CSV with ``read_grid`` (the
+same reader and case validation as ``custody-lab route``) and the peak memory a 1M-row sweep
+allocates. Nothing here asserts a
 time: speed is a figure to read, not a test to pass.
 """
 
@@ -115,12 +117,34 @@ def run_node(cols: dict[str, np.ndarray], workdir: Path, repeat: int) -> dict | 
     }
 
 
+def read_figure(n: int) -> str:
+    """Time reading an n-row inventory CSV for a sweep: the one reader ``route`` uses too, so every
+    row is validated as a case before the columns are built (once) for the vectorised sweep."""
+    from custody_lab.sweep import read_grid
+
+    frame = categorical_frame(random_columns(n, seed=n))
+    frame.insert(0, "id", [f"c{i}" for i in range(n)])
+    frame.insert(2, "operation", "read")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "inventory.csv"
+        frame.to_csv(path, index=False)  # flags as True/False: read in any letter case
+        t0 = time.perf_counter()
+        read = read_grid(path)
+        t = time.perf_counter() - t0
+    assert len(read) == n
+    return (
+        f"read_grid, {n:,}-row CSV: {t * 1e3:8.1f} ms · {t / n * 1e6:5.1f} µs/row "
+        "(the reader route uses; every row validated as a case)"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--repeat", type=int, default=25, help="sweep timings (the best is used)")
     parser.add_argument("--node-repeat", type=int, default=3, help="Node runs (the best loop time is used)")
     parser.add_argument("--no-big", action="store_true", help="skip the 10M-row run")
+    parser.add_argument("--read-rows", type=int, default=100_000, help="rows of the CSV read by read_grid")
     args = parser.parse_args(argv)
     n = args.rows
 
@@ -185,6 +209,8 @@ def main(argv: list[str] | None = None) -> int:
         "                           (a call also has a fixed cost of about half a millisecond — checking "
         "the columns, building the result frame — which shows at 100k rows)"
     )
+
+    print(read_figure(args.read_rows))
 
     # Peak memory of a 1M-row sweep, measured in a fresh process so nothing above (the Node
     # payload, the 10M frames) inflates it: the high-water RSS of the whole process (Python,

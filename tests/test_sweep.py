@@ -713,6 +713,14 @@ def test_outcome_counts_follow_rule_table_order_and_sum_to_the_rows():
     assert list(by.columns) == list(INITIATORS) and by.to_numpy().sum() == len(out)
 
 
+@pytest.mark.parametrize(("frame", "by", "field"), [("grid", "colour", "colour"), ("unswept", None, "outcome")])
+def test_outcome_counts_refuses_a_frame_it_cannot_count_with_a_case_error_naming_the_column(frame, by, field):
+    table = sweep(grid(bytes=[0])) if frame == "grid" else grid(bytes=[0])
+    with pytest.raises(cl.CaseError) as info:
+        outcome_counts(table, by=by)
+    assert info.value.field == field, f"by={by!r}: expected field {field!r}, got {info.value.field!r}: {info.value}"
+
+
 # ---------------------------------------------------------------------------------------------
 # Plots: readable without colour, exportable
 

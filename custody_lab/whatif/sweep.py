@@ -216,6 +216,9 @@ def outcome_counts(swept: pd.DataFrame, *, by: str | None = None) -> pd.DataFram
         swept: a frame returned by :func:`sweep`.
         by: optionally an input column; the result then has one column of counts per value.
 
+    Raises:
+        CaseError: for a frame without an ``outcome`` column, or a ``by`` column it lacks.
+
     Example:
         >>> from custody_lab.whatif.grid import grid
         >>> out = sweep(grid(initiator="model", shape="embedded-resource", bytes=[100, 5000],
@@ -225,6 +228,8 @@ def outcome_counts(swept: pd.DataFrame, *, by: str | None = None) -> pd.DataFram
     """
     if "outcome" not in swept.columns:
         raise CaseError("outcome_counts needs a frame returned by sweep (no 'outcome' column)", "outcome")
+    if by is not None and by not in swept.columns:
+        raise CaseError(f"outcome_counts cannot count by {by!r}: the frame has no such column", by)
     if by is not None:
         table = pd.crosstab(swept["outcome"], swept[by], dropna=False)
         return table.loc[table.sum(axis=1) > 0]
