@@ -18,23 +18,12 @@ import random
 import sys
 from pathlib import Path
 
+from custody_lab.core.model import FIELDS
+
 ROOT = Path(__file__).resolve().parent.parent
-COLUMNS = (
-    "id",
-    "title",
-    "initiator",
-    "operation",
-    "shape",
-    "uri",
-    "mime",
-    "bytes",
-    "current",
-    "allowed",
-    "sideEffects",
-    "provenance",
-    "requiresCurrent",
-    "description",
-)
+#: The case fields in the seed's key order, with the two free-text fields placed for people: the
+#: title after the id, the description last.
+COLUMNS = ("id", "title", *(f.name for f in FIELDS if f.name != "id" and f.kind != "text"), "description")
 
 SERVERS = {  # server -> (URI scheme, nouns it serves)
     "billing": ("billing", ["invoice", "payment", "refund", "plan", "usage-report"]),

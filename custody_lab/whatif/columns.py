@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..core.model import SHAPES
+from ..core.model import FIELDS, SHAPES
 from ..core.rules import rule_codes
 
 #: Every outcome a row can get: the five shapes (accepted), then the rule codes in table order.
@@ -48,19 +48,7 @@ OUTCOME_DTYPE = pd.CategoricalDtype(list(OUTCOMES))
 #: The custody text fields: a missing or empty value fires ``custody-incomplete``.
 TEXT_FIELDS = ("uri", "mime", "provenance")
 #: The inputs a rule may read, in the seed's key order (the axes of a grid, the inputs of flips).
-DECISIVE = (
-    "initiator",
-    "operation",
-    "shape",
-    "uri",
-    "mime",
-    "bytes",
-    "current",
-    "allowed",
-    "sideEffects",
-    "provenance",
-    "requiresCurrent",
-)
+DECISIVE: tuple[str, ...] = tuple(f.name for f in FIELDS if f.name != "id" and f.kind != "text")
 #: The columns :func:`~custody_lab.whatif.sweep.sweep` adds (replaced when already there).
 OUTPUT_COLUMNS = ("accepted", "selected", "rejection", "outcome")
 
@@ -175,16 +163,6 @@ def nothing(n: int) -> np.ndarray:
 def everywhere(n: int) -> np.ndarray:
     """A read-only column of n True values that takes no memory (one value, stride 0)."""
     return np.broadcast_to(True, (n,))
-
-
-def _column_of(mask: Any, n: int) -> np.ndarray:
-    """A rule's result as a column of n booleans (a scalar result is broadcast, not copied)."""
-    mask = np.asarray(mask, dtype=bool)
-    if mask.shape == (n,):
-        return mask
-    if mask.ndim == 0 and not mask:
-        return nothing(n)
-    return np.broadcast_to(mask, (n,))
 
 
 def all_false(a: Any) -> bool:

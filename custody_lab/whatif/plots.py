@@ -49,6 +49,12 @@ def _pyplot() -> Any:
     return plt
 
 
+def _label(ax: Any, x: float, y: float, text: str, *, pad: float, alpha: float) -> None:
+    """A small centred label on a white, nearly opaque box (readable over any hatch)."""
+    box = {"boxstyle": f"round,pad={pad}", "facecolor": "white", "edgecolor": "none", "alpha": alpha}
+    ax.text(x, y, text, ha="center", va="center", fontsize=7.5, bbox=box)
+
+
 def _legend(ax: Any, outcomes: list[str], **kwargs: Any) -> None:
     from matplotlib.patches import Patch
 
@@ -103,15 +109,7 @@ def outcome_share(swept: pd.DataFrame, by: str = "shape", *, title: str | None =
         for yi, (x0, w) in enumerate(zip(left, width)):
             if w >= 0.04:  # wide segments get their label and share; narrower ones the share only
                 text = f"{short}\n{w:.0%}" if w >= 0.09 else f"{w:.0%}"
-                ax.text(
-                    x0 + w / 2,
-                    yi,
-                    text,
-                    ha="center",
-                    va="center",
-                    fontsize=7.5,
-                    bbox={"boxstyle": "round,pad=0.15", "facecolor": "white", "edgecolor": "none", "alpha": 0.85},
-                )
+                _label(ax, x0 + w / 2, yi, text, pad=0.15, alpha=0.85)
         left += width
     ax.set_yticks(y, labels)
     ax.invert_yaxis()
@@ -225,15 +223,7 @@ def bytes_shape_map(
             room = (x1 - x0) / span * axes_points
             for text in (f"{share:.0%} accepted" + (f"\n{refused}" if refused else ""), f"{share:.0%}"):
                 if _text_points(text, 7.5) + 8 <= room:  # label only what fits inside its band
-                    ax.text(
-                        (x0 + x1) / 2,
-                        row,
-                        text,
-                        ha="center",
-                        va="center",
-                        fontsize=7.5,
-                        bbox={"boxstyle": "round,pad=0.2", "facecolor": "white", "edgecolor": "none", "alpha": 0.9},
-                    )
+                    _label(ax, (x0 + x1) / 2, row, text, pad=0.2, alpha=0.9)
                     break
     limit = p.embed_limit_bytes
     if edges[0] <= limit <= edges[-1]:
