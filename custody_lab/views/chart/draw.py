@@ -51,6 +51,7 @@ from .regions import (
 )
 from .style import (
     BOTTOM,
+    CROSS,
     EDGE,
     INITIATOR_COLOR,
     INITIATOR_MARKER,
@@ -59,6 +60,7 @@ from .style import (
     MARKER_SIZE,
     RC,
     RIGHT,
+    RING,
     TOP,
     draw_text,
     renderer_of,
@@ -285,18 +287,7 @@ def _draw_marker(
     m.set_gid(f"case:{case.id}")
     out = [m]
     if not d.accepted:
-        (c,) = ax.plot(
-            [x],
-            [y],
-            linestyle="none",
-            marker="x",
-            markersize=size * 0.7,
-            markeredgecolor="black",
-            markeredgewidth=1.3,
-            alpha=alpha,
-            zorder=6,
-            clip_on=False,
-        )
+        (c,) = ax.plot([x], [y], **CROSS, markersize=size * 0.7, alpha=alpha, zorder=6, clip_on=False)
         out.append(c)
     return out
 
@@ -450,18 +441,7 @@ def matrix_figure(
             case, d = placed[i]
             x, y = positions[i]
             if case.id == highlight:
-                ring = ax.plot(
-                    [x],
-                    [y],
-                    linestyle="none",
-                    marker="o",
-                    markersize=MARKER_SIZE * 2.1,
-                    markerfacecolor="none",
-                    markeredgecolor="black",
-                    markeredgewidth=1.5,
-                    zorder=6,
-                    clip_on=False,
-                )[0]
+                ring = ax.plot([x], [y], **RING, zorder=6, clip_on=False)[0]
                 ring.set_gid("highlight-ring")
             label_case(ax, layout, case, d, x, y, taken, bold=case.id == highlight, ring=case.id == highlight)
         if highlight is not None:

@@ -25,7 +25,7 @@ from ...core.receipts import canonical_json
 from ...core.router import route
 from .draw import draw_static, label_case, new_figure
 from .regions import MARK_DY, ROW_OF, as_case, short_status, x_of
-from .style import EDGE, INITIATOR_COLOR, INITIATOR_MARKER, LABEL_SIZE, MARKER_SIZE, RC, draw_text, renderer_of
+from .style import EDGE, INITIATOR_COLOR, INITIATOR_MARKER, LABEL_SIZE, MARKER_SIZE, RC, RING, draw_text, renderer_of
 
 # ---------------------------------------------------------------------------------------------
 # The fast, incremental map for the case explorer
@@ -97,17 +97,7 @@ class CustodyMatrix:
             )
             ax = self._layout.ax
             kw: dict[str, Any] = {"linestyle": "none", "animated": True, "clip_on": False}
-            self._ring = ax.plot(
-                [],
-                [],
-                marker="o",
-                markersize=MARKER_SIZE * 2.1,
-                markerfacecolor="none",
-                markeredgecolor="black",
-                markeredgewidth=1.6,
-                zorder=9,
-                **kw,
-            )[0]
+            self._ring = ax.plot([], [], **{**RING, **kw, "markeredgewidth": 1.6}, zorder=9)[0]
             self._marker = ax.plot(
                 [], [], marker="o", markersize=MARKER_SIZE * 1.25, markeredgewidth=1.6, zorder=10, **kw
             )[0]

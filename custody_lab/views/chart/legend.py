@@ -12,21 +12,28 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
 from .regions import REGION_KINDS, caption_text
-from .style import BOTTOM, EDGE, MARKER_SIZE, draw_text
+from .style import BOTTOM, CROSS, EDGE, MARKER_SIZE, RING, draw_text
 
 
 def draw_legend(fig: Figure, *, ring: bool, kinds: set[str]) -> None:
+    """Draw the legend under the axes and the caption at the foot of the figure.
+
+    Args:
+        fig: the matrix figure (its size fixes where the legend goes).
+        ring: add the "highlighted case" ring entry.
+        kinds: the region kinds drawn; "prefer-other" is listed only when it appears.
+    """
     grey = "#333333"
+    solid: dict[str, Any] = {
+        "linestyle": "none",
+        "markersize": MARKER_SIZE,
+        "markerfacecolor": grey,
+        "markeredgecolor": grey,
+    }
     handles: list[Any] = [
-        Line2D(
-            [], [], linestyle="none", marker="o", markersize=MARKER_SIZE, markerfacecolor=grey, markeredgecolor=grey
-        ),
-        Line2D(
-            [], [], linestyle="none", marker="^", markersize=MARKER_SIZE, markerfacecolor=grey, markeredgecolor=grey
-        ),
-        Line2D(
-            [], [], linestyle="none", marker="s", markersize=MARKER_SIZE, markerfacecolor=grey, markeredgecolor=grey
-        ),
+        Line2D([], [], marker="o", **solid),
+        Line2D([], [], marker="^", **solid),
+        Line2D([], [], marker="s", **solid),
         (
             Line2D(
                 [],
@@ -38,15 +45,7 @@ def draw_legend(fig: Figure, *, ring: bool, kinds: set[str]) -> None:
                 markeredgecolor=grey,
                 markeredgewidth=1.4,
             ),
-            Line2D(
-                [],
-                [],
-                linestyle="none",
-                marker="x",
-                markersize=MARKER_SIZE * 0.7,
-                markeredgecolor="black",
-                markeredgewidth=1.3,
-            ),
+            Line2D([], [], **CROSS, markersize=MARKER_SIZE * 0.7),
         ),
     ]
     labels = [
@@ -65,18 +64,7 @@ def draw_legend(fig: Figure, *, ring: bool, kinds: set[str]) -> None:
     handles.append(Line2D([], [], color="black", linestyle=(0, (5, 3)), linewidth=1.3))
     labels.append("dashed line: the policy's embed limit")
     if ring:
-        handles.append(
-            Line2D(
-                [],
-                [],
-                linestyle="none",
-                marker="o",
-                markersize=MARKER_SIZE * 2.1,
-                markerfacecolor="none",
-                markeredgecolor="black",
-                markeredgewidth=1.5,
-            )
-        )
+        handles.append(Line2D([], [], **RING))
         labels.append("ring: the highlighted case")
     w, h = fig.get_size_inches()
     leg = fig.legend(

@@ -10,7 +10,9 @@ __all__ = [
     "LABEL_SIZE",
     "LEFT",
     "MARKER_SIZE",
+    "CROSS",
     "RC",
+    "RING",
     "RIGHT",
     "TOP",
     "draw_text",
@@ -33,6 +35,17 @@ MARKER_SIZE = 7.5  # points
 LABEL_SIZE = 8.0
 # Fixed margins, inches: the layout is the same at every figure size (≥ 8 x 4.6 in).
 LEFT, RIGHT, TOP, BOTTOM = 2.0, 0.3, 0.85, 1.72
+#: The ring around the highlighted case; its legend entry is drawn with the same keywords.
+RING: dict[str, Any] = {
+    "linestyle": "none",
+    "marker": "o",
+    "markersize": MARKER_SIZE * 2.1,
+    "markerfacecolor": "none",
+    "markeredgecolor": "black",
+    "markeredgewidth": 1.5,
+}
+#: The cross over a rejected case's hollow marker (sized by the caller: 0.7 of the marker).
+CROSS: dict[str, Any] = {"linestyle": "none", "marker": "x", "markeredgecolor": "black", "markeredgewidth": 1.3}
 EDGE = 0.15  # the left edge of the title, status line, legend and caption, inches
 RC: dict[RcKeyType, Any] = {
     "text.usetex": False,
