@@ -485,7 +485,7 @@ def test_the_operation_never_flips_an_outcome_because_no_rule_reads_it():
     assert len(table) > 0 and "operation" not in set(table["input"])
 
 
-def test_flips_of_a_grid_without_text_columns_shows_them_as_present():
+def test_flips_of_a_default_grid_shows_its_text_columns_as_present():
     f = flips(
         grid(
             initiator="model",
@@ -500,6 +500,25 @@ def test_flips_of_a_grid_without_text_columns_shows_them_as_present():
     uri = f[f["input"] == "uri"]
     assert uri[["from", "outcome_after"]].values.tolist() == [[PRESENT, "custody-incomplete"]]
     assert list(f["id"].unique()) == [0]
+
+
+def test_flips_of_a_frame_without_text_columns_reads_them_as_absent_unless_assumed_present():
+    frame = pd.DataFrame(good_rows(1))
+    assert sweep(frame)["outcome"].tolist() == ["custody-incomplete"]
+    absent = flips(frame)  # filling in the uri alone leaves mime and provenance missing: no flip
+    assert len(absent) == 0, absent.values.tolist()
+    assumed = flips(frame, assume_present=True)
+    got = assumed[assumed["input"] == "uri"][["from", "to", "outcome_after"]].values.tolist()
+    assert got == [[PRESENT, None, "custody-incomplete"]], got
+
+
+def test_every_name_custody_lab_sweep_lists_resolves_in_the_module_its_table_names():
+    module = sys.modules["custody_lab.sweep"]
+    assert len(module.__all__) >= 20, module.__all__
+    for name in module.__all__:
+        target = sys.modules.get(module._EXPORTS[name]) or __import__(module._EXPORTS[name], fromlist=[name])
+        assert getattr(module, name) is getattr(target, name), name
+        assert name in target.__all__, f"{name} is not in {target.__name__}.__all__"
 
 
 # ---------------------------------------------------------------------------------------------
