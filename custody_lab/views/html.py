@@ -15,6 +15,7 @@ __all__ = [
     "BOX",
     "FONT",
     "KINDS",
+    "ROW_STYLES",
     "TONES",
     "UNTRUSTED_LABEL",
     "ViewError",
@@ -54,6 +55,14 @@ KINDS: dict[str, str] = {
     "untrusted": "border:2px dotted #8a6d00;color:inherit",
     "plain": "color:inherit",
     "muted": "color:#555555",
+}
+
+#: Table rows that stand out: the step that fired (the error box's colours), a changed row, a row
+#: that does not count (not reached).
+ROW_STYLES: dict[str, str] = {
+    "error": "background:#fdecea;font-weight:bold;outline:2px solid #b3261e",
+    "changed": "background:#fff4d6;font-weight:bold",
+    "muted": "color:#777777",
 }
 
 #: Text colours for a verdict inside a box; the words (✓ / ✗) carry the meaning, colour repeats it.

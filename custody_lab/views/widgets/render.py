@@ -25,7 +25,7 @@ from ...core.explain import Change, flip_sentence
 from ...core.model import Case, Decision
 from ...core.receipts import digest
 from ...core.rules import outcome_look, rule
-from ..html import FONT, box, code, escape, pre, small, untrusted_block
+from ..html import FONT, ROW_STYLES, box, code, escape, pre, small, untrusted_block
 
 
 def look_badge(outcome: str) -> str:
@@ -64,8 +64,8 @@ def outcome_html(decision: Decision) -> str:
 _MARK = {"passed": "✓ passed", "failed": "✗ FIRED", "not-reached": "· not reached"}
 _STEP_STYLE = {
     "passed": "",
-    "failed": ' style="background:#fdecea;font-weight:bold;outline:2px solid #b3261e"',
-    "not-reached": ' style="color:#777777"',
+    "failed": f' style="{ROW_STYLES["error"]}"',
+    "not-reached": f' style="{ROW_STYLES["muted"]}"',
 }
 
 

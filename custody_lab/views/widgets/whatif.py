@@ -26,10 +26,9 @@ from ...whatif.compare import Comparison, compare
 from ...whatif.io import load_inventory
 from ...whatif.plots import policy_comparison, policy_label
 from ...whatif.sweep import sweep
-from ..html import FONT, ViewError, box, code, escape, small, table
+from ..html import FONT, ROW_STYLES, ViewError, box, code, escape, small, table
 from .render import error_html
 
-_CHANGED = "background:#fff4d6;font-weight:bold"
 _RIGHT = "text-align:right"
 
 
@@ -68,7 +67,7 @@ def table_html(swept: pd.DataFrame, before: pd.DataFrame | None = None) -> str:
     ):
         changed = old is not None and old != outcome
         mark = f"⇄ was {code(old)}" if changed else ""
-        style = f' style="{_CHANGED}"' if changed else ""
+        style = f' style="{ROW_STYLES["changed"]}"' if changed else ""
         verdict = "✓" if outcome == str(shape) else "✗"
         shown = "" if pd.isna(title) else title
         rows.append(
