@@ -26,6 +26,7 @@ import functools
 from typing import Any
 
 from ...core.advisor import advise
+from ...protocol import mime
 from ...protocol.blobs import decode, encode, overhead, sniff_mime
 from ...protocol.catalog import Catalog
 from ..exercises import Exercise, Mistake
@@ -110,7 +111,7 @@ def _real_type() -> str | None:
 
 def _mime(answer: object) -> str | None:
     text = ans.text(answer)
-    return None if text is None else text.split(";", 1)[0].strip().lower()
+    return None if text is None else mime.essence(text)
 
 
 BLOB_02 = Exercise(
