@@ -1,0 +1,43 @@
+"""Untrusted text made visible: controls, bidi overrides and zero-width characters, nothing else."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from custody_lab.core.text import INVISIBLE, visible, visible_controls
+
+
+@pytest.mark.parametrize(
+    ("raw", "shown"),
+    [
+        ("\x1b[2J", "\\x1b[2J"),  # ANSI clear screen
+        ("line\rover", "line\\x0dover"),  # carriage return would overwrite the line
+        ("a\nb", "a\\x0ab"),
+        ("\x9b31m", "\\x9b31m"),  # C1 CSI
+        ("\x7f", "\\x7f"),
+        ("\x00", "\\x00"),
+    ],
+)
+def test_every_control_character_is_shown_as_an_escape(raw, shown):
+    assert visible_controls(raw) == shown, (raw, shown, visible_controls(raw))
+    assert visible(raw) == shown
+
+
+@pytest.mark.parametrize("ch", sorted(INVISIBLE))
+def test_bidi_overrides_and_zero_width_characters_are_shown_by_visible_only(ch):
+    escape = f"\\u{ord(ch):04x}" if ord(ch) > 0xFF else f"\\x{ord(ch):02x}"
+    assert visible(f"a{ch}b") == f"a{escape}b", (ch, visible(f"a{ch}b"))
+    assert visible_controls(f"a{ch}b") == f"a{ch}b"
+
+
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cc", "Cs"), blacklist_characters=sorted(INVISIBLE))))
+def test_ordinary_text_is_never_changed(text):
+    assert visible(text) == text
+
+
+@given(st.text())
+def test_the_result_has_no_control_or_invisible_character_left(text):
+    out = visible(text)
+    assert not any(ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F or c in INVISIBLE for c in out), repr(out)
