@@ -456,6 +456,20 @@ def test_progress_panel_counts_passed_tried_and_not_tried():
     assert "✓ passed" in panel.table.value and "✗ tried" in panel.table.value
 
 
+def test_progress_panel_takes_a_tuple_of_prefixes_and_shows_exactly_their_exercises():
+    from custody_lab.teaching.panels import ProgressPanel
+
+    panel = ProgressPanel(("uri", "blob"))
+    wanted = {e.id for e in all_exercises() if e.id.startswith(("uri-", "blob-"))}
+    shown = set(re.findall(r"<code>([a-z]+-\d{2})</code>", panel.table.value))
+    assert wanted and shown == wanted, f"prefixes ('uri', 'blob'): expected {sorted(wanted)}, shown {sorted(shown)}"
+    assert sum(panel.counts.values()) == len(wanted), panel.counts
+    check("uri-01", "wrong on purpose")
+    check("blob-01", 105)
+    panel.refresh()
+    assert panel.counts["passed"] == 1 and panel.counts["tried"] == 1, panel.counts
+
+
 def test_markdown_html_escapes_everything_but_code_and_bold():
     out = markdown_html("a `<b>` **bold** <i>x</i>\n\n- one\n- two")
     assert out == (

@@ -313,14 +313,21 @@ def get(exercise_id: str) -> Exercise:
         raise UnknownExercise(exercise_id, sorted(_REGISTRY, key=_sort_key)) from e
 
 
-def all_exercises(prefix: str | None = None) -> list[Exercise]:
-    """Every registered exercise (those whose id starts with ``prefix``), in id order.
+def all_exercises(prefix: str | tuple[str, ...] | None = None) -> list[Exercise]:
+    """Every registered exercise (those whose id starts with ``prefix``, or with any of a tuple of
+    prefixes), in id order.
 
     Example:
         >>> [e.id for e in all_exercises("blob")][:2]
         ['blob-01', 'blob-02']
+        >>> [e.id for e in all_exercises(("uri-01", "blob-01"))]
+        ['blob-01', 'uri-01']
     """
     _ensure_loaded()
+    if prefix is not None and not isinstance(prefix, str):
+        prefix = tuple(prefix)
+        if not all(isinstance(p, str) for p in prefix):
+            raise ExerciseError(f"all_exercises() takes a prefix or a tuple of prefixes (text); got {prefix!r}")
     ids = sorted(_REGISTRY, key=_sort_key)
     return [_REGISTRY[i] for i in ids if prefix is None or i.startswith(prefix)]
 

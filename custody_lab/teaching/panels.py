@@ -72,14 +72,17 @@ class ExercisePanel(widgets.VBox):
 class ProgressPanel(widgets.VBox):
     """Which exercises were passed, tried, or not tried yet in this kernel, with a Refresh button.
 
+    ``prefix`` picks the exercises: one id prefix (``"blob"``), a tuple of them
+    (``("route", "receipt")``, for a notebook whose exercises have two topics), or ``None`` for all.
+
     Attributes:
         table: the ``HTML`` widget holding the summary.
         refresh_button: press it (or call :meth:`refresh`) after checking more answers.
         counts: ``{"passed": n, "tried": n, "not tried": n}`` after the last refresh.
     """
 
-    def __init__(self, prefix: str | None = None) -> None:
-        self.prefix = prefix
+    def __init__(self, prefix: str | tuple[str, ...] | None = None) -> None:
+        self.prefix = prefix if prefix is None or isinstance(prefix, str) else tuple(prefix)
         self.counts: dict[str, int] = {}
         self.table = widgets.HTML()
         self.refresh_button = widgets.Button(description="Refresh", icon="refresh")
