@@ -1,0 +1,209 @@
+"""Receipts and the custody matrix (notebook 02): a missing custody fact, its refusal, a region.
+
+==========  =====  ===================================================================
+id          level  task
+==========  =====  ===================================================================
+receipt-01  1      which custody field is missing from this receipt
+receipt-02  2      that receipt's case is also denied: which rule refuses it
+receipt-03  2      where on the matrix a need falls: the shape the advisor recommends
+==========  =====  ===================================================================
+
+The receipts are the router's own (:func:`custody_lab.core.router.route`), and the region is the
+advisor's answer (:func:`custody_lab.core.advisor.advise`), so every reference answer is computed
+by the package. That a receipt must name its URI, MIME type and provenance is the lab's host
+policy (seed 000, "Ship a context-custody receipt"), not an MCP rule: under MCP 2026-07-28 a tool
+result's ``structuredContent`` carries neither a ``uri`` nor a ``mimeType``.
+"""
+
+from __future__ import annotations
+
+__all__ = ["EXERCISES"]
+
+from typing import Any
+
+from ...core.advisor import advise
+from ...core.model import SHAPES
+from ...core.rules import RULES
+from ..exercises import Exercise, Mistake
+from ._changes import CaseChange, code_of
+
+_RULE_CODES = tuple(r.code for r in RULES)
+
+# --------------------------------------------------------------------------------------------
+# receipt-01: which custody field is missing
+# --------------------------------------------------------------------------------------------
+
+_GAP = CaseChange("customer-record", {"provenance": None})
+
+
+def _custody() -> dict[str, Any]:
+    """The custody block of the receipt the router writes for the record without its source."""
+    custody: dict[str, Any] = _GAP.decision().to_dict()["custody"]
+    return custody
+
+
+def _missing_key() -> object:
+    missing = [key for key, value in _custody().items() if value is None or value == ""]
+    assert len(missing) == 1, f"receipt-01 is built with exactly one gap; found {missing}"
+    return missing[0]
+
+
+RECEIPT_01 = Exercise(
+    id="receipt-01",
+    title="Find the missing custody field",
+    level=1,
+    prompt=(
+        "A customer record was read through a template, and the host wrote this custody block "
+        '(`input_for("receipt-01")`). One custody fact is missing: nobody filled it in. Which '
+        "one? Give its key exactly as the receipt writes it."
+    ),
+    input_label="the custody block of the customer-record receipt",
+    wanted="one key of the custody block",
+    parse="text",
+    given=_custody,
+    reference=_missing_key,
+    compare=lambda a, expected: code_of(a) == str(expected).lower(),
+    mistakes=(
+        Mistake(
+            "false-is-not-missing",
+            lambda a: code_of(a) == "sideeffects",
+            "false is an answer: someone declared that this read changes nothing. A missing fact "
+            "is one nobody filled in, and the receipt writes it as null.",
+            example="sideEffects",
+        ),
+        Mistake(
+            "a-field-with-a-value",
+            lambda a: (
+                (c := code_of(a)) is not None
+                and c in {k.lower() for k, v in _custody().items() if v is not None and k != "sideEffects"}
+            ),
+            "That key has a value in this receipt. Look for the key whose value is null.",
+            example="uri",
+        ),
+        Mistake(
+            "not-a-receipt-key",
+            lambda a: (c := code_of(a)) is not None and c not in {k.lower() for k in _custody()},
+            "Give the key as the receipt writes it: one of the keys of the custody block, such as actor or bytes.",
+            example="source",
+        ),
+    ),
+)
+
+
+# --------------------------------------------------------------------------------------------
+# receipt-02: the same gap, and the caller is not allowed either
+# --------------------------------------------------------------------------------------------
+
+_GAP_AND_DENIED = CaseChange("customer-record", {"provenance": None, "allowed": False})
+
+
+def _gap_rejection() -> object:
+    return _GAP_AND_DENIED.decision().rejection
+
+
+RECEIPT_02 = Exercise(
+    id="receipt-02",
+    title="Which rule refuses a receipt with a gap?",
+    level=2,
+    prompt=(
+        "The same customer record, still without its missing custody fact, and this time the "
+        "caller is not allowed to read it either. Two rules could refuse it. Which rejection code "
+        "will the receipt carry? Decide from the order of the rule table, then route "
+        '`input_for("receipt-02").case()` to check.'
+    ),
+    input_label="the customer record with the custody gap and allowed=false",
+    wanted="one rejection code",
+    parse="text",
+    given=lambda: _GAP_AND_DENIED,
+    reference=_gap_rejection,
+    compare=lambda a, expected: code_of(a) == expected,
+    mistakes=(
+        Mistake(
+            "permission-first",
+            lambda a: code_of(a) == "permission-denied",
+            "Permission would refuse it too, but is it the first rule in the table? Find the rule "
+            "that tests whether the custody facts exist at all, and its place in the order.",
+            example="permission-denied",
+        ),
+        Mistake(
+            "both-codes",
+            lambda a: isinstance(a, list | tuple | set) or ("," in (code_of(a) or "")),
+            "A receipt carries one rejection code: the first rule that fires decides.",
+            example=["permission-denied", "stale-content"],
+        ),
+        Mistake(
+            "accepted-anyway",
+            lambda a: code_of(a) in (*SHAPES, "accepted"),
+            "A receipt with a custody gap and a caller who may not read it is refused: name the code.",
+            example="templated-resource",
+        ),
+        Mistake(
+            "a-rule-about-something-else",
+            lambda a: (c := code_of(a)) in _RULE_CODES and c not in ("permission-denied", _gap_rejection()),
+            "That rule tests an input nobody changed here: only the custody fact and the permission did.",
+            example="embed-over-budget",
+        ),
+    ),
+)
+
+
+# --------------------------------------------------------------------------------------------
+# receipt-03: where on the matrix a need falls
+# --------------------------------------------------------------------------------------------
+
+#: A weekly summary the model generates: 2,500 bytes, read five times in one session.
+_NEED: dict[str, Any] = {"initiator": "model", "operation": "generate", "payload_bytes": 2500, "reuse": 5}
+
+
+def _region() -> object:
+    return advise(**_NEED).shape
+
+
+RECEIPT_03 = Exercise(
+    id="receipt-03",
+    title="Where does this need fall on the matrix?",
+    level=2,
+    prompt=(
+        "The model calls a tool that generates a 2,500-byte weekly summary, and the same summary is "
+        "read **five times** in one session. Under the seed's policy (embed limit 4096 bytes), "
+        "which shape does the advisor recommend, that is, in which region of the matrix does this "
+        'need fall? (The need is `input_for("receipt-03")`; `cl.advise(**need)` answers it.)'
+    ),
+    input_label="a 2,500-byte generated summary reused 5 times",
+    wanted="one of the five shapes",
+    parse="text",
+    given=lambda: dict(_NEED),
+    reference=_region,
+    compare=lambda a, expected: code_of(a) == expected,
+    mistakes=(
+        Mistake(
+            "size-only",
+            lambda a: code_of(a) == "embedded-resource",
+            "2,500 bytes do fit the embed budget, but size is only one column of seed 001's size × "
+            "reuse table. Read the other column.",
+            example="embedded-resource",
+        ),
+        Mistake(
+            "an-application-row",
+            lambda a: code_of(a) in ("listed-resource", "templated-resource"),
+            "The model asks for this operation, so it is a tool result: the resource rows of the "
+            "matrix belong to what the application reads.",
+            example="listed-resource",
+        ),
+        Mistake(
+            "structured-for-everything",
+            lambda a: code_of(a) == "structured-tool-result",
+            "Structured content is for results that code validates field by field; this summary is "
+            "read, not validated.",
+            example="structured-tool-result",
+        ),
+        Mistake(
+            "a-rejection-code",
+            lambda a: code_of(a) in _RULE_CODES,
+            "The advisor recommends a shape; a rejection code is what the router writes when it refuses a case.",
+            example="embed-over-budget",
+        ),
+    ),
+)
+
+EXERCISES = (RECEIPT_01, RECEIPT_02, RECEIPT_03)

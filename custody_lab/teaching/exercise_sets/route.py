@@ -1,0 +1,253 @@
+"""Routing decisions (notebook 01): predict an outcome, find the rule that fires first, read a trace.
+
+========  =====  =====================================================================
+id        level  task
+========  =====  =====================================================================
+route-01  1      predict: approve-draft at 4097 bytes (one byte over the embed limit)
+route-02  1      predict: the handbook marked not current, nothing else changed
+route-03  2      a case with two problems: which code goes into the receipt
+route-04  2      a refused case's trace: which rules were never reached
+========  =====  =====================================================================
+
+route-01 and route-02 are predict-then-check exercises: their ``given`` is a
+:class:`~custody_lab.teaching.exercise_sets._changes.CaseChange`, which
+:class:`~custody_lab.teaching.predict.PredictPanel` applies to the case explorer after the
+learner has written a prediction. Every reference answer is computed by the router
+(:func:`custody_lab.core.router.route`) from the seed fixture, never typed in by hand; every
+mistake detector guards the answer's type itself (the gate in ``tests/test_exercises.py``).
+"""
+
+from __future__ import annotations
+
+__all__ = ["EXERCISES", "PREDICTIONS"]
+
+from ...core.model import SHAPES
+from ...core.rules import RULES
+from ..exercises import Exercise, Mistake
+from ._changes import CaseChange, code_of, codes_of, outcome_codes
+
+_RULE_CODES = tuple(r.code for r in RULES)
+_OUTCOME = "the outcome: the selected shape, or the rejection code"
+
+
+def _same_outcome(answer: object, expected: object) -> bool:
+    """The typed outcome equals the router's; ``accepted`` also counts for an accepted case."""
+    typed = code_of(answer)
+    return typed == expected or (typed == "accepted" and expected in SHAPES)
+
+
+def _other_rule(reference: CaseChange) -> Mistake:
+    """A rejection code the change did not make true (any rule but the one that fires)."""
+    fired = reference.decision().rejection
+    return Mistake(
+        "a-rule-the-change-did-not-touch",
+        lambda a: (c := code_of(a)) in _RULE_CODES and c != fired,
+        "That rule tests an input this change did not touch. Read each rule's test in the table "
+        "and ask which of them the changed input can make true.",
+        example=next(c for c in _RULE_CODES if c != fired),
+    )
+
+
+def _not_an_outcome() -> Mistake:
+    return Mistake(
+        "not-an-outcome",
+        lambda a: (c := code_of(a)) is not None and c not in (*outcome_codes(), "accepted"),
+        "Give one outcome exactly as the explorer writes it: a shape from the shapes table, or a "
+        "code from the rule table's code column.",
+        example="too big",
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# route-01 and route-02: predict, then check
+# --------------------------------------------------------------------------------------------
+
+#: The one-input changes the predict panels apply, by exercise id.
+PREDICTIONS: dict[str, CaseChange] = {
+    "route-01": CaseChange("approve-draft", {"bytes": 4097}),
+    "route-02": CaseChange("handbook", {"current": False}),
+}
+
+ROUTE_01 = Exercise(
+    id="route-01",
+    title="Predict: one byte more",
+    level=1,
+    prompt=(
+        "The **approve-draft** case embeds a 760-byte draft in the tool result. Change one input: "
+        "**bytes** becomes **4097**. Before you press the button, write the outcome you expect: "
+        "the selected shape if it is accepted, or the rejection code if it is refused."
+    ),
+    input_label="approve-draft with bytes 760 → 4097",
+    wanted=_OUTCOME,
+    parse="text",
+    given=lambda: PREDICTIONS["route-01"],
+    reference=lambda: PREDICTIONS["route-01"].decision().outcome,
+    compare=_same_outcome,
+    mistakes=(
+        Mistake(
+            "thought-it-still-fits",
+            lambda a: code_of(a) in ("embedded-resource", "accepted"),
+            "Compare 4097 with the policy's embed limit, and read the embed rule's test: is a size "
+            "equal to the limit refused, and what about one byte more?",
+            example="embedded-resource",
+        ),
+        Mistake(
+            "router-switched-to-a-link",
+            lambda a: code_of(a) == "resource-link",
+            "The router never changes the declared shape: it accepts the shape the case declares or "
+            "refuses it with a code. Recommending a link is the advisor's job (notebook 02).",
+            example="resource-link",
+        ),
+        _other_rule(PREDICTIONS["route-01"]),
+        _not_an_outcome(),
+    ),
+)
+
+ROUTE_02 = Exercise(
+    id="route-02",
+    title="Predict: stale, but is it refused?",
+    level=1,
+    prompt=(
+        "The **handbook** is an application read of a listed resource. Change one input: "
+        "**current** becomes **false** (leave **requiresCurrent** as it is). Write the outcome you "
+        "expect before you press the button."
+    ),
+    input_label="handbook with current true → false",
+    wanted=_OUTCOME,
+    parse="text",
+    given=lambda: PREDICTIONS["route-02"],
+    reference=lambda: PREDICTIONS["route-02"].decision().outcome,
+    compare=_same_outcome,
+    mistakes=(
+        Mistake(
+            "stale-means-refused",
+            lambda a: code_of(a) == "stale-content",
+            "Read the stale-content rule's test to the end: it has two conditions. Which of them "
+            "did this change make true, and who asked for current content?",
+            example="stale-content",
+        ),
+        Mistake(
+            "the-shape-moved",
+            lambda a: (c := code_of(a)) in SHAPES and c != PREDICTIONS["route-02"].baseline().shape,
+            "Neither the address nor the size changed, and the router never swaps the declared shape: "
+            "an accepted case keeps the shape it declared.",
+            example="templated-resource",
+        ),
+        _other_rule(PREDICTIONS["route-02"]),
+        _not_an_outcome(),
+    ),
+)
+
+
+# --------------------------------------------------------------------------------------------
+# route-03: two problems, one code
+# --------------------------------------------------------------------------------------------
+
+_TWO_PROBLEMS = CaseChange("handbook", {"allowed": False, "sideEffects": True})
+
+
+def _first_rejection() -> object:
+    return _TWO_PROBLEMS.decision().rejection
+
+
+ROUTE_03 = Exercise(
+    id="route-03",
+    title="Two problems: which rule fires first?",
+    level=2,
+    prompt=(
+        "Take the **handbook** and change two inputs: the caller is not allowed to read it "
+        "(**allowed** false) and the read changes state (**sideEffects** true). Each change alone "
+        "refuses the handbook. Which rejection code goes into the receipt? (The case is "
+        '`input_for("route-03").case()`; decide from the rule table first, then route it.)'
+    ),
+    input_label="the handbook with allowed=false and sideEffects=true",
+    wanted="one rejection code",
+    parse="text",
+    given=lambda: _TWO_PROBLEMS,
+    reference=_first_rejection,
+    compare=lambda a, expected: code_of(a) == expected,
+    mistakes=(
+        Mistake(
+            "the-later-rule",
+            lambda a: code_of(a) == "resource-mislabeled-side-effect",
+            "That rule would fire too, but the router stops at the first rule that fires. Compare "
+            "the two rules' places in the order column.",
+            example="resource-mislabeled-side-effect",
+        ),
+        Mistake(
+            "both-codes",
+            lambda a: isinstance(a, list | tuple | set) or ("," in (code_of(a) or "")),
+            "A receipt carries one rejection code: the first rule that fires decides, and the rules "
+            "after it are not reached.",
+            example=["permission-denied", "resource-mislabeled-side-effect"],
+        ),
+        Mistake(
+            "accepted-anyway",
+            lambda a: code_of(a) in (*SHAPES, "accepted"),
+            "Each of the two changes refuses the handbook on its own, so this case cannot be "
+            "accepted: name the code of the refusal.",
+            example="listed-resource",
+        ),
+        _other_rule(_TWO_PROBLEMS),
+    ),
+)
+
+
+# --------------------------------------------------------------------------------------------
+# route-04: read a trace
+# --------------------------------------------------------------------------------------------
+
+_DENIED = CaseChange("handbook", {"allowed": False})
+
+
+def _same_codes(answer: object, expected: object) -> bool:
+    codes = codes_of(answer)
+    return codes is not None and isinstance(expected, list) and sorted(codes) == sorted(expected)
+
+
+def _with_status(status: str) -> list[str]:
+    """The codes of the trace steps with this status, in the table's order."""
+    return [s.code for s in _DENIED.decision().trace if s.status == status]
+
+
+ROUTE_04 = Exercise(
+    id="route-04",
+    title="Read a trace: what was never checked?",
+    level=2,
+    prompt=(
+        "The seed's **denied-handbook** variant is the handbook with **allowed** false. Its trace "
+        "lists every rule with a status: `passed`, `failed` (the rule fired and refused the case) or "
+        "`not-reached`. Which rules are `not-reached`? Give a Python list of their codes."
+    ),
+    input_label="the trace of the handbook with allowed=false",
+    wanted="a list of rule codes",
+    given=lambda: _DENIED,
+    reference=lambda: _with_status("not-reached"),
+    compare=_same_codes,
+    mistakes=(
+        Mistake(
+            "included-the-failed-rule",
+            lambda a: (codes := codes_of(a)) is not None and bool(set(codes) & set(_with_status("failed"))),
+            "The rule that fired has the status failed, not not-reached: list only the rules after it.",
+            example=["permission-denied", "stale-content"],
+        ),
+        Mistake(
+            "listed-the-passed-rules",
+            lambda a: (codes := codes_of(a)) is not None and bool(set(codes) & set(_with_status("passed"))),
+            "The rules above the one that fired were evaluated, and they passed. Not-reached means "
+            "the router never evaluated the rule at all.",
+            example=["custody-incomplete", "side-effects-unknown"],
+        ),
+        Mistake(
+            "stopped-too-early",
+            lambda a: (
+                (codes := codes_of(a)) is not None and bool(codes) and set(codes) < set(_with_status("not-reached"))
+            ),
+            "Some are missing: every rule after the one that fired is not reached, down to the last row of the table.",
+            example=["stale-content"],
+        ),
+    ),
+)
+
+
+EXERCISES = (ROUTE_01, ROUTE_02, ROUTE_03, ROUTE_04)
