@@ -14,6 +14,7 @@ from mcp import Client  # noqa: E402
 from mcp.shared.exceptions import MCPError  # noqa: E402
 
 import custody_lab as cl  # noqa: E402
+import custody_lab.live as cl_live  # noqa: E402
 from custody_lab.core.paths import data_path  # noqa: E402
 from custody_lab.live.server import (  # noqa: E402
     ASSET_URI,
@@ -115,13 +116,30 @@ async def test_the_logo_is_a_base64_blob_with_its_mime_type():
     assert base64.b64decode(item.blob) == data_path("resources", "logo.png").read_bytes()
 
 
+#: (client mode, the revision it negotiates, the code a missing resource must get under it)
+NOT_FOUND_BY_MODE = [("auto", "2026-07-28", -32602), ("legacy", "2025-11-25", -32002)]
+
+
 @pytest.mark.anyio
-@pytest.mark.parametrize("mode", ["auto", "legacy"])
-async def test_a_missing_customer_answers_invalid_params_32602(mode):
+@pytest.mark.parametrize(("mode", "revision", "code"), NOT_FOUND_BY_MODE)
+@pytest.mark.parametrize("uri", ["crm://customer/nobody", "kb://handbook/v99"], ids=["template", "no-template"])
+async def test_a_missing_resource_answers_the_code_of_the_negotiated_revision(mode, revision, code, uri):
     async with Client(LabServer().mcp, mode=mode) as client:
+        assert client.protocol_version == revision, f"{mode}: negotiated {client.protocol_version}"
         with pytest.raises(MCPError) as info:
-            await client.read_resource("crm://customer/nobody")
-    assert info.value.code == -32602, f"expected -32602, got {info.value.code}"
+            await client.read_resource(uri)
+    got = (info.value.code, (info.value.error.data or {}).get("uri"))
+    assert got == (code, uri), f"{mode} ({revision}) read {uri}: expected {(code, uri)}, got {got}"
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(("mode", "code"), [("modern", -32602), ("legacy", -32002)])
+async def test_the_lab_client_classifies_both_codes_as_resource_not_found(mode, code):
+    async with cl_live.LabSession(mode=mode) as s:
+        r = await s.read("crm://customer/nobody")
+    got = (r.rejection, r.receipt["exchange"].get("errorCode"), r.receipt["protocolVersion"])
+    assert got[:2] == ("resource-not-found", code), f"{mode}: expected ('resource-not-found', {code}), got {got}"
+    assert str(code) in r.receipt["error"], r.receipt["error"]
 
 
 @pytest.mark.anyio

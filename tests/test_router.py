@@ -255,7 +255,10 @@ RISK_CALL = {
 EXCHANGE_DECISIONS = [
     (RISK_CALL, {"timedOut": True}, "server-timeout"),
     (HANDBOOK_READ, {"errorCode": -32602}, "resource-not-found"),
+    (HANDBOOK_READ, {"errorCode": -32002}, "resource-not-found"),  # the 2025-06-18 / 2025-11-25 code
     (RISK_CALL, {"errorCode": -32602}, "server-error"),  # -32602 is "no such resource" only for a read
+    (RISK_CALL, {"errorCode": -32002}, "server-error"),
+    (HANDBOOK_READ, {"errorCode": -32001}, "server-error"),  # a neighbour of -32002 is not "not found"
     (HANDBOOK_READ, {"errorCode": -32603}, "server-error"),
     (RISK_CALL, {"toolError": True}, "tool-error"),
     (HANDBOOK_READ, {"requestedUri": "kb://handbook/v3"}, "uri-mismatch"),

@@ -239,8 +239,14 @@ EXCHANGE_FACTS: dict[str, str] = {
     "followUpAccepted": "whether the follow-up read of that link was accepted (null: not read)",
 }
 
-#: JSON-RPC 2.0 §5.1 "Invalid params"; what the SDK's server answers for an unknown resource.
+#: JSON-RPC 2.0 §5.1 "Invalid params": a missing resource under MCP 2026-07-28 (SEP-2164); what
+#: the SDK 2.3 server answers for an unknown resource, whatever the negotiated revision.
 INVALID_PARAMS = -32602
+#: A missing resource under MCP 2025-06-18 and 2025-11-25 ("Resource not found", in the
+#: implementation-defined server-error range; retired by 2026-07-28, never reused).
+LEGACY_RESOURCE_NOT_FOUND = -32002
+#: Both codes mean "no such resource" on a read: clients SHOULD accept both (2026-07-28).
+RESOURCE_NOT_FOUND_CODES: tuple[int, int] = (INVALID_PARAMS, LEGACY_RESOURCE_NOT_FOUND)
 
 
 def _is_false(ops: Any, a: Any) -> Any:
@@ -263,11 +269,15 @@ EXCHANGE_RULES: tuple[Rule, ...] = (
     ),
     Rule(
         code="resource-not-found",
-        test="a resource read was answered -32602: no such resource",
+        test=(
+            "a resource read was answered -32602 (MCP 2026-07-28) or -32002 (2025-06-18, 2025-11-25): no such resource"
+        ),
         source="seed 004 · One Pattern, Many Resources",
         quote='The server answers with error `-32602`, "Resource not found".',
         seed=False,
-        fires=lambda c, p, ops: ops.and_(ops.eq(c["initiator"], "application"), ops.eq(c["errorCode"], INVALID_PARAMS)),
+        fires=lambda c, p, ops: ops.and_(
+            ops.eq(c["initiator"], "application"), ops.isin(c["errorCode"], RESOURCE_NOT_FOUND_CODES)
+        ),
         look=Look("not found", "..\\\\", "#bcbddc"),
         stage="exchange",
     ),

@@ -12,7 +12,7 @@ Example:
 
 from __future__ import annotations
 
-__all__ = ["OPERATION_KEY", "PROVENANCE_KEY", "SIDE_EFFECTS_KEY", "STATE_URI", "URI_KEY"]
+__all__ = ["CHANGES_KEY", "OPERATION_KEY", "PROVENANCE_KEY", "SIDE_EFFECTS_KEY", "STATE_URI", "URI_KEY"]
 
 #: Where the content came from (on a contents item, a resource link, an embedded resource, a result).
 PROVENANCE_KEY = "org.custody-lab/provenance"
@@ -22,6 +22,10 @@ URI_KEY = "org.custody-lab/uri"
 SIDE_EFFECTS_KEY = "org.custody-lab/sideEffects"
 #: The seed operation a tool stands for (``generate``, ``calculate``, ``mutate`` …).
 OPERATION_KEY = "org.custody-lab/operation"
+#: On a listed resource: its content changes over time (``true``), so it is not *static* context
+#: in seed 003's sense (static = a known URI **and** fixed content). MCP has no such field; a host
+#: that reads it still decides for itself (the lab's host policy: ``changing=`` URIs count too).
+CHANGES_KEY = "org.custody-lab/changes"
 #: A small JSON document of a server's state; its digest before and after an exchange reveals
 #: side effects the server did not declare.
 STATE_URI = "state://lab/ledger"

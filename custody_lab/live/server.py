@@ -32,6 +32,12 @@ cannot come from the decorator: a server middleware stamps it on every ``resourc
 from :meth:`LabState.provenance`. A structured tool result has no URI either; the lab names it with
 ``org.custody-lab/uri`` in the result's ``_meta``.
 
+A missing resource, two ways (MCP, resources "Error Handling"): under 2026-07-28 the server answers
+``-32602`` (SEP-2164), under 2025-06-18 and 2025-11-25 ``-32002`` "Resource not found"; clients
+SHOULD accept both. SDK 2.3 answers ``-32602`` whatever the revision, so a server middleware
+rewrites the code for a session that negotiated a handshake revision (``LabSession(mode="legacy")``,
+``custody-lab live --mode legacy``: 2025-11-25).
+
 Subscriptions, two ways (seed 000, "Choose by freshness and side effects": a notice is not
 content). On 2026-07-28 a client opens ``subscriptions/listen``; the server publishes on its
 subscription bus (what ``ctx.notify_resource_updated`` does inside a request). On 2025-11-25
@@ -60,6 +66,7 @@ __all__ = [
     "STATE_URI",
     "STATUS_URI",
     "URI_KEY",
+    "LEGACY_REVISIONS",
     "LabServer",
     "LabState",
     "RiskScore",
@@ -72,6 +79,7 @@ import json
 import sys
 from collections import Counter
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Annotated, Any
@@ -82,10 +90,12 @@ from mcp.server.caching import CacheableMethod, CacheHint
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
 from mcp.server.subscriptions import InMemorySubscriptionBus, ResourceUpdated
+from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel
 
 from ..core.paths import data_path
-from .keys import OPERATION_KEY, PROVENANCE_KEY, SIDE_EFFECTS_KEY, STATE_URI, URI_KEY
+from ..core.rules import INVALID_PARAMS, LEGACY_RESOURCE_NOT_FOUND
+from .keys import CHANGES_KEY, OPERATION_KEY, PROVENANCE_KEY, SIDE_EFFECTS_KEY, STATE_URI, URI_KEY
 
 SERVER_NAME = "custody-lab-server"
 SERVER_VERSION = "1.0.0"
@@ -105,6 +115,11 @@ _STATIC_PROVENANCE = {
     ASSET_URI: "course-assets@1",
 }
 _CUSTOMERS = {"fixture-17": "customer-fixture-17.json"}
+
+#: The revisions reached by the initialize handshake, under which a missing resource is ``-32002``
+#: (the specification says so for 2025-06-18 and 2025-11-25; the lab treats the two earlier
+#: handshake revisions the same).
+LEGACY_REVISIONS: frozenset[str] = frozenset({"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"})
 
 
 @cache
@@ -221,6 +236,7 @@ class LabServer:
         self._register_resources()
         self._register_tools()
         self.mcp.middleware.append(self._stamp_provenance)
+        self.mcp.middleware.append(self._legacy_not_found)
         self._register_legacy_subscriptions()
 
     # -- resources -----------------------------------------------------------------------------
@@ -247,7 +263,8 @@ class LabServer:
         )
         async def customer(id: str) -> str:  # noqa: A002 - the template's variable name
             if id not in _CUSTOMERS:
-                # -32602 on the wire (SDK: ResourceNotFoundError); any other exception is -32603.
+                # SDK: ResourceNotFoundError is -32602 (2026-07-28); _legacy_not_found makes it -32002
+                # for a 2025-11-25 session. Any other exception is -32603.
                 raise ResourceNotFoundError(f"no customer record {id!r}; the lab has fixture-17")
             return _text(_CUSTOMERS[id])
 
@@ -267,6 +284,7 @@ class LabServer:
             title="Service status",
             description="Changes during incidents; subscribe and re-read on notice.",
             mime_type="application/json",
+            meta={CHANGES_KEY: True},
         )
         async def status() -> str:
             return state.status_text()
@@ -302,6 +320,39 @@ class LabServer:
                 if prov is not None:
                     item["_meta"] = {**(item.get("_meta") or {}), PROVENANCE_KEY: prov}
         return result
+
+    async def _legacy_not_found(self, ctx: Any, call_next: Any) -> Any:
+        """Server middleware: a missing resource is ``-32002`` for a session on a handshake revision.
+
+        Only the SDK's own "not found" answer is rewritten: ``-32602`` on ``resources/read`` with
+        the ``{"uri": ...}`` data it attaches (a params-validation ``-32602`` carries no such data).
+        """
+        try:
+            return await call_next(ctx)
+        except MCPError as e:
+            data = e.error.data
+            not_found = e.code == INVALID_PARAMS and isinstance(data, dict) and "uri" in data
+            if ctx.method != "resources/read" or not not_found or ctx.protocol_version not in LEGACY_REVISIONS:
+                raise
+            raise MCPError(LEGACY_RESOURCE_NOT_FOUND, f"Resource not found: {e.error.message}", data) from e
+
+    def listing(self) -> tuple[list[mt.Resource], list[mt.ResourceTemplate]]:
+        """What ``resources/list`` and ``resources/templates/list`` answer, without a client.
+
+        The SDK's listing is a coroutine; it runs on a fresh event loop in a worker thread, so this
+        works from plain code and from a Jupyter cell (whose loop is already running).
+
+        Example:
+            >>> resources, templates = LabServer().listing()
+            >>> [t.uri_template for t in templates], len(resources)
+            (['crm://customer/{id}'], 5)
+        """
+
+        async def both() -> tuple[list[mt.Resource], list[mt.ResourceTemplate]]:
+            return await self.mcp.list_resources(), await self.mcp.list_resource_templates()
+
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            return pool.submit(anyio.run, both).result()
 
     # -- tools ---------------------------------------------------------------------------------
 
