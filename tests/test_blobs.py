@@ -782,8 +782,9 @@ def test_json_nested_too_deeply_to_parse_is_sniffed_as_plain_text_not_a_crash() 
     assert actual == "text/plain", f"input=100000 nested arrays expected=text/plain actual={actual}"
 
 
-def test_a_declared_json_that_nests_too_deeply_cannot_be_confirmed_and_does_not_crash() -> None:
-    reading = read_contents({"uri": "mem://deep", "mimeType": "application/json", "text": DEEP_JSON})
-    actual = (reading.mime_mismatch, reading.mismatch_reason)
-    expected = (False, "cannot confirm application/json: the text nests too deeply to parse as JSON")
-    assert actual == expected, f"input=100000 nested arrays expected={expected} actual={actual}"
+def test_a_declared_json_that_nests_too_deeply_is_refused_with_a_blob_error_naming_the_field() -> None:
+    with pytest.raises(BlobError) as caught:
+        read_contents({"uri": "mem://deep", "mimeType": "application/json", "text": DEEP_JSON})
+    actual = (caught.value.reason, "'text'" in str(caught.value), "256 levels" in str(caught.value))
+    expected = ("too-deep", True, True)
+    assert actual == expected, f"input=100000 nested arrays expected={expected} actual={actual} ({caught.value})"

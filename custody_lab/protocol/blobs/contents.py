@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from .base64_codec import DEFAULT_MAX_BYTES, decode_report
 from .errors import BlobError
-from .sniffing import as_text, judge, sniff_mime
+from .sniffing import MAX_JSON_DEPTH, as_text, judge, nests_deeper_than, sniff_mime, starts_like_json
 
 
 @dataclass(frozen=True)
@@ -82,8 +82,10 @@ def read_contents(item: Mapping, *, max_bytes: int | None = DEFAULT_MAX_BYTES) -
 
     Raises:
         BlobError: naming the field when the item is malformed (reasons ``"missing-field"``,
-            ``"conflicting-fields"``, ``"wrong-type"``, ``"bad-text"``), or the :func:`decode`
-            error when the blob is malformed.
+            ``"conflicting-fields"``, ``"wrong-type"``, ``"bad-text"``); ``"too-deep"`` when the
+            text (or the decoded blob) is JSON nested more than
+            :data:`~custody_lab.protocol.blobs.sniffing.MAX_JSON_DEPTH` levels deep; or the
+            :func:`decode` error when the blob is malformed.
 
     Example:
         >>> from custody_lab.protocol.blobs import encode
@@ -152,6 +154,13 @@ def read_contents(item: Mapping, *, max_bytes: int | None = DEFAULT_MAX_BYTES) -
         ratio = base64_chars / len(data) if data else None
         notes = report.notes
 
+    if text is not None and starts_like_json(text) and nests_deeper_than(text, MAX_JSON_DEPTH):
+        raise BlobError(
+            f"contents item {uri!r} field {kind!r} holds JSON nested more than {MAX_JSON_DEPTH} levels "
+            "deep; the lab does not parse it (nesting that deep is how a hostile server exhausts a "
+            "parser's stack)",
+            reason="too-deep",
+        )
     sniffed = sniff_mime(data)
     mismatch, reason = judge(declared, sniffed, data, text)
     return ContentsReading(

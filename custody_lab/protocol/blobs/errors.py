@@ -17,8 +17,9 @@ class BlobError(CustodyLabError, ValueError):
         reason: a short machine code: ``"bad-character"``, ``"url-safe"``, ``"data-url"``,
             ``"bad-padding"``, ``"bad-length"``, ``"non-canonical"``, ``"too-large"``,
             ``"not-text"``, ``"not-bytes"``, ``"bad-text"``, ``"missing-field"``,
-            ``"conflicting-fields"``, ``"wrong-type"`` or ``"bad-argument"`` (a negative size or
-            limit passed to a function of this package).
+            ``"conflicting-fields"``, ``"wrong-type"``, ``"too-deep"`` (JSON nested deeper than the
+            lab parses) or ``"bad-argument"`` (a negative size or limit passed to a function of
+            this package).
     """
 
     def __init__(self, message: str, *, reason: str, position: int | None = None) -> None:

@@ -8,10 +8,20 @@ them. Whether a declared type is text at all is :func:`custody_lab.protocol.mime
 
 from __future__ import annotations
 
-__all__ = ["CONTROL_LIMIT_PERCENT", "as_text", "judge", "sniff_mime"]
+__all__ = [
+    "CONTROL_LIMIT_PERCENT",
+    "MAX_JSON_DEPTH",
+    "SNIFF_HEAD_CHARS",
+    "as_text",
+    "judge",
+    "nests_deeper_than",
+    "starts_like_json",
+    "sniff_mime",
+]
 
 import json
 import re
+from itertools import accumulate
 
 from ..mime import essence, is_text
 from .errors import BlobTypeError
@@ -44,10 +54,23 @@ _TEXT_SNIFFS = frozenset({"text/plain", "application/json", "application/xml", "
 #: means binary that happens to be valid UTF-8.
 CONTROL_LIMIT_PERCENT = 1
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x0c\x0e-\x1f\x7f]")
-#: One XML prolog / processing instruction, comment or DOCTYPE, after optional whitespace.
-_XML_MISC = re.compile(r"\s*(?:<\?.*?\?>|<!--.*?-->|<!DOCTYPE\b[^>\[]*(?:\[.*?\])?\s*>)", re.DOTALL | re.IGNORECASE)
-_SVG_ROOT = re.compile(r"\s*<svg[\s>/]")
-_SNIFF_HEAD = 64 * 1024
+#: Markup sniffing reads at most this many characters: a prolog, comments and a DOCTYPE longer
+#: than that leave the bytes "text/plain" (or "application/xml" after an ``<?xml`` prolog).
+SNIFF_HEAD_CHARS = 64 * 1024
+#: JSON nested deeper than this is not parsed: sniffing calls it text, and
+#: :func:`~custody_lab.protocol.blobs.contents.read_contents` refuses it (a hostile server can
+#: nest 100,000 deep to exhaust a recursive parser; real documents stay far below 256 levels).
+MAX_JSON_DEPTH = 256
+# Every pattern below is linear: no two of its repeats can match the same character, so a
+# failing match never backtracks over what it read (a 64 KiB ``<!DOCTYPE`` of spaces once took
+# seconds with ``[^>\[]*`` followed by ``\s*``).
+_SPACE = re.compile(r"\s*")
+_DOCTYPE_NAME = re.compile(r"[^>\[]*")  # up to the '>' that ends it or the '[' of an internal subset
+_SUBSET_END = re.compile(r"\]\s*>")
+_SVG_ROOT = re.compile(r"<svg[\s>/]")
+_JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?', re.DOTALL)  # an unclosed string runs to the end
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
 
 
 def as_text(data: bytes) -> str | None:
@@ -72,25 +95,87 @@ def as_text(data: bytes) -> str | None:
     return text
 
 
+def _end_of(pattern: re.Pattern[str], text: str, position: int) -> int:
+    """Where ``pattern`` (one that may match nothing) stops matching from ``position``."""
+    found = pattern.match(text, position)
+    return position if found is None else found.end()
+
+
+def _after_misc(head: str, position: int) -> int | None:
+    """Where one XML processing instruction, comment or DOCTYPE starting at ``position`` ends.
+
+    ``None`` when none starts there or it is not closed within ``head``. Each branch finds its end
+    with one forward search (XML 1.0 §2.6 PIs, §2.5 comments, §2.8 the DOCTYPE and its internal
+    subset in ``[...]``).
+    """
+    if head.startswith("<?", position):
+        end = head.find("?>", position + 2)
+        return None if end < 0 else end + 2
+    if head.startswith("<!--", position):
+        end = head.find("-->", position + 4)
+        return None if end < 0 else end + 3
+    after_keyword = position + len("<!DOCTYPE")
+    if head[position:after_keyword].upper() != "<!DOCTYPE":
+        return None
+    following = head[after_keyword : after_keyword + 1]
+    if following.isalnum() or following == "_":  # "<!DOCTYPEX" is not a DOCTYPE
+        return None
+    stop = _end_of(_DOCTYPE_NAME, head, after_keyword)
+    if stop == len(head):
+        return None
+    if head[stop] == ">":
+        return stop + 1
+    subset_end = _SUBSET_END.search(head, stop + 1)  # head[stop] is "[": the subset ends at "]" ... ">"
+    return None if subset_end is None else subset_end.end()
+
+
 def _markup_type(text: str) -> str | None:
-    """image/svg+xml or application/xml for markup, looking past a prolog, comments and DOCTYPE."""
-    head = text[:_SNIFF_HEAD].lstrip("\ufeff")
+    """image/svg+xml or application/xml for markup, looking past a prolog, comments and DOCTYPE.
+
+    Reads at most :data:`SNIFF_HEAD_CHARS` characters, each of them once.
+    """
+    head = text[:SNIFF_HEAD_CHARS].lstrip("\ufeff")
     saw_prolog = head.lstrip().startswith("<?xml")
     position = 0
-    while (match := _XML_MISC.match(head, position)) is not None and match.end() > position:
-        position = match.end()
-    if _SVG_ROOT.match(head, position):
+    while True:
+        start = _end_of(_SPACE, head, position)
+        end = _after_misc(head, start)
+        if end is None:
+            break
+        position = end
+    start = _end_of(_SPACE, head, position)
+    if _SVG_ROOT.match(head, start):
         return "image/svg+xml"
     return "application/xml" if saw_prolog else None
 
 
+def starts_like_json(text: str) -> bool:
+    """Whether ``text`` opens a JSON object or array (after a BOM and JSON whitespace)."""
+    return text.lstrip("\ufeff \t\r\n").startswith(("{", "["))
+
+
+def nests_deeper_than(text: str, limit: int = MAX_JSON_DEPTH) -> bool:
+    """Whether JSON ``text`` nests arrays and objects more than ``limit`` levels deep.
+
+    Brackets inside strings do not count. One pass, without parsing, so it is safe on any input:
+    linear time, no recursion (an unclosed string simply runs to the end).
+
+    Example:
+        >>> nests_deeper_than("[[1]]", 2), nests_deeper_than("[[[1]]]", 2), nests_deeper_than('["[[["]', 1)
+        (False, True, False)
+    """
+    if text.count("[") + text.count("{") <= limit:  # the usual case: too few brackets to be deep
+        return False
+    brackets = _NOT_BRACKET.sub("", _JSON_STRING.sub("", text))
+    return next(filter(limit.__lt__, accumulate(map(_STEP.__getitem__, brackets))), None) is not None
+
+
 def _is_json_container(text: str) -> bool:
-    stripped = text.lstrip("\ufeff \t\r\n")
-    if not stripped.startswith(("{", "[")):
+    if not starts_like_json(text) or nests_deeper_than(text):
         return False
     try:
-        value = json.loads(stripped)
-    except (ValueError, RecursionError):
+        value = json.loads(text.lstrip("\ufeff \t\r\n"))
+    except ValueError:
         return False
     return isinstance(value, dict | list)
 
@@ -109,9 +194,11 @@ def sniff_mime(data: bytes) -> str | None:
 
     Binary signatures are checked first (PNG, JPEG, GIF87a/89a, PDF, ZIP, gzip, WebP). Then, if the
     bytes are UTF-8 text: SVG (``<svg`` root, possibly after a BOM, whitespace, an XML prolog,
-    comments or a DOCTYPE), other XML (``<?xml`` prolog), JSON (an object or array that parses),
-    and finally ``text/plain`` (no NUL, at most :data:`CONTROL_LIMIT_PERCENT` percent control
-    characters other than tab, CR, LF).
+    comments or a DOCTYPE, within the first :data:`SNIFF_HEAD_CHARS` characters), other XML
+    (``<?xml`` prolog), JSON (an object or array that parses and nests at most
+    :data:`MAX_JSON_DEPTH` levels), and finally ``text/plain`` (no NUL, at most
+    :data:`CONTROL_LIMIT_PERCENT` percent control characters other than tab, CR, LF). Time is
+    linear in the length of ``data``.
 
     Returns:
         The MIME type, or ``None`` for empty or unrecognised binary data.
@@ -230,12 +317,12 @@ def judge(declared: str | None, sniffed: str | None, data: bytes, text: str | No
         if mime in _EXPECTED_SIGNATURE or mime.startswith(("image/", "audio/", "video/", "font/")):
             return True, f"declared {declared} but {description}"
         if mime == "application/json" or mime.endswith("+json"):
+            if nests_deeper_than(text or ""):  # read_contents refuses these before judging
+                return False, f"cannot confirm {declared}: the text nests more than {MAX_JSON_DEPTH} levels deep"
             try:
                 json.loads(text or "")
             except ValueError as e:
                 return True, f"declared {declared} but the text does not parse as JSON ({e})"
-            except RecursionError:  # untrusted text may nest deeper than the parser can follow
-                return False, f"cannot confirm {declared}: the text nests too deeply to parse as JSON"
             return False, None
         if mime == "application/xml" or mime.endswith("+xml"):
             markup = (text or "").lstrip("\ufeff \t\r\n").startswith("<")
