@@ -30,14 +30,17 @@ __all__ = [
     "small",
     "table",
     "tone",
+    "untrusted",
     "untrusted_block",
 ]
 
 import html
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Literal
 
 from ..core.errors import CustodyLabError
+from ..core.text import visible
 
 #: The font of every box and table.
 FONT = "font-family:sans-serif"
@@ -84,6 +87,29 @@ def escape(value: object) -> str:
     return "" if value is None else html.escape(str(value), quote=True)
 
 
+def untrusted(value: object) -> str:
+    r"""Untrusted text as HTML: controls, bidi overrides and zero-width characters made visible
+    (:func:`custody_lab.core.text.visible`), then escaped (``None`` -> ``""``).
+
+    A right-to-left override is not markup, so escaping alone lets it reorder what a reader sees
+    (``invoice\u202egnp.exe`` reads as ``invoiceexe.png``); here it is shown as ``\u202e``.
+
+    Example:
+        >>> untrusted("invoice\u202egnp.exe <b>")
+        'invoice\\u202egnp.exe &lt;b&gt;'
+    """
+    return "" if value is None else escape(visible(value))
+
+
+#: What a ``<pre>`` block keeps as layout: line breaks and tabs.
+_LAYOUT = re.compile(r"(\r?\n|\t)")
+
+
+def _untrusted_lines(text: str) -> str:
+    """:func:`untrusted` for a block of text that keeps its line breaks and tabs (a ``<pre>``)."""
+    return "".join(part if _LAYOUT.fullmatch(part) else untrusted(part) for part in _LAYOUT.split(text))
+
+
 class ViewError(CustodyLabError, ValueError):
     """A view asked to draw or show something it cannot (the message names the argument)."""
 
@@ -97,23 +123,25 @@ class Markup(str):
 
 
 def cell(value: object) -> str:
-    """A table cell's content: :class:`Markup` as it is, anything else escaped.
+    r"""A table cell's content: :class:`Markup` as it is, anything else through :func:`untrusted`
+    (tables show data: catalog entries, inventories, what a server listed).
 
     Example:
-        >>> cell("<b>"), cell(Markup("<b>x</b>"))
-        ('&lt;b&gt;', '<b>x</b>')
+        >>> cell("<b>"), cell(Markup("<b>x</b>")), cell("a\u200bb")
+        ('&lt;b&gt;', '<b>x</b>', 'a\\u200bb')
     """
-    return value if isinstance(value, Markup) else escape(value)
+    return value if isinstance(value, Markup) else untrusted(value)
 
 
 def code(value: object) -> Markup:
-    """A value as escaped ``<code>`` text.
+    r"""A value as ``<code>`` text, through :func:`untrusted` (ids, URIs and MIME types are often
+    a case's or a server's words).
 
     Example:
-        >>> code("a<b")
-        '<code>a&lt;b</code>'
+        >>> code("a<b"), code("kb://\u202eevil")
+        ('<code>a&lt;b</code>', '<code>kb://\\u202eevil</code>')
     """
-    return Markup(f"<code>{escape(value)}</code>")
+    return Markup(f"<code>{untrusted(value)}</code>")
 
 
 def tone(text: str, kind: Tone, *, bold: bool = False) -> Markup:
@@ -148,10 +176,16 @@ def small(text_html: str) -> str:
 
 
 def pre(text: str, *, wrap: bool = True) -> str:
-    """Untrusted text as an escaped ``<pre>`` block; ``wrap=False`` keeps columns aligned (a caret
-    under a character, a hex dump)."""
+    r"""Untrusted text as a ``<pre>`` block: line breaks and tabs kept, every other control
+    character, bidi override and zero-width character made visible, then escaped; ``wrap=False``
+    keeps columns aligned (a caret under a character, a hex dump).
+
+    Example:
+        >>> pre("a\u202eb\n<i>\x1b")
+        '<pre style="white-space:pre-wrap;margin:4px 0;background:none">a\\u202eb\n&lt;i&gt;\\x1b</pre>'
+    """
     style = "white-space:pre-wrap;margin:4px 0" if wrap else "margin:4px 0"
-    return f'<pre style="{style};background:none">{escape(text)}</pre>'
+    return f'<pre style="{style};background:none">{_untrusted_lines(text)}</pre>'
 
 
 def field_table(rows: Iterable[tuple[str, object]], *, none: str = "<i>(none)</i>", cls: str | None = None) -> str:
@@ -212,13 +246,14 @@ def untrusted_block(
 ) -> str:
     """Server-written content under the visible "untrusted data" label.
 
-    ``content_html`` must already be escaped (use :func:`pre` or :func:`field_table`);
-    ``source`` (a URI, escaped here) says where it came from; ``label`` (HTML) says whose words.
+    ``content_html`` must already be made safe (use :func:`pre`, :func:`field_table` or
+    :func:`untrusted`); ``source`` (a URI, made visible and escaped here) says where it came from;
+    ``label`` (HTML) says whose words.
 
     Example:
         >>> b = untrusted_block(pre("<script>x</script>"), source="tickets://T-501")
         >>> "UNTRUSTED DATA" in b and "&lt;script&gt;" in b and "<script>" not in b
         True
     """
-    origin = f" (from <code>{escape(source)}</code>)" if source is not None else ""
+    origin = f" (from {code(source)})" if source is not None else ""
     return box(f"{label}{origin}{content_html}", "untrusted", cls=cls)

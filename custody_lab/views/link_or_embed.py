@@ -16,7 +16,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from ..protocol.link_or_embed import ShapeCosts, UriInvariantCheck
-from .html import FONT, Markup, ViewError, box, code, escape, table, tone
+from .html import FONT, Markup, ViewError, box, code, escape, table, tone, untrusted
 
 
 def plot_cumulative(costs: ShapeCosts, ax: Axes | None = None) -> Figure:
@@ -104,7 +104,7 @@ def uri_check_html(check: UriInvariantCheck) -> str:
     """
     head = "✓ SAME URI" if check.ok else "✗ URI NOT REGISTERED"
     kind: Literal["ok", "error"] = "ok" if check.ok else "error"
-    return box(f"{tone(head, kind, bold=True)} — {escape(check.message)}", kind, cls="custody-uri-check")
+    return box(f"{tone(head, kind, bold=True)} — {untrusted(check.message)}", kind, cls="custody-uri-check")
 
 
 def advice_html(costs: ShapeCosts) -> str:

@@ -16,7 +16,7 @@ from ..protocol.blobs import hex_preview
 from ..protocol.catalog import ReadResult
 from ..protocol.template_reading import Preview, ReadOutcome, TemplateProblem, TemplateVariable
 from .catalog_html import untrusted_text_html
-from .html import FONT, Markup, box, code, escape, field_table, pre, small, table, tone
+from .html import FONT, Markup, box, code, escape, field_table, pre, small, table, tone, untrusted
 
 
 def variables_html(variables: Sequence[TemplateVariable]) -> str:
@@ -55,7 +55,7 @@ def problem_html(problem: TemplateProblem) -> str:
         True
     """
     return box(
-        f"<b>⚠ This template is not valid</b> ({escape(problem.error_type)}): {escape(str(problem))}"
+        f"<b>⚠ This template is not valid</b> ({escape(problem.error_type)}): {untrusted(str(problem))}"
         + pre(problem.caret(), wrap=False)
         + small("Nothing is read until the template is fixed; the inputs keep their values."),
         "error",
@@ -81,7 +81,7 @@ def preview_html(current: Preview) -> str:
     state = (
         tone("✓ ready to read", "ok")
         if current.ready
-        else f"{tone('✗ not ready', 'error')} — {escape(current.message)}"
+        else f"{tone('✗ not ready', 'error')} — {untrusted(current.message)}"
     )
     return box(
         f"<div><b>URI:</b> {code(current.uri or '')}</div>"
@@ -116,14 +116,14 @@ def outcome_html(outcome: ReadOutcome) -> str:
         True
     """
     if outcome.status == "not-ready":
-        return box(f"<b>Nothing was read.</b> {escape(outcome.message)}", "note", cls="custody-not-ready")
+        return box(f"<b>Nothing was read.</b> {untrusted(outcome.message)}", "note", cls="custody-not-ready")
     if outcome.status == "not-found":
         error = json.dumps(outcome.error_object, indent=2, ensure_ascii=False)
         reason = outcome.error.reason if outcome.error is not None else ""
         return box(
             f"<b>✗ Error -32602 · Resource not found</b> for {code(outcome.uri or '')}"
             + pre(error, wrap=False)
-            + small(f"why: {escape(reason)}. A missing record is an error, never an empty answer."),
+            + small(f"why: {untrusted(reason)}. A missing record is an error, never an empty answer."),
             "error",
             cls="custody-error custody-not-found",
         )
@@ -133,6 +133,6 @@ def outcome_html(outcome: ReadOutcome) -> str:
     if result.text is not None:
         return head + untrusted_text_html(result.text, result.uri)
     if outcome.image is not None:
-        note = f"An image ({escape(outcome.image[1])}, {result.size:,} bytes): drawn below as a picture."
+        note = f"An image ({untrusted(outcome.image[1])}, {result.size:,} bytes): drawn below as a picture."
         return head + box(small(note))
     return head + box("<b>hex preview</b>" + pre(hex_preview(result.data, 128), wrap=False))

@@ -22,7 +22,7 @@ from ...protocol.blobs import BlobError, ContentsReading, hex_preview, read_cont
 from ...protocol.catalog import Catalog, ResourceNotFound
 from ...protocol.template_reading import DRAWN_IMAGES
 from ..catalog_html import untrusted_text_html
-from ..html import Markup, box, code, escape, field_table, pre, small, tone
+from ..html import Markup, box, code, field_table, pre, small, tone, untrusted
 
 #: The dropdown value meaning "use the pasted blob".
 PASTE = "(paste)"
@@ -56,9 +56,9 @@ def reading_summary_html(reading: ContentsReading) -> str:
     rows.append(("declared mimeType", code(reading.declared_mime or "(none)")))
     rows.append(("sniffed from the bytes", code(reading.sniffed_mime or "(unknown)")))
     if reading.mime_mismatch:
-        verdict = Markup(f"{tone('⚠ MISMATCH', 'error', bold=True)} — {escape(reading.mismatch_reason or '')}")
+        verdict = Markup(f"{tone('⚠ MISMATCH', 'error', bold=True)} — {untrusted(reading.mismatch_reason or '')}")
     elif reading.mismatch_reason:
-        verdict = Markup(f"? not confirmed — {escape(reading.mismatch_reason)}")
+        verdict = Markup(f"? not confirmed — {untrusted(reading.mismatch_reason)}")
     else:
         verdict = tone("✓ the bytes match the declared type", "ok", bold=True)
     rows.append(("verdict", verdict))
@@ -76,8 +76,8 @@ def _error_html(error: BlobError | ResourceNotFound) -> str:
         detail = f"code {error.code}"
         head = "Could not read this resource"
     return box(
-        f"<b>⚠ {escape(head)}:</b> {escape(str(error))}<br>"
-        + small(f"{escape(detail)}. The viewer still shows the last content that decoded."),
+        f"<b>⚠ {head}:</b> {untrusted(str(error))}<br>"
+        + small(f"{untrusted(detail)}. The viewer still shows the last content that decoded."),
         "error",
         cls="custody-error",
     )

@@ -24,12 +24,23 @@ from ...core.loading import load_fixture
 from ...core.model import FIELD_SPECS, INITIATORS, OPERATIONS, SHAPES, Case, Decision, Policy, check_value
 from ...core.router import route
 from . import render
+from .controls import StrictIntSlider
+
+#: The longest paste the box reads: a case is one small JSON object (the fixture's are under 1 KB).
+PASTE_LIMIT = 100_000
 
 # A dropdown cannot hold ``None`` as a choice (it means "nothing selected"), so the control's
 # values are words and map to the case's true / false / null.
 _SIDE_EFFECTS = [("false — read-only", "false"), ("true — changes state", "true"), ("unknown (null)", "unknown")]
 _SIDE_VALUE = {"false": False, "true": True, "unknown": None}
 _SIDE_WORD = {v: k for k, v in _SIDE_VALUE.items()}
+
+
+def _side_effects(word: object) -> bool | None:
+    """The case value of the sideEffects control's word (a dropdown left empty is an error)."""
+    if word not in _SIDE_VALUE:
+        raise CaseError(f"field 'sideEffects': choose one of {', '.join(_SIDE_VALUE)}; got {word!r}", "sideEffects")
+    return _SIDE_VALUE[str(word)]
 
 
 class CaseExplorer(W.VBox):
@@ -89,6 +100,8 @@ class CaseExplorer(W.VBox):
 
         for widget in self.controls.values():
             widget.observe(self._on_input, names="value")
+            if isinstance(widget, StrictIntSlider):
+                widget.on_refuse(self._fail)
         self.preset.observe(self._on_preset, names="value")
         self.bytes_box.observe(self._on_bytes_box, names="value")
         self.reset_button.on_click(lambda _b: self.reset())
@@ -132,7 +145,7 @@ class CaseExplorer(W.VBox):
             "initiator": W.Dropdown(options=INITIATORS, description="initiator", **wide),
             "operation": W.Dropdown(options=OPERATIONS, description="operation", **wide),
             "shape": W.Dropdown(options=SHAPES, description="shape", **wide),
-            "bytes": W.IntSlider(
+            "bytes": StrictIntSlider(
                 min=0,
                 max=20000,
                 step=10,
@@ -141,7 +154,7 @@ class CaseExplorer(W.VBox):
                 layout=W.Layout(width="420px"),
                 **wide,
             ),
-            "embedLimitBytes": W.IntSlider(
+            "embedLimitBytes": StrictIntSlider(
                 min=0, max=20000, step=128, description="embed limit", layout=W.Layout(width="420px"), **wide
             ),
             "current": W.Checkbox(description="current", indent=False),
@@ -214,7 +227,7 @@ class CaseExplorer(W.VBox):
                 current=c["current"].value,
                 requiresCurrent=c["requiresCurrent"].value,
                 allowed=c["allowed"].value,
-                sideEffects=_SIDE_VALUE[c["sideEffects"].value],
+                sideEffects=_side_effects(c["sideEffects"].value),
                 uri=c["uri"].value,
                 mime=c["mime"].value,
                 provenance=c["provenance"].value,
@@ -270,11 +283,27 @@ class CaseExplorer(W.VBox):
         self.refresh()
 
     def load_json(self, text: str) -> None:
-        """Load a case pasted as JSON; a bad paste is shown plainly and changes nothing."""
+        """Load a case pasted as JSON; a bad paste is shown plainly and changes nothing.
+
+        A paste longer than :data:`PASTE_LIMIT` characters, JSON nested too deeply for the parser,
+        and a number longer than Python reads (4,300 digits) are refused with a message too.
+        """
+        if len(text) > PASTE_LIMIT:
+            self._fail(
+                f"the pasted text is {len(text):,} characters; a case is one small JSON object, so the "
+                f"box reads at most {PASTE_LIMIT:,} (load a file of cases with custody_lab.load_cases)"
+            )
+            return
         try:
             mapping = json.loads(text)
         except json.JSONDecodeError as e:
             self._fail(f"not valid JSON at line {e.lineno} column {e.colno}: {e.msg}")
+            return
+        except RecursionError:
+            self._fail("the pasted JSON is nested too deeply to read; a case is one flat object of fields")
+            return
+        except ValueError:  # int(): over sys.get_int_max_str_digits() digits
+            self._fail("a number in the pasted JSON has more digits than Python reads (4,300); no case field needs one")
             return
         try:
             case = Case.from_dict(mapping)
@@ -290,9 +319,52 @@ class CaseExplorer(W.VBox):
         self.refresh()
 
     def set(self, **changes: Any) -> Decision:
-        """Change controls by field name, as a learner would, and return the new decision."""
-        for key, value in changes.items():
-            if key not in self.controls:
-                raise KeyError(f"no control {key!r}; the controls are {', '.join(self.controls)}")
-            self.controls[key].value = value
+        """Change controls by field name, as a learner would, and return the new decision.
+
+        Values are the case's own (``bytes=9000``, ``sideEffects=None``; the sideEffects control's
+        words ``"true"``, ``"false"``, ``"unknown"`` work too) and are checked first, as the paste
+        box checks a case: a wrong type, a negative or fractional size, a shape that does not exist
+        or a control that does not exist changes nothing, shows the message in the panel and
+        returns the decision the panel still holds. A size beyond a slider's end widens the slider.
+
+        Example:
+            >>> ex = CaseExplorer("handbook", chart=False)
+            >>> ex.set(bytes=-3).selected, ex.error
+            ('listed-resource', "field 'bytes' must be 0 or more; got -3")
+            >>> ex.set(bytes=20).selected, ex.error
+            ('listed-resource', None)
+        """
+        try:
+            values = {key: self._control_value(key, value) for key, value in changes.items()}
+        except (CaseError, PolicyError) as e:
+            self._fail(str(e))
+            return self.decision
+        with self._hold():
+            for key, value in values.items():
+                control = self.controls[key]
+                if isinstance(control, StrictIntSlider) and isinstance(value, int) and value > control.max:
+                    control.max = value * 2
+                control.value = value
+        self.apply_controls()
         return self.decision
+
+    def _control_value(self, key: str, value: object) -> object:
+        """What the control of ``key`` must hold to show ``value``, or the CaseError / PolicyError."""
+        if key == "embedLimitBytes":
+            Policy(embed_limit_bytes=value, now=self.policy.now)  # type: ignore[arg-type]  # checks it
+            return value
+        if key not in self.controls:
+            raise CaseError(f"no control {key!r}; the controls are {', '.join(self.controls)}", key)
+        if key == "sideEffects":
+            if isinstance(value, str) and value in _SIDE_VALUE:
+                return value
+            return _SIDE_WORD[check_value(FIELD_SPECS[key], value)]  # type: ignore[index]
+        checked = check_value(FIELD_SPECS[key], value)
+        if checked is None:
+            raise CaseError(
+                f"field {key!r}: this control cannot show null; "
+                + ("type '' for an empty value" if isinstance(self.controls[key], W.Text) else "choose a value")
+                + ", or paste the whole case as JSON",
+                key,
+            )
+        return checked

@@ -26,8 +26,23 @@ from ...protocol.link_or_embed import (
     resource_link_block,
     same_uri_invariant,
 )
-from ..html import box, escape
+from ..html import box, untrusted
 from ..link_or_embed import advice_html, costs_table_html, plot_cumulative, uri_check_html
+from .controls import StrictIntSlider
+
+
+def _slider(value: int, scale: tuple[int, int, int], description: str) -> StrictIntSlider:
+    """A slider over ``scale`` (low, high, step), widened to hold ``value`` (the value asked for)."""
+    low, high, step = scale
+    return StrictIntSlider(
+        value=value,
+        min=min(low, value),
+        max=max(high, value),
+        step=step,
+        description=description,
+        style={"description_width": "initial"},
+        layout=widgets.Layout(width="460px"),
+    )
 
 
 def _png(costs: ShapeCosts) -> bytes:
@@ -39,6 +54,10 @@ def _png(costs: ShapeCosts) -> bytes:
 
 class LinkOrEmbedCalculator(widgets.VBox):
     """Sliders for payload size, reuse and inline budget; the advice, the bytes and a plot.
+
+    The sliders' ranges widen to hold the values given here; a value set later from code that a
+    slider cannot take (``budget.value = 0``) is refused with a message instead of being moved to
+    the slider's end, and a value the advisor refuses is shown the same way.
 
     Below them, the same-URI invariant (seed 001): type the URI a tool puts in its link or embed
     and see whether the catalog registers it.
@@ -67,15 +86,9 @@ class LinkOrEmbedCalculator(widgets.VBox):
         self.catalog = catalog or Catalog.load()
         style = {"description_width": "initial"}
         wide = widgets.Layout(width="460px")
-        self.size = widgets.IntSlider(
-            value=payload_bytes, min=100, max=60000, step=100, description="payload bytes", style=style, layout=wide
-        )
-        self.reuse = widgets.IntSlider(
-            value=reuse, min=1, max=20, description="calls reusing it", style=style, layout=wide
-        )
-        self.budget = widgets.IntSlider(
-            value=budget, min=512, max=16384, step=512, description="inline budget (bytes)", style=style, layout=wide
-        )
+        self.size = _slider(payload_bytes, (100, 60000, 100), "payload bytes")
+        self.reuse = _slider(reuse, (1, 20, 1), "calls reusing it")
+        self.budget = _slider(budget, (512, 16384, 512), "inline budget (bytes)")
         self.binary = widgets.Checkbox(value=False, description="binary payload (sent as base64)", style=style)
         self.advice = widgets.HTML()
         self.table = widgets.HTML()
@@ -95,6 +108,8 @@ class LinkOrEmbedCalculator(widgets.VBox):
 
         for control in (self.size, self.reuse, self.budget, self.binary):
             control.observe(lambda _c: self.redraw(), names="value")
+        for slider in (self.size, self.reuse, self.budget):
+            slider.on_refuse(self._fail)
         for control in (self.uri_box, self.block_type):
             control.observe(lambda _c: self.recheck(), names="value")
         super().__init__(
@@ -124,13 +139,18 @@ class LinkOrEmbedCalculator(widgets.VBox):
         try:
             costs = compare_shapes(self.size.value, self.reuse.value, self.budget.value, binary=self.binary.value)
         except (CaseError, PolicyError) as err:
-            self.error.value = box(f"⚠ {escape(str(err))} — the panel keeps the last good result.", "error")
+            self._fail(str(err))
             return
         self.error.value = ""
         self.costs = costs
         self.advice.value = advice_html(costs)
         self.table.value = costs_table_html(costs)
         self.plot.value = _png(costs)
+
+    def _fail(self, message: str) -> None:
+        self.error.value = box(
+            f"⚠ {untrusted(message)} — the panel keeps the last good result.", "error", cls="custody-error"
+        )
 
     def recheck(self) -> None:
         """Check the typed URI against the catalog (seed 001's same-URI invariant)."""

@@ -25,7 +25,7 @@ from ...core.explain import Change, flip_sentence
 from ...core.model import Case, Decision
 from ...core.receipts import digest
 from ...core.rules import outcome_look, rule
-from ..html import FONT, ROW_STYLES, box, code, escape, pre, small, untrusted_block
+from ..html import FONT, ROW_STYLES, box, code, escape, pre, small, untrusted, untrusted_block
 
 
 def look_badge(outcome: str) -> str:
@@ -93,7 +93,7 @@ def trace_html(decision: Decision) -> str:
 
 def diff_html(changes: list[Change], baseline: Decision, current: Decision, baseline_id: str) -> str:
     """Which inputs differ from the baseline and whether that flipped the outcome."""
-    sentence = escape(flip_sentence(changes, baseline, current))
+    sentence = untrusted(flip_sentence(changes, baseline, current))
     mark = "⇄ FLIPPED" if baseline.outcome != current.outcome else "= same outcome"
     return box(f"<b>vs baseline {code(baseline_id)}:</b> {mark}<br>{sentence}", cls="custody-diff")
 
@@ -118,7 +118,7 @@ def untrusted_html(case: Case) -> str:
     if case.title is None and case.description is None:
         return box(small("This case has no title or description."), "muted", cls="custody-untrusted")
     parts = [
-        f"<div><b>{name}:</b> <span>{escape(value)}</span></div>"
+        f"<div><b>{name}:</b> <span>{untrusted(value)}</span></div>"
         for name, value in (("title", case.title), ("description", case.description))
         if value is not None
     ]
@@ -128,7 +128,7 @@ def untrusted_html(case: Case) -> str:
 def error_html(message: str) -> str:
     """A plain, escaped error box; the panel keeps its last good state."""
     return box(
-        f"<b>⚠ Not applied:</b> {escape(message)}<br>{small('The panel still shows the last valid case.')}",
+        f"<b>⚠ Not applied:</b> {untrusted(message)}<br>{small('The panel still shows the last valid case.')}",
         "error",
         cls="custody-error",
     )

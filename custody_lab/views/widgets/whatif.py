@@ -26,7 +26,8 @@ from ...whatif.compare import Comparison, compare
 from ...whatif.io import load_inventory
 from ...whatif.plots import policy_comparison, policy_label
 from ...whatif.sweep import sweep
-from ..html import FONT, ROW_STYLES, ViewError, box, code, escape, small, table
+from ..html import FONT, ROW_STYLES, ViewError, box, code, escape, small, table, untrusted
+from .controls import StrictIntSlider
 from .render import error_html
 
 _RIGHT = "text-align:right"
@@ -71,7 +72,7 @@ def table_html(swept: pd.DataFrame, before: pd.DataFrame | None = None) -> str:
         verdict = "✓" if outcome == str(shape) else "✗"
         shown = "" if pd.isna(title) else title
         rows.append(
-            f"<tr{style}><td>{code(ident)}</td><td>{escape(shown)}</td><td>{escape(shape)}</td>"
+            f"<tr{style}><td>{code(ident)}</td><td>{untrusted(shown)}</td><td>{untrusted(shape)}</td>"
             f'<td style="{_RIGHT}">{int(size):,}</td><td>{verdict} {code(outcome)}</td><td>{mark}</td></tr>'
         )
     head = "<tr><th>id</th><th>title (untrusted)</th><th>shape</th><th>bytes</th><th>outcome</th><th></th></tr>"
@@ -110,7 +111,7 @@ class WhatIfPanel(W.VBox):
         self.error: str | None = None
         self._chart_on = chart
         self.controls: dict[str, W.ValueWidget] = {
-            "embedLimitBytes": W.IntSlider(
+            "embedLimitBytes": StrictIntSlider(
                 value=self.baseline.embed_limit_bytes,
                 min=0,
                 max=max(16384, self.baseline.embed_limit_bytes),
@@ -132,6 +133,7 @@ class WhatIfPanel(W.VBox):
         self.chart = W.Image(format="png", layout=W.Layout(max_width="900px"))
         for widget in self.controls.values():
             widget.observe(self._on_input, names="value")
+        self.controls["embedLimitBytes"].on_refuse(self._fail)
         children: list[W.Widget] = [
             W.HBox([self.controls["embedLimitBytes"], self.controls["requireCurrent"]]),
             self.message,
@@ -160,19 +162,52 @@ class WhatIfPanel(W.VBox):
             result = sweep(self.frame, policy)
             comparison = compare(self.frame, self.baseline, policy)
         except CustodyLabError as e:  # a bad value is shown, never raised into the notebook
-            self.error = str(e)
-            self.message.value = error_html(str(e))
+            self._fail(str(e))
             return
         self.policy, self.result, self.comparison, self.error = policy, result, comparison, None
         self.message.value = ""
         self._render()
 
+    def _fail(self, message: str) -> None:
+        self.error = message
+        self.message.value = error_html(message)
+
     def set(self, *, embed_limit_bytes: int | None = None, require_current: bool | None = None) -> Comparison:
-        """Move the controls from code (as a learner would) and return the new comparison."""
-        if embed_limit_bytes is not None:
-            self.controls["embedLimitBytes"].value = embed_limit_bytes
-        if require_current is not None:
-            self.controls["requireCurrent"].value = require_current
+        """Move the controls from code (as a learner would) and return the new comparison.
+
+        The values are checked as a :class:`~custody_lab.core.model.Policy` checks them: a limit
+        that is negative, fractional or not a number, or a flag that is not ``True``/``False``,
+        changes nothing and is shown in the panel; a limit beyond the slider's end widens it.
+
+        Example:
+            >>> panel = WhatIfPanel(chart=False)
+            >>> panel.set(embed_limit_bytes=-1).after.embed_limit_bytes, panel.error[:30]
+            (4096, 'embedLimitBytes must be a whol')
+            >>> panel.set(embed_limit_bytes=100000).after.embed_limit_bytes, panel.error
+            (100000, None)
+        """
+        limit = self.policy.embed_limit_bytes if embed_limit_bytes is None else embed_limit_bytes
+        flag = self.policy.require_current if require_current is None else require_current
+        try:
+            Policy(embed_limit_bytes=limit, now=self.baseline.now, require_current=flag)
+        except CustodyLabError as e:
+            self._fail(str(e))
+            return self.comparison
+        slider = self.controls["embedLimitBytes"]
+        if limit > slider.max:
+            slider.max = limit
+        if (slider.value, self.controls["requireCurrent"].value) == (limit, flag):
+            self.apply_controls()
+        else:
+            self.controls["requireCurrent"].unobserve(self._on_input, names="value")
+            try:
+                self.controls["requireCurrent"].value = flag
+            finally:
+                self.controls["requireCurrent"].observe(self._on_input, names="value")
+            if slider.value == limit:
+                self.apply_controls()
+            else:
+                slider.value = limit
         return self.comparison
 
     def _render(self) -> None:
