@@ -21,6 +21,7 @@ _PANELS = {
     "WhatIfPanel": f"{_VIEWS}.whatif",
     "ExercisePanel": "custody_lab.teaching.panels",
     "ProgressPanel": "custody_lab.teaching.panels",
+    "PredictPanel": "custody_lab.teaching.predict",
 }
 __all__ = sorted(_PANELS)
 __getattr__, __dir__ = lazy_exports(__name__, _PANELS)

@@ -1,0 +1,113 @@
+"""Predict, then check: the learner writes the outcome they expect, then the change is applied.
+
+``PredictPanel("route-01", explorer)`` shows a prediction exercise (one whose input is a
+:class:`~custody_lab.teaching.exercise_sets._changes.CaseChange`), a box for the predicted
+outcome and one button. Pressing it checks the prediction through the exercise engine
+(:func:`~custody_lab.exercises.check`) and only then applies the change in the
+:class:`~custody_lab.views.widgets.explorer.CaseExplorer`, exactly as the learner would with the
+controls, so the explorer's outcome, trace and diff show what really happens. An empty box is
+"not answered yet" and applies nothing: the prediction comes first.
+
+The panel holds no routing logic: the explorer routes, the engine judges. Its own feedback is
+the engine's result, which never contains the expected outcome.
+"""
+
+from __future__ import annotations
+
+__all__ = ["PredictPanel"]
+
+import ipywidgets as widgets
+
+from ..views.html import code, small
+from ..views.widgets.explorer import CaseExplorer
+from .exercise_sets._changes import CaseChange
+from .exercises import CheckResult, Exercise, ExerciseError, check, get, input_for
+from .feedback import exercise_heading_html, markdown_html
+
+
+class PredictPanel(widgets.VBox):
+    """A prediction box and one button that checks the prediction, then applies the change.
+
+    Args:
+        exercise_id: a prediction exercise (its input is a one-input ``CaseChange``).
+        explorer: the explorer the change is applied to; when omitted the panel builds its own
+            (without the chart) and shows it only after the first prediction.
+
+    Attributes:
+        exercise: the :class:`~custody_lab.exercises.Exercise`.
+        change: the :class:`CaseChange` the button applies.
+        explorer: the :class:`CaseExplorer` it applies the change to.
+        prediction: the ``Text`` box the learner types the expected outcome into.
+        apply_button: ``apply_button.click()`` checks and applies programmatically.
+        output: the ``HTML`` widget with the check result (escaped) and what was applied.
+        result: the last :class:`~custody_lab.exercises.CheckResult`, or ``None``.
+        applied: whether the change has been applied to the explorer.
+
+    Raises:
+        ExerciseError: the exercise's input is not a ``CaseChange`` of exactly one input (not a
+            prediction exercise).
+
+    Example:
+        >>> panel = PredictPanel("route-02")
+        >>> panel.apply_button.click()  # nothing predicted yet: nothing applied
+        >>> panel.result.status, panel.applied
+        ('not-answered', False)
+    """
+
+    def __init__(self, exercise_id: str, explorer: CaseExplorer | None = None) -> None:
+        self.exercise: Exercise = get(exercise_id)
+        change = input_for(exercise_id)
+        if not isinstance(change, CaseChange) or len(change.changes) != 1:
+            what = f"{len(change.changes)} changed inputs" if isinstance(change, CaseChange) else type(change).__name__
+            raise ExerciseError(
+                f"exercise {exercise_id}: PredictPanel needs an exercise whose input is a one-input "
+                f"CaseChange (a case and the one input to change); its input is {what}"
+            )
+        self.change = change
+        self.result: CheckResult | None = None
+        self.applied = False
+        own = explorer is None
+        self.explorer = CaseExplorer(change.case_id, chart=False) if explorer is None else explorer
+        self.prediction = widgets.Text(
+            value="",
+            placeholder=f"type {self.exercise.wanted}",
+            description="I predict:",
+            layout=widgets.Layout(flex="1 1 auto", width="auto"),
+        )
+        self.apply_button = widgets.Button(
+            description="Apply the change and check",
+            button_style="primary",
+            icon="play",
+            layout=widgets.Layout(width="auto"),
+            tooltip=f"check your prediction for {self.exercise.id}, then apply the change",
+        )
+        self.output = widgets.HTML(f"<div>{small('Write your prediction, then press the button.')}</div>")
+        self.apply_button.on_click(self._on_apply)
+        children: list[widgets.Widget] = [
+            widgets.HTML(exercise_heading_html(self.exercise)),
+            widgets.HTML(markdown_html(self.exercise.prompt)),
+            widgets.HTML(small(f"The change: {code(change.describe())}")),
+            widgets.HBox([self.prediction, self.apply_button]),
+            self.output,
+        ]
+        if own:
+            self.explorer.layout.display = "none"  # shown once a prediction is written
+            children.append(self.explorer)
+        super().__init__(children, layout=widgets.Layout(border="1px solid #cccccc", padding="6px"))
+
+    def _on_apply(self, _button: object = None) -> None:
+        answer = self.exercise.parse_answer(self.prediction.value)
+        self.result = check(self.exercise.id, answer)
+        if self.result.status == "not-answered":
+            self.output.value = self.result._repr_html_() + small(
+                "Nothing was applied: write what you expect first, then press the button again."
+            )
+            return
+        self.explorer.load(self.change.case_id)
+        self.explorer.set(**self.change.changes)
+        self.explorer.layout.display = None
+        self.applied = True
+        self.output.value = self.result._repr_html_() + small(
+            f"Applied in the explorer: {code(self.change.describe())}. Read its "
+            "outcome, trace and diff line to see why."
+        )
