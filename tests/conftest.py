@@ -6,6 +6,7 @@ import os
 import re
 import shutil
 import subprocess
+import tempfile
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -13,6 +14,9 @@ from hypothesis import HealthCheck, settings
 import custody_lab as cl
 
 from . import fresh_env as fe
+
+#: Exercise progress goes to a temporary file, never into the repository (notebook kernels inherit it).
+os.environ["CUSTODY_LAB_PROGRESS"] = os.path.join(tempfile.mkdtemp(prefix="custody-lab-progress-"), "progress.json")
 
 settings.register_profile("lab", deadline=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "lab"))

@@ -176,10 +176,13 @@ def test_an_exercise_with_an_input_gives_it(exercise_id):
 # --------------------------------------------------------------------------------------------
 
 
-def test_a_wrong_answer_without_a_known_mistake_names_the_input_and_the_answer_but_not_the_expected_one():
+def test_a_wrong_answer_without_a_known_mistake_names_the_input_the_answer_and_its_kind_but_not_the_expected_one():
     result = check("blob-01", 7)
-    assert result.status == "wrong" and result.mistake is None and result.hint is None
-    for part in ("the blob of assets://logo.png", "7", "a whole number"):
+    assert result.status == "wrong" and result.mistake is None, result
+    assert result.hint == get("blob-01").hints[0], (
+        f"first wrong try: expected the first general hint, got {result.hint!r}"
+    )
+    for part in ("the blob of assets://logo.png", "7", "a number, the right kind"):
         assert part in result.message, f"{part!r} missing from {result.message!r}"
     for shown in (result.message, str(result), visible_text(result._repr_html_())):
         assert "105" not in shown, f"check('blob-01', 7): the expected 105 is shown: {shown!r}"
@@ -261,25 +264,29 @@ def test_an_unknown_exercise_raises_a_key_error_listing_the_known_ids():
     assert "blob-01" in str(info.value) and "blob-99" in str(info.value)
 
 
-def test_reveal_gives_the_reference_answer():
+def test_reveal_gives_the_reference_answer_and_progress_records_it_as_revealed_not_passed():
     assert reveal("blob-01") == 105
     assert reveal("blob-03") == "Pj+//xA="
+    assert progress() == {"blob-01": "revealed", "blob-03": "revealed"}, progress()
+    check("blob-01", 105)
+    assert progress()["blob-01"] == "revealed", "a pass after the reveal is still not 'solved'"
 
 
 def test_progress_records_passes_and_attempts_but_not_stubs():
-    check("blob-01", ...)
-    assert "blob-01" not in progress()
+    for blank in (..., None, "", "  ", "..."):
+        check("blob-01", blank)
+    assert "blob-01" not in progress(), progress()
     check("blob-01", 140)
-    assert progress()["blob-01"] is False
+    assert progress()["blob-01"] == "tried"
     check("blob-01", 105)
     check("blob-01", 1)
-    assert progress()["blob-01"] is True, "a pass stays recorded after a later wrong try"
+    assert progress()["blob-01"] == "passed", "a pass stays recorded after a later wrong try"
 
 
 SETS_DIR = Path(ex.__file__).parent / "exercise_sets"
 
 
-def test_every_set_module_on_disk_is_listed_in_set_modules():
+def test_every_set_module_on_disk_is_listed_in_set_modules():  # colleagues' new sets land in it one by one
     on_disk = sorted(p.stem for p in SETS_DIR.glob("*.py") if not p.stem.startswith("_"))
     assert on_disk, f"no exercise set modules found in {SETS_DIR}"
     assert on_disk == sorted(SET_MODULES), f"set modules on disk {on_disk} != SET_MODULES {sorted(SET_MODULES)}"
@@ -448,12 +455,14 @@ def test_progress_panel_counts_passed_tried_and_not_tried():
 
     panel = ProgressPanel("blob")
     total = len(all_exercises("blob"))
-    assert panel.counts == {"passed": 0, "tried": 0, "not tried": total}
+    assert panel.counts == {"passed": 0, "tried": 0, "revealed": 0, "not tried": total}
     check("blob-01", 105)
     check("blob-02", "image/png")
+    reveal("blob-03")
     panel.refresh_button.click()
-    assert panel.counts == {"passed": 1, "tried": 1, "not tried": total - 2}, panel.counts
-    assert "✓ passed" in panel.table.value and "✗ tried" in panel.table.value
+    assert panel.counts == {"passed": 1, "tried": 1, "revealed": 1, "not tried": total - 3}, panel.counts
+    for mark in ("✓ passed", "✗ tried", "◐ answer shown"):
+        assert mark in panel.table.value, f"{mark!r} missing from {panel.table.value!r}"
 
 
 def test_progress_panel_takes_a_tuple_of_prefixes_and_shows_exactly_their_exercises():

@@ -3,8 +3,14 @@
 A learner's cell ends with ``check("blob-01", answer)``. The result is a :class:`CheckResult`
 value (never only printed), so a notebook shows it through ``_repr_html_`` and a test can assert
 on it. Feedback follows the lab's style guide (``STYLE.md``, "Exercises"): it names the input and
-the learner's value, **never the expected one** (only :func:`reveal` gives that); it recognises an
-unfilled stub (``...``); and each typical mistake an exercise lists gets its own hint.
+the learner's value, **never the expected one** (only :func:`reveal` gives that, and progress then
+records the exercise as "revealed", not "passed"); it says whether the answer is of the right
+*kind* (a number, a URI, a rejection code, a list); it recognises an unfilled stub (``...``,
+``None``, ``""``); each typical mistake an exercise lists gets its own hint, and any other wrong
+answer gets the exercise's first general hint, then, from the second wrong try on, its second,
+more pointed one. Every answer is first normalised the same way
+(:mod:`custody_lab.teaching.answers`), and progress is kept in a small JSON file between kernel
+restarts (:mod:`custody_lab.teaching.progress_store`).
 
 Exercise definitions live in :mod:`custody_lab.teaching.exercise_sets`, one module per topic,
 listed in its ``SET_MODULES``. They are registered lazily, the first time :func:`get`,
@@ -36,6 +42,7 @@ __all__ = [
     "is_stub",
     "literal_or_text",
     "progress",
+    "progress_file",
     "register",
     "reset_progress",
     "reveal",
@@ -49,11 +56,17 @@ import re
 import reprlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
 from ..core.errors import CustodyLabError
+from . import answers, progress_store
+from .answers import describe_kind, given_kind, is_unanswered, kind_matches, normal_uri, normalise
 
 Status = Literal["passed", "wrong", "not-answered"]
+
+#: How many wrong tries before the second hint and the "Show me" button appear.
+TRIES_BEFORE_SHOW = 2
 
 #: Exercise ids are a topic and a two-digit number: ``blob-01``, ``uri-03``.
 _ID = re.compile(r"^[a-z][a-z0-9]*-\d{2}$")
@@ -133,8 +146,9 @@ def literal_or_text(text: str) -> object:
 
 
 def _stripped_text(text: str) -> object:
+    """The typed text, stripped; a blank box, ``...`` or ``None`` typed as such is the stub ``...``."""
     stripped = text.strip()
-    return ... if not stripped or stripped == "..." else stripped
+    return ... if is_unanswered(stripped) or stripped == "None" else stripped
 
 
 @dataclass(frozen=True)
@@ -158,6 +172,13 @@ class Exercise:
             default; ``"text"`` keeps the text as a string).
         given: returns the input itself (the blob, the bytes, the URI...), so a notebook cell can
             start from ``input_for("blob-01")``; ``None`` when the prompt holds everything.
+        kind: the kind of answer wanted (``"number"``, ``"uri"``, ``"code"``, ``"list"``,
+            ``"text"``...; see :mod:`custody_lab.teaching.answers`); ``None`` reads it from the
+            reference answer. It decides the normalisation (``"105"`` is a number only where a
+            number is wanted) and the "right kind" part of the feedback.
+        hints: general hints for a wrong answer no listed mistake explains: the first after one
+            wrong try, the second (more pointed) from the second wrong try on. Neither may hold
+            the answer.
     """
 
     id: str
@@ -173,6 +194,8 @@ class Exercise:
     wanted: str = "your answer"
     parse: Callable[[str], object] | Literal["text"] = literal_or_text
     given: Callable[[], object] | None = None
+    kind: str | None = None
+    hints: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not isinstance(self.id, str) or not _ID.match(self.id):
@@ -182,6 +205,7 @@ class Exercise:
         if self.parse == "text":
             object.__setattr__(self, "parse", _stripped_text)
         object.__setattr__(self, "mistakes", tuple(self.mistakes))
+        object.__setattr__(self, "hints", tuple(self.hints))
         names = [m.name for m in self.mistakes]
         if len(set(names)) != len(names) or not all(names):
             raise ExerciseError(f"exercise {self.id}: mistake names must be non-empty and unique; got {names}")
@@ -192,6 +216,20 @@ class Exercise:
         """The value a correct answer must match."""
         assert self.expected is not None  # set in __post_init__
         return self.expected()
+
+    def wanted_kind(self) -> str:
+        """The kind of answer wanted: :attr:`kind`, or the kind of the reference answer."""
+        return self.kind if self.kind is not None else answers.kind_of(self.reference())
+
+    def general_hint(self, tries: int) -> str:
+        """The general hint after ``tries`` wrong tries (the second one from the second try on)."""
+        hints = self.hints or (
+            f"Read the task again and work on {self.input_label} with the lab's own functions; "
+            f"the answer wanted is {self.wanted}.",
+            "Compare your answer with the task one step at a time: which step of the task did "
+            "your value skip or do twice?",
+        )
+        return hints[min(max(tries, 1), len(hints)) - 1]
 
     def parse_answer(self, text: str) -> object:
         """An answer from the text typed in a Check panel (an empty box is the stub ``...``)."""
@@ -215,6 +253,10 @@ class CheckResult:
         mistake: the detected mistake's name, or ``None``.
         status: ``"passed"``, ``"wrong"`` or ``"not-answered"`` (an unfilled stub).
         title: the exercise's title, for display.
+        given_kind: the kind of the (normalised) answer, in words (``"a number"``).
+        kind_right: whether that is the kind wanted (``None`` when not answered).
+        tries: wrong tries of this exercise so far, this one included.
+        can_show: whether the reference may now be shown on request (after two wrong tries).
     """
 
     exercise_id: str
@@ -225,6 +267,10 @@ class CheckResult:
     mistake: str | None = None
     status: Status = "wrong"
     title: str = ""
+    given_kind: str = ""
+    kind_right: bool | None = None
+    tries: int = 0
+    can_show: bool = False
 
     def headline(self) -> str:
         """``✓ Correct``, ``✗ Not yet`` or ``… Not answered yet``: a symbol *and* words."""
@@ -251,7 +297,9 @@ class CheckResult:
 # --------------------------------------------------------------------------------------------
 
 _REGISTRY: dict[str, Exercise] = {}
-_PROGRESS: dict[str, bool] = {}
+#: Progress per exercise id; loaded from (and saved to) :func:`progress_file`.
+_PROGRESS: dict[str, progress_store.Entry] = {}
+_progress_from: list[Path | None] = []
 _loaded = False
 
 
@@ -344,27 +392,67 @@ def input_for(exercise_id: str) -> object:
 
 
 def reveal(exercise_id: str) -> object:
-    """The reference answer, for facilitators (learners are not shown it by default).
+    """The reference answer, on request (a "Show me" button, or a facilitator).
+
+    Progress then records the exercise as ``"revealed"`` rather than solved, unless it was
+    already passed. (``custody-lab solutions`` reads the references without recording anything.)
 
     Example:
+        >>> reset_progress()
         >>> reveal("blob-01")
         105
+        >>> progress()["blob-01"]
+        'revealed'
     """
-    return get(exercise_id).reference()
+    exercise = get(exercise_id)
+    entry = _entry(exercise.id)
+    if entry["state"] != "passed":
+        _record(exercise.id, {"state": "revealed", "tries": entry["tries"]})
+    return exercise.reference()
 
 
-def progress() -> dict[str, bool]:
-    """Which exercises were checked in this kernel, and whether each has passed (at least once).
+def progress_file() -> Path | None:
+    """The JSON file progress is kept in (``None``: in memory only); see
+    :mod:`custody_lab.teaching.progress_store` for where it lives and ``$CUSTODY_LAB_PROGRESS``."""
+    return progress_store.progress_path()
 
-    A check on the untouched stub does not count as an attempt.
+
+def _sync() -> dict[str, progress_store.Entry]:
+    """The in-memory record, (re)loaded from the progress file when that file changed."""
+    path = progress_file()
+    if not _progress_from or _progress_from[0] != path:
+        _PROGRESS.clear()
+        _PROGRESS.update(progress_store.load(path))
+        _progress_from[:] = [path]
+    return _PROGRESS
+
+
+def _entry(exercise_id: str) -> progress_store.Entry:
+    return dict(_sync().get(exercise_id) or {"state": "", "tries": 0})  # type: ignore[return-value]
+
+
+def _record(exercise_id: str, entry: progress_store.Entry) -> None:
+    record = _sync()
+    record[exercise_id] = entry
+    progress_store.save(_progress_from[0], record)
+
+
+def progress() -> dict[str, str]:
+    """Each exercise tried so far and its state: ``"passed"`` (at least once), ``"tried"`` (not
+    passed yet) or ``"revealed"`` (the reference was shown before it was passed).
+
+    A check on the untouched stub does not count as a try. The record survives a kernel restart
+    (:func:`progress_file`).
     """
     _ensure_loaded()
-    return dict(_PROGRESS)
+    return {key: entry["state"] for key, entry in _sync().items()}
 
 
 def reset_progress() -> None:
-    """Forget every attempt recorded in this kernel."""
+    """Forget every try and reveal, and delete the progress file."""
+    _sync()
     _PROGRESS.clear()
+    progress_store.remove(_progress_from[0])
 
 
 # --------------------------------------------------------------------------------------------
@@ -406,8 +494,8 @@ def _truthy(call: Callable[[], object]) -> bool:
 
 
 def is_stub(exercise: Exercise, answer: object) -> bool:
-    """Whether ``answer`` is still the exercise's stub (``...``, or the stub value itself)."""
-    if answer is Ellipsis or answer is exercise.stub:
+    """Whether ``answer`` is still a blank (``...``, ``None``, ``""``) or the exercise's stub value."""
+    if is_unanswered(answer) or answer is exercise.stub:
         return True
     if exercise.stub is Ellipsis or exercise.stub is None:
         return False
@@ -431,6 +519,8 @@ def check(exercise_id: str, answer: object) -> CheckResult:
         True
     """
     exercise = get(exercise_id)
+    wanted_kind = exercise.wanted_kind()
+    answer, form = normalise(answer, wanted_kind)
     common: dict[str, Any] = {"exercise_id": exercise.id, "actual": answer, "title": exercise.title}
     if is_stub(exercise, answer):
         shown = "`...`" if exercise.stub is Ellipsis else f"`{short_repr(exercise.stub)}`"
@@ -442,8 +532,17 @@ def check(exercise_id: str, answer: object) -> CheckResult:
             ),
             **common,
         )
-    passed = _truthy(lambda: exercise.compare(answer, exercise.expected_value()))
-    _PROGRESS[exercise.id] = _PROGRESS.get(exercise.id, False) or passed
+    expected = exercise.expected_value()
+    if wanted_kind == "uri" and isinstance(expected, str):
+        expected = normal_uri(expected)
+    passed = form is None and _truthy(lambda: exercise.compare(answer, expected))
+    entry = _entry(exercise.id)
+    tries = entry["tries"] + (0 if passed else 1)
+    # A reveal is never turned into a pass; a pass is never lost to a later wrong try.
+    state = entry["state"] if entry["state"] in ("passed", "revealed") else "passed" if passed else "tried"
+    _record(exercise.id, {"state": state, "tries": tries})
+    kind_right = kind_matches(answer, wanted_kind)
+    common.update(given_kind=given_kind(answer, wanted_kind), kind_right=kind_right, tries=tries)
     if passed:
         return CheckResult(
             passed=True,
@@ -451,20 +550,16 @@ def check(exercise_id: str, answer: object) -> CheckResult:
             message=f"for {exercise.input_label}, {short_repr(answer)} is right.",
             **common,
         )
-    given = f"for {exercise.input_label} you gave {short_repr(answer)} ({type(answer).__name__})"
+    kind_words = (
+        f"{common['given_kind']}, the right kind"
+        if kind_right
+        else f"{common['given_kind']}, but {describe_kind(wanted_kind)} is wanted"
+    )
+    message = f"for {exercise.input_label} you gave {short_repr(answer)} ({kind_words}): not yet."
+    common.update(message=message, passed=False, status="wrong", can_show=tries >= TRIES_BEFORE_SHOW)
+    if form is not None:
+        return CheckResult(hint=form.hint, mistake=form.name, **common)
     for mistake in exercise.mistakes:
         if _truthy(functools.partial(mistake.detect, answer)):
-            return CheckResult(
-                passed=False,
-                status="wrong",
-                message=f"{given}: not yet.",
-                hint=mistake.hint,
-                mistake=mistake.name,
-                **common,
-            )
-    return CheckResult(
-        passed=False,
-        status="wrong",
-        message=f"{given}: not yet. The answer wanted is {exercise.wanted}.",
-        **common,
-    )
+            return CheckResult(hint=mistake.hint, mistake=mistake.name, **common)
+    return CheckResult(hint=exercise.general_hint(tries), **common)

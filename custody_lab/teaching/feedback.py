@@ -6,7 +6,8 @@ answer, title and prompt goes through its ``escape``, and a result is one of its
 :mod:`custody_lab.teaching.panels` and ``CheckResult._repr_html_`` call these functions.
 
 What a learner sees never holds the expected answer (``STYLE.md``, "Exercises"): a wrong try
-shows their own answer and a hint; the reference answer comes only from ``reveal(id)``.
+shows their own answer, whether its kind is right, and a hint; the reference answer comes only
+on request, from ``reveal(id)`` or the panel's Show me button (:func:`revealed_html`).
 """
 
 from __future__ import annotations
@@ -18,19 +19,26 @@ __all__ = [
     "markdown_html",
     "progress_counts",
     "progress_html",
+    "revealed_html",
 ]
 
 import re
 from collections.abc import Iterable, Mapping
 
 from ..views.html import Kind, box, escape, small
+from .answers import is_unanswered
 from .exercises import CheckResult, Exercise, short_repr
 
 #: The box of each check status.
 _KIND: dict[str, Kind] = {"passed": "ok", "wrong": "error", "not-answered": "note"}
 
 #: What the progress table says for each state, a symbol and words.
-_MARKS = {"passed": "✓ passed", "tried": "✗ tried, not passed yet", "not tried": "· not tried"}
+_MARKS = {
+    "passed": "✓ passed",
+    "tried": "✗ tried, not passed yet",
+    "revealed": "◐ answer shown, not solved",
+    "not tried": "· not tried",
+}
 
 _CODE = re.compile(r"`([^`]+)`")
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
@@ -56,6 +64,23 @@ def check_result_html(result: CheckResult) -> str:
     return box("".join(parts), _KIND[result.status], cls=f"custody-check custody-check-{result.status}")
 
 
+def revealed_html(exercise: Exercise, answer: object) -> str:
+    """The reference answer, shown on request (the Show me button), escaped.
+
+    Example:
+        >>> from custody_lab.exercises import get
+        >>> "<code>105</code>" in revealed_html(get("blob-01"), 105)
+        True
+    """
+    return box(
+        f"<div><b>◐ The answer</b> to <code>{escape(exercise.id)}</code>: <code>{escape(short_repr(answer))}</code>"
+        "</div><div>Your progress records this exercise as <i>answer shown</i>, not solved. Work through "
+        "why it is right, then try the next one.</div>",
+        "note",
+        cls="custody-check custody-check-revealed",
+    )
+
+
 def answer_read_as_html(answer: object) -> str:
     """How a Check panel read the typed text (``""`` for an empty box).
 
@@ -63,7 +88,7 @@ def answer_read_as_html(answer: object) -> str:
         >>> answer_read_as_html(105)
         '<small>Your answer was read as <code>105</code> (int).</small>'
     """
-    if answer is ...:
+    if is_unanswered(answer):
         return ""
     return small(
         f"Your answer was read as <code>{escape(short_repr(answer))}</code> ({escape(type(answer).__name__)})."
@@ -116,19 +141,18 @@ def markdown_html(text: str) -> str:
     return "".join(blocks)
 
 
-def _state(exercise: Exercise, record: Mapping[str, bool]) -> str:
-    if exercise.id not in record:
-        return "not tried"
-    return "passed" if record[exercise.id] else "tried"
+def _state(exercise: Exercise, record: Mapping[str, str]) -> str:
+    state = record.get(exercise.id)
+    return state if state in _MARKS else "not tried"
 
 
-def progress_counts(exercises: Iterable[Exercise], record: Mapping[str, bool]) -> dict[str, int]:
-    """How many exercises are passed, tried (not passed yet) and not tried, given a progress record.
+def progress_counts(exercises: Iterable[Exercise], record: Mapping[str, str]) -> dict[str, int]:
+    """How many exercises are passed, tried (not passed yet), revealed and not tried.
 
     Example:
         >>> from custody_lab.exercises import all_exercises
-        >>> progress_counts(all_exercises("blob")[:3], {"blob-01": True, "blob-02": False})
-        {'passed': 1, 'tried': 1, 'not tried': 1}
+        >>> progress_counts(all_exercises("blob")[:3], {"blob-01": "passed", "blob-02": "revealed"})
+        {'passed': 1, 'tried': 0, 'revealed': 1, 'not tried': 1}
     """
     counts = dict.fromkeys(_MARKS, 0)
     for exercise in exercises:
@@ -136,12 +160,12 @@ def progress_counts(exercises: Iterable[Exercise], record: Mapping[str, bool]) -
     return counts
 
 
-def progress_html(exercises: Iterable[Exercise], record: Mapping[str, bool]) -> str:
+def progress_html(exercises: Iterable[Exercise], record: Mapping[str, str]) -> str:
     """A summary line and one table row per exercise: id, title, level and state.
 
     Example:
         >>> from custody_lab.exercises import all_exercises
-        >>> "✓ passed" in progress_html(all_exercises("blob")[:1], {"blob-01": True})
+        >>> "✓ passed" in progress_html(all_exercises("blob")[:1], {"blob-01": "passed"})
         True
     """
     exercises = list(exercises)
@@ -152,7 +176,8 @@ def progress_html(exercises: Iterable[Exercise], record: Mapping[str, bool]) -> 
         for ex in exercises
     )
     summary = (
-        f"<b>{counts['passed']} passed</b> · {counts['tried']} tried, not passed yet · {counts['not tried']} not tried"
+        f"<b>{counts['passed']} passed</b> · {counts['tried']} tried, not passed yet · "
+        f"{counts['revealed']} answer shown · {counts['not tried']} not tried"
     )
     return box(
         f"{summary}<table><tr><th>exercise</th><th>title</th><th>level</th><th>status</th></tr>{rows}</table>",

@@ -14,8 +14,15 @@ __all__ = ["ExercisePanel", "ProgressPanel"]
 import ipywidgets as widgets
 
 from ..views.html import small
-from .exercises import CheckResult, Exercise, all_exercises, check, get, progress
-from .feedback import answer_read_as_html, exercise_heading_html, markdown_html, progress_counts, progress_html
+from .exercises import CheckResult, Exercise, all_exercises, check, get, progress, reveal
+from .feedback import (
+    answer_read_as_html,
+    exercise_heading_html,
+    markdown_html,
+    progress_counts,
+    progress_html,
+    revealed_html,
+)
 
 
 class ExercisePanel(widgets.VBox):
@@ -27,6 +34,9 @@ class ExercisePanel(widgets.VBox):
         check_button: the ``Button``; ``check_button.click()`` checks programmatically.
         output: the ``HTML`` widget showing the last result (escaped).
         result: the last :class:`~custody_lab.exercises.CheckResult`, or ``None``.
+        show_button: the **Show me** ``Button``; hidden until two wrong tries, it shows the
+            reference answer in ``shown`` and progress records the exercise as revealed.
+        shown: the ``HTML`` widget the reference answer appears in (empty until asked for).
 
     Example:
         >>> panel = ExercisePanel("blob-01")
@@ -54,19 +64,39 @@ class ExercisePanel(widgets.VBox):
             icon="check",
             tooltip=f"check your answer to {ex.id}",
         )
+        self.show_button = widgets.Button(
+            description="Show me",
+            icon="eye",
+            tooltip=f"show the answer to {ex.id} (progress records it as shown, not solved)",
+            layout=widgets.Layout(display="none"),
+        )
         self.read_as = widgets.HTML("")
         self.output = widgets.HTML(f"<div>{small('Type an answer and press Check.')}</div>")
+        self.shown = widgets.HTML("")
         self.check_button.on_click(self._on_check)
+        self.show_button.on_click(self._on_show)
         super().__init__(
-            [self.heading, self.prompt, widgets.HBox([self.answer, self.check_button]), self.read_as, self.output],
+            [
+                self.heading,
+                self.prompt,
+                widgets.HBox([self.answer, self.check_button, self.show_button]),
+                self.read_as,
+                self.output,
+                self.shown,
+            ],
             layout=widgets.Layout(border="1px solid #cccccc", padding="6px"),
         )
 
     def _on_check(self, _button: object = None) -> None:
         answer = self.exercise.parse_answer(self.answer.value)
         self.result = check(self.exercise.id, answer)
-        self.read_as.value = answer_read_as_html(answer)
+        self.read_as.value = answer_read_as_html(self.result.actual)
         self.output.value = self.result._repr_html_()
+        if self.result.can_show:
+            self.show_button.layout.display = ""
+
+    def _on_show(self, _button: object = None) -> None:
+        self.shown.value = revealed_html(self.exercise, reveal(self.exercise.id))
 
 
 class ProgressPanel(widgets.VBox):
@@ -78,7 +108,7 @@ class ProgressPanel(widgets.VBox):
     Attributes:
         table: the ``HTML`` widget holding the summary.
         refresh_button: press it (or call :meth:`refresh`) after checking more answers.
-        counts: ``{"passed": n, "tried": n, "not tried": n}`` after the last refresh.
+        counts: ``{"passed": n, "tried": n, "revealed": n, "not tried": n}`` after the last refresh.
     """
 
     def __init__(self, prefix: str | tuple[str, ...] | None = None) -> None:

@@ -3,8 +3,9 @@
 Learners never see these unless someone asks: the notebooks only *check* answers. A facilitator
 prints the table before a session (``custody-lab solutions``, or ``custody-lab solutions blob``
 for one topic) or calls :func:`solutions_table` in a scratch notebook. Each answer comes from
-:func:`custody_lab.exercises.reveal`, the same reference the checker compares against, so the
-table cannot drift from the checks.
+the exercise's own ``reference``, the one the checker and :func:`custody_lab.exercises.reveal`
+use, so the table cannot drift from the checks; printing it records nothing in anyone's progress.
+Each answer is printed in a form the Check box accepts as typed, quotes included.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import argparse
 import json
 from dataclasses import dataclass
 
-from .exercises import all_exercises, reveal, short_repr
+from .exercises import all_exercises, short_repr
 
 
 @dataclass(frozen=True)
@@ -54,7 +55,7 @@ def solutions_table(prefix: str | None = None) -> list[Solution]:
         >>> row.id, row.answer
         ('blob-01', 105)
     """
-    return [Solution(e.id, e.title, reveal(e.id)) for e in all_exercises(prefix)]
+    return [Solution(e.id, e.title, e.reference()) for e in all_exercises(prefix)]
 
 
 def format_solutions(rows: list[Solution]) -> str:

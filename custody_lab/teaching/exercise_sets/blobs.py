@@ -1,4 +1,4 @@
-"""Blob exercises (notebooks 04 and 05): sizes, types, encoding, and link vs embed.
+"""Blob exercises (notebook 04): sizes, types and encoding.
 
 Rising in difficulty:
 
@@ -9,10 +9,9 @@ blob-01   1      decode the logo's blob and report its byte length
 blob-02   2      name the real MIME type of an item whose declared type is wrong
 blob-03   2      encode bytes for a ``blob`` field
 blob-04   3      predict a blob's length in characters before encoding
-blob-05   3      pick link or embed for a large report the model reuses
-blob-06   4      fix the URI in a resource link (seed 001's same-URI invariant)
 ========  =====  ===================================================================
 
+Choosing a link or an embed (notebook 05) is :mod:`custody_lab.teaching.exercise_sets.links`.
 Every mistake detector guards the answer's type itself (an answer may be anything); the gate in
 ``tests/test_exercises.py`` proves it.
 """
@@ -23,9 +22,7 @@ __all__: list[str] = []
 
 import base64
 import functools
-from typing import Any
 
-from ...core.advisor import advise
 from ...protocol import mime
 from ...protocol.blobs import decode, encode, overhead, sniff_mime
 from ...protocol.catalog import Catalog
@@ -65,6 +62,10 @@ BLOB_01 = Exercise(
     given=_logo_blob,
     reference=_logo_size,
     compare=ans.same_number,
+    hints=(
+        "The blob is text; the question is about the bytes that text stands for.",
+        "decode() turns the base64 text into bytes; len() of those bytes is the answer.",
+    ),
     mistakes=(
         Mistake(
             "counted-base64-characters",
@@ -84,12 +85,6 @@ BLOB_01 = Exercise(
             lambda a: ans.same_number(a, 8 * _logo_size()),
             "That counts bits. A byte is 8 bits; len() of a bytes object already counts bytes.",
             example=840,
-        ),
-        Mistake(
-            "number-as-text",
-            lambda a: (t := ans.text(a)) is not None and t.isdigit(),
-            "Give the number itself, not text: write it without quotes.",
-            example="105",
         ),
     ),
 )
@@ -129,6 +124,11 @@ BLOB_02 = Exercise(
     given=_mislabelled_item,
     reference=_real_type,
     compare=lambda a, e: _mime(a) == e,
+    hints=(
+        "Ignore the declared mimeType and look at the first few decoded bytes: many formats start with a"
+        " fixed signature.",
+        "These bytes start with '%PDF'; name the registered MIME type of that format, written type/subtype.",
+    ),
     mistakes=(
         Mistake(
             "trusted-the-declared-type",
@@ -203,6 +203,11 @@ BLOB_03 = Exercise(
     given=_raw_bytes,
     reference=_encoded,
     compare=lambda a, e: isinstance(a, str) and a == e,
+    hints=(
+        "Turn the hex into the five bytes first, then encode those bytes with standard base64.",
+        "bytes.fromhex('3e3fbfff10') gives the bytes; encode() from custody_lab.blobs (or "
+        "base64.b64encode(...).decode('ascii')) gives the text, padding included.",
+    ),
     mistakes=(
         Mistake(
             "url-safe-alphabet",
@@ -231,13 +236,6 @@ BLOB_03 = Exercise(
             "That encodes the hex *text* ('3e3f...' as characters), not the five bytes it "
             "describes. Turn the hex into bytes first (bytes.fromhex), then encode those.",
             example=base64.b64encode(_HEX.replace(" ", "").encode("ascii")).decode("ascii"),
-        ),
-        Mistake(
-            "added-a-line-break",
-            lambda a: isinstance(a, str) and a != _encoded() and a.strip() == _encoded(),
-            "The text is right but has extra whitespace, usually the newline that "
-            "base64.encodebytes adds. A blob field holds the base64 alone.",
-            example=base64.encodebytes(bytes.fromhex(_HEX)).decode("ascii"),
         ),
         Mistake(
             "encoded-twice",
@@ -270,6 +268,10 @@ BLOB_04 = Exercise(
     given=lambda: _THUMBNAIL_BYTES,
     reference=lambda: overhead(_THUMBNAIL_BYTES),
     compare=ans.same_number,
+    hints=(
+        "Base64 turns every group of 3 bytes into 4 characters, and a last short group is padded to 4 characters too.",
+        "Count the 3-byte groups in 2,500 bytes, rounding up, then multiply by 4.",
+    ),
     mistakes=(
         Mistake(
             "no-growth",
@@ -298,148 +300,5 @@ BLOB_04 = Exercise(
 )
 
 
-# --------------------------------------------------------------------------------------------
-# blob-05: link or embed
-# --------------------------------------------------------------------------------------------
-
-_REPORT_NEED: dict[str, Any] = {
-    "tool": "weekly_report",
-    "uri": "report://synthetic/weekly-7",
-    "mimeType": "text/html",
-    "payload_bytes": 18000,
-    "reuse": 5,
-    "inline_budget": 4096,
-}
-_SHAPE_ALIASES = {
-    "link": "resource-link",
-    "resource-link": "resource-link",
-    "embed": "embedded-resource",
-    "embedded": "embedded-resource",
-    "embedded-resource": "embedded-resource",
-    "resource": "embedded-resource",  # the MCP content type of an embed is "resource"
-    "structured": "structured-tool-result",
-    "structured-content": "structured-tool-result",
-    "structured-tool-result": "structured-tool-result",
-    "listed-resource": "listed-resource",
-    "templated-resource": "templated-resource",
-}
-
-
-def _shape(answer: object) -> str | None:
-    text = ans.text(answer)
-    if text is None:
-        return None
-    key = text.lower().replace("_", "-").replace(" ", "-")
-    return _SHAPE_ALIASES.get(key, key)
-
-
-def _report_shape() -> str | None:
-    need = _REPORT_NEED
-    return advise("model", "generate", payload_bytes=int(need["payload_bytes"]), reuse=int(need["reuse"])).shape
-
-
-BLOB_05 = Exercise(
-    id="blob-05",
-    title="Link or embed the weekly report?",
-    level=3,
-    prompt=(
-        "The model calls a `weekly_report` tool. The report is 18,000 bytes of HTML at "
-        "`report://synthetic/weekly-7`, and the model will consult it 5 times in this session; "
-        'the host\'s inline budget is 4,096 bytes (`input_for("blob-05")` has these facts). '
-        'Which shape should the tool return? Answer with a shape name: `"resource-link"`, '
-        '`"embedded-resource"` or `"structured-tool-result"`.'
-    ),
-    input_label="an 18,000-byte report reused 5 times, inline budget 4,096 bytes",
-    wanted='a shape name such as "embedded-resource"',
-    parse="text",
-    given=lambda: dict(_REPORT_NEED),
-    reference=_report_shape,
-    compare=lambda a, e: _shape(a) == e,
-    mistakes=(
-        Mistake(
-            "embedded-a-large-reused-report",
-            lambda a: _shape(a) == "embedded-resource",
-            "An embed puts all 18,000 bytes into context on every one of the 5 calls (about "
-            "90,000 bytes), and each one is over the 4,096-byte budget. Large or reused content "
-            "is the case where the client should fetch once and cache.",
-            example="embedded-resource",
-        ),
-        Mistake(
-            "structured-for-a-document",
-            lambda a: _shape(a) == "structured-tool-result",
-            "Structured content is for fields that code must validate (a score, a status). This "
-            "is a document the model reads, with an address of its own.",
-            example="structured-tool-result",
-        ),
-        Mistake(
-            "a-resource-not-a-tool-result",
-            lambda a: _shape(a) in ("listed-resource", "templated-resource"),
-            "The model called a tool, so the report comes back inside a tool result: its shape "
-            "is one of the tool-result shapes (link, embed, structured), not a resource the "
-            "application lists.",
-            example="listed-resource",
-        ),
-    ),
-)
-
-
-# --------------------------------------------------------------------------------------------
-# blob-06: the same-URI invariant
-# --------------------------------------------------------------------------------------------
-
-_BAD_LINK = {
-    "type": "resource_link",
-    "uri": "report://weekly-7",
-    "name": "weekly-report-7",
-    "mimeType": "text/html",
-}
-
-
-BLOB_06 = Exercise(
-    id="blob-06",
-    title="Fix the link's URI",
-    level=4,
-    prompt=(
-        'A tool returned the `resource_link` in `input_for("blob-06")`, but the client never '
-        "finds it in its cache and never hears about updates. Look the report up in the "
-        "catalog (`Catalog.load().list_resources()`, what `resources/list` answers) and give the URI "
-        "the link **must** carry."
-    ),
-    input_label="the resource_link block naming report://weekly-7",
-    wanted="the URI string the link must carry",
-    parse="text",
-    given=lambda: dict(_BAD_LINK),
-    reference=lambda: "report://synthetic/weekly-7",
-    compare=ans.same_text,
-    mistakes=(
-        Mistake(
-            "kept-the-unregistered-uri",
-            lambda a: ans.text(a) == _BAD_LINK["uri"],
-            "That is the URI the broken link already carries. Find the URI the report is "
-            "registered under in the catalog.",
-            example="report://weekly-7",
-        ),
-        Mistake(
-            "changed-the-uri",
-            lambda a: (
-                (t := ans.text(a)) is not None
-                and t.startswith("report://synthetic/weekly-7")
-                and t != "report://synthetic/weekly-7"
-            ),
-            "A query or a fragment makes a different URI, and a client caches it separately. "
-            "Use the registered URI exactly, character for character.",
-            example="report://synthetic/weekly-7?download=1",
-        ),
-        Mistake(
-            "gave-the-file-path",
-            lambda a: (t := ans.text(a)) is not None and "weekly-report-7.html" in t,
-            "That is where the lab happens to keep the bytes, not the identity the server "
-            "registers. The link must carry the resource's URI.",
-            example="data/resources/weekly-report-7.html",
-        ),
-    ),
-)
-
-
 #: This set's exercises, in lesson order: what :mod:`custody_lab.teaching.exercise_sets` registers.
-EXERCISES: tuple[Exercise, ...] = (BLOB_01, BLOB_02, BLOB_03, BLOB_04, BLOB_05, BLOB_06)
+EXERCISES: tuple[Exercise, ...] = (BLOB_01, BLOB_02, BLOB_03, BLOB_04)

@@ -50,6 +50,11 @@ URI_01 = Exercise(
     given=lambda: {"template": _ORDERS, "values": {"order_id": _ORDER_ID}},
     reference=lambda: expand(_ORDERS, {"order_id": _ORDER_ID}),
     compare=ans.same_text,
+    hints=(
+        "Start from the template's text and replace only the part in braces, braces included.",
+        "Everything outside the braces, scheme and '://' too, is copied into the URI unchanged; the "
+        "value goes where the expression was.",
+    ),
     mistakes=(
         Mistake(
             "kept-the-braces",
@@ -103,7 +108,9 @@ URI_02 = Exercise(
         "A customer id holds a space and a slash: `fixture 17/eu`. Expand `crm://customer/{id}` "
         "with it, by hand, exactly as RFC 6570 does. In a simple `{id}` expression every "
         "character other than letters, digits and `- . _ ~` is written as `%XX`: the UTF-8 byte "
-        "in uppercase hexadecimal. Then compare with `expand` from `custody_lab.uri_templates`."
+        "in uppercase hexadecimal. (RFC 3986 §2.1: `%2f` and `%2F` are equivalent, and uppercase is "
+        "the normal form, so the check accepts either and `expand` writes uppercase.) **Predict** the "
+        "URI first, then compare with `expand` from `custody_lab.uri_templates`."
     ),
     input_label="crm://customer/{id} with id = 'fixture 17/eu'",
     wanted="the expanded URI, as a string",
@@ -111,6 +118,12 @@ URI_02 = Exercise(
     given=lambda: {"template": _CRM, "values": {"id": _CRM_ID}},
     reference=_crm_uri,
     compare=ans.same_text,
+    hints=(
+        "Go through the value character by character: which characters are allowed as they are in a "
+        "simple {id} expression, and which become %XX?",
+        "Two characters of this value are neither letters nor digits nor - . _ ~ ; each becomes a "
+        "percent sign and two hex digits of its UTF-8 byte.",
+    ),
     mistakes=(
         Mistake(
             "forgot-percent-encoding",
@@ -133,14 +146,6 @@ URI_02 = Exercise(
             "'+' for a space is HTML form encoding (application/x-www-form-urlencoded). URI "
             "templates write a space as %20; a '+' in a URI is just a plus sign.",
             example="crm://customer/fixture+17%2Feu",
-        ),
-        Mistake(
-            "lowercase-hex",
-            lambda a: (t := ans.text(a)) is not None and t != _crm_uri() and t.upper() == _crm_uri().upper(),
-            "Write the hex digits in uppercase (%2F, not %2f), as RFC 6570 and RFC 3986 §2.1 do. "
-            "Servers compare resource URIs as strings, so a lowercase triplet makes a different "
-            "URI.",
-            example="crm://customer/fixture%2017%2feu",
         ),
         Mistake(
             "encoded-twice",
@@ -187,6 +192,11 @@ URI_03 = Exercise(
     given=lambda: {"template": _KB, "values": {"path": _KB_PATH}},
     reference=_kb_uri,
     compare=ans.same_text,
+    hints=(
+        "Under {+path}, ask of each character of the value: is it reserved (it passes), unreserved (it "
+        "passes), or neither (it is encoded)?",
+        "Only one character of this value is allowed nowhere in a URI; the slashes and the dot stay as they are.",
+    ),
     mistakes=(
         Mistake(
             "encoded-the-slash-under-plus",
@@ -246,6 +256,11 @@ URI_05 = Exercise(
     given=lambda: {"template": _LOGS, "values": dict(_LOGS_VALUES)},
     reference=_logs_uri,
     compare=ans.same_text,
+    hints=(
+        "Expand one expression at a time; {?level,limit} writes only the variables that are defined.",
+        "Write the path first, then the query: the first defined variable of {?...} follows a '?', each "
+        "later one an '&', and an undefined one leaves nothing at all.",
+    ),
     mistakes=(
         Mistake(
             "wrote-none",
@@ -307,6 +322,10 @@ URI_06 = Exercise(
     given=lambda: {"template": _FILES, "values": {"path": list(_FILES_PATH)}},
     reference=_files_uri,
     compare=ans.same_text,
+    hints=(
+        "The '/' operator writes a '/' before each value it emits; with '*' every list member is one value.",
+        "Three members, so three segments, each preceded by one '/', after the literal text files://docs.",
+    ),
     mistakes=(
         Mistake(
             "joined-with-commas",

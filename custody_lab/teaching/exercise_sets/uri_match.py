@@ -59,6 +59,11 @@ URI_04 = Exercise(
     given=lambda: {"template": _CRM, "uri": _MATCH_URI},
     reference=_matched_id,
     compare=ans.same_text,
+    hints=(
+        "Take the template's literal part off the front of the URI first; what is left is the encoded value.",
+        "Decode each %XX into a byte, then read all the bytes together as UTF-8: two of the triplets "
+        "make one letter, and one of them is a character that was data.",
+    ),
     mistakes=(
         Mistake(
             "kept-the-percent-encoding",
@@ -136,6 +141,12 @@ URI_07 = Exercise(
     given=lambda: _BROKEN,
     reference=_error_position,
     compare=lambda a, e: ans.whole_number(a) == e,
+    hints=(
+        "Walk through the template one character at a time, counting from 0, and stop at the first "
+        "character a variable name may not hold.",
+        "Inside the braces, letters, digits and '_' are fine; find the first other character and count "
+        "its position from the very start of the template.",
+    ),
     mistakes=(
         Mistake(
             "counted-from-one",
@@ -165,12 +176,6 @@ URI_07 = Exercise(
             lambda a: ans.is_one_of(a, "-", "'-'"),
             "Right character, but the question asks where it is: give its position as a number.",
             example="-",
-        ),
-        Mistake(
-            "position-as-text",
-            lambda a: (t := ans.text(a)) is not None and t.isdigit(),
-            "Give the number itself, not text: write it without quotes.",
-            example="15",
         ),
     ),
 )
@@ -240,6 +245,12 @@ URI_08 = Exercise(
     given=lambda: list(_CANDIDATES),
     reference=_matchable_templates,
     compare=_same_templates,
+    hints=(
+        "For each template, look at what comes right after each expression: could the expression's own "
+        "value produce that character?",
+        "Two of the five templates have an expression followed by something its value can also contain "
+        "(or by nothing at all before another expression); leave those two out.",
+    ),
     mistakes=(
         Mistake(
             "gave-positions",

@@ -1,0 +1,221 @@
+"""One normalisation for every exercise: what kind of answer was given, and the form it is read in.
+
+:func:`custody_lab.exercises.check` passes every answer through :func:`normalise` before any
+exercise sees it, so each exercise compares the same cleaned value:
+
+==============================  ================================================================
+given                           read as
+==============================  ================================================================
+``""``, ``"  "``, ``None``,     "not answered yet" (:func:`is_unanswered`)
+``...``, ``"..."``
+``'  "image/png" '``            ``"image/png"``: whitespace trimmed, one pair of surrounding
+                                quotes stripped (the form ``custody-lab solutions`` prints)
+``"105"`` (a number wanted)     ``105``
+``"105 bytes"``                 wrong, with the form hint "just the number"
+``"a, b"`` (a list wanted)      wrong, with the form hint "give a list"
+``"CRM://x/%2f"`` (a URI)       ``"crm://x/%2F"``: the scheme is case-insensitive (RFC 3986
+                                §3.1) and percent-encoded triplets that differ only in hex case
+                                are equivalent, uppercase being the normal form (RFC 3986 §2.1,
+                                §6.2.2.1); nothing else in a URI changes case
+==============================  ================================================================
+
+The *kind* of an answer (a number, a URI, a rejection code, a list...) is reported in every wrong
+answer's feedback, so a learner knows whether they are answering the right sort of question
+before they know whether the value is right. Stdlib only, no HTML.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "KINDS",
+    "FormProblem",
+    "Kind",
+    "describe_kind",
+    "given_kind",
+    "is_unanswered",
+    "kind_matches",
+    "kind_of",
+    "normal_uri",
+    "normalise",
+    "strip_text",
+]
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+Kind = Literal["number", "text", "uri", "code", "list", "bytes", "mapping", "yes/no", "other"]
+
+#: Each kind in the words a message uses.
+KINDS: dict[str, str] = {
+    "number": "a number",
+    "text": "text",
+    "uri": "a URI",
+    "code": "a rejection code",
+    "list": "a list",
+    "bytes": "bytes",
+    "mapping": "a dict",
+    "yes/no": "True or False",
+    "other": "a value of another type",
+}
+
+_QUOTES = ('"', "'")
+_NUMBER = re.compile(r"[+-]?\d+(?:\.\d+)?")
+_NUMBER_WITH_WORDS = re.compile(r"[+-]?\d+(?:\.\d+)?\s*[^\d\s.,].*", re.DOTALL)
+#: RFC 3986 §3.1: scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ), then ":".
+_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*):")
+_TRIPLET = re.compile(r"%[0-9A-Fa-f]{2}")
+#: A rejection code as the lab's receipts write it: lowercase words joined by hyphens.
+_CODE = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+
+
+@dataclass(frozen=True)
+class FormProblem:
+    """An answer in the wrong form (the right idea may be inside it): its name and its hint."""
+
+    name: str
+    hint: str
+
+
+NUMBER_WITH_UNIT = FormProblem(
+    "number-with-a-unit",
+    "Give just the number, without a unit or other words (write 12, not '12 bytes').",
+)
+LIST_AS_TEXT = FormProblem(
+    "list-as-text",
+    "Give a list, like ['first', 'second'], not one piece of text with commas in it.",
+)
+
+
+def strip_text(text: str) -> str:
+    """Trim whitespace and one pair of matching surrounding quotes.
+
+    Example:
+        >>> strip_text('  "image/png" '), strip_text("'Pj+//xA='"), strip_text("it's")
+        ('image/png', 'Pj+//xA=', "it's")
+    """
+    stripped = text.strip()
+    if len(stripped) >= 2 and stripped[0] == stripped[-1] and stripped[0] in _QUOTES:
+        stripped = stripped[1:-1].strip()
+    return stripped
+
+
+def is_unanswered(answer: object) -> bool:
+    """Whether an answer is still a blank: ``...``, ``None``, or text that is empty or ``...``.
+
+    Example:
+        >>> [is_unanswered(a) for a in (..., None, "", " '' ", "...", 0, "0")]
+        [True, True, True, True, True, False, False]
+    """
+    if answer is Ellipsis or answer is None:
+        return True
+    return isinstance(answer, str) and strip_text(answer) in ("", "...")
+
+
+def normal_uri(text: str) -> str:
+    """A URI with its scheme in lowercase and its percent-encoded triplets in uppercase hex.
+
+    Only the two case rules RFC 3986 makes for every URI (§3.1 scheme, §2.1 triplets); the rest
+    of the URI is compared exactly, since a custom scheme decides what its other parts mean.
+
+    Example:
+        >>> normal_uri("CRM://customer/Fixture%2017%2feu")
+        'crm://customer/Fixture%2017%2Feu'
+    """
+    found = _SCHEME.match(text)
+    if found:
+        text = found.group(1).lower() + text[found.end(1) :]
+    return _TRIPLET.sub(lambda m: m.group(0).upper(), text)
+
+
+def kind_of(value: object) -> Kind:
+    """The kind of a value: what a message calls it. (Text is never guessed to be a rejection
+    code: an exercise that wants one says ``kind="code"``.)
+
+    Example:
+        >>> [kind_of(v) for v in (105, "orders://A-1", "custody-incomplete", ["a"], True)]
+        ['number', 'uri', 'text', 'list', 'yes/no']
+    """
+    if isinstance(value, bool):
+        return "yes/no"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "uri" if _SCHEME.match(value) and "://" in value else "text"
+    if isinstance(value, list | tuple | set | frozenset):
+        return "list"
+    if isinstance(value, bytes | bytearray):
+        return "bytes"
+    if isinstance(value, dict):
+        return "mapping"
+    return "other"
+
+
+def describe_kind(kind: str) -> str:
+    """A kind in words (``"a URI"``); an unknown kind is named as it is.
+
+    Example:
+        >>> describe_kind("code")
+        'a rejection code'
+    """
+    return KINDS.get(kind, kind)
+
+
+def kind_matches(answer: object, wanted: str) -> bool:
+    """Whether an answer is of the wanted kind: any text for ``"text"``; for ``"code"``, text
+    written as a code is (lowercase words joined by hyphens, ``custody-incomplete``).
+
+    Example:
+        >>> kind_matches(105, "number"), kind_matches("105", "number"), kind_matches("x://y", "uri")
+        (True, False, True)
+        >>> kind_matches("custody-incomplete", "code"), kind_matches("Custody incomplete", "code")
+        (True, False)
+    """
+    if wanted == "text":
+        return isinstance(answer, str)
+    if wanted == "code":
+        return isinstance(answer, str) and _CODE.fullmatch(answer) is not None
+    return kind_of(answer) == wanted
+
+
+def given_kind(answer: object, wanted: str) -> str:
+    """The answer's kind in words, read as the wanted kind when it is one.
+
+    Example:
+        >>> given_kind("custody-incomplete", "code"), given_kind("custody-incomplete", "number")
+        ('a rejection code', 'text')
+    """
+    return describe_kind(wanted if kind_matches(answer, wanted) else kind_of(answer))
+
+
+def _as_number(text: str) -> int | float | None:
+    if not _NUMBER.fullmatch(text):
+        return None
+    value = float(text) if "." in text else int(text)
+    return value if not (isinstance(value, float) and math.isinf(value)) else None
+
+
+def normalise(answer: object, wanted: str) -> tuple[object, FormProblem | None]:
+    """The answer as every exercise reads it, and a form problem when its form is wrong.
+
+    Example:
+        >>> normalise(' "105" ', "number"), normalise("105 bytes", "number")[1].name
+        ((105, None), 'number-with-a-unit')
+        >>> normalise("a, b", "list")[1].name, normalise("CRM://X", "uri")
+        ('list-as-text', ('crm://X', None))
+    """
+    if not isinstance(answer, str):
+        return answer, None
+    text = strip_text(answer)
+    if wanted == "number":
+        number = _as_number(text)
+        if number is not None:
+            return number, None
+        if _NUMBER_WITH_WORDS.fullmatch(text):
+            return text, NUMBER_WITH_UNIT
+    if wanted == "list" and ("," in text or "\n" in text):
+        return text, LIST_AS_TEXT
+    if wanted == "uri":
+        return normal_uri(text), None
+    return text, None
