@@ -46,13 +46,23 @@ def test_audit_never_calls_a_tool_that_may_mutate(lab_report):
     assert not approve.exercised and "--allow-calls" in approve.why, approve
 
 
-def test_audit_calls_read_only_tools_that_need_no_arguments(lab_report):
+def test_audit_calls_no_tool_without_allow_calls_even_one_annotated_read_only(lab_report):
     ran = {c.name: c.outcome for c in lab_report.capabilities if c.kind == "tool" and c.exercised}
+    assert ran == {}, f"expected no tool called without --allow-calls; called {ran}"
+    report_tool = next(c for c in lab_report.capabilities if c.name == "generate_report")
+    assert report_tool.why.startswith("not called (name it with --allow-calls)"), report_tool.why
+    assert "readOnlyHint: true" in report_tool.why, report_tool.why
+
+
+def test_allow_calls_calls_a_read_only_tool_and_records_its_outcome():
+    report = audit_command(LAB, allow_calls=("generate_report", "calculate_risk"), timeout=10.0)
+    ran = {c.name: c.outcome for c in report.capabilities if c.kind == "tool" and c.exercised}
     assert ran == {"generate_report": "resource-link", "calculate_risk": "structured-tool-result"}, ran
 
 
 def test_the_lab_server_has_no_custody_gaps_and_every_field_is_reported(lab_report):
     assert lab_report.gaps == [], lab_report.gaps
+    assert lab_report.incomplete == () and lab_report.exit_code(strict=True) == 0, lab_report.incomplete
     for c in lab_report.capabilities:
         assert tuple(f.field for f in c.fields) == AUDIT_FIELDS, c.name
     text = format_report(lab_report)
@@ -62,12 +72,14 @@ def test_the_lab_server_has_no_custody_gaps_and_every_field_is_reported(lab_repo
 @pytest.mark.anyio
 async def test_the_hostile_server_shows_its_gap_and_its_rejections():
     async with Client(HostileServer().mcp) as client:
-        report = await audit_client(client, timeout=0.5)
+        report = await audit_client(client, allow_calls=("lookup_weather", "hang_forever"), timeout=0.5)
     outcomes = {c.name: c.outcome for c in report.capabilities}
     assert outcomes["counter://visits"] == "resource-mislabeled-side-effect"
     assert outcomes["lookup_weather"] == "read-only-hint-violated"
     assert outcomes["hang_forever"] == "server-timeout"
     assert [(n, g.field) for n, g in report.gaps] == [("run_anything", "sideEffects")], report.gaps
+    assert len(report.incomplete) == 1 and "hang_forever" in report.incomplete[0], report.incomplete
+    assert report.exit_code() == 2, "a timed-out exchange leaves the audit incomplete: exit 2"
 
 
 @pytest.mark.anyio
@@ -81,7 +93,9 @@ async def test_allow_calls_lets_the_user_call_a_mutating_tool():
 
 
 def test_the_hostile_server_runs_over_stdio_as_its_own_module():
-    report = audit_command([sys.executable, "-m", "custody_lab.live.hostile"], timeout=1.0)
+    report = audit_command(
+        [sys.executable, "-m", "custody_lab.live.hostile"], allow_calls=("lookup_weather", "hang_forever"), timeout=1.0
+    )
     outcomes = {c.name: c.outcome for c in report.capabilities}
     assert report.server["name"] == "hostile-lab-server", report.server
     assert outcomes["lookup_weather"] == "read-only-hint-violated", outcomes
@@ -89,8 +103,18 @@ def test_the_hostile_server_runs_over_stdio_as_its_own_module():
 
 
 def test_audit_of_a_command_that_does_not_exist_is_a_clear_error():
-    with pytest.raises(AuditError, match="cannot start"):
+    with pytest.raises(AuditError, match="cannot start '/nonexistent/server-binary'"):
         audit_command(["/nonexistent/server-binary"], timeout=2.0)
+
+
+@pytest.mark.anyio
+async def test_allow_calls_naming_a_tool_the_server_does_not_list_is_an_error_listing_its_tools():
+    async with Client(LabServer().mcp) as client:
+        with pytest.raises(AuditError) as caught:
+            await audit_client(client, allow_calls=("aprove_draft",), timeout=2.0)
+    message = str(caught.value)
+    assert "'aprove_draft'" in message and "'approve_draft'" in message, message
+    assert "its tools are:" in message, message
 
 
 def test_the_audit_cli_needs_a_command_and_reports_over_stdio(capsys):

@@ -7,9 +7,16 @@ templates and tools, and exercises only what is safe:
   state resource ``state://lab/ledger`` the audit also *observes* whether a read changed state);
 - templates are not read (they need arguments only a conversation supplies); their declared facts
   are reported;
-- a tool is called only when it declares ``readOnlyHint: true`` and needs no arguments, or when
-  ``--allow-calls NAME`` names it (then it is called once with no arguments). A tool that may
-  mutate is never called otherwise.
+- a tool is called only when ``--allow-calls NAME`` names it (once, with the arguments given
+  there, none by default). Its annotations decide nothing: ``readOnlyHint`` is a hint from an
+  untrusted server (the MCP schema's ToolAnnotations, from 2025-03-26 on: clients should never
+  make tool-use decisions on annotations from untrusted servers), and the lab's host policy is to
+  call nothing the user did not name. A name the server does not list is an error.
+
+Nothing the server does ends in a traceback: the server runs behind
+:class:`~custody_lab.live.stdio_guard.StdioGuard`, every misbehaviour becomes one
+:class:`AuditError` sentence, and ``--timeout`` bounds each exchange and (times
+:data:`BUDGET_EXCHANGES`) the whole audit, which then reports what it had and where it stopped.
 
 For each capability the report says, per custody field (seed 000, "Ship a context-custody
 receipt": actor, authority, identity, size, freshness, side effects), whether the server supplied
@@ -20,90 +27,83 @@ from __future__ import annotations
 
 __all__ = [
     "AUDIT_FIELDS",
+    "BUDGET_EXCHANGES",
     "AuditError",
     "AuditReport",
     "CapabilityAudit",
     "FieldSupport",
     "audit_client",
     "audit_command",
+    "check_timeout",
     "format_report",
     "parse_allow_calls",
 ]
 
 import json
+import math
 import os
 import sys
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
-from typing import Any, Literal
+from dataclasses import replace
+from typing import Any
 
 import anyio
-from mcp import Client, StdioServerParameters
+from mcp import Client
 from mcp.shared.exceptions import MCPError
+from pydantic import ValidationError
 
-from .keys import PROVENANCE_KEY, SIDE_EFFECTS_KEY, STATE_URI, URI_KEY
-from .recorder import Recorder
-from .values import Gate, LiveError, LiveReceipt, run_sync
-
-#: The custody fields reported for every capability.
-AUDIT_FIELDS: tuple[str, ...] = (
-    "actor",
-    "server",
-    "uri",
-    "mime",
-    "bytes",
-    "digest",
-    "provenance",
-    "sideEffects",
+from ..core.text import visible
+from .audit_report import (
+    AUDIT_FIELDS,
+    BUDGET_EXCHANGES,
+    TOTAL_EXCHANGES,
+    AuditReport,
+    CapabilityAudit,
+    FieldSupport,
+    format_report,
 )
+from .keys import PROVENANCE_KEY, SIDE_EFFECTS_KEY, STATE_URI, URI_KEY
+from .recorder import Recorder, first_problem
+from .stdio_guard import StdioGuard
+from .values import Gate, LiveError, LiveReceipt, LiveTimeout, run_sync
+
+#: What a tool that was not named is told, in the report.
+NOT_CALLED = "not called (name it with --allow-calls)"
 
 
 class AuditError(LiveError):
-    """The audit could not run (the command did not start, or did not speak MCP in time)."""
+    """The audit could not run: the command did not start, or the server misbehaved.
+
+    The message is the whole story (what the server did, in one or two lines); ``.stderr`` holds
+    the server's captured stderr, made visible, for the caller to show under a heading.
+    """
+
+    def __init__(self, message: str, *, stderr: Sequence[str] = ()) -> None:
+        super().__init__(message)
+        self.stderr = tuple(stderr)
 
 
-@dataclass(frozen=True)
-class FieldSupport:
-    """One custody field of one capability: supplied (True), a gap (False) or unknown (None)."""
+def check_timeout(value: object) -> float:
+    """A ``--timeout``: a finite number of seconds above zero.
 
-    field: str
-    supplied: bool | None
-    how: str
+    Example:
+        >>> check_timeout("2.5")
+        2.5
+        >>> check_timeout("nan")
+        Traceback (most recent call last):
+        ...
+        custody_lab.live.audit.AuditError: --timeout must be a finite number of seconds above 0; got 'nan'
 
-
-@dataclass(frozen=True)
-class CapabilityAudit:
-    """What the audit learned about one resource, template or tool."""
-
-    kind: Literal["resource", "template", "tool"]
-    name: str
-    exercised: bool
-    why: str
-    outcome: str | None
-    fields: tuple[FieldSupport, ...]
-
-    @property
-    def gaps(self) -> tuple[FieldSupport, ...]:
-        return tuple(f for f in self.fields if f.supplied is False)
-
-
-@dataclass(frozen=True)
-class AuditReport:
-    """The whole audit: the server, the protocol, and every capability."""
-
-    command: tuple[str, ...]
-    server: dict[str, Any]
-    protocol_version: str
-    capabilities: tuple[CapabilityAudit, ...]
-
-    @property
-    def gaps(self) -> list[tuple[str, FieldSupport]]:
-        return [(c.name, g) for c in self.capabilities for g in c.gaps]
-
-    def to_dict(self) -> dict[str, Any]:
-        out = asdict(self)
-        out["gaps"] = [{"capability": n, **asdict(g)} for n, g in self.gaps]
-        return out
+    Raises:
+        AuditError: not a number, not finite, zero or negative.
+    """
+    try:
+        seconds = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError) as e:
+        raise AuditError(f"--timeout must be a number of seconds; got {visible(repr(value))}") from e
+    if not math.isfinite(seconds) or seconds <= 0:
+        raise AuditError(f"--timeout must be a finite number of seconds above 0; got {visible(repr(value))}")
+    return seconds
 
 
 def _server_field(server: dict[str, Any]) -> FieldSupport:
@@ -135,7 +135,11 @@ def _fields_from_receipt(live: LiveReceipt, server: dict[str, Any]) -> tuple[Fie
         FieldSupport(
             "bytes",
             arrived if performed else None,
-            "counted from the content that arrived" if arrived else "no content to count",
+            "counted from the content that arrived"
+            if arrived
+            else f"not counted: {rec['contentError']}"
+            if rec.get("contentError")
+            else "no content to count",
         ),
         FieldSupport(
             "digest",
@@ -170,7 +174,7 @@ def _declared_tool_fields(tool: Any, server: dict[str, Any]) -> tuple[FieldSuppo
         if lab
         else "no readOnlyHint and no declaration: the lab would refuse to call it"
     )
-    unknown = "not exercised (the tool may mutate or needs arguments)"
+    unknown = f"not exercised: {NOT_CALLED}"
     return (
         FieldSupport("actor", True, "model (derived from tools/call)"),
         _server_field(server),
@@ -221,37 +225,77 @@ def parse_allow_calls(items: Sequence[str]) -> dict[str, dict[str, Any]]:
     return out
 
 
+def _check_allowed(allowed: dict[str, dict[str, Any]], tools: Sequence[str]) -> None:
+    unknown = [name for name in allowed if name not in tools]
+    if unknown:
+        listed = ", ".join(visible(repr(t)) for t in tools) or "none"
+        raise AuditError(
+            f"--allow-calls names {', '.join(visible(repr(n)) for n in unknown)}, which the server does "
+            f"not list; its tools are: {listed}"
+        )
+
+
+def _timed_out(live: LiveReceipt) -> str | None:
+    if live.receipt.get("exchange", {}).get("timedOut"):
+        return visible(live.receipt.get("error", "an exchange timed out"))
+    return None
+
+
 async def audit_client(
     client: Client,
     *,
     allow_calls: Sequence[str] = (),
     timeout: float = 10.0,
     command: Sequence[str] = (),
+    budget: float | None = None,
 ) -> AuditReport:
     """Audit an entered ``mcp.Client`` (any transport).
 
     Args:
-        allow_calls: tools to call even if they may mutate, as ``NAME`` (no arguments) or
-            ``NAME={"arg": "value"}``.
+        allow_calls: the only tools called, as ``NAME`` (no arguments) or ``NAME={"arg": "value"}``.
+        timeout: seconds each exchange may take.
+        budget: seconds the exercises may take in all (``BUDGET_EXCHANGES * timeout`` by default);
+            when it runs out the report says where the audit stopped.
+
+    Raises:
+        AuditError: ``allow_calls`` names a tool the server does not list (the message lists its
+            tools), or the listing is malformed.
     """
     allowed = parse_allow_calls(allow_calls)
     recorder = Recorder(client, gate=Gate(deny=()), state_uri=STATE_URI, timeout=timeout)
-    await recorder.load_listing()
+    try:
+        await recorder.load_listing()
+    except LiveError as e:
+        raise AuditError(str(e)) from e
+    _check_allowed(allowed, list(recorder.tools))
+    limit = BUDGET_EXCHANGES * timeout if budget is None else budget
+    deadline = anyio.current_time() + limit
     info = client.server_info
     server = {"name": info.name if info else None, "version": info.version if info else None}
     caps: list[CapabilityAudit] = []
+    incomplete: list[str] = []
+
+    async def exercise(kind: str, name: str, run: Any) -> LiveReceipt | None:
+        """Run one exchange within what is left of the budget; ``None`` when none is left."""
+        if incomplete and incomplete[-1].startswith("stopped"):
+            return None
+        with anyio.move_on_after(deadline - anyio.current_time()) as scope:
+            live: LiveReceipt = await run
+        if scope.cancelled_caught:
+            incomplete.append(f"stopped at {kind} {visible(repr(name))}: the audit's bound of {limit:g} s ran out")
+            return None
+        if (late := _timed_out(live)) is not None:
+            incomplete.append(late)
+        return live
+
+    stopped = "not exercised: the audit's time bound ran out first"
     for uri in recorder.listed:
-        live = await recorder.read(uri, case_id=uri, cache_mode="bypass")
-        caps.append(
-            CapabilityAudit(
-                "resource",
-                uri,
-                True,
-                "listed resource: reads are safe",
-                live.outcome,
-                _fields_from_receipt(live, server),
-            )
-        )
+        live = await exercise("resource", uri, recorder.read(uri, case_id=uri, cache_mode="bypass"))
+        if live is None:
+            caps.append(CapabilityAudit("resource", uri, False, stopped, None, _unexercised(server)))
+            continue
+        why = "listed resource: reads are safe"
+        caps.append(CapabilityAudit("resource", uri, True, why, live.outcome, _fields_from_receipt(live, server)))
     for template in recorder.templates:
         caps.append(
             CapabilityAudit(
@@ -264,89 +308,130 @@ async def audit_client(
             )
         )
     for name, tool in recorder.tools.items():
-        ann = tool.annotations
-        read_only = ann is not None and ann.read_only_hint is True
-        required = (tool.input_schema or {}).get("required") or []
-        if name in allowed or (read_only and not required):
-            why = "allowed by --allow-calls" if name in allowed else "declares readOnlyHint and needs no arguments"
-            recorder.allow_unknown_side_effects = name in allowed
-            live = await recorder.call(name, allowed.get(name, {}), case_id=name)
-            recorder.allow_unknown_side_effects = False
-            caps.append(CapabilityAudit("tool", name, True, why, live.outcome, _fields_from_receipt(live, server)))
-        else:
-            why = (
-                "needs arguments " + ", ".join(map(str, required))
-                if read_only
-                else "may mutate (no readOnlyHint: true); name it with --allow-calls to call it"
+        hint = tool.annotations.read_only_hint if tool.annotations is not None else None
+        claim = f" (it claims readOnlyHint: {str(hint).lower()}, a hint that decides nothing)" if hint else ""
+        if name not in allowed:
+            caps.append(
+                CapabilityAudit("tool", name, False, NOT_CALLED + claim, None, _declared_tool_fields(tool, server))
             )
-            caps.append(CapabilityAudit("tool", name, False, why, None, _declared_tool_fields(tool, server)))
-    return AuditReport(tuple(command), server, client.protocol_version, tuple(caps))
+            continue
+        recorder.allow_unknown_side_effects = True
+        try:
+            live = await exercise("tool", name, recorder.call(name, allowed[name], case_id=name))
+        except LiveError as e:
+            raise AuditError(str(e)) from e
+        finally:
+            recorder.allow_unknown_side_effects = False
+        if live is None:
+            caps.append(CapabilityAudit("tool", name, False, stopped, None, _declared_tool_fields(tool, server)))
+            continue
+        why = "allowed by --allow-calls" + claim
+        caps.append(CapabilityAudit("tool", name, True, why, live.outcome, _fields_from_receipt(live, server)))
+    return AuditReport(
+        tuple(command),
+        server,
+        client.protocol_version,
+        tuple(caps),
+        notes=tuple(recorder.listing_notes),
+        incomplete=tuple(incomplete),
+    )
+
+
+def _unexercised(server: dict[str, Any]) -> tuple[FieldSupport, ...]:
+    unknown = "not exercised: the audit's time bound ran out first"
+    return (
+        FieldSupport("actor", True, "application (derived from resources/read)"),
+        _server_field(server),
+        *(FieldSupport(f, None, unknown) for f in AUDIT_FIELDS[2:-1]),
+        FieldSupport("sideEffects", True, "read-only by protocol contract"),
+    )
+
+
+#: What can go wrong while talking to a server, each turned into one AuditError sentence.
+_KNOWN: tuple[type[BaseException], ...] = (
+    OSError,
+    MCPError,
+    ValidationError,
+    RuntimeError,
+    TimeoutError,
+    LiveError,
+    anyio.BrokenResourceError,
+    anyio.ClosedResourceError,
+    anyio.EndOfStream,
+)
+
+
+def _known_leaf(group: BaseExceptionGroup[BaseException]) -> BaseException | None:
+    for exc in group.exceptions:
+        if isinstance(exc, BaseExceptionGroup):
+            found = _known_leaf(exc)
+            if found is not None:
+                return found
+        elif isinstance(exc, _KNOWN):
+            return exc
+    return None
+
+
+def _explain(e: BaseException, guard: StdioGuard, command: Sequence[str], limit: float) -> str:
+    """One sentence for what went wrong; the guard's own finding first (it saw the wire)."""
+    shown = visible(" ".join(command))
+    cmd = shown if len(shown) <= 80 else shown[:79] + "…"
+    asked = visible(guard.last_method or "the handshake")
+    if guard.problem is not None:
+        return f"{cmd!r}: the server {guard.problem}"
+    if isinstance(e, AuditError):
+        return str(e)
+    if isinstance(e, OSError):
+        return f"cannot start {visible(repr(command[0]))}: {visible(e.strerror or e)}"
+    if isinstance(e, LiveTimeout):
+        return f"{cmd!r}: {visible(e)}"
+    if isinstance(e, TimeoutError):
+        return f"{cmd!r} did not finish the audit within its bound of {limit:g} s (it stopped at {asked})"
+    if isinstance(e, LiveError):
+        return f"{cmd!r}: the server's {visible(e)}"
+    if isinstance(e, MCPError):
+        return f"{cmd!r}: the server answered {asked} with error {e.code}: {visible(e.error.message)}"
+    if isinstance(e, ValidationError):
+        return f"{cmd!r}: the server answered {asked} with a malformed result: {first_problem(e)}"
+    return f"{cmd!r}: {visible(e)} (during {asked})"
 
 
 async def _audit_stdio(command: Sequence[str], allow_calls: Sequence[str], timeout: float) -> AuditReport:
-    params = StdioServerParameters(command=command[0], args=list(command[1:]), env=dict(os.environ), cwd=os.getcwd())
+    guard = StdioGuard(command, timeout=timeout, env=dict(os.environ), cwd=os.getcwd())
+    budget = BUDGET_EXCHANGES * timeout
+    limit = TOTAL_EXCHANGES * timeout  # the handshake and the listing, then the exercises' own budget
     try:
-        with anyio.fail_after(timeout * 12):
-            async with Client(params, mode="auto", read_timeout_seconds=timeout, cache=None) as client:
-                return await audit_client(client, allow_calls=allow_calls, timeout=timeout, command=command)
-    except TimeoutError as e:
-        raise AuditError(
-            f"{' '.join(command)!r} did not finish the audit within {timeout * 12:g} s (does it speak MCP on stdio?)"
-        ) from e
-    except OSError as e:
-        raise AuditError(f"cannot start {command[0]!r}: {e}") from e
-    except MCPError as e:
-        raise AuditError(f"{' '.join(command)!r} answered with an MCP error: {e}") from e
+        with anyio.fail_after(limit):
+            async with Client(guard.connect(), mode="auto", read_timeout_seconds=timeout, cache=None) as client:
+                report = await audit_client(
+                    client, allow_calls=allow_calls, timeout=timeout, command=command, budget=budget
+                )
+    except BaseExceptionGroup as group:
+        leaf = _known_leaf(group)
+        if leaf is None:
+            raise
+        raise AuditError(_explain(leaf, guard, command, limit), stderr=guard.stderr_lines()) from leaf
+    except _KNOWN as e:
+        raise AuditError(_explain(e, guard, command, limit), stderr=guard.stderr_lines()) from e
+    return replace(report, stderr=tuple(guard.stderr_lines()))
 
 
 def audit_command(command: Sequence[str], *, allow_calls: Sequence[str] = (), timeout: float = 10.0) -> AuditReport:
     """Start ``command`` as an MCP server over stdio and audit it (synchronous; for the CLI).
 
     Raises:
-        AuditError: the command did not start or did not answer in time.
+        AuditError: the command did not start, the server misbehaved (the message says how), or
+            ``timeout`` is not a finite number of seconds above zero.
     """
     if not command:
         raise AuditError("no server command given")
+    seconds = check_timeout(timeout)
+    parse_allow_calls(allow_calls)  # refuse bad arguments before starting anything
 
     async def go() -> AuditReport:
-        return await _audit_stdio(list(command), allow_calls, timeout)
+        return await _audit_stdio(list(command), allow_calls, seconds)
 
     return run_sync(go)
-
-
-_MARK = {True: "✓", False: "✗", None: "?"}
-
-
-def _plain(text: object) -> str:
-    """Server text for a terminal: control characters (ANSI escapes included) shown, not obeyed."""
-    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in str(text))
-
-
-def format_report(report: AuditReport) -> str:
-    """The report as text: one row per capability, a mark per custody field, then every gap."""
-    name_w = max([len(c.name) for c in report.capabilities] + [10])
-    head = f"{'kind':<8}  {'capability':<{name_w}}  ran  " + "  ".join(f"{f:<10}" for f in AUDIT_FIELDS)
-    lines = [
-        f"server: {_plain(report.server.get('name'))} {_plain(report.server.get('version'))} · "
-        f"protocol {report.protocol_version} · command: {' '.join(report.command)}",
-        "✓ supplied   ✗ cannot supply (a custody gap)   ? not exercised",
-        head,
-        "-" * len(head),
-    ]
-    for c in report.capabilities:
-        marks = {f.field: _MARK[f.supplied] for f in c.fields}
-        lines.append(
-            f"{c.kind:<8}  {_plain(c.name):<{name_w}}  {'yes' if c.exercised else 'no ':<3}  "
-            + "  ".join(f"{marks.get(f, ' '):<10}" for f in AUDIT_FIELDS)
-        )
-    lines.append("")
-    for c in report.capabilities:
-        lines.append(f"{c.kind} {_plain(c.name)}: {c.why}" + (f" → {c.outcome}" if c.outcome else ""))
-        for g in c.gaps:
-            lines.append(f"    gap: {g.field} — {_plain(g.how)}")
-    lines.append("")
-    lines.append(f"{len(report.gaps)} custody gap(s) across {len(report.capabilities)} capabilities")
-    return "\n".join(lines)
 
 
 if __name__ == "__main__":  # pragma: no cover - convenience: python -m custody_lab.live.audit CMD…

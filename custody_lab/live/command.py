@@ -3,9 +3,10 @@
     custody-lab live [--mode modern|legacy] [--frames] [--json] [--timeout S]
         run the six seed cases against the in-process lab server, print the simulator's receipt
         beside the live one field by field; exit 0 only when all six agree.
-    custody-lab audit [--allow-calls NAME ...] [--timeout S] [--strict] -- COMMAND [ARG ...]
-        start your MCP server over stdio, list and safely exercise it, and report which custody
-        fields each capability can and cannot supply.
+    custody-lab audit [--allow-calls NAME ...] [--timeout S] [--strict] [--json] -- COMMAND [ARG ...]
+        start your MCP server over stdio, list it, read its resources, call only the tools named
+        with --allow-calls, and report which custody fields each capability can and cannot
+        supply. Exit 0: done; 1: gaps under --strict; 2: it could not run or did not finish.
 
 This module imports nothing heavy: ``mcp`` is imported when a command runs.
 """
@@ -17,6 +18,8 @@ __all__ = ["configure_audit", "configure_live", "run_audit", "run_live"]
 import argparse
 import json
 import sys
+
+from .audit_report import TOTAL_EXCHANGES
 
 #: Exit codes of ``custody-lab live``.
 EXIT_AGREE, EXIT_DIFFER, EXIT_ERROR = 0, 1, 2
@@ -93,11 +96,15 @@ def configure_audit(p: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="NAME[=JSON]",
-        help="also call this tool once even if it may mutate (arguments as a JSON "
-        "object after '=', none by default); repeatable",
+        help="call this tool once (arguments as a JSON object after '=', none by default); repeatable. "
+        "No tool is called otherwise, whatever its annotations claim",
     )
     p.add_argument(
-        "--timeout", type=float, default=10.0, help="seconds for starting the server and for each exchange (default 10)"
+        "--timeout",
+        default="10",
+        metavar="S",
+        help=f"seconds for each exchange (default 10); the whole audit stops after "
+        f"{TOTAL_EXCHANGES} x S and prints what it found",
     )
     p.add_argument("--strict", action="store_true", help="exit 1 when any capability cannot supply a custody field")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
@@ -109,8 +116,19 @@ def configure_audit(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _print_stderr(lines: tuple[str, ...]) -> None:
+    """The server's captured stderr, under a heading (already made visible and cut by the guard)."""
+    if lines:
+        print("--- the server's stderr (captured; control characters shown, not obeyed) ---", file=sys.stderr)
+        for line in lines:
+            print(f"  {line}", file=sys.stderr)
+
+
 def run_audit(args: argparse.Namespace) -> int:
-    from .audit import AuditError, audit_command, format_report
+    """Exit 0 when the audit finished, 1 for gaps under ``--strict``, 2 when it could not run or
+    did not finish (the message says what the server did; a partial report is printed first)."""
+    from .audit import AuditError, audit_command, check_timeout
+    from .audit_report import EXIT_TROUBLE, format_report, terminal_json
 
     command = list(args.server_command)
     if command and command[0] == "--":
@@ -120,14 +138,16 @@ def run_audit(args: argparse.Namespace) -> int:
             "error: give the server command after --, e.g. custody-lab audit -- python -m custody_lab.live.server",
             file=sys.stderr,
         )
-        return EXIT_ERROR
+        return EXIT_TROUBLE
     try:
-        report = audit_command(command, allow_calls=tuple(args.allow_calls), timeout=args.timeout)
+        timeout = check_timeout(args.timeout)
+        report = audit_command(command, allow_calls=tuple(args.allow_calls), timeout=timeout)
     except AuditError as e:
         print(f"error: {e}", file=sys.stderr)
-        return EXIT_ERROR
-    if args.json:
-        print(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
-    else:
-        print(format_report(report))
-    return 1 if args.strict and report.gaps else 0
+        _print_stderr(e.stderr)
+        return EXIT_TROUBLE
+    print(terminal_json(report.to_dict()) if args.json else format_report(report))
+    _print_stderr(report.stderr)
+    for reason in report.incomplete:
+        print(f"error: the audit did not finish: {reason}", file=sys.stderr)
+    return report.exit_code(strict=args.strict)

@@ -35,7 +35,7 @@ message that says what was waited for.
 
 from __future__ import annotations
 
-__all__ = ["Recorder"]
+__all__ = ["MAX_PAGES", "MAX_TEXT_CHARS", "Recorder", "first_problem"]
 
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
@@ -47,16 +47,39 @@ import mcp.types as mt
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 from mcp.shared.uri_template import UriTemplate
+from pydantic import ValidationError
 
-from ..core.model import OPERATIONS, Case, Policy
+from ..core.model import MAX_BYTES, OPERATIONS, Case, Policy
 from ..core.receipts import canonical_json, digest, extended_receipt
 from ..core.router import route
+from ..core.text import visible
 from ..protocol.blobs import BlobError, read_contents
 from .keys import OPERATION_KEY, PROVENANCE_KEY, SIDE_EFFECTS_KEY, URI_KEY
 from .transport import RecordingCacheStore
-from .values import DEFAULT_TIMEOUT, Frame, Gate, LiveReceipt, LiveTimeout, utc_now
+from .values import DEFAULT_TIMEOUT, Frame, Gate, LiveError, LiveReceipt, LiveTimeout, utc_now
 
 _T = TypeVar("_T")
+
+#: Pages followed per listing (resources, templates, tools) before the listing is cut and noted.
+MAX_PAGES = 100
+#: Text contents longer than this many characters are not copied (the blob limit is 10 MiB too).
+MAX_TEXT_CHARS = 10 * 1024 * 1024
+
+
+def first_problem(e: ValidationError) -> str:
+    """One line for a pydantic error: where in the result, and what was wrong."""
+    errors = e.errors()
+    if not errors:
+        return visible(e)
+    where = ".".join(str(p) for p in errors[0]["loc"]) or "the result"
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    return f"{visible(where)}: {visible(errors[0]['msg'])}{more}"
+
+
+def _check_size(size: int | None, what: str) -> None:
+    """A declared ``size`` must be a byte count the lab can hold (0 to ``MAX_BYTES``)."""
+    if size is not None and not 0 <= size <= MAX_BYTES:
+        raise LiveError(f"{what} declares size {size}: a size is a whole number of bytes from 0 to {MAX_BYTES}")
 
 
 @dataclass
@@ -141,6 +164,8 @@ class Recorder:
         self.listed: dict[str, mt.Resource] = {}
         self.templates: list[mt.ResourceTemplate] = []
         self.receipts: list[LiveReceipt] = []
+        #: what the listing left out (a page cap that cut it), for reports
+        self.listing_notes: list[str] = []
 
     # -- plumbing ------------------------------------------------------------------------------
 
@@ -163,20 +188,63 @@ class Recorder:
                 ) from e
             raise
 
+    async def _list_all(self, method: str, fetch: Callable[[str | None], Awaitable[Any]], key: str) -> list[Any]:
+        """Every page of one listing: follow ``nextCursor`` (``""`` is a cursor too) up to
+        :data:`MAX_PAGES` pages; a cut listing is noted in :attr:`listing_notes`."""
+        items: list[Any] = []
+        cursor: str | None = None
+        for page in range(1, MAX_PAGES + 1):
+            try:
+                result = await self._bounded(method, f"page {page}", fetch(cursor))
+            except MCPError as e:
+                raise LiveError(
+                    f"{method} answered with error {e.code}: {visible(e.error.message)}", method=method
+                ) from e
+            except ValidationError as e:
+                raise LiveError(f"{method} answered a malformed result: {first_problem(e)}", method=method) from e
+            items.extend(getattr(result, key))
+            cursor = result.next_cursor
+            if cursor is None:
+                return items
+            if page == MAX_PAGES:
+                self.listing_notes.append(
+                    f"{method}: stopped after {MAX_PAGES} pages ({len(items)} items); the server offered more"
+                )
+        return items
+
     async def load_listing(self) -> None:
-        """List resources, templates and tools once (needed for shapes and declared side effects)."""
+        """List resources, templates and tools, every page (needed for shapes and declared side effects).
+
+        Raises:
+            LiveError: a listing is malformed (an empty URI or tool name, a size that is not a size,
+                a result of the wrong shape) or the server answered it with an error.
+            LiveTimeout: a page got no answer in time.
+        """
         caps = self.client.server_capabilities
+        client = self.client
         if caps.resources is not None:
-            res = await self._bounded("resources/list", "", self.client.list_resources(cache_mode="bypass"))
-            self.listed = {r.uri: r for r in res.resources}
-            tpl = await self._bounded(
-                "resources/templates/list", "", self.client.list_resource_templates(cache_mode="bypass")
+            resources = await self._list_all(
+                "resources/list", lambda c: client.list_resources(cursor=c, cache_mode="bypass"), "resources"
             )
-            self.templates = list(tpl.resource_templates)
+            for i, r in enumerate(resources):
+                if not r.uri.strip():
+                    raise LiveError(f"resources/list item {i} ({visible(r.name)!r}) has an empty URI")
+                _check_size(r.size, f"resources/list item {i} ({visible(r.uri)!r})")
+            self.listed = {r.uri: r for r in resources}
+            self.templates = await self._list_all(
+                "resources/templates/list",
+                lambda c: client.list_resource_templates(cursor=c, cache_mode="bypass"),
+                "resource_templates",
+            )
         if caps.tools is not None:
-            tools = await self._bounded("tools/list", "", self.client.list_tools(cache_mode="bypass"))
-            self.tools = {t.name: t for t in tools.tools}
-            if any(t.output_schema for t in tools.tools):
+            tools = await self._list_all(
+                "tools/list", lambda c: client.list_tools(cursor=c, cache_mode="bypass"), "tools"
+            )
+            for i, t in enumerate(tools):
+                if not t.name.strip():
+                    raise LiveError(f"tools/list item {i} has an empty name ({visible(repr(t.name))})")
+            self.tools = {t.name: t for t in tools}
+            if any(t.output_schema for t in tools):
                 # The SDK checks structured results with jsonschema, imported on first use; that
                 # one-time import (seconds on a busy machine) must not count against an exchange.
                 import_module("jsonschema")
@@ -353,6 +421,12 @@ class Recorder:
         meta = _meta_of(item)
         if isinstance(meta.get(PROVENANCE_KEY), str):
             f.provenance = meta[PROVENANCE_KEY]
+        text = getattr(item, "text", None)
+        if isinstance(text, str) and len(text) > MAX_TEXT_CHARS:
+            f.extra["contentError"] = (
+                f"text contents of {len(text)} characters exceed the {MAX_TEXT_CHARS} limit; not copied"
+            )
+            return
         try:
             reading = read_contents(_item_dict(item))
         except BlobError as e:
@@ -474,6 +548,7 @@ class Recorder:
     async def _take_link(self, f: _Facts, link: mt.ResourceLink, *, follow: bool) -> None:
         """Keep the link; following it is a second read through the same gate."""
         f.delivery = "linked"
+        _check_size(link.size, f"{f.method} {visible(f.target)!r}: the resource_link to {visible(link.uri)!r}")
         f.uri, f.mime = link.uri, link.mime_type
         f.size = link.size or 0
         prov = _meta_of(link).get(PROVENANCE_KEY)
