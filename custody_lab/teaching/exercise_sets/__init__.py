@@ -20,7 +20,17 @@ from importlib import import_module
 from ..exercises import Exercise, ExerciseError
 
 #: The topic modules, in lesson order. Adding a topic is one edit here.
-SET_MODULES: tuple[str, ...] = ("route", "receipt", "uri_expand", "uri_match", "blobs", "links", "whatif", "live")
+SET_MODULES: tuple[str, ...] = (
+    "route",
+    "receipt",
+    "uri_expand",
+    "uri_match",
+    "blobs",
+    "links",
+    "whatif",
+    "live",
+    "agent",
+)
 
 
 def set_exercises(modules: tuple[str, ...] = SET_MODULES) -> tuple[Exercise, ...]:
