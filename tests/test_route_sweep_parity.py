@@ -120,7 +120,7 @@ TRICKY: dict[str, tuple[str, bytes, str]] = {
     "crlf line ends": ("crlf.csv", csv_text(GOOD, GOOD.replace("ok,", "c2,")).replace("\n", "\r\n").encode(), "decide"),
     "blank lines and a short row": ("short.csv", (csv_text(GOOD) + "\n\nshort,model\n").encode(), "refuse"),
     "a duplicate id": ("dup.csv", csv_text(GOOD, GOOD).encode(), "refuse"),
-    "a header only": ("header.csv", csv_text().encode(), "decide"),
+    "a header only": ("header.csv", csv_text().encode(), "refuse"),
     "an empty file": ("nothing.csv", b"", "refuse"),
     "a json list": (
         "list.json",
@@ -236,7 +236,6 @@ def refusal_of(capsys, tmp_path, name: str) -> list[str]:
         ("TRUE and False", {"ok": "embedded-resource"}),
         ("quoted cells", {"gap, quoted": "embed-over-budget"}),
         ("crlf line ends", {"ok": "embedded-resource", "c2": "embedded-resource"}),
-        ("a header only", {}),
         ("a json list", {"draft": "embedded-resource", "big": "embed-over-budget", "nobody": "side-effects-unknown"}),
         ("a json case file with its own policy", {"draft": "embed-over-budget", "small": "embedded-resource"}),
         ("json with a bom", {"draft": "embedded-resource"}),
@@ -261,6 +260,7 @@ def test_a_tricky_file_that_both_accept_is_decided_as_the_rules_say(capsys, tmp_
         ("blank lines and a short row", [("line 5", "row has 2 values but the header names 12 columns")]),
         ("a duplicate id", [("line 3", "duplicate id 'ok'")]),
         ("an empty file", [("nothing.csv", "expected a header row")]),
+        ("a header only", [("header.csv", "holds no cases")]),
         (
             "json with a quoted number and an unknown key",
             [("(cases[1])", "'bytes'"), ("(cases[2])", "unknown field 'kind'")],

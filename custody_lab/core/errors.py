@@ -16,12 +16,30 @@ class CaseError(CustodyLabError, ValueError):
 
     Attributes:
         field: the camelCase key at fault (``"bytes"``, ``"sideEffects"``), or ``None`` when the
-            whole value is wrong (for example a list where a mapping was expected).
+            whole value is wrong (for example a list where a mapping was expected); for an error
+            that gathers several problems, the first one's field.
+        problems: every problem found, each a ``CaseError`` with its own ``field`` (an error about
+            one thing lists itself), so a case with three bad fields reports all three at once.
     """
 
-    def __init__(self, message: str, field: str | None = None) -> None:
+    def __init__(self, message: str, field: str | None = None, problems: list[CaseError] | None = None) -> None:
         super().__init__(message)
         self.field = field
+        self.problems: list[CaseError] = list(problems) if problems else [self]
+
+    @classmethod
+    def gather(cls, problems: list[CaseError]) -> CaseError:
+        """One error for several problems (``"3 problems: (1) ...; (2) ..."``), or the only one.
+
+        Example:
+            >>> e = CaseError.gather([CaseError("field 'a' is bad", "a"), CaseError("field 'b' is bad", "b")])
+            >>> str(e), e.field, [p.field for p in e.problems]
+            ("2 problems: (1) field 'a' is bad (2) field 'b' is bad", 'a', ['a', 'b'])
+        """
+        if len(problems) == 1:
+            return problems[0]
+        listed = " ".join(f"({i}) {p}" for i, p in enumerate(problems, 1))
+        return cls(f"{len(problems)} problems: {listed}", problems[0].field, problems)
 
 
 class PolicyError(CustodyLabError, ValueError):

@@ -17,6 +17,7 @@ from __future__ import annotations
 __all__ = [
     "Fixture",
     "LoadResult",
+    "Progress",
     "load_cases",
     "load_fixture",
     "load_policy",
@@ -24,13 +25,13 @@ __all__ = [
     "read_cases",
 ]
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .errors import CaseError, CaseFileError, Problem, UnknownCaseError
-from .model import Case, Policy
+from .model import FIELD_SPECS, Case, Policy, describe, short
 from .tables import Entry, Table, load_policy, parse_table, read_table
 
 _VARIANT_KEYS = ("id", "from", "change", "expect")
@@ -80,64 +81,116 @@ class Fixture:
         raise UnknownCaseError(case_id, [c.id for c in self.all_cases])
 
 
-def _collect(
-    entries: tuple[Entry, ...], variants: tuple[Entry, ...], problems: list[Problem]
-) -> tuple[list[Case], list[Case], dict[str, str]]:
-    cases: list[Case] = []
-    by_id: dict[str, tuple[Case, dict[str, Any], str]] = {}
-    expected: dict[str, str] = {}
+#: ``progress(done, total)``: how many bytes of the file have been read and validated, of how many.
+Progress = Callable[[int, int], None]
 
-    def add(where: str, mapping: Any, into: list[Case]) -> None:
+
+class _Reporter:
+    """Calls ``progress`` about once per percent of the file, and once at the end."""
+
+    def __init__(self, progress: Progress | None, total: int) -> None:
+        self.progress = progress
+        self.total = total
+        self.step = max(total // 100, 1)
+        self.next = 0
+
+    def __call__(self, done: int) -> None:
+        if self.progress is not None and done >= self.next:
+            self.progress(min(done, self.total), self.total)
+            self.next = done + self.step
+
+    def finish(self) -> None:
+        if self.progress is not None:
+            self.progress(self.total, self.total)
+
+
+def _problems_of(where: str, e: CaseError) -> list[Problem]:
+    return [Problem(where, p.field, str(p)) for p in e.problems]
+
+
+def _all_problems(entry: Entry) -> list[Problem]:
+    """A row's cell problems and those of its other fields, in the field table's order."""
+    found = list(entry.problems)
+    bad = {p.field for p in found}
+    try:
+        Case.from_dict(entry.value)
+    except CaseError as e:
+        found += [p for p in _problems_of(entry.where, e) if p.field not in bad]
+    order = {name: i for i, name in enumerate(FIELD_SPECS)}
+    return sorted(found, key=lambda p: order.get(p.field or "", -1))
+
+
+def _variant(where: str, variant: Any, by_id: dict[str, tuple[Case, str]]) -> Mapping[str, Any] | list[Problem]:
+    """The case mapping an adversarial variant describes, or its problems (all of them)."""
+    if not isinstance(variant, Mapping):
+        return [Problem(where, None, f"an adversarial variant must be an object; got {describe(variant)}")]
+    problems = [
+        Problem(where, str(k), f"unknown key {short(k)} in a variant (keys: {', '.join(_VARIANT_KEYS)})")
+        for k in variant
+        if k not in _VARIANT_KEYS
+    ]
+    problems += [
+        Problem(where, k, f"missing key {k!r} in a variant (keys: {', '.join(_VARIANT_KEYS)})")
+        for k in ("id", "from", "change")
+        if k not in variant
+    ]
+    base_id, change = variant.get("from"), variant.get("change")
+    if "from" in variant and not isinstance(base_id, str):
+        problems.append(Problem(where, "from", f"'from' must be the id of a case (a string); got {describe(base_id)}"))
+    elif "from" in variant and base_id not in by_id:
+        problems.append(
+            Problem(where, "from", f"variant {short(variant.get('id'))} starts from unknown case {short(base_id)}")
+        )
+    if "change" in variant and (not isinstance(change, Mapping) or not change):
+        problems.append(Problem(where, "change", "'change' must be an object of fields to change"))
+    if problems or not isinstance(base_id, str) or not isinstance(change, Mapping):
+        return problems
+    return {**by_id[base_id][0].to_dict(), **change, "id": variant["id"]}
+
+
+def _load(table: Table, progress: Progress | None = None) -> tuple[LoadResult, list[Case]]:
+    """Validate every entry of a table as a case; the adversarial cases are also returned alone."""
+    problems = list(table.problems)
+    cases: list[Case] = []
+    adversarial: list[Case] = []
+    by_id: dict[str, tuple[Case, str]] = {}
+    expected: dict[str, str] = {}
+    report = _Reporter(progress, table.size)
+
+    def add(where: str, mapping: Any, into: list[Case]) -> bool:
         try:
             case = Case.from_dict(mapping)
         except CaseError as e:
-            problems.append(Problem(where, e.field, str(e)))
-            return
+            problems.extend(_problems_of(where, e))
+            return False
         if case.id in by_id:
-            problems.append(Problem(where, "id", f"duplicate id {case.id!r} (first seen at {by_id[case.id][2]})"))
-            return
-        by_id[case.id] = (case, dict(mapping), where)
+            first = by_id[case.id][1]
+            problems.append(Problem(where, "id", f"duplicate id {short(case.id)} (first seen at {first})"))
+            return False
+        by_id[case.id] = (case, where)
         into.append(case)
+        return True
 
-    for entry in entries:
-        if entry.problem is not None:
-            problems.append(entry.problem)
-        else:
+    seen = 0
+    for entry in table.entries:
+        seen += 1
+        if not entry.problems:
             add(entry.where, entry.value, cases)
-    adversarial: list[Case] = []
-    for entry in variants:
-        where, variant = entry.where, entry.value
-        if not isinstance(variant, Mapping):
-            problems.append(Problem(where, None, "an adversarial variant must be an object"))
-            continue
-        unknown = [k for k in variant if k not in _VARIANT_KEYS]
-        missing = [k for k in ("id", "from", "change") if k not in variant]
-        if unknown or missing:
-            bad = unknown[0] if unknown else missing[0]
-            what = "unknown key" if unknown else "missing key"
-            problems.append(Problem(where, bad, f"{what} {bad!r} in a variant (keys: {', '.join(_VARIANT_KEYS)})"))
-            continue
-        base = by_id.get(variant["from"])
-        if base is None:
-            problems.append(
-                Problem(where, "from", f"variant {variant['id']!r} starts from unknown case {variant['from']!r}")
-            )
-            continue
-        if not isinstance(variant["change"], Mapping) or not variant["change"]:
-            problems.append(Problem(where, "change", "'change' must be an object of fields to change"))
-            continue
-        mapping = {**base[1], **variant["change"], "id": variant["id"]}
-        before = len(adversarial)
-        add(where, mapping, adversarial)
-        if len(adversarial) > before and "expect" in variant:
-            expected[variant["id"]] = str(variant["expect"])
-    return cases, adversarial, expected
-
-
-def _load(table: Table) -> tuple[LoadResult, list[Case]]:
-    """Validate every entry of a table as a case; the adversarial cases are also returned alone."""
-    problems = list(table.problems)
-    cases, adversarial, expected = _collect(table.entries, table.variants, problems)
+        elif isinstance(entry.value, Mapping):  # the cells that could be read: their problems too
+            problems.extend(_all_problems(entry))
+        else:
+            problems.extend(entry.problems)
+        report(entry.offset)
+    for entry in table.variants:
+        seen += 1
+        made = _variant(entry.where, entry.value, by_id)
+        if isinstance(made, list):
+            problems.extend(made)
+        elif add(entry.where, made, adversarial) and "expect" in entry.value:
+            expected[entry.value["id"]] = str(entry.value["expect"])
+    report.finish()
+    if not seen and not problems:
+        problems.append(Problem(table.source, None, "the file holds no cases (a header or an empty list only)"))
     return LoadResult(table.source, cases + adversarial, problems, table.policy, expected), adversarial
 
 
@@ -148,23 +201,39 @@ def parse_cases(text: str, *, fmt: str, source: str = "<text>") -> LoadResult:
         CaseFileError: for a format that is neither.
 
     Example:
-        >>> r = parse_cases("id,initiator\\nx,robot\\n", fmt="csv", source="c.csv")
+        >>> text = "id,initiator,operation,shape,bytes,current,allowed\\nx,robot,read,listed-resource,-1,true,yes\\n"
+        >>> r = parse_cases(text, fmt="csv", source="c.csv")
         >>> r.cases, [(p.location, p.field) for p in r.problems]
-        ([], [('c.csv line 2', 'initiator')])
+        ([], [('c.csv line 2', 'initiator'), ('c.csv line 2', 'bytes'), ('c.csv line 2', 'allowed')])
     """
     return _load(parse_table(text, fmt=fmt, source=source))[0]
 
 
-def read_cases(path: str | Path) -> LoadResult:
+def read_cases(path: str | Path, *, progress: Progress | None = None) -> LoadResult:
     """Read a case file and return the good cases together with every problem found.
+
+    A bad row's problems are all listed (a row with three bad fields gives three problems, each
+    with the row's location and its field); a file that holds no cases is a problem too.
+
+    Args:
+        path: a ``.json`` or ``.csv`` file.
+        progress: called as ``progress(done, total)`` with the bytes read and validated so far,
+            about once per percent of the file and once at the end (for a bar or a status line).
 
     Raises:
         CaseFileError: only when the file cannot be read at all (its rows' problems are returned).
+
+    Example:
+        >>> from custody_lab.core.paths import data_path
+        >>> seen = []
+        >>> r = read_cases(data_path("cases.json"), progress=lambda done, total: seen.append(done == total))
+        >>> len(r.cases), seen[-1]
+        (10, True)
     """
-    return _load(read_table(path))[0]
+    return _load(read_table(path), progress)[0]
 
 
-def load_cases(path: str | Path) -> list[Case]:
+def load_cases(path: str | Path, *, progress: Progress | None = None) -> list[Case]:
     """Read every case in a JSON or CSV file.
 
     Raises:
@@ -176,7 +245,7 @@ def load_cases(path: str | Path) -> list[Case]:
         >>> [c.id for c in load_cases(data_path("cases.json"))][:2]
         ['handbook', 'customer-record']
     """
-    result = read_cases(path)
+    result = read_cases(path, progress=progress)
     if result.problems:
         raise CaseFileError(str(path), result.problems, result.cases)
     return result.cases

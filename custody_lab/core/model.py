@@ -26,10 +26,13 @@ __all__ = [
     "Policy",
     "TraceStep",
     "check_value",
+    "describe",
+    "short",
 ]
 
 import difflib
 import math
+import reprlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
@@ -120,15 +123,37 @@ def _attr(key: str) -> str:
     return _ATTR.get(key, key)
 
 
-def _type_name(value: object) -> str:
+_SHORT = reprlib.Repr()
+_SHORT.maxstring = _SHORT.maxother = 80
+_SHORT.maxlong = 40
+
+
+def short(value: object) -> str:
+    """``repr(value)`` cut to about 80 characters (a 4,000-digit number or a megabyte of text
+    is not repeated whole in a message).
+
+    Example:
+        >>> short(10**100)
+        '100000000000000000...0000000000000000000'
+    """
+    return _SHORT.repr(value)
+
+
+def describe(value: object) -> str:
+    """What a value is, in the words an error message uses (``the string '1800'``, ``a list``).
+
+    Example:
+        >>> describe("1800"), describe(None), describe([1]), describe(float("nan"))
+        ("the string '1800'", 'null', 'a list', 'the number nan')
+    """
     if value is None:
         return "null"
     if isinstance(value, bool):
         return f"the boolean {'true' if value else 'false'}"
     if isinstance(value, (int, float)):
-        return f"the number {value!r}"
+        return f"the number {short(value)}"
     if isinstance(value, str):
-        return f"the string {value!r}"
+        return f"the string {short(value)}"
     if isinstance(value, Mapping):
         return "an object"
     if isinstance(value, (list, tuple)):
@@ -159,31 +184,40 @@ def check_value(spec: FieldSpec, value: object) -> object:
         raise CaseError(f"field {name!r} must be {spec.expected()}; got null", name)
     if spec.kind == "bool":
         if not isinstance(value, bool):
-            raise CaseError(f"field {name!r} must be {spec.expected()}; got {_type_name(value)}", name)
+            raise CaseError(f"field {name!r} must be {spec.expected()}; got {describe(value)}", name)
         return value
     if spec.kind == "int":
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             hint = " (remove the quotes)" if isinstance(value, str) and value.strip().isdigit() else ""
-            raise CaseError(f"field {name!r} must be {spec.expected()}; got {_type_name(value)}{hint}", name)
+            raise CaseError(f"field {name!r} must be {spec.expected()}; got {describe(value)}{hint}", name)
         if isinstance(value, float):
             if not math.isfinite(value) or not value.is_integer():
                 raise CaseError(f"field {name!r} must be a whole number of bytes; got {value!r}", name)
             value = int(value)
         if value < 0:
-            raise CaseError(f"field {name!r} must be 0 or more; got {value}", name)
+            raise CaseError(f"field {name!r} must be 0 or more; got {short(value)}", name)
         if value > MAX_BYTES:
             raise CaseError(
-                f"field {name!r} is {value}, more than {MAX_BYTES} (1 GiB): "
+                f"field {name!r} is {short(value)}, more than {MAX_BYTES} (1 GiB): "
                 "no context payload is that large; check for a typo",
                 name,
             )
         return value
     if not isinstance(value, str):
-        raise CaseError(f"field {name!r} must be {spec.expected()}; got {_type_name(value)}", name)
+        raise CaseError(f"field {name!r} must be {spec.expected()}; got {describe(value)}", name)
     if spec.kind == "enum" and value not in spec.choices:
-        raise CaseError(f"field {name!r} must be {spec.expected()}; got {value!r}", name)
+        raise CaseError(f"field {name!r} must be {spec.expected()}; got {short(value)}", name)
     if spec.kind == "str" and not spec.nullable and not value.strip():
-        raise CaseError(f"field {name!r} must be a non-empty string; got {value!r}", name)
+        raise CaseError(f"field {name!r} must be a non-empty string; got {short(value)}", name)
+    if not value.isascii():
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as e:  # a JSON "\ud800" escape without its pair
+            raise CaseError(
+                f"field {name!r} holds a lone surrogate U+{ord(value[e.start]):04X} at position {e.start}: "
+                "that is half of a character, not text (in JSON, \\uD800-\\uDFFF escapes come in pairs)",
+                name,
+            ) from e
     return value
 
 
@@ -233,31 +267,49 @@ class Case:
     def from_dict(cls, mapping: object) -> Case:
         """Build a case from the seed's camelCase keys, validating every field.
 
+        Every key is checked: the error lists all the problems (``.problems``, one per key, in
+        the field table's order after any unknown keys); ``.field`` is the first one's.
+
         Raises:
             CaseError: naming the offending key (``.field``) and what was expected.
+
+        Example:
+            >>> try:
+            ...     Case.from_dict({"id": "x", "initiator": "robot", "operation": "read",
+            ...         "shape": "listed-resource", "bytes": -1, "current": True, "allowed": "yes"})
+            ... except CaseError as e:
+            ...     print(e.field, [p.field for p in e.problems])
+            initiator ['initiator', 'bytes', 'allowed']
         """
         if not isinstance(mapping, Mapping):
             raise CaseError(
-                f"a case must be an object of field names to values; got {_type_name(mapping)}",
+                f"a case must be an object of field names to values; got {describe(mapping)}",
                 None,
             )
-        unknown = [k for k in mapping if k not in FIELD_SPECS]
-        if unknown:
-            key = unknown[0]
+        problems: list[CaseError] = []
+        for key in mapping:
+            if key in FIELD_SPECS:
+                continue
             close = difflib.get_close_matches(str(key), list(FIELD_SPECS), n=1)
             hint = f"; did you mean {close[0]!r}?" if close else ""
-            raise CaseError(f"unknown field {key!r}{hint} (allowed fields: {', '.join(FIELD_SPECS)})", str(key))
+            problems.append(
+                CaseError(f"unknown field {short(key)}{hint} (allowed fields: {', '.join(FIELD_SPECS)})", str(key))
+            )
         kwargs: dict[str, Any] = {}
         for spec in FIELDS:
             if spec.name not in mapping:
                 if spec.required:
-                    raise CaseError(
-                        f"missing required field {spec.name!r}: expected {spec.expected()}",
-                        spec.name,
+                    problems.append(
+                        CaseError(f"missing required field {spec.name!r}: expected {spec.expected()}", spec.name)
                     )
                 kwargs[_attr(spec.name)] = False if spec.name == "requiresCurrent" else None
                 continue
-            kwargs[_attr(spec.name)] = check_value(spec, mapping[spec.name])
+            try:
+                kwargs[_attr(spec.name)] = check_value(spec, mapping[spec.name])
+            except CaseError as e:
+                problems.append(e)
+        if problems:
+            raise CaseError.gather(problems)
         if kwargs["requires_current"] is None:
             kwargs["requires_current"] = False
         return cls(**kwargs)
@@ -301,14 +353,14 @@ class Policy:
         limit = self.embed_limit_bytes
         if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0 or limit > MAX_BYTES:
             raise PolicyError(
-                f"embedLimitBytes must be a whole number from 0 to {MAX_BYTES}; got {limit!r}",
+                f"embedLimitBytes must be a whole number from 0 to {MAX_BYTES}; got {short(limit)}",
                 "embedLimitBytes",
             )
         if not isinstance(self.now, str) or not self.now:
-            raise PolicyError(f"now must be a non-empty timestamp string; got {self.now!r}", "now")
+            raise PolicyError(f"now must be a non-empty timestamp string; got {short(self.now)}", "now")
         if not isinstance(self.require_current, bool):
             raise PolicyError(
-                f"requireCurrent must be true or false; got {self.require_current!r}",
+                f"requireCurrent must be true or false; got {short(self.require_current)}",
                 "requireCurrent",
             )
 
@@ -316,11 +368,11 @@ class Policy:
     def from_dict(cls, mapping: object) -> Policy:
         """Build a policy from ``{"embedLimitBytes", "now", "requireCurrent"}`` (all optional)."""
         if not isinstance(mapping, Mapping):
-            raise PolicyError(f"a policy must be an object; got {_type_name(mapping)}")
+            raise PolicyError(f"a policy must be an object; got {describe(mapping)}")
         keys = {"embedLimitBytes": "embed_limit_bytes", "now": "now", "requireCurrent": "require_current"}
         unknown = [k for k in mapping if k not in keys]
         if unknown:
-            raise PolicyError(f"unknown policy field {unknown[0]!r} (allowed: {', '.join(keys)})", str(unknown[0]))
+            raise PolicyError(f"unknown policy field {short(unknown[0])} (allowed: {', '.join(keys)})", str(unknown[0]))
         return cls(**{keys[k]: v for k, v in mapping.items()})
 
     def to_dict(self) -> dict[str, Any]:
