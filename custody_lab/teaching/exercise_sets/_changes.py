@@ -10,7 +10,7 @@ the check can never disagree. One home for that value, shared by the decision se
 
 from __future__ import annotations
 
-__all__ = ["CaseChange", "code_of", "codes_of", "outcome_codes"]
+__all__ = ["CaseChange", "code_of", "codes_of", "outcome_codes", "same_code", "several_codes"]
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -92,3 +92,24 @@ def codes_of(answer: object) -> list[str] | None:
         return None
     codes = [code_of(item) for item in answer]
     return None if any(c is None for c in codes) else [c for c in codes if c is not None]
+
+
+def same_code(answer: object, expected: object) -> bool:
+    """A ``compare`` for one code or key: :func:`code_of` the answer equals the expected, lower-case.
+
+    Example:
+        >>> same_code("`Permission-Denied`", "permission-denied"), same_code(["x"], "x")
+        (True, False)
+    """
+    return code_of(answer) == str(expected).lower()
+
+
+def several_codes(answer: object) -> bool:
+    """Whether the answer gives more than one code (a collection, or text with a comma) where a
+    receipt carries one.
+
+    Example:
+        >>> several_codes(["a", "b"]), several_codes("a, b"), several_codes("a")
+        (True, True, False)
+    """
+    return isinstance(answer, list | tuple | set | frozenset) or "," in (code_of(answer) or "")

@@ -25,7 +25,7 @@ from ...core.advisor import advise
 from ...core.model import SHAPES
 from ...core.rules import RULES
 from ..exercises import Exercise, Mistake
-from ._changes import CaseChange, code_of
+from ._changes import CaseChange, code_of, same_code, several_codes
 
 _RULE_CODES = tuple(r.code for r in RULES)
 
@@ -62,7 +62,7 @@ RECEIPT_01 = Exercise(
     parse="text",
     given=_custody,
     reference=_missing_key,
-    compare=lambda a, expected: code_of(a) == str(expected).lower(),
+    compare=same_code,
     mistakes=(
         Mistake(
             "false-is-not-missing",
@@ -116,7 +116,7 @@ RECEIPT_02 = Exercise(
     parse="text",
     given=lambda: _GAP_AND_DENIED,
     reference=_gap_rejection,
-    compare=lambda a, expected: code_of(a) == expected,
+    compare=same_code,
     mistakes=(
         Mistake(
             "permission-first",
@@ -127,7 +127,7 @@ RECEIPT_02 = Exercise(
         ),
         Mistake(
             "both-codes",
-            lambda a: isinstance(a, list | tuple | set) or ("," in (code_of(a) or "")),
+            several_codes,
             "A receipt carries one rejection code: the first rule that fires decides.",
             example=["permission-denied", "stale-content"],
         ),
@@ -174,7 +174,7 @@ RECEIPT_03 = Exercise(
     parse="text",
     given=lambda: dict(_NEED),
     reference=_region,
-    compare=lambda a, expected: code_of(a) == expected,
+    compare=same_code,
     mistakes=(
         Mistake(
             "size-only",

@@ -24,7 +24,7 @@ __all__ = ["EXERCISES", "PREDICTIONS"]
 from ...core.model import SHAPES
 from ...core.rules import RULES
 from ..exercises import Exercise, Mistake
-from ._changes import CaseChange, code_of, codes_of, outcome_codes
+from ._changes import CaseChange, code_of, codes_of, outcome_codes, same_code, several_codes
 
 _RULE_CODES = tuple(r.code for r in RULES)
 _OUTCOME = "the outcome: the selected shape, or the rejection code"
@@ -165,7 +165,7 @@ ROUTE_03 = Exercise(
     parse="text",
     given=lambda: _TWO_PROBLEMS,
     reference=_first_rejection,
-    compare=lambda a, expected: code_of(a) == expected,
+    compare=same_code,
     mistakes=(
         Mistake(
             "the-later-rule",
@@ -176,7 +176,7 @@ ROUTE_03 = Exercise(
         ),
         Mistake(
             "both-codes",
-            lambda a: isinstance(a, list | tuple | set) or ("," in (code_of(a) or "")),
+            several_codes,
             "A receipt carries one rejection code: the first rule that fires decides, and the rules "
             "after it are not reached.",
             example=["permission-denied", "resource-mislabeled-side-effect"],
