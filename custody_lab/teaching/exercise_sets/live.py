@@ -168,7 +168,7 @@ LIVE_01 = Exercise(
         + "\n".join(f"- `{o.code}`: {o.text}" for o in NOTICE_OPTIONS)
     ),
     input_label=f"an update notice for {STATUS}",
-    wanted='the code of one option, such as "keep-cached"',
+    wanted="the code of one option, as text",
     parse="text",
     reference=_what_the_client_does,
     compare=lambda a, e: _code(a) == e,
