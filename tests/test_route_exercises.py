@@ -136,18 +136,18 @@ def test_each_decision_exercise_is_in_its_notebook_with_a_closing_progress_cell(
     assert f'ProgressPanel(("{topic}",))' in code, f'{stem}: no closing ProgressPanel(("{topic}",)) cell'
 
 
-def test_the_start_notebooks_map_names_every_exercise_topic_and_only_ids_that_exist():
+def test_the_start_notebooks_map_names_exactly_the_exercises_each_notebook_uses():
     text = notebook_source("00-start-here", "markdown")
     rows = dict(re.findall(r"^\| `(\d\d-[a-z0-9-]+)` \|(.*)$", text, re.M))
-    named = {i for row in rows.values() for i in re.findall(r"`([a-z]+-\d\d)`", row)}
-    known = {e.id for e in all_exercises()}
-    assert named and named <= known, f"00's map names ids that do not exist: {sorted(named - known)}"
-    topics = {i.rpartition("-")[0] for i in known}
-    unnamed = topics - {i.rpartition("-")[0] for i in named}
-    assert not unnamed, f"00's map names no exercise of the topics {sorted(unnamed)}"
+    known = [e.id for e in all_exercises()]
+    assert rows and known, f"map rows {sorted(rows)}, exercises {known}"
     for stem, row in rows.items():
-        for exercise_id in re.findall(r"`([a-z]+-\d\d)`", row):
-            assert exercise_id in notebook_source(stem), f"00's map puts {exercise_id} in {stem}, which never uses it"
+        named = sorted(re.findall(r"`([a-z]+-\d\d)`", row))
+        code = notebook_source(stem, "code")
+        used = sorted(i for i in known if f'"{i}"' in code)
+        assert named == used, f"00's map row for {stem}: names {named}, the notebook's code uses {used}"
+    mapped = {i for row in rows.values() for i in re.findall(r"`([a-z]+-\d\d)`", row)}
+    assert mapped == set(known), f"exercises in no row of 00's map: {sorted(set(known) - mapped)}"
 
 
 @pytest.mark.parametrize("stem", ["01-route-a-custody-case", "02-read-the-custody-matrix", "00-start-here"])
@@ -208,3 +208,14 @@ def test_the_structured_seed_case_carries_the_urn_notebook_02_names():
     case = cl.load_fixture().case("risk-score")
     assert (case.shape, case.uri) == ("structured-tool-result", "urn:fixture:risk:42"), (case.shape, case.uri)
     assert "urn:fixture:risk:42" in notebook_source("02-read-the-custody-matrix", "markdown")
+
+
+@pytest.mark.parametrize("path", sorted(NOTEBOOKS.glob("*.ipynb")), ids=lambda p: p.stem)
+def test_a_notebook_with_exercises_closes_with_a_progress_panel_as_00_says(path):
+    code = cells(path.stem, "code")
+    used = [e.id for e in all_exercises() if any(f'"{e.id}"' in cell for cell in code)]
+    if not used:
+        return  # 00 (and any notebook without exercises) has nothing to check yourself on
+    assert any("ProgressPanel(" in cell for cell in code[-2:]), (
+        f"{path.name} uses {used} but its last code cells hold no ProgressPanel: {code[-2:]}"
+    )
