@@ -9,7 +9,10 @@ Prints, each in a fresh interpreter where imports are concerned:
   pays for the SDK's lazy imports (``jsonschema``, used to check structured tool output), and the
   median of the warm runs after it — the target is ≤ 0.5 s;
 - the per-round-trip median of a plain ``resources/read`` on an open session — the target is
-  ≤ 2 ms — and of a recorded read (which adds two state-ledger reads to observe side effects).
+  ≤ 2 ms — and of a recorded read (which adds two state-ledger reads to observe side effects);
+- ``custody-lab audit`` over stdio against ``tests/fixtures/raw_mcp_server.py``: a healthy
+  server listing 200 resources in pages of 2 (100 pages), and a server that hangs on the
+  handshake with ``--timeout 2`` (the bound is 2 s plus start-up and shutdown; it was 24 s).
 """
 
 from __future__ import annotations
@@ -19,6 +22,9 @@ import statistics
 import subprocess
 import sys
 import time
+from pathlib import Path
+
+RAW_SERVER = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "raw_mcp_server.py"
 
 
 def _import_seconds(module: str) -> float:
@@ -82,7 +88,20 @@ def main(argv: list[str] | None = None) -> int:
         print(f"recorded read (3 round trips)     {rec_ms:7.3f} ms median of {len(recorded)}")
 
     anyio.run(run)
+    for label, timeout, server_args in (
+        ("audit, 200 resources in 100 pages", "10", ["--mode", "paginated", "--resources", "200"]),
+        ("audit, hang on initialize, 2 s", "2", ["--mode", "hang-initialize"]),
+    ):
+        print(f"{label:<34}{_audit_seconds(timeout, server_args):7.3f} s  (exit code aside; a fresh process)")
     return 0
+
+
+def _audit_seconds(timeout: str, server_args: list[str]) -> float:
+    """Wall time of one ``custody-lab audit`` process against the raw fixture server."""
+    cmd = [sys.executable, "-m", "custody_lab.cli", "audit", "--timeout", timeout, "--"]
+    t = time.perf_counter()
+    subprocess.run([*cmd, sys.executable, str(RAW_SERVER), *server_args], capture_output=True, timeout=120)
+    return time.perf_counter() - t
 
 
 if __name__ == "__main__":

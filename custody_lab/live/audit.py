@@ -43,8 +43,9 @@ import json
 import math
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 import anyio
@@ -275,22 +276,30 @@ async def audit_client(
     caps: list[CapabilityAudit] = []
     incomplete: list[str] = []
 
-    async def exercise(kind: str, name: str, run: Any) -> LiveReceipt | None:
+    total = len(recorder.listed) + len(allowed)
+    done = 0
+
+    async def exercise(kind: str, name: str, run: Callable[[], Awaitable[LiveReceipt]]) -> LiveReceipt | None:
         """Run one exchange within what is left of the budget; ``None`` when none is left."""
+        nonlocal done
         if incomplete and incomplete[-1].startswith("stopped"):
             return None
         with anyio.move_on_after(deadline - anyio.current_time()) as scope:
-            live: LiveReceipt = await run
+            live = await run()
         if scope.cancelled_caught:
-            incomplete.append(f"stopped at {kind} {visible(repr(name))}: the audit's bound of {limit:g} s ran out")
+            incomplete.append(
+                f"stopped at {kind} {visible(repr(name))}: the {limit:g} s for reads and calls ran out "
+                f"({done} of {total} exercised)"
+            )
             return None
+        done += 1
         if (late := _timed_out(live)) is not None:
             incomplete.append(late)
         return live
 
     stopped = "not exercised: the audit's time bound ran out first"
     for uri in recorder.listed:
-        live = await exercise("resource", uri, recorder.read(uri, case_id=uri, cache_mode="bypass"))
+        live = await exercise("resource", uri, partial(recorder.read, uri, case_id=uri, cache_mode="bypass"))
         if live is None:
             caps.append(CapabilityAudit("resource", uri, False, stopped, None, _unexercised(server)))
             continue
@@ -317,7 +326,7 @@ async def audit_client(
             continue
         recorder.allow_unknown_side_effects = True
         try:
-            live = await exercise("tool", name, recorder.call(name, allowed[name], case_id=name))
+            live = await exercise("tool", name, partial(recorder.call, name, allowed[name], case_id=name))
         except LiveError as e:
             raise AuditError(str(e)) from e
         finally:
