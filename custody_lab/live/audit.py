@@ -9,9 +9,10 @@ templates and tools, and exercises only what is safe:
   are reported;
 - a tool is called only when ``--allow-calls NAME`` names it (once, with the arguments given
   there, none by default). Its annotations decide nothing: ``readOnlyHint`` is a hint from an
-  untrusted server (the MCP schema's ToolAnnotations, from 2025-03-26 on: clients should never
-  make tool-use decisions on annotations from untrusted servers), and the lab's host policy is to
-  call nothing the user did not name. A name the server does not list is an error.
+  untrusted server (MCP 2025-11-25 and the current 2026-07-28: clients MUST consider tool
+  annotations untrusted unless they come from a trusted server; annotations exist since
+  2025-03-26), and the lab's host policy is to call nothing the user did not name. A name the
+  server does not list is an error.
 
 Nothing the server does ends in a traceback: the server runs behind
 :class:`~custody_lab.live.stdio_guard.StdioGuard`, every misbehaviour becomes one
