@@ -59,7 +59,8 @@ def test_the_bytes_that_entered_the_prompt_are_those_of_the_live_transform_step(
     got = (step["step"], step["bytes"], note.kept_bytes)
     expected = ("fence-neutralised", reveal("agent-03"), reveal("agent-03"))
     assert got == expected, f"expected {expected}, got {got}"
-    assert reveal("agent-03") != len(HANDOVER_NOTE.encode("utf-8")), "the rewrite must change the byte count"
+    arrived = len(HANDOVER_NOTE.encode("utf-8"))
+    assert arrived == 766 and reveal("agent-03") != arrived, f"notebook 08 says 766 bytes arrive; got {arrived}"
 
 
 def test_notebook_08_checks_every_agent_exercise_and_shows_their_progress():

@@ -135,6 +135,15 @@ async def test_the_status_is_not_read_into_the_prompt_but_read_current_through_t
     assert live.receipt["proposedBy"].startswith("model"), live.receipt
 
 
+@pytest.mark.anyio
+async def test_at_4096_bytes_the_handbook_is_whole_the_report_cut_and_the_logo_referenced():
+    async with LabSession() as s:
+        ctx = await assemble_context(s, budget_bytes=4096)
+    got = {b.uri: "truncated" if b.truncated else "whole" if b.placed else "no" for b in ctx.blocks}
+    expected = {"kb://handbook/v4": "whole", "report://synthetic/weekly-7": "truncated", "assets://logo.png": "no"}
+    assert got == expected, f"notebook 08 describes {expected}; got {got}"
+
+
 # -- fences ----------------------------------------------------------------------------------------
 
 #: Content that tries to leave its fence or forge one, and how many look-alikes each holds.
