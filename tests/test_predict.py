@@ -75,7 +75,9 @@ def test_a_wrong_prediction_gets_its_hint_and_the_change_is_still_applied_but_no
     assert "Hint:" in panel.output.value
     assert panel.applied and explorer.case == input_for(exercise_id).case()
     shown = visible_text(panel.output.value)
-    assert cl.route(input_for(exercise_id).case()).outcome not in shown, f"{exercise_id}: the panel's own feedback shows the answer: {shown}"
+    assert cl.route(input_for(exercise_id).case()).outcome not in shown, (
+        f"{exercise_id}: the panel's own feedback shows the answer: {shown}"
+    )
 
 
 def test_pressing_twice_applies_the_one_change_once(explorer):
