@@ -15,13 +15,18 @@ __all__ = ["main"]
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
 
 from . import delivery
 from .core.errors import CaseFileError, CustodyLabError
+from .core.loading import Progress
 from .core.model import Policy
 from .core.tables import load_policy
+from .core.text import INVISIBLE, visible
 from .live import command as live_command
 from .teaching import solutions
 from .whatif import command as sweep_command
@@ -68,28 +73,70 @@ def _cmd_fixture(args: argparse.Namespace) -> int:
     return 0
 
 
+#: A case file at least this large shows on stderr how far its loading has got.
+PROGRESS_FROM_BYTES = 4 << 20
+#: What JSON output escapes beyond JSON's own C0 escapes: DEL, the C1 controls, bidi overrides and
+#: zero-width characters (the same value, written so that a terminal shows it instead of obeying it).
+_JSON_ESCAPES = {c: f"\\u{c:04x}" for c in [0x7F, *range(0x80, 0xA0), *map(ord, INVISIBLE)]}
+
+
+def _json_out(value: Any) -> str:
+    return json.dumps(value, indent=2, ensure_ascii=False).translate(_JSON_ESCAPES)
+
+
+def _progress_line(path: str) -> Progress | None:
+    """A ``progress`` callback printing "reading FILE: 40% of 96.0 MB" to stderr, for a large file:
+    one line rewritten in place on a terminal, a line per tenth otherwise."""
+    try:
+        size = os.stat(path).st_size
+    except OSError:
+        return None
+    if size < PROGRESS_FROM_BYTES:
+        return None
+    name, tty, shown = visible(Path(path).name), sys.stderr.isatty(), [-1]
+
+    def show(done: int, total: int) -> None:
+        percent = done * 100 // total if total else 100
+        if not tty:
+            percent -= percent % 10
+        if percent <= shown[0]:
+            return
+        shown[0] = percent
+        line = f"reading {name}: {percent:3d}% of {total / 1e6:.1f} MB"
+        if tty:
+            print("\r" + line, end="\n" if percent == 100 else "", file=sys.stderr, flush=True)
+        else:
+            print(line, file=sys.stderr, flush=True)
+
+    return show
+
+
 def _cmd_route(args: argparse.Namespace) -> int:
     from .core.loading import read_cases
     from .core.router import route
 
     policy = _load_policy(args.policy)
-    result = read_cases(args.file)
+    result = read_cases(args.file, progress=_progress_line(args.file))
     policy = policy or result.policy
     decisions = [route(c, policy) for c in result.cases]
     if args.json:
-        print(json.dumps([d.to_dict() for d in decisions], indent=2, ensure_ascii=False))
-    else:
-        width = max((len(d.id) for d in decisions), default=0)
-        for d in decisions:
+        print(_json_out([d.to_dict() for d in decisions]))
+    else:  # case text is data: its control characters are shown, not obeyed
+        ids = [visible(d.id) for d in decisions]
+        width = max(map(len, ids), default=0)
+        for shown, d in zip(ids, decisions):
             verdict = "accepted" if d.accepted else "rejected"
-            print(f"{d.id:<{width}}  {verdict:<8}  {d.outcome}")
+            print(f"{shown:<{width}}  {verdict:<8}  {d.outcome}")
     if result.problems:
-        print(
-            f"{args.file}: {len(result.problems)} bad row(s); {len(result.cases)} good row(s) routed above",
-            file=sys.stderr,
+        rows = len({p.location for p in result.problems})
+        count = (
+            f"{rows} bad row(s)"
+            if rows == len(result.problems)
+            else f"{len(result.problems)} problems in {rows} row(s)"
         )
+        print(f"{visible(args.file)}: {count}; {len(result.cases)} good row(s) routed above", file=sys.stderr)
         for p in result.problems:
-            print(f"  - {p}", file=sys.stderr)
+            print(f"  - {visible(p)}", file=sys.stderr)
         return 2
     return 0
 
@@ -145,11 +192,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return int(args.run(args))
-    except CaseFileError as e:
-        print(str(e), file=sys.stderr)
+    except CaseFileError as e:  # its lines quote the file: shown, not obeyed
+        print("\n".join(map(visible, str(e).splitlines())), file=sys.stderr)
         return 2
     except CustodyLabError as e:  # top level: a clear message instead of a traceback
-        print(f"error: {e}", file=sys.stderr)
+        print("\n".join(map(visible, f"error: {e}".splitlines())), file=sys.stderr)
         return 2
 
 

@@ -9,6 +9,8 @@ from custody_lab.core.model import INITIATORS, OPERATIONS, SHAPES
 # No lone surrogates: JSON.stringify escapes them and json.dumps cannot encode them as UTF-8.
 text = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=12)
 ids = text.filter(lambda s: s.strip() != "")
+# A URI, MIME type or provenance of only whitespace is blank (custody-incomplete): outside the seed's domain.
+custody_text = text.filter(lambda s: not s.isspace())
 limit_bytes = st.one_of(st.integers(0, 20000), st.sampled_from([4095, 4096, 4097, 0]))
 
 
@@ -20,13 +22,13 @@ def seed_domain_case() -> st.SearchStrategy[dict]:
             "initiator": st.sampled_from(INITIATORS),
             "operation": st.sampled_from(OPERATIONS),
             "shape": st.sampled_from(SHAPES),
-            "uri": text,
-            "mime": text,
+            "uri": custody_text,
+            "mime": custody_text,
             "bytes": limit_bytes,
             "current": st.booleans(),
             "allowed": st.booleans(),
             "sideEffects": st.booleans(),
-            "provenance": text,
+            "provenance": custody_text,
         },
         optional={"requiresCurrent": st.booleans()},
     )

@@ -84,7 +84,8 @@ class ScalarOps:
         return a is None
 
     def blank(self, a: Any) -> bool:
-        return a is None or a == ""
+        # The lab's host policy: a URI, MIME type or provenance of only whitespace names nothing.
+        return a is None or (isinstance(a, str) and (a == "" or a.isspace()))
 
 
 @dataclass(frozen=True)
@@ -158,7 +159,7 @@ def _shape_of_the_other_initiator(c: Any, ops: Any) -> Any:
 RULES: tuple[Rule, ...] = (
     Rule(
         code="custody-incomplete",
-        test="the URI, MIME type or provenance is absent or empty",
+        test="the URI, MIME type or provenance is absent, empty or only whitespace",
         source="seed 000 · Ship a context-custody receipt",
         quote="If the host cannot name actor, authority, identity, size, freshness, and side effects, stop there.",
         seed=False,

@@ -45,7 +45,7 @@ OUTCOMES: tuple[str, ...] = SHAPES + rule_codes()
 SHAPE_DTYPE = pd.CategoricalDtype(list(SHAPES))
 REJECTION_DTYPE = pd.CategoricalDtype(list(rule_codes()))
 OUTCOME_DTYPE = pd.CategoricalDtype(list(OUTCOMES))
-#: The custody text fields: a missing or empty value fires ``custody-incomplete``.
+#: The custody text fields: a missing, empty or whitespace-only value fires ``custody-incomplete``.
 TEXT_FIELDS = ("uri", "mime", "provenance")
 #: The inputs a rule may read, in the seed's key order (the axes of a grid, the inputs of flips).
 DECISIVE: tuple[str, ...] = tuple(f.name for f in FIELDS if f.name != "id" and f.kind != "text")
@@ -71,7 +71,8 @@ class Tri:
 
 @dataclass(frozen=True, eq=False)
 class Text:
-    """A text column reduced to what the rules ask of it: missing (``na``) or ``empty``."""
+    """A text column reduced to what the rules ask of it: missing (``na``) or ``empty`` (an
+    empty string or one of only whitespace: blank, as :meth:`ScalarOps.blank` says)."""
 
     na: np.ndarray
     empty: np.ndarray

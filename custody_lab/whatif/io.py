@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..core.errors import CaseFileError, Problem
-from ..core.loading import read_cases
+from ..core.errors import CaseFileError
+from ..core.loading import Progress, read_cases
 from ..core.model import FIELDS, Case, Policy
 
 
@@ -50,14 +50,15 @@ def to_frame(cases: Iterable[Case | Mapping[str, Any]]) -> pd.DataFrame:
     return pd.DataFrame(data)
 
 
-def read_grid_and_policy(path: str | Path) -> tuple[pd.DataFrame, Policy | None]:
+def read_grid_and_policy(path: str | Path, *, progress: Progress | None = None) -> tuple[pd.DataFrame, Policy | None]:
     """Read a grid, inventory or case file for a sweep, with the file's own policy (if it has one).
 
     The file is read exactly as ``custody-lab route`` reads it (:func:`~custody_lab.core.loading.read_cases`):
     a CSV with case-field columns, a JSON list of case objects, or a case file ``{"cases": [...],
     "policy": {...}}``. Every row must be a valid case (an ``id`` and an ``operation`` included);
     a column that is absent is absent on every row, so a file without a ``uri`` column routes and
-    sweeps as ``custody-incomplete``.
+    sweeps as ``custody-incomplete``. ``progress(done, total)`` is called as the file is read and
+    its rows validated (bytes of the file), as for :func:`~custody_lab.core.loading.read_cases`.
 
     Raises:
         CaseFileError: listing every bad row with its line and field (the same list ``route``
@@ -69,7 +70,7 @@ def read_grid_and_policy(path: str | Path) -> tuple[pd.DataFrame, Policy | None]
         >>> len(frame), policy.embed_limit_bytes
         (10, 4096)
     """
-    result = read_cases(path)
+    result = read_cases(path, progress=progress)
     if result.problems:
         raise CaseFileError(str(path), result.problems, result.cases)
     return to_frame(result.cases), result.policy
@@ -100,7 +101,7 @@ def load_inventory(path: str | Path) -> pd.DataFrame:
 
     Raises:
         CaseFileError: listing every problem (unknown columns, or each bad row with its line
-            and field; ``.cases`` keeps the good rows), or an inventory with no rows.
+            and field; ``.cases`` keeps the good rows), or a file that holds no rows at all.
 
     Example:
         >>> from custody_lab.core.paths import data_path
@@ -108,7 +109,4 @@ def load_inventory(path: str | Path) -> pd.DataFrame:
         >>> inv["id"].iloc[0]
         'kb-returns-policy'
     """
-    frame = read_grid(path)
-    if not len(frame):
-        raise CaseFileError(str(path), [Problem(Path(path).name, None, "the inventory has no capabilities")])
-    return frame
+    return read_grid(path)

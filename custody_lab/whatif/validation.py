@@ -5,7 +5,8 @@ The domain is the one :meth:`Case.from_dict` checks (:data:`custody_lab.core.mod
 by column: an unknown initiator, negative or fractional bytes, 1/0 in a flag column or a missing
 required column raise; nothing is coerced. A ``uri`` / ``mime`` / ``provenance`` column that is
 absent means absent on every row (``custody-incomplete``, as ``route`` decides a case without
-them), unless the caller asks for ``assume_present=True``.
+them), unless the caller asks for ``assume_present=True``. A value of only whitespace is blank,
+as the router's ``ScalarOps.blank`` says (the lab's host policy): the same ``str.isspace``.
 """
 
 from __future__ import annotations
@@ -159,6 +160,42 @@ def _bool(frame: pd.DataFrame, name: str, na: str) -> Any:
     return value
 
 
+#: Python's whitespace (``str.isspace``, which the router's ``ScalarOps.blank`` uses too) is the
+#: ASCII characters up to ``" "`` and others from NEXT LINE (U+0085) on; tests/test_blank_text.py
+#: checks that against every code point.
+FIRST_WIDE_SPACE = "\x85"
+
+
+def _blank(values: np.ndarray) -> np.ndarray:
+    """Which strings of an object array (no missing values) are empty or only whitespace.
+
+    A blank string is empty or starts with a whitespace character: below ``"!"`` (the ASCII
+    ones) or at or after ``"\\x85"`` (the others). Two comparisons, done in C, find those
+    candidates; ``str.isspace`` decides each, so the answer is Python's exactly.
+
+    Example:
+        >>> _blank(np.array(["", " ", "a", "\\u3000", "\\xe9", " a"], dtype=object)).tolist()
+        [True, True, False, True, False, False]
+    """
+    out = np.zeros(len(values), dtype=bool)
+    if not len(values):
+        return out
+    candidates = np.flatnonzero(
+        np.asarray(values < "!", dtype=bool) | np.asarray(values >= FIRST_WIDE_SPACE, dtype=bool)
+    )
+    if candidates.size:
+        out[candidates] = [v == "" or v.isspace() for v in values[candidates]]
+    return out
+
+
+def _blank_where_present(raw: np.ndarray, na: np.ndarray) -> np.ndarray:
+    if not na.any():
+        return _blank(raw)
+    out = np.zeros(len(raw), dtype=bool)
+    out[~na] = _blank(raw[~na])
+    return out
+
+
 def _text_masks(na: np.ndarray, empty: np.ndarray) -> Text:
     """Masks that are all False become broadcast False, which the rules skip at no cost."""
     none = nothing(len(na))
@@ -185,18 +222,23 @@ def _text(frame: pd.DataFrame, name: str, assume_present: bool) -> Text:
         if not n:
             return Text(none, none)
         na = raw < 0 if raw.min() < 0 else none
-        empty = raw == dt.categories.get_loc("") if "" in dt.categories else none
+        blank = np.flatnonzero([isinstance(c, str) and (c == "" or c.isspace()) for c in dt.categories])
+        if not blank.size:
+            empty = none
+        elif blank.size == 1:
+            empty = raw == blank[0]
+        else:
+            empty = np.isin(raw, blank)
         return _text_masks(na, empty)
     if isinstance(dt, pd.StringDtype):
-        if dt.storage == "python":  # comparing the object array itself is the quickest "== ''"
-            return _text_masks(s.isna().to_numpy(), np.asarray(s.to_numpy(dtype=object) == "", dtype=bool))
-        return _text_masks(s.isna().to_numpy(), (s == "").to_numpy(dtype=bool, na_value=False))
+        na = s.isna().to_numpy()
+        return _text_masks(na, _blank_where_present(s.to_numpy(dtype=object), na))
     if dt == np.dtype(object):
         raw = s.to_numpy(dtype=object)
         na = pd.isna(raw)
         if pd.api.types.infer_dtype(raw[~na], skipna=False) not in ("string", "empty"):
             _refuse_non_text(frame, name)
-        return _text_masks(na, np.asarray(raw == "", dtype=bool))
+        return _text_masks(na, _blank_where_present(raw, na))
     if s.isna().all():
         return Text(np.ones(n, dtype=bool), np.zeros(n, dtype=bool))
     raise _bad_rows(frame, name, s.notna().to_numpy(), "must hold text (or be missing)")
