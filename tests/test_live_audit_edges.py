@@ -203,3 +203,40 @@ def test_json_output_escapes_c0_and_c1_controls_and_keeps_the_values():
     report = json.loads(out.stdout)
     assert report["server"]["name"] == f"raw{RAW}", "escaping must not change the JSON values"
     assert f"note://{RAW}x" in {c["name"] for c in report["capabilities"]}, report["capabilities"]
+
+
+def test_a_server_that_dies_during_a_read_leaves_a_partial_report_and_exit_2():
+    out = audit("crash-on-read")
+    reason = "the server exited with code 5 while resources/read waited for an answer"
+    assert out.returncode == 2, f"expected exit 2, got {out.returncode}\n{out.stderr}"
+    assert f"INCOMPLETE: {reason}" in out.stdout, out.stdout
+    assert f"error: the audit did not finish: {reason}" in out.stderr, out.stderr
+
+
+def test_the_servers_stderr_is_captured_cut_and_shown_under_a_heading():
+    out = audit("stderr-flood")
+    shown = out.stderr.split("--- the server's stderr (captured; control characters shown, not obeyed) ---\n")
+    assert out.returncode == 0 and len(shown) == 2, f"expected one heading:\n{out.stderr[:500]}"
+    lines = shown[1].splitlines()
+    assert len(lines) == 41, f"expected 40 lines and a cut note, got {len(lines)}"
+    assert lines[0] == "  log line 0 \\x1b[31m" + "x" * 48, lines[0]
+    assert re.fullmatch(r"  \[… cut: \d+ bytes in all; the first 16384 kept\]", lines[-1]), lines[-1]
+
+
+@pytest.mark.parametrize(
+    ("item", "expected"),
+    [
+        ("lookup={not json", "the arguments after '=' are not JSON"),
+        ("lookup=[1, 2]", "the arguments must be a JSON object"),
+        ("lookup=" + "[" * 100_000, "the arguments nest deeper than 200 levels"),
+        ("lookup=" + "9" * 5000, "the arguments after '=' are not JSON"),
+        ("={}", "give a tool name"),
+    ],
+    ids=["not-json", "not-an-object", "deep", "huge-int", "no-name"],
+)
+def test_bad_allow_calls_arguments_are_refused_before_the_server_starts(item, expected, tmp_path):
+    log = tmp_path / "received.jsonl"
+    out = audit("ok", "--allow-calls", item, log=log)
+    lines = out.stderr.strip().splitlines()
+    assert out.returncode == 2 and len(lines) == 1 and expected in lines[0], f"{item[:40]!r}: {out.stderr[:300]}"
+    assert received(log) == [], f"{item[:40]!r}: the server was started anyway"

@@ -66,7 +66,7 @@ from .audit_report import (
 )
 from .keys import PROVENANCE_KEY, SIDE_EFFECTS_KEY, STATE_URI, URI_KEY
 from .recorder import Recorder, first_problem
-from .stdio_guard import StdioGuard
+from .stdio_guard import MAX_JSON_DEPTH, StdioGuard, json_depth_exceeds
 from .values import Gate, LiveError, LiveReceipt, LiveTimeout, run_sync
 
 #: What a tool that was not named is told, in the report.
@@ -214,17 +214,26 @@ def parse_allow_calls(items: Sequence[str]) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     for item in items:
         name, sep, raw = item.partition("=")
+        shown = _cut(visible(repr(item)))
+        if not name.strip():
+            raise AuditError(f"--allow-calls {shown}: give a tool name (NAME or NAME={{...}})")
         if not sep:
             out[name] = {}
             continue
+        if json_depth_exceeds(raw):
+            raise AuditError(f"--allow-calls {shown}: the arguments nest deeper than {MAX_JSON_DEPTH} levels")
         try:
             args = json.loads(raw)
-        except json.JSONDecodeError as e:
-            raise AuditError(f"--allow-calls {item!r}: the arguments after '=' are not JSON ({e})") from e
+        except ValueError as e:  # JSONDecodeError, or an integer over Python's digit limit
+            raise AuditError(f"--allow-calls {shown}: the arguments after '=' are not JSON ({e})") from e
         if not isinstance(args, dict):
-            raise AuditError(f"--allow-calls {item!r}: the arguments must be a JSON object")
+            raise AuditError(f"--allow-calls {shown}: the arguments must be a JSON object")
         out[name] = args
     return out
+
+
+def _cut(text: str, limit: int = 80) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _check_allowed(allowed: dict[str, dict[str, Any]], tools: Sequence[str]) -> None:
@@ -384,8 +393,7 @@ def _known_leaf(group: BaseExceptionGroup[BaseException]) -> BaseException | Non
 
 def _explain(e: BaseException, guard: StdioGuard, command: Sequence[str], limit: float) -> str:
     """One sentence for what went wrong; the guard's own finding first (it saw the wire)."""
-    shown = visible(" ".join(command))
-    cmd = shown if len(shown) <= 80 else shown[:79] + "…"
+    cmd = _cut(visible(" ".join(command)))
     asked = visible(guard.last_method or "the handshake")
     if guard.problem is not None:
         return f"{cmd!r}: the server {guard.problem}"
@@ -423,7 +431,8 @@ async def _audit_stdio(command: Sequence[str], allow_calls: Sequence[str], timeo
         raise AuditError(_explain(leaf, guard, command, limit), stderr=guard.stderr_lines()) from leaf
     except _KNOWN as e:
         raise AuditError(_explain(e, guard, command, limit), stderr=guard.stderr_lines()) from e
-    return replace(report, stderr=tuple(guard.stderr_lines()))
+    late = () if guard.problem is None else (f"the server {guard.problem}",)
+    return replace(report, incomplete=report.incomplete + late, stderr=tuple(guard.stderr_lines()))
 
 
 def audit_command(command: Sequence[str], *, allow_calls: Sequence[str] = (), timeout: float = 10.0) -> AuditReport:

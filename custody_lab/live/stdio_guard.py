@@ -13,7 +13,11 @@ remembering it in :attr:`StdioGuard.problem` in words a person reads:
 - no answer to the handshake (``server/discover`` then ``initialize``) within the timeout;
 - the process exiting (its exit code is kept).
 
-After a problem the read stream is closed, so the client's waiting request ends at once
+Stopping at the first non-message line is the protocol's own rule, not only the lab's host policy:
+the stdio transport (MCP 2025-06-18 and 2025-11-25, unchanged in 2026-07-28) says a server MUST
+NOT write anything to its stdout that is not a valid MCP message, and messages are delimited by
+newlines and MUST NOT contain embedded ones. The limits (line length, depth, notifications) are
+the lab's host policy. After a problem the read stream is closed, so the client's waiting request ends at once
 (``CONNECTION_CLOSED``) instead of after a timeout. The server's stderr is captured (the first
 :data:`STDERR_KEEP_BYTES`, the rest counted) and never reaches the terminal unless the caller shows
 :meth:`StdioGuard.stderr_lines`, which are made visible. On exit the process is asked to stop
