@@ -82,7 +82,13 @@ class NoticeSeen:
 
 @functools.cache
 def notice_seen() -> NoticeSeen:
-    """Subscribe, read, let the server change the status, and watch what the client does (twice)."""
+    """Subscribe, read, let the server change the status, and watch what the client does (twice).
+
+    Example:
+        >>> seen = notice_seen()
+        >>> seen.method, seen.trigger, seen.revoked_outcome
+        ('resources/read', 'notifications/resources/updated', 'permission-denied')
+    """
     from ...live.session import LabSession
     from ...live.values import Gate
 
@@ -240,7 +246,12 @@ class DeniedLink:
 
 @functools.cache
 def denied_link() -> DeniedLink:
-    """Call ``generate_report`` with a gate that refuses ``report://`` and read its receipt."""
+    """Call ``generate_report`` with a gate that refuses ``report://`` and read its receipt.
+
+    Example:
+        >>> denied_link().server_reads
+        0
+    """
     from ...live.session import LabSession
     from ...live.values import Gate
 
@@ -369,7 +380,12 @@ class CachedRead:
 
 @functools.cache
 def cached_read() -> CachedRead:
-    """Read the status, change it with nobody subscribed, read it again needing current content."""
+    """Read the status, change it with nobody subscribed, read it again needing current content.
+
+    Example:
+        >>> cached_read().from_cache
+        True
+    """
     from ...live.session import LabSession
 
     async def exchange() -> CachedRead:
