@@ -107,6 +107,7 @@ def test_receipt_03_the_advisor_recommends_a_link_for_reuse_where_size_alone_wou
     need = input_for("receipt-03")
     assert isinstance(need, dict)
     assert reveal("receipt-03") == cl.advise(**need).shape == "resource-link"
+    assert check("receipt-03", "resource_link").passed, "MCP's wire name for the link shape should pass"
     once = cl.advise(**{**need, "reuse": 1}).shape
     assert once == "embedded-resource", f"the same need used once: expected embedded-resource, got {once}"
 

@@ -70,15 +70,16 @@ def outcome_codes() -> tuple[str, ...]:
 
 
 def code_of(answer: object) -> str | None:
-    """An outcome or key as typed: stripped, lower-case, without surrounding backticks or quotes;
-    ``None`` when the answer is not text.
+    """An outcome or key as typed: stripped, lower-case, without surrounding backticks or quotes,
+    ``_`` read as ``-`` (MCP 2026-07-28 writes ``resource_link`` on the wire where the lab's shape
+    is ``resource-link``); ``None`` when the answer is not text.
 
     Example:
-        >>> code_of(" `Stale-Content` "), code_of(5)
-        ('stale-content', None)
+        >>> code_of(" `Stale-Content` "), code_of("resource_link"), code_of(5)
+        ('stale-content', 'resource-link', None)
     """
     typed = ans.text(answer)
-    return None if typed is None else typed.strip("`'\" ").lower()
+    return None if typed is None else typed.strip("`'\" ").lower().replace("_", "-")
 
 
 def codes_of(answer: object) -> list[str] | None:
@@ -95,13 +96,13 @@ def codes_of(answer: object) -> list[str] | None:
 
 
 def same_code(answer: object, expected: object) -> bool:
-    """A ``compare`` for one code or key: :func:`code_of` the answer equals the expected, lower-case.
+    """A ``compare`` for one code or key: the answer and the expected read alike by :func:`code_of`.
 
     Example:
         >>> same_code("`Permission-Denied`", "permission-denied"), same_code(["x"], "x")
         (True, False)
     """
-    return code_of(answer) == str(expected).lower()
+    return code_of(answer) == code_of(str(expected))
 
 
 def several_codes(answer: object) -> bool:
