@@ -214,7 +214,7 @@ def test_parse_error_refuses_a_valid_template():
 
 
 # --------------------------------------------------------------------------------------------
-# Values cannot escape their segment
+# What a value can do to the path: "/" is encoded, but "." and ".." make dot-segments
 # --------------------------------------------------------------------------------------------
 
 ESCAPES = [
@@ -224,8 +224,8 @@ ESCAPES = [
     "a/b",
     "a?b=1",
     "a#frag",
-    "..",
-    ".",
+    "...",
+    "%2E%2E",
     "%2F..%2F",
     "fixture-17?x",
     "\\..\\kb",
@@ -246,11 +246,13 @@ def test_a_value_with_dots_or_slashes_stays_inside_its_segment(value, catalog):
     assert list(fresh.reads) == [current.uri], "nothing but the previewed URI may be read"
 
 
-@given(st.text(max_size=40))
+@given(st.text(max_size=40) | st.sampled_from([".", ".."]))
 def test_any_typed_value_stays_in_its_segment_or_is_refused_plainly(value):
     current = preview("crm://customer/{id}", {"id": value})  # never raises
     if not value.strip():
         assert current.missing == ("id",) and not current.ready
+    elif value in (".", ".."):
+        assert not current.ready and current.dot_segments and "Refused" in current.message
     elif current.unencodable:
         assert not current.ready and "lone surrogate" in current.message
     else:
@@ -267,6 +269,70 @@ def test_a_lone_surrogate_is_refused_with_a_plain_message_and_reads_nothing():
     outcome = read_preview(fresh, current)
     assert outcome.status == "not-ready" and not fresh.reads
     assert "\ud800" not in preview_html(current), "the HTML must stay encodable"
+
+
+DOT_SEGMENT_CASES = [
+    ("crm://customer/{id}", {"id": ".."}, "crm://customer/..", "..", ("id",)),
+    ("crm://customer/{id}", {"id": "."}, "crm://customer/.", ".", ("id",)),
+    ("crm://customer/{id}/notes", {"id": ".."}, "crm://customer/../notes", "..", ("id",)),
+    ("files://docs{/path*}", {"path": "guides, .., secrets"}, "files://docs/guides/../secrets", "..", ("path",)),
+    ("files://docs{/a,b}", {"a": "x", "b": "."}, "files://docs/x/.", ".", ("b",)),  # b holds it, not a
+    ("x://h/{a}{b}", {"a": ".", "b": "."}, "x://h/..", "..", ("a", "b")),  # neither holds it alone
+    ("kb://handbook/{+path}", {"path": "v4/%2e%2E/hr"}, "kb://handbook/v4/%2e%2E/hr", "%2e%2E", ("path",)),
+    ("{/id}", {"id": ".."}, "/..", "..", ("id",)),  # a relative reference has a path too
+]
+
+
+@pytest.mark.parametrize(("template", "inputs", "uri", "segment", "names"), DOT_SEGMENT_CASES)
+def test_a_value_that_makes_a_dot_segment_is_found_with_its_variables(template, inputs, uri, segment, names):
+    current = preview(template, inputs)
+    found = current.dot_segments
+    actual = (current.uri, [(f.segment, f.variables, current.uri[f.start : f.start + len(f.segment)]) for f in found])
+    expected = (uri, [(segment, names, segment)])
+    assert actual == expected, f"{template!r} with {inputs}: expected {expected}, got {actual}"
+    assert not current.ready, f"{template!r} with {inputs}: a dot-segment must not be ready to read"
+
+
+@pytest.mark.parametrize(
+    ("template", "inputs"),
+    [
+        ("crm://customer/{id}", {"id": "../.."}),  # "/" encoded: one segment "..%2F.."
+        ("crm://customer/{id}", {"id": "..."}),
+        ("crm://customer/{id}.json", {"id": ".."}),  # "....json"
+        ("crm://x-{id}", {"id": ".."}),
+        ("orders://{order_id}", {"order_id": ".."}),  # the authority, not a path segment
+        ("logs://{service}/today{?level}", {"service": "api", "level": ".."}),  # in the query
+        ("kb://handbook/./{id}", {"id": "returns"}),  # the template's own text, not a value
+    ],
+)
+def test_dots_that_make_no_dot_segment_of_a_value_are_not_flagged(template, inputs):
+    current = preview(template, inputs)
+    assert current.dot_segments == (), f"{template!r} with {inputs} -> {current.uri!r}: got {current.dot_segments}"
+
+
+def test_reading_a_dot_segment_is_refused_naming_the_variable_value_and_host_policy():
+    fresh = Catalog.load()
+    current = preview("crm://customer/{id}", {"id": ".."})
+    outcome = read_preview(fresh, current)
+    expected_start = "Refused: id = '..' makes the path segment '..' of 'crm://customer/..', a dot-segment"
+    actual = (outcome.status, list(fresh.reads), outcome.message.startswith(expected_start))
+    assert actual == ("not-ready", [], True), f"expected ('not-ready', [], True), got {actual}: {outcome.message}"
+    for words in ("RFC 3986 §5.2.4", "the lab's host policy", "MCP 2026-07-28", "servers to validate"):
+        assert words in outcome.message, f"the refusal should say {words!r}: {outcome.message}"
+
+
+def test_a_long_template_error_shows_80_characters_around_the_caret():
+    template = "x://" + "a" * 5000 + "{id" + "b" * 5000
+    problem = template_problem(parse_error(template))
+    first, second = problem.caret().split("\n")
+    actual = (len(first) <= 82, first[second.index("^")], problem.position, "in URI template" in problem.reason)
+    assert actual == (True, "{", 5004, False), f"expected (True, '{{', 5004, False), got {actual}: {first!r}"
+
+
+def test_a_five_thousand_digit_prefix_is_a_problem_not_a_crash():
+    current = preview("orders://{order_id:" + "9" * 5000 + "}", {"order_id": "A-1"})
+    actual = (current.ready, current.problem is not None and current.problem.position)
+    assert actual == (False, 19), f"expected (False, 19), got {actual}"
 
 
 def test_reserved_expansion_lets_a_slash_through_and_the_reader_warns_about_it():

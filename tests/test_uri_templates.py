@@ -183,7 +183,7 @@ def test_booleans_are_rejected_with_a_uri_template_error(value: object) -> None:
     assert caught.value.position == 3, f"expected the varspec position 3, got {caught.value.position}"
 
 
-@pytest.mark.parametrize("value", [1.5, b"bytes", {"a", "b"}, [["nested"]], object()])
+@pytest.mark.parametrize("value", [1j, b"bytes", {"a", "b"}, [["nested"]], object()])
 def test_unsupported_value_types_raise_type_error(value: object) -> None:
     with pytest.raises(TypeError, match="'v'"):
         expand("{v}", {"v": value})
@@ -192,12 +192,12 @@ def test_unsupported_value_types_raise_type_error(value: object) -> None:
 @pytest.mark.parametrize(
     ("value", "type_name"),
     [
-        (1.5, "float"),
+        (1j, "complex"),
         (b"bytes", "bytes"),
         ({"a", "b"}, "set"),
         ([["nested"]], "list"),
         (object(), "object"),
-        ({"k": 1.5}, "float"),
+        ({"k": 1j}, "complex"),
     ],
 )
 def test_an_unsupported_value_is_a_uri_template_type_error_at_its_varspec(value: object, type_name: str) -> None:
@@ -359,6 +359,8 @@ def test_match_accepts_a_parsed_template_and_the_method_form() -> None:
         ("foo{#frag}", "foo#a/b?c#d", {"frag": "a/b?c#d"}),
         ("foo{#frag}", "foo", {}),
         ("{?var:3}", "?var=val", {"var": "val"}),
+        ("{x,y}", "1024", {"x": "1024"}),  # y undefined: no "," and no y
+        ("{x,y}", "1024,", {"x": "1024", "y": ""}),  # y empty: the "," is there
     ],
 )
 def test_match_reads_back_each_supported_expression_type(template: str, uri: str, expected: dict[str, Any]) -> None:
@@ -374,7 +376,6 @@ def test_match_reads_back_each_supported_expression_type(template: str, uri: str
         ("{?var:3}", "?var=value"),  # longer than the prefix allows
         ("{/var:1,var}", "/x/value"),  # the prefix must agree with the full value
         ("{a}/{a}", "x/y"),  # a repeated variable has one value
-        ("{x,y}", "1024"),  # simple variables are required
         ("{;x}", ";x="),  # ";" never writes "x=" for an empty value
     ],
 )
@@ -463,13 +464,16 @@ def matchable_cases(draw: st.DrawFn) -> tuple[str, dict[str, object], dict[str, 
         nvars = 1 if op in ("+", "#") else draw(st.integers(1, 3))
         named = op in (";", "?", "&")
         absent_unit = op in ("#", ".", "/") and draw(st.integers(0, 3)) == 0
+        # "", "." and "/" skip undefined variables with their separator: a trailing run of them
+        # leaves the URI early and must come back absent.
+        defined_up_to = draw(st.integers(1, nvars)) if op in ("", ".", "/") else nvars
         specs = []
         for j in range(nvars):
             name = f"v{len(values)}"
             explode = op not in ("+", "#") and (named or j == nvars - 1) and draw(st.booleans())
             prefix = None if explode else draw(st.none() | st.integers(1, 4))
             specs.append(f"{name}*" if explode else name if prefix is None else f"{name}:{prefix}")
-            if absent_unit or (named and draw(st.integers(0, 2)) == 0):
+            if absent_unit or j >= defined_up_to or (named and draw(st.integers(0, 2)) == 0):
                 values[name] = None
                 continue
             if explode:

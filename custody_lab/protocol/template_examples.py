@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .catalog import TemplateEntry
-from .uri_templates import expand, parse
+from .uri_templates import UriTemplateError, expand, parse
 
 #: The values the operator table expands (lab data: an order, a log day, a folder path...).
 EXAMPLE_VALUES: dict[str, object] = {
@@ -133,8 +133,8 @@ def describe_error(error: BaseException, limit: int = 120) -> str:
     """
     position = getattr(error, "position", None)
     template = getattr(error, "template", None)
-    message = str(error)
-    for tail in (f" in URI template {template!r}", f" at position {position}"):
+    message = error.reason if isinstance(error, UriTemplateError) else str(error)
+    for tail in (f" in URI template {template!r}", f" at position {position}"):  # another engine's error
         if template is not None and message.endswith(tail):
             message = message[: -len(tail)]
     where = "" if not isinstance(position, int) else f" at {position}"

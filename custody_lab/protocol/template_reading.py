@@ -23,21 +23,30 @@ a server escaped (:mod:`custody_lab.views.template_html`); notebook 03's tables 
 examples, listing cost, the lab's engine beside another) are in
 :mod:`custody_lab.protocol.template_examples`.
 
-User values cannot escape their segment: in a simple ``{id}`` expression ``/``, ``?``, ``#`` and
-``..`` followed by ``/`` are percent-encoded (RFC 6570 §3.2.2), so ``../../kb/shipping`` becomes
-one segment, ``..%2F..%2Fkb%2Fshipping``, that names no other resource. Only ``{+var}`` and
-``{#var}`` let reserved characters through (§3.2.3, §3.2.4); the reader says so beside such an
-input.
+What a value can and cannot do to the path: in a simple ``{id}`` expression ``/``, ``?`` and
+``#`` are percent-encoded (RFC 6570 §3.2.2), so ``../../kb/shipping`` becomes one segment,
+``..%2F..%2Fkb%2Fshipping``, that names no other resource. But ``.`` is unreserved and never
+encoded, so a value that *is* ``.`` or ``..`` makes a whole path segment of its own:
+``crm://customer/{id}`` with ``..`` gives ``crm://customer/..``, a **dot-segment** that RFC 3986
+§5.2.4 removes when the URI is normalised (``..`` with the segment before it). :func:`dot_segments`
+finds such segments and the variables behind them, and :func:`preview` marks the form not ready,
+so :func:`read_preview` reads nothing. That refusal is **the lab's host policy**, on the client
+side: the protocol puts the duty on the server (MCP 2026-07-28, resources, Security
+Considerations: servers MUST validate all resource URIs), and a careful client need not send what
+it can already see is a path trick. Only ``{+var}`` and ``{#var}`` let ``/`` and other reserved
+characters through (§3.2.3, §3.2.4); the reader says so beside such an input.
 """
 
 from __future__ import annotations
 
 __all__ = [
     "DRAWN_IMAGES",
+    "DotSegment",
     "Preview",
     "ReadOutcome",
     "TemplateProblem",
     "TemplateVariable",
+    "dot_segments",
     "parse_error",
     "preview",
     "read_preview",
@@ -47,13 +56,14 @@ __all__ = [
     "values_from_inputs",
 ]
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .blobs import BlobError, read_contents
 from .catalog import Catalog, ReadResult, ResourceNotFound
-from .uri_templates import Expression, UriTemplate, UriTemplateError, expand, parse
+from .uri_templates import Expression, UriTemplate, UriTemplateError, excerpt_window, expand_parts, parse
 
 Role = Literal["path", "query", "matrix", "fragment"]
 
@@ -223,15 +233,21 @@ class TemplateProblem:
     def caret(self) -> str:
         """The template on one line and a ``^`` under the offending character on the next.
 
+        A template longer than 80 characters is shown as the 80 around the position, with ``…``
+        where it was cut.
+
         Example:
             >>> print(template_problem(parse_error("orders://{order-id}")).caret())
             orders://{order-id}
                            ^ position 15
         """
-        shown = _visible(self.template)
+        start, end = excerpt_window(len(self.template), self.position)
+        cut_before, cut_after = start > 0, end < len(self.template)
+        shown = "…" * cut_before + _visible(self.template[start:end]) + "…" * cut_after
         if self.position is None:
             return shown
-        return f"{shown}\n{' ' * self.position}^ position {self.position}"
+        column = self.position - start + cut_before
+        return f"{shown}\n{' ' * column}^ position {self.position}"
 
     def __str__(self) -> str:
         where = "" if self.position is None else f" at position {self.position}"
@@ -246,11 +262,7 @@ def template_problem(error: UriTemplateError) -> TemplateProblem:
         >>> problem.position, problem.reason
         (4, "expected '}' to close this '{'")
     """
-    where = "" if error.position is None else f" at position {error.position}"
-    suffix = f"{where} in URI template {error.template!r}"
-    message = str(error)
-    reason = message[: -len(suffix)] if message.endswith(suffix) else message
-    return TemplateProblem(error.template, error.position, reason, type(error).__name__)
+    return TemplateProblem(error.template, error.position, error.reason, type(error).__name__)
 
 
 def parse_error(template: str) -> UriTemplateError:
@@ -264,6 +276,94 @@ def parse_error(template: str) -> UriTemplateError:
     except UriTemplateError as error:
         return error
     raise ValueError(f"{template!r} is a valid URI template; there is no error to show")
+
+
+# --------------------------------------------------------------------------------------------
+# Dot-segments: a value of "." or ".." is a whole path segment
+# --------------------------------------------------------------------------------------------
+
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")  # RFC 3986 §3.1
+
+
+@dataclass(frozen=True)
+class DotSegment:
+    """A path segment of an expanded URI that is ``.`` or ``..`` (RFC 3986 §3.3), made by values.
+
+    Attributes:
+        segment: the segment as the URI writes it (``".."``, or ``"%2E%2E"`` through ``{+var}``).
+        variables: the variables behind it: those of the expressions that wrote (part of) it
+            whose value holds its text, or all of those expressions' defined variables.
+        start: its index in the URI.
+    """
+
+    segment: str
+    variables: tuple[str, ...]
+    start: int
+
+
+def _path_span(uri: str) -> tuple[int, int]:
+    """Where the path of ``uri`` starts and ends (RFC 3986 §3): after ``scheme:`` and a ``//``
+    authority, before the ``?`` query or ``#`` fragment."""
+    scheme = _SCHEME.match(uri)
+    start = scheme.end() if scheme else 0
+    ends = [index for index in (uri.find("?", start), uri.find("#", start)) if index >= 0]
+    end = min(ends, default=len(uri))
+    if uri.startswith("//", start, end):
+        slash = uri.find("/", start + 2, end)
+        start = end if slash < 0 else slash
+    return start, end
+
+
+def _holds(value: object, segment: str) -> bool:
+    """Whether a value (or a member of a list or mapping value) holds ``segment``'s text: the
+    variable to blame when an expression of several variables wrote a dot-segment."""
+    members = value.values() if isinstance(value, Mapping) else value if isinstance(value, list | tuple) else [value]
+    return any(segment in str(member) for member in members)
+
+
+def dot_segments(template: str | UriTemplate, values: Mapping[str, object]) -> tuple[DotSegment, ...]:
+    """The ``.`` and ``..`` path segments that the values write into the expanded URI.
+
+    RFC 3986 §5.2.4 removes dot-segments when a URI is resolved or normalised (``..`` takes the
+    segment before it along), so such a URI names something other than what the template
+    describes. ``%2E`` counts as ``.`` (§2.3: an encoded unreserved character is the same
+    character). A dot-segment written by the template's own text is not reported: only values
+    are untrusted here. Raises as :func:`~custody_lab.uri_templates.expand` does.
+
+    Example:
+        >>> dot_segments("crm://customer/{id}", {"id": ".."})
+        (DotSegment(segment='..', variables=('id',), start=15),)
+        >>> dot_segments("crm://customer/{id}", {"id": "../.."})  # "/" is encoded: one segment
+        ()
+        >>> dot_segments("crm://customer/{id}.json", {"id": ".."})  # "....json" is no dot-segment
+        ()
+    """
+    pieces = expand_parts(template, values)
+    uri = "".join(text for _, text in pieces)
+    spans: list[tuple[int, int, Expression]] = []
+    offset = 0
+    for part, text in pieces:
+        if isinstance(part, Expression) and text:
+            spans.append((offset, offset + len(text), part))
+        offset += len(text)
+    path_start, path_end = _path_span(uri)
+    found = []
+    start = path_start
+    for segment in uri[path_start:path_end].split("/"):
+        end = start + len(segment)
+        if segment.upper().replace("%2E", ".") in (".", ".."):
+            names = [
+                spec.name
+                for first, last, expression in spans
+                if first < end and last > start
+                for spec in expression.varspecs
+                if values.get(spec.name) is not None
+            ]
+            if names:
+                holders = [name for name in names if _holds(values.get(name), segment)]
+                found.append(DotSegment(segment, tuple(dict.fromkeys(holders or names)), start))
+        start = end + 1
+    return tuple(found)
 
 
 # --------------------------------------------------------------------------------------------
@@ -284,6 +384,8 @@ class Preview:
         problem: the template error, or ``None``.
         unencodable: variables whose text has no UTF-8 form (a lone surrogate), so it cannot be
             percent-encoded (RFC 6570 §1.6 encodes values as UTF-8).
+        dot_segments: the ``.`` / ``..`` path segments the values made (:func:`dot_segments`);
+            the lab's host policy refuses to read such a URI.
     """
 
     template: str
@@ -293,11 +395,19 @@ class Preview:
     missing: tuple[str, ...] = ()
     problem: TemplateProblem | None = None
     unencodable: tuple[str, ...] = ()
+    dot_segments: tuple[DotSegment, ...] = ()
 
     @property
     def ready(self) -> bool:
-        """True when the URI can be read: a valid template and every required variable filled."""
-        return self.problem is None and bool(self.uri) and not self.missing and not self.unencodable
+        """True when the URI can be read: a valid template, every required variable filled, and
+        no value making a dot-segment."""
+        return (
+            self.problem is None
+            and bool(self.uri)
+            and not self.missing
+            and not self.unencodable
+            and not self.dot_segments
+        )
 
     @property
     def message(self) -> str:
@@ -309,6 +419,8 @@ class Preview:
                 f"The value of {', '.join(self.unencodable)} holds a character with no UTF-8 "
                 "form (a lone surrogate), so it cannot be percent-encoded; retype it."
             )
+        if self.dot_segments:
+            return _dot_segment_message(self.dot_segments[0], self.values, self.uri or "")
         if self.missing:
             names = ", ".join(self.missing)
             verb = "is" if len(self.missing) == 1 else "are"
@@ -320,6 +432,17 @@ class Preview:
         if not self.uri:
             return "Type or pick a template first: an empty template makes an empty URI."
         return f"Ready to read {self.uri}."
+
+
+def _dot_segment_message(found: DotSegment, values: Mapping[str, object], uri: str) -> str:
+    made_by = " and ".join(f"{name} = {values.get(name)!r}" for name in found.variables)
+    return (
+        f"Refused: {made_by} makes the path segment {found.segment!r} of {uri!r}, a "
+        "dot-segment that URI normalisation removes (RFC 3986 §5.2.4), so the URI would name "
+        "another resource than the template describes. Nothing is read: this refusal is the lab's "
+        "host policy on the client side; MCP 2026-07-28 requires servers to validate every "
+        "resource URI as well."
+    )
 
 
 def _utf8_encodable(value: object) -> bool:
@@ -344,6 +467,9 @@ def preview(template: str, inputs: Mapping[str, str]) -> Preview:
         (False, ('order_id',), 'orders://')
         >>> preview("crm://customer/{id}", {"id": "../../kb/shipping"}).uri
         'crm://customer/..%2F..%2Fkb%2Fshipping'
+        >>> dotted = preview("crm://customer/{id}", {"id": ".."})
+        >>> dotted.uri, dotted.ready, dotted.dot_segments[0].variables
+        ('crm://customer/..', False, ('id',))
     """
     try:
         parsed = parse(template)
@@ -355,10 +481,11 @@ def preview(template: str, inputs: Mapping[str, str]) -> Preview:
     if unencodable:
         return Preview(template, variables, values, None, missing, unencodable=unencodable)
     try:
-        uri = expand(parsed, values)
+        uri = "".join(text for _, text in expand_parts(parsed, values))
+        found = dot_segments(parsed, values)
     except UriTemplateError as error:  # e.g. a prefix on an exploded list (§2.4.1)
         return Preview(template, variables, values, None, missing, template_problem(error))
-    return Preview(template, variables, values, uri, missing)
+    return Preview(template, variables, values, uri, missing, dot_segments=found)
 
 
 # --------------------------------------------------------------------------------------------

@@ -22,9 +22,12 @@ How the engine works
 
 Values
 ------
-``str`` and ``int`` (through ``str()``) are string values, ``list`` and
-``tuple`` are lists, any ``Mapping`` is an associative array in insertion
-order. ``None``, an empty list and an empty mapping are *undefined*: the
+``str`` and ``int`` (through ``str()``) are string values, and so is a
+finite ``float``, written as JSON and JavaScript write numbers (``37.76``,
+``6`` for ``6.0``, ``1e+21``), so that the values of the ``uritemplate-test``
+suite (``"long": 37.76``) expand as it expects; NaN and infinities raise.
+``list`` and ``tuple`` are lists, any ``Mapping`` is an associative array in
+insertion order. ``None``, an empty list and an empty mapping are *undefined*: the
 variable is skipped (§2.3), and so is a ``None`` member of a list or mapping.
 The empty string is defined: ``X{.empty}`` gives ``X.``. A ``bool`` raises
 ``UriTemplateError`` ("boolean is not a URI template value"), because
@@ -34,11 +37,14 @@ Every error is a ``UriTemplateError``, of the lab's ``CustodyLabError`` family.
 
 Decisions where RFC 6570 leaves room
 ------------------------------------
-* Literal text: the grammar (§2.1) forbids controls, space, ``"``, ``'``,
-  ``<``, ``>``, ``\\``, ``^``, a backquote, ``{``, ``|``, ``}`` and a ``%``
-  that does not start a ``%XX`` triplet. These raise instead of being
-  silently encoded. Non-ASCII letters (``ucschar``/``iprivate``) are allowed
-  and percent-encoded on expansion.
+* Literal text: the grammar (§2.1) forbids controls, space, ``"``, ``<``,
+  ``>``, ``\\``, ``^``, a backquote, ``{``, ``|``, ``}`` and a ``%`` that does
+  not start a ``%XX`` triplet. These raise instead of being silently
+  encoded. The apostrophe ``'`` is allowed and copied, as RFC 6570 erratum
+  6937 (verified) corrects §2.1's ranges to ``%x26-3B``; the RFC's own
+  ``'{var}'`` example and the ``uritemplate-test`` suite rely on it.
+  Non-ASCII letters (``ucschar``/``iprivate``) are allowed and
+  percent-encoded on expansion.
 * A prefix modifier on a list or associative array raises
   ``UriTemplateError`` at expansion time (§2.4.1: "not applicable").
 * A prefix counts Unicode characters. Under ``+`` and ``#`` an existing
@@ -75,11 +81,16 @@ What comes back, and the limits of the round trip:
 * Values are percent-decoded strings; integers come back as strings. An
   exploded variable comes back as a list of strings. Associative arrays are
   not recovered: a URI made from one does not match.
-* Variables of simple and reserved expressions are always in the result (an
-  undefined one cannot be told from an empty one, so it comes back as
-  ``""``). ``#``, ``.`` and ``/`` expressions are all-or-nothing: either all
-  their variables are in the URI or none is. Each ``;``, ``?`` and ``&``
-  variable is optional: absent from the URI, absent from the result.
+* The first variable of a simple or reserved expression is always in the
+  result (an undefined one cannot be told from an empty one, so it comes
+  back as ``""``). Expansion skips undefined variables with their separator
+  (§3.2.1), so in ``{a,b}``, ``{.a,b}`` and ``{/a,b}`` a later variable is
+  in the result only when the URI holds its separator: ``{a,b}`` with only
+  ``a`` gives ``x`` and matches back to ``{'a': 'x'}``. An undefined variable
+  *before* a defined one cannot be told apart: its neighbour's value takes
+  its place. A ``#``, ``.`` or ``/`` expression whose variables are all
+  undefined is absent as a whole. Each ``;``, ``?`` and ``&`` variable is
+  optional: absent from the URI, absent from the result.
 * In a ``.`` expression a dot always separates labels, so ``{.var}`` only
   matches dot-free values. Under ``+`` and ``#`` a value that already held a
   ``%XX`` triplet comes back decoded.
@@ -89,12 +100,15 @@ What comes back, and the limits of the round trip:
 
 from __future__ import annotations
 
-import functools
+import math
 import re
 import string
-from collections.abc import Mapping
+import threading
+from collections import OrderedDict
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
-from typing import NamedTuple
+from decimal import Decimal
+from typing import Generic, NamedTuple, TypeVar
 from urllib.parse import unquote
 
 from ..core.errors import CustodyLabError
@@ -107,25 +121,63 @@ __all__ = [
     "UriTemplateTypeError",
     "VarSpec",
     "expand",
+    "expand_parts",
     "match",
     "parse",
 ]
 
 
+#: An error message quotes at most this many characters of the template, around the position.
+EXCERPT_CHARS = 80
+
+
+def excerpt_window(length: int, position: int | None) -> tuple[int, int]:
+    """``(start, end)`` of what is quoted from a template of ``length`` characters: all of it, or
+    :data:`EXCERPT_CHARS` characters around ``position`` (from the start when there is none).
+
+    >>> excerpt_window(20, 5), excerpt_window(1000, 500), excerpt_window(1000, 995)
+    ((0, 20), (460, 540), (920, 1000))
+    """
+    if length <= EXCERPT_CHARS:
+        return 0, length
+    centre = 0 if position is None else position
+    start = max(0, min(centre - EXCERPT_CHARS // 2, length - EXCERPT_CHARS))
+    return start, start + EXCERPT_CHARS
+
+
+def _excerpt(template: str, position: int | None) -> str:
+    """The template quoted whole, or :data:`EXCERPT_CHARS` characters of it around ``position``."""
+    start, end = excerpt_window(len(template), position)
+    if (start, end) == (0, len(template)):
+        return repr(template)
+    return f"{template[start:end]!r} (characters {start}-{end - 1} of {len(template):,})"
+
+
+def _short(text: str, limit: int = 40) -> str:
+    """``text`` cut to ``limit`` characters with an ellipsis, for names quoted inside a message."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 class UriTemplateError(CustodyLabError, ValueError):
     """A template, or a value given to it, that RFC 6570 does not allow.
 
+    The message is the reason, the position and the template, quoted whole when it is at most
+    :data:`EXCERPT_CHARS` characters long and otherwise as that many characters around the
+    position (a hostile template of a megabyte does not make a megabyte message).
+
     Attributes:
-        template: The template text.
+        template: The template text (whole).
         position: 0-based index of the offending character in ``template``,
             or ``None`` when no single character is to blame.
+        reason: The message without the position and the template.
     """
 
     def __init__(self, message: str, template: str, position: int | None = None) -> None:
         where = "" if position is None else f" at position {position}"
-        super().__init__(f"{message}{where} in URI template {template!r}")
+        super().__init__(f"{message}{where} in URI template {_excerpt(template, position)}")
         self.template = template
         self.position = position
+        self.reason = message
 
 
 class AmbiguousTemplateError(UriTemplateError):
@@ -162,7 +214,7 @@ _RESERVED_OPERATORS = frozenset("=,!@|")  # §2.2: op-reserve, kept for future e
 
 _UNRESERVED = frozenset(string.ascii_letters + string.digits + "-._~")  # §1.5
 _RESERVED = frozenset(":/?#[]@!$&'()*+,;=")  # §1.5: gen-delims and sub-delims
-_LITERAL_ASCII = (_UNRESERVED | _RESERVED) - {"'"}  # §2.1 literals, ASCII part
+_LITERAL_ASCII = _UNRESERVED | _RESERVED  # §2.1 literals, ASCII part, with erratum 6937's "'"
 _VARCHAR = frozenset(string.ascii_letters + string.digits + "_")  # §2.3, besides pct-encoded
 _HEXDIG = frozenset(string.hexdigits)
 _MAX_LENGTH_LIMIT = 9999  # §2.4.1: max-length = %x31-39 0*3DIGIT
@@ -261,12 +313,67 @@ def parse(template: str) -> UriTemplate:
     """
     if not isinstance(template, str):
         raise UriTemplateTypeError(f"a URI template is text (str), got {type(template).__name__}", repr(template))
-    return _parse(template)
+    cached = _PARSED.get(template)
+    if cached is None:
+        cached = _parse(template)
+        _PARSED.put(template, cached, len(template))
+    return cached
 
 
-@functools.lru_cache(maxsize=512)
+_K = TypeVar("_K", bound=Hashable)
+_V = TypeVar("_V")
+
+
+class _BoundedCache(Generic[_K, _V]):
+    """A least-recently-used cache bounded in entries *and* in the characters of its templates.
+
+    ``functools.lru_cache(maxsize=512)`` bounds entries only: 512 templates of a megabyte each
+    would pin half a gigabyte. Here an entry costs the length of its template, the total cost
+    stays within ``max_chars``, and a template longer than ``max_chars // 16`` is not cached.
+    """
+
+    def __init__(self, max_entries: int, max_chars: int) -> None:
+        self.max_entries = max_entries
+        self.max_chars = max_chars
+        self.chars = 0
+        self._entries: OrderedDict[_K, tuple[_V, int]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def get(self, key: _K) -> _V | None:
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is None:
+                return None
+            self._entries.move_to_end(key)
+            return entry[0]
+
+    def put(self, key: _K, value: _V, cost: int) -> None:
+        if cost > self.max_chars // 16:
+            return
+        with self._lock:
+            if key in self._entries:
+                return
+            self._entries[key] = (value, cost)
+            self.chars += cost
+            while len(self._entries) > self.max_entries or self.chars > self.max_chars:
+                _, (_, old_cost) = self._entries.popitem(last=False)
+                self.chars -= old_cost
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+            self.chars = 0
+
+
+#: Parsed templates and compiled matchers, 512 entries and 1 Mi template characters each at most.
+_PARSED: _BoundedCache[str, UriTemplate] = _BoundedCache(512, 1 << 20)
+
+
 def _parse(template: str) -> UriTemplate:
-    """:func:`parse` for a ``str`` (cached per template string)."""
+    """:func:`parse` for a ``str``, uncached."""
     parts: list[str | Expression] = []
     literal_start = index = 0
     while index < len(template):
@@ -358,15 +465,16 @@ def _parse_varspec(template: str, index: int) -> tuple[VarSpec, int]:
         while template[index] in string.digits:
             index += 1
         digits = template[digits_start:index]
-        if not digits or digits[0] == "0" or int(digits) > _MAX_LENGTH_LIMIT:
+        too_long = len(digits) > len(str(_MAX_LENGTH_LIMIT))  # before int(): 5,000 digits cannot convert
+        if not digits or digits[0] == "0" or too_long or int(digits) > _MAX_LENGTH_LIMIT:
             raise UriTemplateError(
-                f"expected a prefix length from 1 to {_MAX_LENGTH_LIMIT} without leading zeros after '{name}:'",
+                f"expected a prefix length from 1 to {_MAX_LENGTH_LIMIT} without leading zeros after '{_short(name)}:'",
                 template,
                 digits_start,
             )
         if template[index] == "*":
             raise UriTemplateError(
-                f"expected ',' or '}}' after '{name}:{digits}': a variable cannot have both a prefix "
+                f"expected ',' or '}}' after '{_short(name)}:{digits}': a variable cannot have both a prefix "
                 "and an explode modifier (RFC 6570 §2.4)",
                 template,
                 index,
@@ -377,7 +485,9 @@ def _parse_varspec(template: str, index: int) -> tuple[VarSpec, int]:
     if template[index] == "%" and prefix is None and not explode:
         raise UriTemplateError("expected two hex digits after '%' in a variable name", template, index)
     if template[index] not in ",}":
-        raise UriTemplateError(f"expected {after} after variable {name!r}, found {template[index]!r}", template, index)
+        raise UriTemplateError(
+            f"expected {after} after variable {_short(name)!r}, found {template[index]!r}", template, index
+        )
     return VarSpec(name, prefix, explode, start), index
 
 
@@ -408,18 +518,31 @@ def expand(template: str | UriTemplate, variables: Mapping[str, object]) -> str:
     >>> expand("logs://{service}{?level,limit}", {"service": "api", "limit": 50})
     'logs://api?limit=50'
     """
+    return "".join(text for _, text in expand_parts(template, variables))
+
+
+def expand_parts(
+    template: str | UriTemplate, variables: Mapping[str, object]
+) -> tuple[tuple[str | Expression, str], ...]:
+    """Each part of the template with the text it expands to; :func:`expand` joins the texts.
+
+    Lets a caller see which expression wrote which characters of the URI (the template reader
+    uses it to name the variable behind a dot-segment). Raises as :func:`expand` does.
+
+    >>> [text for _, text in expand_parts("crm://customer/{id}{?v}", {"id": "A 1"})]
+    ['crm://customer/', 'A%201', '']
+    """
     parsed = template if isinstance(template, UriTemplate) else parse(template)
     if not isinstance(variables, Mapping):
         raise UriTemplateTypeError(
             f"variables must be a mapping of names to values, got {type(variables).__name__}", parsed.template
         )
-    out = []
-    for part in parsed.parts:
-        if isinstance(part, str):
-            out.append(_encode(part, allow_reserved=True))  # §3.1 Literal Expansion
-        else:
-            out.append(_expand_expression(parsed.template, part, variables))
-    return "".join(out)
+    return tuple(
+        (part, _encode(part, allow_reserved=True))  # §3.1 Literal Expansion
+        if isinstance(part, str)
+        else (part, _expand_expression(parsed.template, part, variables))
+        for part in parsed.parts
+    )
 
 
 def _encode(text: str, allow_reserved: bool) -> str:
@@ -442,25 +565,62 @@ def _encode(text: str, allow_reserved: bool) -> str:
 
 def _scalar(value: object, spec: VarSpec, template: str) -> str:
     if isinstance(value, bool):
-        raise UriTemplateError(f"boolean is not a URI template value (variable {spec.name!r})", template, spec.position)
+        raise UriTemplateError(
+            f"boolean is not a URI template value (variable {_short(spec.name)!r})", template, spec.position
+        )
     if isinstance(value, str):
         try:
             value.encode("utf-8")
         except UnicodeEncodeError as e:  # a lone surrogate has no UTF-8 form to percent-encode
             raise UriTemplateError(
-                f"variable {spec.name!r} holds a character with no UTF-8 form "
+                f"variable {_short(spec.name)!r} holds a character with no UTF-8 form "
                 f"({value[e.start]!r} at index {e.start}); a URI can only carry valid text",
                 template,
                 spec.position,
             ) from e
         return value
     if isinstance(value, int):
-        return str(value)
+        try:
+            return str(value)
+        except ValueError as e:  # over Python's int-to-text digit limit (4,300 digits by default)
+            raise UriTemplateError(
+                f"variable {_short(spec.name)!r} holds an integer too long to write out ({e})", template, spec.position
+            ) from e
+    if isinstance(value, float):
+        return _number_text(value, spec, template)
     raise UriTemplateTypeError(
-        f"variable {spec.name!r}: expected str, int, list, tuple or Mapping, got {type(value).__name__}",
+        f"variable {_short(spec.name)!r}: expected str, int, float, list, tuple or Mapping, got {type(value).__name__}",
         template,
         spec.position,
     )
+
+
+def _number_text(value: float, spec: VarSpec, template: str) -> str:
+    """A finite float as JSON and JavaScript write it (ECMAScript Number::toString): the shortest
+    digits that round-trip, ``6`` for ``6.0``, plain decimals from 1e-6 up to 1e21, else ``1e+21``.
+    """
+    if not math.isfinite(value):
+        raise UriTemplateError(
+            f"variable {_short(spec.name)!r} is {value!r}, which is not a number JSON can write; "
+            "expected a finite number",
+            template,
+            spec.position,
+        )
+    if value == 0:
+        return "0"  # -0.0 too, as JavaScript writes it
+    _, digit_tuple, exponent = Decimal(repr(abs(value))).normalize().as_tuple()
+    assert isinstance(exponent, int)  # finite
+    digits = "".join(map(str, digit_tuple))
+    point = exponent + len(digits)  # value = 0.<digits> x 10**point
+    sign = "-" if value < 0 else ""
+    if len(digits) <= point <= 21:
+        return sign + digits + "0" * (point - len(digits))
+    if 0 < point <= 21:
+        return f"{sign}{digits[:point]}.{digits[point:]}"
+    if -6 < point <= 0:
+        return f"{sign}0.{'0' * -point}{digits}"
+    mantissa = digits if len(digits) == 1 else f"{digits[0]}.{digits[1:]}"
+    return f"{sign}{mantissa}e{'+' if point > 0 else '-'}{abs(point - 1)}"
 
 
 def _normalize(value: object, spec: VarSpec, template: str) -> _Value | None:
@@ -507,7 +667,7 @@ def _expand_varspec(operator: _Operator, spec: VarSpec, value: _Value, template:
         return named(spec.name, encode(value)) if operator.named else encode(value)
     if spec.prefix is not None:
         raise UriTemplateError(
-            f"prefix modifier ':{spec.prefix}' does not apply to variable {spec.name!r}, whose value "
+            f"prefix modifier ':{spec.prefix}' does not apply to variable {_short(spec.name)!r}, whose value "
             "is a list or associative array (RFC 6570 §2.4.1)",
             template,
             spec.position,
@@ -606,12 +766,17 @@ def match(template: str | UriTemplate, uri: str) -> dict[str, object] | None:
     parsed = template if isinstance(template, UriTemplate) else parse(template)
     if not isinstance(uri, str):
         raise UriTemplateTypeError(f"the URI to match is text (str), got {type(uri).__name__}", parsed.template)
-    matcher = _compile(parsed)
+    matcher = _MATCHERS.get(parsed)
+    if matcher is None:
+        matcher = _compile(parsed)
+        _MATCHERS.put(parsed, matcher, len(parsed.template))
     found = matcher.pattern.fullmatch(uri)
     return None if found is None else _read_captures(found, matcher.captures)
 
 
-@functools.lru_cache(maxsize=512)
+_MATCHERS: _BoundedCache[UriTemplate, _Matcher] = _BoundedCache(512, 1 << 20)
+
+
 def _compile(template: UriTemplate) -> _Matcher:
     """Check that ``template`` is matchable, then build its regular expression."""
     _check_matchable(template)
@@ -643,7 +808,13 @@ def _expression_pattern(index: int, expression: Expression, captures: list[_Capt
             groups.append(f"(?P<{group}>{char}*{repeat})")
     if operator.named:
         return "".join(groups)
-    body = re.escape(operator.first) + sep.join(groups)
+    # Undefined variables are skipped with their separator (§3.2.1), so a run of undefined
+    # variables at the end leaves the URI early: "{a,b}" with only a gives "x". Each later
+    # variable is therefore optional together with everything after it.
+    rest = ""
+    for group in reversed(groups[1:]):
+        rest = f"(?:{sep}{group}{rest})?"
+    body = re.escape(operator.first) + groups[0] + rest
     return f"(?:{body})?" if operator.first else body
 
 
@@ -688,69 +859,99 @@ def _decode(text: str) -> str | None:
 
 
 def _check_matchable(template: UriTemplate) -> None:
-    """Raise ``AmbiguousTemplateError`` unless the template follows the matching rules."""
+    """Raise ``AmbiguousTemplateError`` unless the template follows the matching rules.
+
+    One pass from the right collects what may follow each expression, one from the left checks
+    the rules: time grows with the length of the template, not its square.
+    """
     parts, source = template.parts, template.template
+    following = _following_chars(parts)
     exploded: dict[str, bool] = {}
     for index, part in enumerate(parts):
         if not isinstance(part, Expression):
             continue
         operator = _OPERATORS[part.operator]
         names = [spec.name for spec in part.varspecs]
+        shown_part = _short(str(part))
         if part.operator in ("+", "#") and (len(names) > 1 or part.varspecs[0].explode):
             raise AmbiguousTemplateError(
-                f"cannot match {part}: reserved and fragment values may contain ',' themselves, "
+                f"cannot match {shown_part}: reserved and fragment values may contain ',' themselves, "
                 "so only one non-exploded variable is supported",
                 source,
                 part.position,
             )
         if operator.named and len(set(names)) < len(names):
-            raise AmbiguousTemplateError(f"cannot match {part}: a variable name is repeated", source, part.position)
+            raise AmbiguousTemplateError(
+                f"cannot match {shown_part}: a variable name is repeated", source, part.position
+            )
         if not operator.named and any(spec.explode for spec in part.varspecs[:-1]):
             raise AmbiguousTemplateError(
-                f"cannot match {part}: only its last variable may be exploded", source, part.position
+                f"cannot match {shown_part}: only its last variable may be exploded", source, part.position
             )
         for spec in part.varspecs:
             if exploded.setdefault(spec.name, spec.explode) != spec.explode:
                 raise AmbiguousTemplateError(
-                    f"cannot match variable {spec.name!r}: it is exploded in one place and not in another",
+                    f"cannot match variable {_short(spec.name)!r}: it is exploded in one place and not in another",
                     source,
                     spec.position,
                 )
-        if all(isinstance(later, str) for later in parts[index + 1 :]):
+        after = following[index]
+        if after is None:
             continue  # only literal text follows: the end of the URI pins this expression down
         inside = _BODY_CHARS[part.operator] | ({operator.first} - {""})
-        clash = _following_chars(part, parts[index + 1 :]) & inside
+        clash = after & inside
         if clash:
             shown = min(clash, key=lambda char: (char.isalnum() or char == "%", char))
             raise AmbiguousTemplateError(
-                f"cannot tell where {part} ends: {shown!r} can occur both in its expansion and right "
+                f"cannot tell where {shown_part} ends: {shown!r} can occur both in its expansion and right "
                 "after it; expected a literal it cannot produce after it, or the end of the template",
                 source,
                 part.position,
             )
 
 
-def _following_chars(expression: Expression, rest: tuple[str | Expression, ...]) -> set[str]:
-    """Characters that may come right after ``expression``'s expansion, given the parts after it."""
-    chars: set[str] = set()
-    for part in rest:
+def _following_chars(parts: tuple[str | Expression, ...]) -> list[set[str] | None]:
+    """For each expression, the characters that may come right after its expansion.
+
+    ``None`` where only literal text follows. Every expression may expand to nothing, so what
+    follows is the first character of each later expression up to the next literal, and that
+    literal's first character. A later named expression that carries on this one's pieces
+    (``{&b}`` after ``{?a}``, ``{;b}`` after ``{;a}``, with no name in common) adds nothing: its
+    leading separator is this expression's own. Computed in one pass from the right, keeping for
+    the current run of expressions (up to the next literal) what they may start with, also
+    without the ``;`` or ``&`` ones, and which names those use.
+    """
+    result: list[set[str] | None] = [None] * len(parts)
+    literal_char: str | None = None  # first character of the literal that ends the run, if any
+    expression_after = False
+    starts: set[str] = set()  # what the run's expressions may start with
+    starts_without: dict[str, set[str]] = {";": set(), "&": set()}  # ... leaving out ";" / "&" ones
+    names_in: dict[str, set[str]] = {";": set(), "&": set()}  # names of the run's ";" / "&" ones
+    for index in range(len(parts) - 1, -1, -1):
+        part = parts[index]
         if isinstance(part, str):
-            chars.add(_encode(part, allow_reserved=True)[0])
-            return chars
-        if not _continues(expression, part):
-            first = _OPERATORS[part.operator].first
-            chars |= {first} if first else _BODY_CHARS[part.operator]
-        # every expression may expand to nothing, so look further
-    return chars
-
-
-def _continues(expression: Expression, following: Expression) -> bool:
-    """Whether ``following`` carries on ``expression``'s named pieces, as ``{?a}{&b}`` does."""
-    operator, other = _OPERATORS[expression.operator], _OPERATORS[following.operator]
-    names = {spec.name for spec in expression.varspecs}
-    return (
-        operator.named
-        and other.named
-        and other.first == operator.sep
-        and not names & {spec.name for spec in following.varspecs}
-    )
+            literal_char = _encode(part, allow_reserved=True)[0]
+            starts, starts_without, names_in = set(), {";": set(), "&": set()}, {";": set(), "&": set()}
+            continue
+        operator = _OPERATORS[part.operator]
+        names = {spec.name for spec in part.varspecs}
+        if expression_after:
+            sep = operator.sep
+            if operator.named:  # sep is ";" or "&": a later expression of that operator may carry on
+                chars = set(starts_without[sep])
+                if names & names_in[sep]:  # ... unless it repeats a name: then it starts anew
+                    chars.add(sep)
+            else:
+                chars = set(starts)
+            if literal_char is not None:
+                chars.add(literal_char)
+            result[index] = chars
+        start = {operator.first} if operator.first else _BODY_CHARS[part.operator]
+        starts |= start
+        for op, without in starts_without.items():
+            if part.operator != op:
+                without |= start
+        if part.operator in names_in:
+            names_in[part.operator] |= names
+        expression_after = True
+    return result
