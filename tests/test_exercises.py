@@ -286,7 +286,7 @@ def test_progress_records_passes_and_attempts_but_not_stubs():
 SETS_DIR = Path(ex.__file__).parent / "exercise_sets"
 
 
-def test_every_set_module_on_disk_is_listed_in_set_modules():  # colleagues' new sets land in it one by one
+def test_every_set_module_on_disk_is_listed_in_set_modules():
     on_disk = sorted(p.stem for p in SETS_DIR.glob("*.py") if not p.stem.startswith("_"))
     assert on_disk, f"no exercise set modules found in {SETS_DIR}"
     assert on_disk == sorted(SET_MODULES), f"set modules on disk {on_disk} != SET_MODULES {sorted(SET_MODULES)}"
