@@ -43,7 +43,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
-import mcp_types as types
+import mcp.types as types
 from anyio.abc import Process
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.shared.message import SessionMessage
