@@ -28,9 +28,10 @@ What a value can and cannot do to the path: in a simple ``{id}`` expression ``/`
 ``..%2F..%2Fkb%2Fshipping``, that names no other resource. But ``.`` is unreserved and never
 encoded, so a value that *is* ``.`` or ``..`` makes a whole path segment of its own:
 ``crm://customer/{id}`` with ``..`` gives ``crm://customer/..``, a **dot-segment** that RFC 3986
-§5.2.4 removes when the URI is normalised (``..`` with the segment before it). :func:`dot_segments`
-finds such segments and the variables behind them, and :func:`preview` marks the form not ready,
-so :func:`read_preview` reads nothing. That refusal is **the lab's host policy**, on the client
+§5.2.4 removes when the URI is normalised (``..`` with the segment before it).
+:func:`~custody_lab.protocol.dot_segments.dot_segments` finds such segments and the variables
+behind them, :func:`preview` marks the form not ready, and :func:`read_preview` reads nothing.
+That refusal is **the lab's host policy**, on the client
 side: the protocol puts the duty on the server (MCP 2026-07-28, resources, Security
 Considerations: servers MUST validate all resource URIs), and a careful client need not send what
 it can already see is a path trick. Only ``{+var}`` and ``{#var}`` let ``/`` and other reserved
@@ -56,13 +57,13 @@ __all__ = [
     "values_from_inputs",
 ]
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .blobs import BlobError, read_contents
 from .catalog import Catalog, ReadResult, ResourceNotFound
+from .dot_segments import DotSegment, dot_segments
 from .uri_templates import Expression, UriTemplate, UriTemplateError, excerpt_window, expand_parts, parse
 
 Role = Literal["path", "query", "matrix", "fragment"]
@@ -276,94 +277,6 @@ def parse_error(template: str) -> UriTemplateError:
     except UriTemplateError as error:
         return error
     raise ValueError(f"{template!r} is a valid URI template; there is no error to show")
-
-
-# --------------------------------------------------------------------------------------------
-# Dot-segments: a value of "." or ".." is a whole path segment
-# --------------------------------------------------------------------------------------------
-
-_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")  # RFC 3986 §3.1
-
-
-@dataclass(frozen=True)
-class DotSegment:
-    """A path segment of an expanded URI that is ``.`` or ``..`` (RFC 3986 §3.3), made by values.
-
-    Attributes:
-        segment: the segment as the URI writes it (``".."``, or ``"%2E%2E"`` through ``{+var}``).
-        variables: the variables behind it: those of the expressions that wrote (part of) it
-            whose value holds its text, or all of those expressions' defined variables.
-        start: its index in the URI.
-    """
-
-    segment: str
-    variables: tuple[str, ...]
-    start: int
-
-
-def _path_span(uri: str) -> tuple[int, int]:
-    """Where the path of ``uri`` starts and ends (RFC 3986 §3): after ``scheme:`` and a ``//``
-    authority, before the ``?`` query or ``#`` fragment."""
-    scheme = _SCHEME.match(uri)
-    start = scheme.end() if scheme else 0
-    ends = [index for index in (uri.find("?", start), uri.find("#", start)) if index >= 0]
-    end = min(ends, default=len(uri))
-    if uri.startswith("//", start, end):
-        slash = uri.find("/", start + 2, end)
-        start = end if slash < 0 else slash
-    return start, end
-
-
-def _holds(value: object, segment: str) -> bool:
-    """Whether a value (or a member of a list or mapping value) holds ``segment``'s text: the
-    variable to blame when an expression of several variables wrote a dot-segment."""
-    members = value.values() if isinstance(value, Mapping) else value if isinstance(value, list | tuple) else [value]
-    return any(segment in str(member) for member in members)
-
-
-def dot_segments(template: str | UriTemplate, values: Mapping[str, object]) -> tuple[DotSegment, ...]:
-    """The ``.`` and ``..`` path segments that the values write into the expanded URI.
-
-    RFC 3986 §5.2.4 removes dot-segments when a URI is resolved or normalised (``..`` takes the
-    segment before it along), so such a URI names something other than what the template
-    describes. ``%2E`` counts as ``.`` (§2.3: an encoded unreserved character is the same
-    character). A dot-segment written by the template's own text is not reported: only values
-    are untrusted here. Raises as :func:`~custody_lab.uri_templates.expand` does.
-
-    Example:
-        >>> dot_segments("crm://customer/{id}", {"id": ".."})
-        (DotSegment(segment='..', variables=('id',), start=15),)
-        >>> dot_segments("crm://customer/{id}", {"id": "../.."})  # "/" is encoded: one segment
-        ()
-        >>> dot_segments("crm://customer/{id}.json", {"id": ".."})  # "....json" is no dot-segment
-        ()
-    """
-    pieces = expand_parts(template, values)
-    uri = "".join(text for _, text in pieces)
-    spans: list[tuple[int, int, Expression]] = []
-    offset = 0
-    for part, text in pieces:
-        if isinstance(part, Expression) and text:
-            spans.append((offset, offset + len(text), part))
-        offset += len(text)
-    path_start, path_end = _path_span(uri)
-    found = []
-    start = path_start
-    for segment in uri[path_start:path_end].split("/"):
-        end = start + len(segment)
-        if segment.upper().replace("%2E", ".") in (".", ".."):
-            names = [
-                spec.name
-                for first, last, expression in spans
-                if first < end and last > start
-                for spec in expression.varspecs
-                if values.get(spec.name) is not None
-            ]
-            if names:
-                holders = [name for name in names if _holds(values.get(name), segment)]
-                found.append(DotSegment(segment, tuple(dict.fromkeys(holders or names)), start))
-        start = end + 1
-    return tuple(found)
 
 
 # --------------------------------------------------------------------------------------------
