@@ -179,6 +179,16 @@ def test_show_me_appears_only_after_two_wrong_tries_and_records_revealed():
     assert progress()["blob-04"] == "revealed", progress()
 
 
+def test_after_a_kernel_restart_a_new_panel_offers_show_me_when_two_wrong_tries_are_recorded():
+    from custody_lab.teaching.panels import ExercisePanel
+
+    check("blob-04", 11)
+    check("blob-04", 12)
+    _restart_kernel()
+    assert ExercisePanel("blob-04").show_button.layout.display != "none"
+    assert ExercisePanel("blob-03").show_button.layout.display == "none"
+
+
 def test_printing_the_solutions_records_nothing():
     solutions_table()
     assert progress() == {}, progress()

@@ -47,6 +47,7 @@ __all__ = [
     "reset_progress",
     "reveal",
     "short_repr",
+    "wrong_tries",
 ]
 
 import ast
@@ -446,6 +447,11 @@ def progress() -> dict[str, str]:
     """
     _ensure_loaded()
     return {key: entry["state"] for key, entry in _sync().items()}
+
+
+def wrong_tries(exercise_id: str) -> int:
+    """How many wrong tries of this exercise are recorded (kept across kernel restarts)."""
+    return _entry(get(exercise_id).id)["tries"]
 
 
 def reset_progress() -> None:

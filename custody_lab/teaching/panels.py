@@ -14,7 +14,17 @@ __all__ = ["ExercisePanel", "ProgressPanel"]
 import ipywidgets as widgets
 
 from ..views.html import small
-from .exercises import CheckResult, Exercise, all_exercises, check, get, progress, reveal
+from .exercises import (
+    TRIES_BEFORE_SHOW,
+    CheckResult,
+    Exercise,
+    all_exercises,
+    check,
+    get,
+    progress,
+    reveal,
+    wrong_tries,
+)
 from .feedback import (
     answer_read_as_html,
     exercise_heading_html,
@@ -68,7 +78,7 @@ class ExercisePanel(widgets.VBox):
             description="Show me",
             icon="eye",
             tooltip=f"show the answer to {ex.id} (progress records it as shown, not solved)",
-            layout=widgets.Layout(display="none"),
+            layout=widgets.Layout(display="" if wrong_tries(ex.id) >= TRIES_BEFORE_SHOW else "none"),
         )
         self.read_as = widgets.HTML("")
         self.output = widgets.HTML(f"<div>{small('Type an answer and press Check.')}</div>")
