@@ -412,9 +412,12 @@ async def assemble_context(
         size, mime = custody["bytes"], custody["mime"]
 
         def skipped(
-            reason: str, custody: Mapping[str, Any] = custody, live: LiveReceipt = live, size: int = size
+            reason: str,
+            custody: Mapping[str, Any] = custody,
+            live: LiveReceipt = live,
+            size: int = size,
+            uri: str = resource.uri,
         ) -> ContextBlock:
-            uri = str(custody["uri"] or live.receipt.get("target"))
             return ContextBlock(
                 uri, custody["mime"], custody["provenance"], size, 0, False, False, reason, live.receipt
             )
