@@ -120,7 +120,7 @@ def _all_problems(entry: Entry) -> list[Problem]:
     return sorted(found, key=lambda p: order.get(p.field or "", -1))
 
 
-def _variant(where: str, variant: Any, by_id: dict[str, tuple[Case, str]]) -> Mapping[str, Any] | list[Problem]:
+def _variant(where: str, variant: Any, by_id: dict[str, tuple[Case, Entry]]) -> Mapping[str, Any] | list[Problem]:
     """The case mapping an adversarial variant describes, or its problems (all of them)."""
     if not isinstance(variant, Mapping):
         return [Problem(where, None, f"an adversarial variant must be an object; got {describe(variant)}")]
@@ -153,21 +153,22 @@ def _load(table: Table, progress: Progress | None = None) -> tuple[LoadResult, l
     problems = list(table.problems)
     cases: list[Case] = []
     adversarial: list[Case] = []
-    by_id: dict[str, tuple[Case, str]] = {}
+    by_id: dict[str, tuple[Case, Entry]] = {}
     expected: dict[str, str] = {}
     report = _Reporter(progress, table.size)
 
-    def add(where: str, mapping: Any, into: list[Case]) -> bool:
+    def add(entry: Entry, mapping: Any, into: list[Case]) -> bool:
+        # entry.where is only read for a problem: a JSON file's lines are counted only then
         try:
             case = Case.from_dict(mapping)
         except CaseError as e:
-            problems.extend(_problems_of(where, e))
+            problems.extend(_problems_of(entry.where, e))
             return False
         if case.id in by_id:
-            first = by_id[case.id][1]
-            problems.append(Problem(where, "id", f"duplicate id {short(case.id)} (first seen at {first})"))
+            first = by_id[case.id][1].where
+            problems.append(Problem(entry.where, "id", f"duplicate id {short(case.id)} (first seen at {first})"))
             return False
-        by_id[case.id] = (case, where)
+        by_id[case.id] = (case, entry)
         into.append(case)
         return True
 
@@ -175,7 +176,7 @@ def _load(table: Table, progress: Progress | None = None) -> tuple[LoadResult, l
     for entry in table.entries:
         seen += 1
         if not entry.problems:
-            add(entry.where, entry.value, cases)
+            add(entry, entry.value, cases)
         elif isinstance(entry.value, Mapping):  # the cells that could be read: their problems too
             problems.extend(_all_problems(entry))
         else:
@@ -186,7 +187,7 @@ def _load(table: Table, progress: Progress | None = None) -> tuple[LoadResult, l
         made = _variant(entry.where, entry.value, by_id)
         if isinstance(made, list):
             problems.extend(made)
-        elif add(entry.where, made, adversarial) and "expect" in entry.value:
+        elif add(entry, made, adversarial) and "expect" in entry.value:
             expected[entry.value["id"]] = str(entry.value["expect"])
     report.finish()
     if not seen and not problems:

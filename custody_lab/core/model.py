@@ -123,6 +123,9 @@ def _attr(key: str) -> str:
     return _ATTR.get(key, key)
 
 
+_SPEC_ATTRS = tuple((spec, _attr(spec.name)) for spec in FIELDS)
+
+
 _SHORT = reprlib.Repr()
 _SHORT.maxstring = _SHORT.maxother = 80
 _SHORT.maxlong = 40
@@ -296,23 +299,27 @@ class Case:
                 CaseError(f"unknown field {short(key)}{hint} (allowed fields: {', '.join(FIELD_SPECS)})", str(key))
             )
         kwargs: dict[str, Any] = {}
-        for spec in FIELDS:
+        for spec, attr in _SPEC_ATTRS:
             if spec.name not in mapping:
                 if spec.required:
                     problems.append(
                         CaseError(f"missing required field {spec.name!r}: expected {spec.expected()}", spec.name)
                     )
-                kwargs[_attr(spec.name)] = False if spec.name == "requiresCurrent" else None
+                kwargs[attr] = False if spec.name == "requiresCurrent" else None
                 continue
             try:
-                kwargs[_attr(spec.name)] = check_value(spec, mapping[spec.name])
+                kwargs[attr] = check_value(spec, mapping[spec.name])
             except CaseError as e:
                 problems.append(e)
         if problems:
             raise CaseError.gather(problems)
         if kwargs["requires_current"] is None:
             kwargs["requires_current"] = False
-        return cls(**kwargs)
+        # Every field has just been through check_value, the same check __post_init__ makes: the
+        # instance is filled directly instead of being checked twice (loading a file is half as slow).
+        case = cls.__new__(cls)
+        case.__dict__.update(kwargs)
+        return case
 
     def to_dict(self) -> dict[str, Any]:
         """The case in the seed's camelCase keys (optional free text only when present)."""

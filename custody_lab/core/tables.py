@@ -48,12 +48,13 @@ __all__ = [
 
 import csv
 import difflib
+import functools
 import io
 import json
 import re
 import sys
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
@@ -73,19 +74,36 @@ _JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*+"|[\[\]{}]')
 _JSON_SCALAR = re.compile(r"[^,\]}\s]*")
 
 
-@dataclass(frozen=True)
 class Entry:
     """One entry of a table: where it is (``"cases.csv line 4"``), its value (a case mapping with
     the cells converted, or the JSON value as written), or the problems that kept it from being
     read (bad cells, the wrong number of cells, a duplicate key) — with a CSV row's bad cells,
     ``value`` holds the cells that could be read, so their problems are found too; entries keep
-    the file's order.
-    ``offset`` is how far into the file (in bytes) the entry ends, for progress reports."""
+    the file's order. ``offset`` is how far into the file (in bytes) the entry ends, for progress
+    reports.
 
-    where: str
-    value: Any
-    problems: tuple[Problem, ...] = ()
-    offset: int = 0
+    ``where`` may be given as a function that computes it: a JSON file's line numbers are only
+    counted when some entry's location is asked for (a file without problems never needs them).
+    """
+
+    __slots__ = ("_where", "offset", "problems", "value")
+
+    def __init__(
+        self, where: str | Callable[[], str], value: Any, problems: tuple[Problem, ...] = (), offset: int = 0
+    ) -> None:
+        self._where = where
+        self.value = value
+        self.problems = problems
+        self.offset = offset
+
+    @property
+    def where(self) -> str:
+        if not isinstance(self._where, str):
+            self._where = self._where()
+        return self._where
+
+    def __repr__(self) -> str:
+        return f"Entry({self.where!r}, {self.value!r}, {self.problems!r}, {self.offset})"
 
 
 @dataclass(frozen=True)
@@ -467,7 +485,37 @@ class _JsonDoc:
             self.fail(i, "Extra data")
 
     def array(self, i: int, name: str) -> tuple[list[Entry], int]:
-        """The entries of the array whose '[' is at ``i``, and where it ends."""
+        """The entries of the array whose '[' is at ``i``, and where it ends.
+
+        The whole array is decoded by one call of the C scanner; only when the hooks noted a
+        problem (or a value is too deep or too large) is it scanned element by element, to put
+        each problem on its element. Line numbers are counted the first time one is asked for.
+        """
+        self._dups.clear()
+        self._constants.clear()
+        try:
+            values, end = self._decode(self.text, i)
+        except (RecursionError, ValueError) as e:
+            if isinstance(e, json.JSONDecodeError):
+                raise
+            return self.elements(i, name)
+        if self._dups or self._constants or not isinstance(values, list):
+            return self.elements(i, name)
+        lines: list[str] = []
+
+        def where(k: int) -> str:
+            if not lines:
+                lines.extend(e.where for e in self.elements(i, name)[0])
+            return lines[k]
+
+        step = (end - i) / max(len(values), 1)
+        return [
+            Entry(functools.partial(where, k), v, (), int((i + step * (k + 1)) * self.scale))
+            for k, v in enumerate(values)
+        ], end
+
+    def elements(self, i: int, name: str) -> tuple[list[Entry], int]:
+        """:meth:`array`, element by element: each value decoded alone, its line counted."""
         text = self.text
         entries: list[Entry] = []
         i = self.ws(i + 1)
