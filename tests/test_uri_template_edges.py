@@ -325,3 +325,25 @@ def test_the_one_pass_follower_sets_equal_walking_the_rest_for_each_expression(t
         for i, part in enumerate(parts)
     ]
     assert actual == expected, f"template {template!r}: expected {expected}, got {actual}"
+
+
+def test_an_expression_of_thousands_of_variables_matches_without_nesting_the_pattern() -> None:
+    template = "{" + ",".join(f"a{k}" for k in range(5000)) + "}"
+    actual = match(template, "x,y")
+    assert actual == {"a0": "x", "a1": "y"}, f"5000-variable expression on 'x,y': got {actual}"
+
+
+@pytest.mark.parametrize(
+    ("template", "uri", "expected"),
+    [
+        ("{a,b}", "x,y,z", None),  # more pieces than variables
+        ("{a,b*}", "x,y,z", {"a": "x", "b": ["y", "z"]}),  # the exploded last takes the rest
+        ("p{/a,b}", "p/x/y/z", None),
+        ("{+a}", "x,y", {"a": "x,y"}),  # one reserved value keeps its commas
+    ],
+)
+def test_the_pieces_of_an_expression_are_its_variables_in_order(
+    template: str, uri: str, expected: dict[str, object] | None
+) -> None:
+    actual = match(template, uri)
+    assert actual == expected, f"match({template!r}, {uri!r}): expected {expected}, got {actual}"

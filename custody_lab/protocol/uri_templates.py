@@ -725,10 +725,13 @@ _BODY_CHARS = {
 
 @dataclass(frozen=True)
 class _Capture:
+    """One capture group: a single named piece (``;``, ``?``, ``&``), or the whole body of any
+    other expression, all of its variables together, split on the separator when read."""
+
     group: str
     expression_index: int
     operator: str
-    spec: VarSpec
+    specs: tuple[VarSpec, ...]
 
 
 @dataclass(frozen=True)
@@ -793,28 +796,25 @@ def _compile(template: UriTemplate) -> _Matcher:
 def _expression_pattern(index: int, expression: Expression, captures: list[_Capture]) -> str:
     operator = _OPERATORS[expression.operator]
     char, sep = _VALUE_PATTERNS[expression.operator], re.escape(operator.sep)
-    groups = []
-    for spec in expression.varspecs:
-        group = f"v{len(captures)}"
-        captures.append(_Capture(group, index, expression.operator, spec))
-        if operator.named:  # every piece carries its name, so each variable is optional
+    if operator.named:  # every piece carries its name, so each variable is optional
+        groups = []
+        for spec in expression.varspecs:
+            group = f"v{len(captures)}"
+            captures.append(_Capture(group, index, expression.operator, (spec,)))
             lead = "[?&]" if expression.operator == "?" else sep  # "?" or "&": checked later
             value = f"={char}*" if operator.ifemp else f"(?:={char}+)?"
             piece = re.escape(spec.name) + value
             repeat = f"(?:{sep}{piece})*" if spec.explode else ""
             groups.append(f"(?P<{group}>{lead}{piece}{repeat})?")
-        else:
-            repeat = f"(?:{sep}{char}*)*" if spec.explode else ""
-            groups.append(f"(?P<{group}>{char}*{repeat})")
-    if operator.named:
         return "".join(groups)
-    # Undefined variables are skipped with their separator (§3.2.1), so a run of undefined
-    # variables at the end leaves the URI early: "{a,b}" with only a gives "x". Each later
-    # variable is therefore optional together with everything after it.
-    rest = ""
-    for group in reversed(groups[1:]):
-        rest = f"(?:{sep}{group}{rest})?"
-    body = re.escape(operator.first) + groups[0] + rest
+    # One group for the whole body, split on the separator when read: undefined variables are
+    # skipped with their separator (§3.2.1), so "{a,b}" with only a gives "x", and the pieces
+    # present are the first variables' values. (One optional group per later variable, nested,
+    # would say the same but nests as deep as the variable list, past what re can compile.)
+    group = f"v{len(captures)}"
+    captures.append(_Capture(group, index, expression.operator, expression.varspecs))
+    several = len(expression.varspecs) > 1 or expression.varspecs[-1].explode
+    body = re.escape(operator.first) + f"(?P<{group}>{char}*" + (f"(?:{sep}{char}*)*)" if several else ")")
     return f"(?:{body})?" if operator.first else body
 
 
@@ -826,22 +826,18 @@ def _read_captures(found: re.Match[str], captures: tuple[_Capture, ...]) -> dict
         text = found.group(capture.group)
         if text is None:
             continue
-        operator, spec = _OPERATORS[capture.operator], capture.spec
-        if operator.named:
-            lead = operator.sep if capture.expression_index in started else operator.first
-            if text[0] != lead:  # "?" opens a query, "&" continues it
-                return None
-            items = [item[len(spec.name) + 1 :] for item in text[1:].split(operator.sep)]
-        else:
-            items = text.split(operator.sep) if spec.explode else [text]
+        pieces = _pieces(text, capture, capture.expression_index in started)
+        if pieces is None:
+            return None
         started.add(capture.expression_index)
-        decoded = [text for text in map(_decode, items) if text is not None]
-        if len(decoded) < len(items):  # not UTF-8 once percent-decoded
-            return None
-        value: str | list[str] = decoded if spec.explode else decoded[0]
-        if spec.prefix is not None and len(value) > spec.prefix:
-            return None
-        seen.setdefault(spec.name, []).append((value, spec.prefix))
+        for spec, items in pieces:
+            decoded = [text for text in map(_decode, items) if text is not None]
+            if len(decoded) < len(items):  # not UTF-8 once percent-decoded
+                return None
+            value: str | list[str] = decoded if spec.explode else decoded[0]
+            if spec.prefix is not None and len(value) > spec.prefix:
+                return None
+            seen.setdefault(spec.name, []).append((value, spec.prefix))
     result: dict[str, object] = {}
     for name, values in seen.items():  # a repeated variable must have one value (§3.2.1)
         full = max(values, key=lambda item: _MAX_LENGTH_LIMIT + 1 if item[1] is None else item[1])[0]
@@ -849,6 +845,26 @@ def _read_captures(found: re.Match[str], captures: tuple[_Capture, ...]) -> dict
             return None
         result[name] = full
     return result
+
+
+def _pieces(text: str, capture: _Capture, started: bool) -> list[tuple[VarSpec, list[str]]] | None:
+    """Each variable of a captured group with its still-encoded items; ``None`` if expansion
+    could not have written ``text``."""
+    operator, specs = _OPERATORS[capture.operator], capture.specs
+    if operator.named:
+        spec = specs[0]
+        if text[0] != (operator.sep if started else operator.first):  # "?" opens a query, "&" continues it
+            return None
+        return [(spec, [item[len(spec.name) + 1 :] for item in text[1:].split(operator.sep)])]
+    if len(specs) == 1 and not specs[0].explode:
+        return [(specs[0], [text])]  # one value: under "+" and "#" it may hold "," itself
+    items = text.split(operator.sep)
+    last = len(specs) - 1
+    if len(items) > len(specs) and not specs[last].explode:
+        return None
+    return [
+        (spec, items[k:] if k == last and spec.explode else [items[k]]) for k, spec in enumerate(specs[: len(items)])
+    ]
 
 
 def _decode(text: str) -> str | None:
