@@ -1,9 +1,17 @@
 """Workshop delivery: open the lab in JupyterLab, or present one notebook as a Voila app.
 
     custody-lab lab [--no-browser] [--port N] [-- JUPYTER-ARGS…]
-        JupyterLab on notebooks/00-start-here.ipynb (adds --allow-root when run as root)
+        JupyterLab on notebooks/00-start-here.ipynb; prints the notebook's URL with its token
+        (adds --allow-root when run as root, and says why)
     custody-lab present NOTEBOOK [--no-browser] [--port N] [--ip 127.0.0.1] [--theme dark]
-        the notebook as a Voila app for a projector: outputs and widgets, no code cells
+                                 [--no-token] [--max-kernels N] [--cull-idle SECONDS]
+        the notebook as a Voila app for a projector: outputs and widgets, no code cells; a token
+        (printed with the URL) unless --no-token; at most N kernels at once, and a kernel with
+        no open page is shut down after SECONDS idle
+
+Both take the first free port from the server's default (8888, 8866) unless ``--port N`` is given,
+and a busy ``--port N`` is an error that says so. Binding anything but a loopback address, or an
+empty token, prints a warning: either lets other people run code on this machine.
 
 Both commands only *build* a command line (:func:`lab_argv`, :func:`present_argv`) and then
 replace the current process with it, so the server's PID is the command's PID and Ctrl+C stops it.
@@ -18,10 +26,15 @@ widget or chart library (Voila and JupyterLab run in their own processes).
 from __future__ import annotations
 
 __all__ = [
+    "CULL_IDLE_SECONDS",
     "LAB_START",
+    "MAX_KERNELS",
     "QUIET_LAB_SETTINGS",
     "DeliveryError",
+    "choose_port",
+    "exposure_warnings",
     "free_port",
+    "is_loopback",
     "lab_argv",
     "present_argv",
     "serve_lab",
@@ -34,9 +47,9 @@ __all__ = [
 import argparse
 import json
 import os
+import re
 import secrets
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -44,10 +57,18 @@ import urllib.error
 import urllib.request
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
-from .core.errors import CustodyLabError
 from .core.paths import REPO_ROOT
+from .exposure import DeliveryError, choose_port, exposure_warnings, free_port, is_loopback, url_host
+from .voila_kernels import MANAGER
+
+#: The ports ``lab`` and ``present`` start from (JupyterLab's and Voila's defaults).
+LAB_PORT, PRESENT_PORT = 8888, 8866
+#: ``present``: the most kernels running at once (Voila has no limit of its own; each is ~140 MB).
+MAX_KERNELS = 8
+#: ``present``: seconds a kernel with no open page may stay idle before it is shut down.
+CULL_IDLE_SECONDS = 600
 
 #: The notebook ``custody-lab lab`` opens (relative to the repository root).
 LAB_START = "notebooks/00-start-here.ipynb"
@@ -61,24 +82,8 @@ QUIET_LAB_SETTINGS: dict[str, dict[str, object]] = {
 }
 
 
-class DeliveryError(CustodyLabError, ValueError):
-    """A server could not be started or did not answer; the message says which and why."""
-
-
 def _is_root() -> bool:
     return hasattr(os, "geteuid") and os.geteuid() == 0
-
-
-def free_port(host: str = "127.0.0.1") -> int:
-    """A TCP port that is free on ``host`` right now (the OS picks it).
-
-    Example:
-        >>> 1024 <= free_port() <= 65535
-        True
-    """
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind((host, 0))
-        return int(s.getsockname()[1])
 
 
 def lab_argv(
@@ -132,6 +137,9 @@ def present_argv(
     no_browser: bool = False,
     ip: str = "127.0.0.1",
     python: str | os.PathLike[str] | None = None,
+    token: bool = True,
+    max_kernels: int = MAX_KERNELS,
+    cull_idle: int = CULL_IDLE_SECONDS,
     extra: Sequence[str] = (),
 ) -> list[str]:
     """The ``voila`` command line that serves one notebook as an app (outputs only, no code).
@@ -139,9 +147,20 @@ def present_argv(
     Voila strips code cells by default (``strip_sources``); this keeps it so, hides tracebacks
     from the audience, and never moves to another port silently: a busy port is an error.
 
+    Args:
+        token: require a token. Voila then takes it from the ``JUPYTER_TOKEN`` environment
+            variable (``--Voila.auto_token``; a random one when that is unset), so the token never
+            appears on a command line that other users can list.
+        max_kernels: the most kernels at once (:mod:`custody_lab.voila_kernels`); a page load
+            beyond it gets HTTP 503.
+        cull_idle: seconds after which jupyter_server shuts down an idle kernel that no page is
+            connected to (``MappingKernelManager.cull_idle_timeout``), checked every
+            ``min(60, cull_idle)`` seconds. An open page keeps its kernel.
+
     Example:
-        >>> present_argv("notebooks/01-x.ipynb", port=8866, no_browser=True, python="py")[:4]
-        ['py', '-m', 'voila', 'notebooks/01-x.ipynb']
+        >>> argv = present_argv("notebooks/01-x.ipynb", port=8866, no_browser=True, python="py")
+        >>> argv[:4], "--Voila.auto_token=True" in argv
+        (['py', '-m', 'voila', 'notebooks/01-x.ipynb'], True)
     """
     argv = [
         str(python or sys.executable),
@@ -152,7 +171,13 @@ def present_argv(
         "--strip_sources=True",
         "--show_tracebacks=False",
         "--Voila.port_retries=0",
+        f"--VoilaConfiguration.multi_kernel_manager_class={MANAGER}",
+        f"--CappedKernelManager.max_kernels={int(max_kernels)}",
+        f"--MappingKernelManager.cull_idle_timeout={int(cull_idle)}",
+        f"--MappingKernelManager.cull_interval={max(1, min(60, int(cull_idle)))}",
     ]
+    if token:
+        argv.append("--Voila.auto_token=True")
     if port is not None:
         argv.append(f"--port={int(port)}")
     if no_browser:
@@ -292,16 +317,20 @@ def serve_voila(
     log: IO[bytes] | None = None,
     cwd: str | os.PathLike[str] | None = None,
     timeout: float = 90.0,
+    token: str | None = None,
+    extra: Sequence[str] = (),
 ) -> tuple[subprocess.Popen[bytes], str]:
     """Start ``custody-lab present NOTEBOOK`` as a child process and wait until it answers.
 
     The server runs the real command (``python -m custody_lab present``), so the test of the
-    server is a test of the command a facilitator types.
+    server is a test of the command a facilitator types. ``token`` (a random one by default) is
+    given to it as ``JUPYTER_TOKEN``; ``extra`` are further ``present`` flags (``--max-kernels 2``).
 
     Returns:
-        ``(process, url)``: the running Voila server and the URL of its app page.
+        ``(process, url)``: the running Voila server and the URL of its app page, with the token.
     """
     port = port or free_port()
+    token = token or secrets.token_hex(16)
     argv = [
         str(python or sys.executable),
         "-m",
@@ -310,10 +339,12 @@ def serve_voila(
         str(notebook),
         "--no-browser",
         f"--port={port}",
+        *extra,
     ]
-    url = f"http://127.0.0.1:{port}/"
-    process = _start_and_wait(argv, Path(cwd or REPO_ROOT), env, log, f"{url}api/status", timeout)
-    return process, url
+    base = f"http://127.0.0.1:{port}/"
+    full_env = {**(env or {}), "JUPYTER_TOKEN": token}
+    process = _start_and_wait(argv, Path(cwd or REPO_ROOT), full_env, log, f"{base}api/status", timeout)
+    return process, f"{base}?token={token}"
 
 
 def _start_and_wait(
@@ -350,19 +381,48 @@ def stop(process: subprocess.Popen[bytes], timeout: float = 15.0) -> int | None:
 # -- the command line -------------------------------------------------------------------------
 
 
-def _exec(argv: list[str], cwd: Path) -> int:
+#: Flags that carry a token: their value is never printed with the command line.
+_TOKEN_FLAGS = ("IdentityProvider.token", "ServerApp.token", "NotebookApp.token", "Voila.token")
+_SECRET = re.compile(r"^(--(?:" + "|".join(re.escape(f) for f in _TOKEN_FLAGS) + r")=).+$")
+
+
+def _exec(argv: list[str], cwd: Path, env: Mapping[str, str] | None = None) -> int:
     """Replace this process with ``argv`` (same PID) — or, on Windows, run it and wait."""
-    print("[custody-lab] $ " + " ".join(argv), flush=True)
+    print("[custody-lab] $ " + " ".join(_SECRET.sub(r"\1…", a) for a in argv), flush=True)
     os.chdir(cwd)
+    full_env = dict(os.environ if env is None else env)
     if os.name == "nt":
-        return subprocess.call(argv)
-    os.execv(argv[0], argv)
+        return subprocess.call(argv, env=full_env)
+    os.execve(argv[0], argv, full_env)
     return 0  # not reached
+
+
+def _say(line: str, *, warning: bool = False) -> None:
+    print(line if warning else f"[custody-lab] {line}", file=sys.stderr if warning else sys.stdout, flush=True)
+
+
+def _flag(argv: Sequence[str], names: Sequence[str]) -> str | None:
+    """The value of the last ``--name=value`` or ``--name value`` among ``argv`` (as traitlets
+    reads them, surrounding quotes removed), or ``None``."""
+    value = None
+    for i, arg in enumerate(argv):
+        for name in names:
+            if arg.startswith(f"--{name}="):
+                value = arg.split("=", 1)[1]
+            elif arg == f"--{name}" and i + 1 < len(argv):
+                value = argv[i + 1]
+    if value is not None and len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+        value = value[1:-1]
+    return value
+
+
+def _token(given: str | None) -> str:
+    return given if given is not None else (os.environ.get("JUPYTER_TOKEN") or secrets.token_urlsafe(24))
 
 
 def configure_lab(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-browser", action="store_true", help="do not open a browser tab")
-    p.add_argument("--port", type=int, help="the port to listen on (JupyterLab's default: 8888)")
+    p.add_argument("--port", type=int, help="the port to listen on (default: the first free one from 8888)")
     p.add_argument(
         "jupyter_args", nargs="*", metavar="-- JUPYTER-ARGS", help="after --, flags passed unchanged to JupyterLab"
     )
@@ -375,19 +435,70 @@ def run_lab(args: argparse.Namespace) -> int:
             f"{start} is missing: `custody-lab lab` runs from a checkout of the lab "
             "(install it with `pip install -e .`)"
         )
-    argv = lab_argv(root=REPO_ROOT, port=args.port, no_browser=args.no_browser, extra=args.jupyter_args)
-    return _exec(argv, REPO_ROOT)
+    extra = list(args.jupyter_args)
+    host = _flag(extra, ("ip", "ServerApp.ip", "NotebookApp.ip")) or "localhost"
+    their_port = _flag(extra, ("port", "ServerApp.port"))  # a port among the JupyterLab flags wins
+    port = int(their_port) if their_port and their_port.isdigit() else choose_port(host, args.port, LAB_PORT)
+    if _flag(extra, ("port-retries", "ServerApp.port_retries")) is None:
+        extra.append("--ServerApp.port_retries=0")  # the printed URL is the one it serves
+    given = _flag(extra, _TOKEN_FLAGS)
+    token = _token(given)
+    env = dict(os.environ)
+    if given is None:  # JupyterLab reads it (IdentityProvider), and it stays off the command line
+        env["JUPYTER_TOKEN"] = token
+    if _is_root() and "--allow-root" not in extra:
+        _say(
+            "running as root, so --allow-root is added: JupyterLab refuses to start as root without it "
+            "(a notebook's code then runs as root too; an ordinary user is safer)"
+        )
+    for line in exposure_warnings(host, token, port, "JupyterLab"):
+        _say(line, warning=True)
+    query = f"?token={token}" if token else ""
+    _say(f"open the lab at http://{url_host(host)}:{port}/lab/tree/{LAB_START}{query}")
+    argv = lab_argv(root=REPO_ROOT, port=None if their_port else port, no_browser=args.no_browser, extra=extra)
+    return _exec(argv, REPO_ROOT, env)
+
+
+def _at_least(low: int) -> Any:
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"expected {low} or more, got {value}")
+        return value
+
+    return parse
 
 
 def configure_present(p: argparse.ArgumentParser) -> None:
     p.add_argument("notebook", help="the notebook to present, e.g. notebooks/01-route-a-custody-case.ipynb")
     p.add_argument("--no-browser", action="store_true", help="do not open a browser tab")
-    p.add_argument("--port", type=int, help="the port to listen on (Voila's default: 8866)")
+    p.add_argument("--port", type=int, help="the port to listen on (default: the first free one from 8866)")
     p.add_argument(
         "--ip", default="127.0.0.1", help="the address to bind (default 127.0.0.1: only this machine can connect)"
     )
     p.add_argument(
         "--theme", choices=("light", "dark"), default="light", help="the page theme (dark suits some projectors)"
+    )
+    p.add_argument(
+        "--no-token",
+        action="store_true",
+        help="no token in the URL (for a projector on a trusted machine; by default a token is required)",
+    )
+    p.add_argument(
+        "--max-kernels",
+        type=_at_least(1),
+        default=MAX_KERNELS,
+        help=f"the most kernels at once, one per open page (default {MAX_KERNELS}; each takes about 140 MB)",
+    )
+    p.add_argument(
+        "--cull-idle",
+        type=_at_least(1),
+        default=CULL_IDLE_SECONDS,
+        metavar="SECONDS",
+        help=f"shut down a kernel no page is connected to after this many idle seconds (default {CULL_IDLE_SECONDS})",
     )
 
 
@@ -399,7 +510,27 @@ def run_present(args: argparse.Namespace) -> int:
         )
     if path.suffix != ".ipynb":
         raise DeliveryError(f"{path} is not a notebook (.ipynb)")
+    port = choose_port(args.ip, args.port, PRESENT_PORT)
+    token = None if args.no_token else _token(None)
+    env = {k: v for k, v in os.environ.items() if k != "JUPYTER_TOKEN"}
+    if token is not None:
+        env["JUPYTER_TOKEN"] = token  # Voila reads it (--Voila.auto_token); not on the command line
     argv = present_argv(
-        path.resolve(), port=args.port, no_browser=args.no_browser, ip=args.ip, extra=[f"--theme={args.theme}"]
+        path.resolve(),
+        port=port,
+        no_browser=args.no_browser,
+        ip=args.ip,
+        token=token is not None,
+        max_kernels=args.max_kernels,
+        cull_idle=args.cull_idle,
+        extra=[f"--theme={args.theme}"],
     )
-    return _exec(argv, Path.cwd())
+    for line in exposure_warnings(args.ip, token, port, "the presentation"):
+        _say(line, warning=True)
+    query = f"?token={token}" if token else ""
+    _say(f"presenting {path.name} at http://{url_host(args.ip)}:{port}/{query}")
+    _say(
+        f"kernels: at most {args.max_kernels} at once (one per open page); a kernel no page is "
+        f"connected to is shut down after {args.cull_idle} s idle"
+    )
+    return _exec(argv, Path.cwd(), env)

@@ -5,12 +5,16 @@ from __future__ import annotations
 import http.server
 import json
 import os
+import socket
 import subprocess
 import sys
 import threading
+import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
+import nbformat
 import pytest
 
 from custody_lab import cli, delivery
@@ -49,6 +53,169 @@ def test_present_binds_to_localhost_strips_code_and_never_moves_port_silently():
         assert flag in argv, f"missing {flag}: {argv}"
     assert "--no-browser" not in argv
     assert "--Voila.ip=0.0.0.0" in delivery.present_argv("n.ipynb", ip="0.0.0.0")
+
+
+def test_present_caps_and_culls_kernels_and_requires_a_token_unless_told_not_to():
+    argv = delivery.present_argv("n.ipynb", python="py", max_kernels=3, cull_idle=120)
+    for flag in (
+        "--VoilaConfiguration.multi_kernel_manager_class=custody_lab.voila_kernels.CappedKernelManager",
+        "--CappedKernelManager.max_kernels=3",
+        "--MappingKernelManager.cull_idle_timeout=120",
+        "--MappingKernelManager.cull_interval=60",
+        "--Voila.auto_token=True",
+    ):
+        assert flag in argv, f"missing {flag}: {argv}"
+    open_argv = delivery.present_argv("n.ipynb", python="py", token=False, cull_idle=5)
+    assert "--Voila.auto_token=True" not in open_argv and "--MappingKernelManager.cull_interval=5" in open_argv
+    assert not [a for a in argv if ".token=" in a.lower()], f"a token value is on the command line: {argv}"
+
+
+class _Exec:
+    """Stands in for ``os.execve``: records what would have replaced the process."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.calls: list[tuple[list[str], Path, dict[str, str]]] = []
+        monkeypatch.setattr(
+            delivery, "_exec", lambda argv, cwd, env=None: self.calls.append((argv, cwd, dict(env))) or 0
+        )
+
+    @property
+    def argv(self) -> list[str]:
+        assert len(self.calls) == 1, f"expected one exec, got {self.calls}"
+        return self.calls[0][0]
+
+    @property
+    def env(self) -> dict[str, str]:
+        return self.calls[0][2]
+
+
+NOTEBOOK = "notebooks/01-route-a-custody-case.ipynb"
+
+
+def _present(monkeypatch, capsys, *flags: str):
+    monkeypatch.chdir(ROOT)
+    monkeypatch.delenv("JUPYTER_TOKEN", raising=False)
+    run = _Exec(monkeypatch)
+    code = cli.main(["present", NOTEBOOK, "--no-browser", *flags])
+    out, err = capsys.readouterr()
+    return code, run, out, err
+
+
+def test_present_prints_the_url_with_a_fresh_token_which_voila_reads_from_the_environment(monkeypatch, capsys):
+    port = delivery.free_port()
+    code, run, out, err = _present(monkeypatch, capsys, "--port", str(port))
+    assert code == 0, err
+    token = run.env.get("JUPYTER_TOKEN", "")
+    assert len(token) >= 24, f"expected a random token in JUPYTER_TOKEN, got {token!r}"
+    assert f"http://127.0.0.1:{port}/?token={token}" in out, out
+    assert "--Voila.auto_token=True" in run.argv and f"--port={port}" in run.argv, run.argv
+    assert token not in " ".join(run.argv), "the token is on the command line, where `ps` shows it"
+    assert "at most 8 at once" in out and "600 s idle" in out, out
+    assert "warning" not in err, f"no warning expected on 127.0.0.1 with a token: {err!r}"
+    second = _present(monkeypatch, capsys, "--port", str(port))[1]
+    assert second.env["JUPYTER_TOKEN"] != token, "two presentations got the same token"
+
+
+def test_present_with_no_token_says_so_and_passes_no_token(monkeypatch, capsys):
+    monkeypatch.setenv("JUPYTER_TOKEN", "left-over")
+    code, run, out, err = _present(monkeypatch, capsys, "--no-token", "--port", str(delivery.free_port()))
+    assert code == 0, err
+    assert "JUPYTER_TOKEN" not in run.env and "--Voila.auto_token=True" not in run.argv, (run.env, run.argv)
+    assert "?token=" not in out and "warning: the presentation has no token" in err, (out, err)
+
+
+def test_present_on_a_non_loopback_address_warns_before_it_starts(monkeypatch, capsys):
+    code, run, out, err = _present(monkeypatch, capsys, "--ip", "0.0.0.0", "--port", str(delivery.free_port("0.0.0.0")))
+    assert code == 0, err
+    assert "warning: the presentation listens on '0.0.0.0'" in err and "--ip 127.0.0.1" in err, err
+    assert "--Voila.ip=0.0.0.0" in run.argv and "--Voila.auto_token=True" in run.argv, run.argv
+
+
+def test_present_with_a_busy_port_says_which_and_to_use_another_port(monkeypatch, capsys):
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        code, run, out, err = _present(monkeypatch, capsys, "--port", str(port))
+        assert code == 2 and not run.calls, (code, run.calls)
+        assert f"port {port} on 127.0.0.1 is in use" in err and "--port N" in err, err
+        monkeypatch.setattr(delivery, "PRESENT_PORT", port)
+        code, run, out, err = _present(monkeypatch, capsys)
+    assert code == 0, err
+    chosen = int(next(a for a in run.argv if a.startswith("--port=")).split("=")[1])
+    assert port < chosen <= port + 10 and f":{chosen}/?token=" in out, (port, chosen, out)
+
+
+@pytest.mark.parametrize("flags", [["--max-kernels", "0"], ["--cull-idle", "-5"], ["--max-kernels", "two"]])
+def test_present_refuses_a_kernel_limit_or_idle_time_below_one(monkeypatch, capsys, flags):
+    with pytest.raises(SystemExit) as exit_:
+        _present(monkeypatch, capsys, *flags)
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert flags[0] in err and ("1 or more" in err or "whole number" in err), err
+
+
+def _lab(monkeypatch, capsys, *flags: str, root: bool = False):
+    monkeypatch.delenv("JUPYTER_TOKEN", raising=False)
+    monkeypatch.setattr(delivery, "_is_root", lambda: root)
+    run = _Exec(monkeypatch)
+    code = cli.main(["lab", "--no-browser", *flags])
+    out, err = capsys.readouterr()
+    return code, run, out, err
+
+
+def test_lab_prints_the_start_notebooks_url_with_its_token(monkeypatch, capsys):
+    port = delivery.free_port()
+    code, run, out, err = _lab(monkeypatch, capsys, "--port", str(port))
+    token = run.env.get("JUPYTER_TOKEN", "")
+    assert code == 0 and len(token) >= 24, (code, token, err)
+    assert f"http://localhost:{port}/lab/tree/{delivery.LAB_START}?token={token}" in out, out
+    assert token not in " ".join(run.argv) and "--ServerApp.port_retries=0" in run.argv, run.argv
+    assert "--allow-root" not in run.argv and "root" not in out and "warning" not in err, (run.argv, out, err)
+    mine = _lab(monkeypatch, capsys, "--port", str(port), "--", "--IdentityProvider.token=mine")
+    assert "JUPYTER_TOKEN" not in mine[1].env and "?token=mine" in mine[2], mine[2]
+    assert "--IdentityProvider.token=mine" in mine[1].argv, "the user's own flag must reach JupyterLab"
+
+
+def test_lab_run_as_root_says_why_it_adds_allow_root(monkeypatch, capsys):
+    code, run, out, err = _lab(monkeypatch, capsys, "--port", str(delivery.free_port()), root=True)
+    assert code == 0 and run.argv.count("--allow-root") == 1, run.argv
+    assert "running as root, so --allow-root is added" in out and "refuses to start as root" in out, out
+
+
+@pytest.mark.parametrize(
+    ("flags", "words"),
+    [
+        (["--ip=0.0.0.0"], ["listens on '0.0.0.0'", "--ip 127.0.0.1"]),
+        (["--ServerApp.ip", "0.0.0.0"], ["listens on '0.0.0.0'"]),
+        (["--IdentityProvider.token="], ["JupyterLab has no token"]),
+        (["--ServerApp.token=''"], ["JupyterLab has no token"]),
+        (["--ip=0.0.0.0", "--IdentityProvider.token="], ["listens on", "anyone on the network can run code"]),
+    ],
+)
+def test_lab_warns_when_flags_bind_beyond_this_machine_or_empty_the_token(monkeypatch, capsys, flags, words):
+    port = delivery.free_port("0.0.0.0")
+    code, run, out, err = _lab(monkeypatch, capsys, "--port", str(port), "--", *flags)
+    assert code == 0, err
+    for word in words:
+        assert word in err, f"flags {flags}: expected {word!r} in stderr {err!r}"
+    assert all(f in run.argv for f in flags), f"the flags must still reach JupyterLab: {run.argv}"
+
+
+def test_an_address_this_machine_does_not_have_is_refused_by_name_not_called_busy(monkeypatch, capsys):
+    code, run, out, err = _present(monkeypatch, capsys, "--ip", "192.0.2.7", "--port", "8866")  # TEST-NET-1
+    assert code == 2 and not run.calls, (code, run.calls)
+    assert "cannot listen on 192.0.2.7 port 8866" in err and "in use" not in err, err
+
+
+def test_the_printed_command_line_never_shows_a_token(monkeypatch, capsys):
+    seen = []
+    monkeypatch.setattr(os, "execve", lambda path, argv, env: seen.append(argv))
+    monkeypatch.setattr(os, "chdir", lambda path: None)
+    delivery._exec(["py", "--IdentityProvider.token=s3cret", "--Voila.token=other", "--port=1"], ROOT)
+    out = capsys.readouterr().out
+    assert "s3cret" not in out and "other" not in out and "--IdentityProvider.token=…" in out, out
+    assert seen and "--IdentityProvider.token=s3cret" in seen[0], "the real flag must still be passed"
 
 
 def test_the_command_line_has_lab_present_and_solutions():
@@ -163,6 +330,11 @@ def test_custody_lab_lab_serves_the_start_notebook_and_stops_by_pid(tmp_path):
     assert code is not None, f"PID {process.pid} still running"
     log_text = (tmp_path / "lab.log").read_text(errors="replace")
     assert "-m jupyter lab notebooks/00-start-here.ipynb" in log_text, log_text[:500]
+    url = f"http://127.0.0.1:{port}/lab/tree/{delivery.LAB_START}?token={token}"  # the --ServerApp.ip given
+    assert f"open the lab at {url}" in log_text, f"the start notebook's URL was not printed: {log_text[:800]}"
+    assert f"--IdentityProvider.token={token}" not in log_text.split("open the lab at")[1].split("\n")[1], (
+        "the token was printed with the command line"
+    )
 
 
 @pytest.mark.slow
@@ -185,3 +357,51 @@ def test_present_serves_the_start_notebook_as_an_app_without_its_code(tmp_path):
     assert "Start here" in page, "the presented page lacks the notebook's title"
     assert "import custody_lab as cl" not in page, "Voila showed the notebook's code"
     assert "listed-resource" in page, "the presented page lacks the notebook's outputs"
+
+
+def _fetch(url: str) -> tuple[int, str, str]:
+    """(status, final URL, body) of a GET that follows redirects; an HTTP error is a reply too."""
+    try:
+        with urllib.request.urlopen(url, timeout=120) as response:
+            return response.status, response.url, response.read().decode("utf-8", errors="replace")
+    except urllib.error.HTTPError as e:
+        return e.code, url, e.read().decode("utf-8", errors="replace")
+
+
+@pytest.mark.slow
+def test_present_requires_its_token_caps_its_kernels_and_culls_idle_ones(tmp_path):
+    notebook = tmp_path / "tiny.ipynb"
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.cells = [nbformat.v4.new_markdown_cell("# Tiny"), nbformat.v4.new_code_cell("print('tiny-' + 'output')")]
+    nbformat.write(nb, notebook)
+    env = {
+        "JUPYTER_CONFIG_DIR": str(tmp_path / "config"),
+        "JUPYTER_DATA_DIR": str(tmp_path / "data"),
+        "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"),
+    }
+    with open(tmp_path / "voila.log", "wb") as log:
+        process, url = delivery.serve_voila(
+            notebook, env=env, log=log, cwd=tmp_path, extra=["--max-kernels", "1", "--cull-idle", "2"]
+        )
+        try:
+            base, token = url.split("?token=")
+            anonymous = _fetch(base)
+            wrong = _fetch(f"{base}?token=not-{token}")
+            first = _fetch(url)
+            second = _fetch(url)  # the first page's kernel is still running: the limit is reached
+            deadline, third = time.monotonic() + 90, (0, "", "")
+            while time.monotonic() < deadline and third[0] != 200:  # "does not hang": culled, then served
+                time.sleep(1)
+                third = _fetch(url)
+        finally:
+            code = delivery.stop(process)
+    log_text = (tmp_path / "voila.log").read_text(errors="replace")
+    assert code is not None, f"PID {process.pid} still running"
+    for name, (status, final, body) in (("no token", anonymous), ("a wrong token", wrong)):
+        assert "tiny-output" not in body and "/login" in final, f"{name}: {status} {final} served the notebook"
+    assert first[0] == 200 and "tiny-output" in first[2], f"with the token: {first[0]} {first[2][:300]}"
+    assert second[0] == 503 and "Too many kernels" in second[2], f"over the limit: {second[0]} {second[2][-400:]}"
+    assert "refused to start kernel 2" in log_text and "Culling" in log_text, log_text[-2000:]
+    assert third[0] == 200 and "tiny-output" in third[2], f"after the idle kernel was culled: {third[0]}"
+    assert "presenting tiny.ipynb at http://127.0.0.1:" in log_text and f"?token={token}" in log_text, log_text[:600]

@@ -15,7 +15,6 @@ from collections.abc import Callable
 from typing import Any
 
 import ipywidgets as W
-from traitlets import validate
 
 
 def refusal(name: str, value: object, low: int, high: int) -> str:
@@ -53,12 +52,17 @@ class StrictIntSlider(W.IntSlider):
         """Call ``callback(message)`` whenever a value outside the range is refused."""
         self._refuse_callbacks.append(callback)
 
-    @validate("value")
-    def _validate_value(self, proposal: dict[str, Any]) -> int:
-        value = int(proposal["value"])
-        if self.min <= value <= self.max:
-            return value
-        message = refusal(self.description or "this slider", value, self.min, self.max)
-        for callback in list(getattr(self, "_refuse_callbacks", ())):
-            callback(message)
-        return int(self.value)
+    def __setattr__(self, name: str, value: Any) -> None:
+        # Before the trait's own validation, which would clamp; a value from the browser comes
+        # through here too (ipywidgets sets synced state with setattr).
+        if name == "value" and self._out_of_range(value):
+            message = refusal(self.description or "this slider", value, self.min, self.max)
+            for callback in list(self._refuse_callbacks):
+                callback(message)
+            return
+        super().__setattr__(name, value)
+
+    def _out_of_range(self, value: Any) -> bool:
+        if "_refuse_callbacks" not in self.__dict__ or isinstance(value, bool):
+            return False  # still being built: ipywidgets checks the constructor's arguments itself
+        return isinstance(value, (int, float)) and not self.min <= value <= self.max

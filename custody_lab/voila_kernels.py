@@ -1,0 +1,77 @@
+"""The kernels of ``custody-lab present``: at most a few at once, so page loads cannot pile them up.
+
+Voila starts one kernel (about 140 MB) for every page load, and has no limit of its own
+(voila-dashboards/voila#617). Culling idle kernels (jupyter_server's
+``MappingKernelManager.cull_idle_timeout``) frees them later but does not bound how many run
+meanwhile: an anonymous client polling the page starts a kernel per request. The
+:data:`MANAGER` class refuses to start a kernel while ``max_kernels`` are running or starting;
+that page load gets HTTP 503 with a message naming the limit and how to raise it.
+
+``custody-lab present`` passes the class to Voila as
+``--VoilaConfiguration.multi_kernel_manager_class`` and the limit as
+``--CappedKernelManager.max_kernels``. The class is built on first use (a module ``__getattr__``),
+so ``import custody_lab`` never imports jupyter_server; only the Voila process does.
+"""
+
+from __future__ import annotations
+
+__all__ = ["MANAGER", "limit_message"]  # and CappedKernelManager, built on first use
+
+from functools import cache
+from typing import Any
+
+#: The dotted name Voila is given.
+MANAGER = "custody_lab.voila_kernels.CappedKernelManager"
+
+
+def limit_message(max_kernels: int) -> str:
+    """What a page load is told when the limit is reached.
+
+    Example:
+        >>> limit_message(4).split(" (")[0]
+        'The presentation already runs 4 kernels, its limit'
+    """
+    return (
+        f"The presentation already runs {max_kernels} kernel{'s' if max_kernels != 1 else ''}, its limit "
+        "(custody-lab present "
+        "--max-kernels N). Close a tab you no longer need, or wait until idle kernels are shut down, "
+        "then reload."
+    )
+
+
+@cache
+def _build() -> type:
+    import tornado.web
+    from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
+    from traitlets import Integer
+
+    class CappedKernelManager(AsyncMappingKernelManager):  # type: ignore[misc]
+        """``AsyncMappingKernelManager`` that starts no kernel beyond ``max_kernels``."""
+
+        max_kernels = Integer(
+            8, config=True, help="Most kernels running at once; a page load beyond it gets HTTP 503 (0: no limit)."
+        )
+        _starting = 0
+
+        async def start_kernel(self, *args: Any, **kwargs: Any) -> str:  # type: ignore[override]
+            known = kwargs.get("kernel_id")
+            if known is None or known not in self:  # reusing a running kernel starts nothing
+                running = len(self.list_kernel_ids()) + self._starting
+                if 0 < self.max_kernels <= running:
+                    message = limit_message(self.max_kernels)
+                    self.log.warning("refused to start kernel %d: %s", running + 1, message)
+                    reason = f"Too many kernels (the limit is {self.max_kernels}: close a tab or wait, then reload)"
+                    raise tornado.web.HTTPError(503, message, reason=reason)
+            self._starting += 1
+            try:
+                return str(await super().start_kernel(*args, **kwargs))
+            finally:
+                self._starting -= 1
+
+    return CappedKernelManager
+
+
+def __getattr__(name: str) -> Any:
+    if name == "CappedKernelManager":
+        return _build()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
