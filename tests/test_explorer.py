@@ -97,7 +97,8 @@ def test_reset_returns_every_control_to_the_baseline(fresh):
 
 def test_the_preset_picker_loads_any_fixture_case_as_the_new_baseline(fresh):
     ids = [c.id for c in cl.load_fixture().all_cases]
-    assert list(fresh.preset.options) == ids
+    assert [value for _label, value in fresh.preset.options] == ids
+    assert [label for label, _value in fresh.preset.options] == ids, "a plain id is its own label"
     fresh.preset.value = "oversize-embed"
     assert fresh.baseline.id == "oversize-embed" and fresh.decision.rejection == "embed-over-budget"
     assert fresh.controls["bytes"].value == 9000

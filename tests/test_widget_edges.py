@@ -15,7 +15,7 @@ import json
 import pytest
 
 import custody_lab as cl
-from custody_lab.protocol.catalog import ResourceEntry
+from custody_lab.protocol.catalog import Catalog, ResourceEntry, TemplateEntry
 from custody_lab.sweep import grid, sweep
 from custody_lab.views import html as views_html
 from custody_lab.views.catalog_html import entry_html, untrusted_text_html
@@ -277,3 +277,22 @@ def test_the_what_if_table_and_the_blob_viewer_show_bidi_characters_as_escapes()
     viewer.paste(base64.b64encode(SPOOF.encode()).decode(), "text/plain")
     assert viewer.shown == "text", viewer.error.value
     _assert_visible(viewer.text_view.value, "blob viewer text")
+
+
+def test_dropdown_labels_show_a_servers_or_a_cases_bidi_characters_as_escapes_and_keep_the_value(fresh):
+    catalog = Catalog.load()
+    hostile = Catalog(
+        (*catalog.resources, ResourceEntry(f"kb://{RLO}x{ZWSP}", "spoof", mime_type="text/plain")),
+        (TemplateEntry(f"orders://{{order_id}}{ZWSP}", "spoof", title=SPOOF),),
+    )
+    reader_labels = [label for label, _v in TemplateReader(hostile).picker.options]
+    viewer = BlobViewer(hostile)
+    viewer_options = dict((v, label) for label, v in viewer.source.options)
+    case = {**fresh.baseline.to_dict(), "id": f"draft{RLO}fdp.exe"}
+    fresh.load_json(json.dumps(case))
+    preset = dict((v, label) for label, v in fresh.preset.options)
+    shown = [reader_labels[0], viewer_options[f"kb://{RLO}x{ZWSP}"], preset[f"draft{RLO}fdp.exe"]]
+    for label in shown:
+        assert RLO not in label and ZWSP not in label, f"a raw bidi/zero-width character in the label {label!r}"
+    assert "\\u202e" in shown[0] and "kb://\\u202ex\\u200b" in shown[1] and shown[2] == "draft\\u202efdp.exe", shown
+    assert fresh.preset.value == f"draft{RLO}fdp.exe", "the value must stay the case's real id"

@@ -18,6 +18,7 @@ __all__ = ["PASTE", "BlobViewer", "reading_summary_html"]
 
 import ipywidgets as widgets
 
+from ...core.text import visible
 from ...protocol.blobs import BlobError, ContentsReading, hex_preview, read_contents
 from ...protocol.catalog import Catalog, ResourceNotFound
 from ...protocol.template_reading import DRAWN_IMAGES
@@ -113,7 +114,9 @@ class BlobViewer(widgets.VBox):
         self.reading: ContentsReading | None = None
         self.last_error: BlobError | ResourceNotFound | None = None
         self.shown: str | None = None
-        options = [(f"{entry.uri}  ({self.catalog.kind_of(entry)})", entry.uri) for entry in self.catalog.resources]
+        options = [
+            (f"{visible(entry.uri)}  ({self.catalog.kind_of(entry)})", entry.uri) for entry in self.catalog.resources
+        ]
         options.append(("paste a base64 blob below…", PASTE))
         start = uri if uri in {v for _, v in options} else PASTE
         self.source = widgets.Dropdown(

@@ -23,6 +23,7 @@ from ...core.explain import diff
 from ...core.loading import load_fixture
 from ...core.model import FIELD_SPECS, INITIATORS, OPERATIONS, SHAPES, Case, Decision, Policy, check_value
 from ...core.router import route
+from ...core.text import visible
 from . import render
 from .controls import StrictIntSlider
 
@@ -34,6 +35,12 @@ PASTE_LIMIT = 100_000
 _SIDE_EFFECTS = [("false — read-only", "false"), ("true — changes state", "true"), ("unknown (null)", "unknown")]
 _SIDE_VALUE = {"false": False, "true": True, "unknown": None}
 _SIDE_WORD = {v: k for k, v in _SIDE_VALUE.items()}
+
+
+def _options(ids: list[str]) -> list[tuple[str, str]]:
+    """Preset entries: a pasted case's id is its own words, so its label is made visible (a
+    right-to-left override in an id would otherwise reorder the list a learner reads)."""
+    return [(visible(case_id), case_id) for case_id in ids]
 
 
 def _side_effects(word: object) -> bool | None:
@@ -79,7 +86,7 @@ class CaseExplorer(W.VBox):
         )
         ids = [c.id for c in self._fixture.all_cases]
         self.preset = W.Dropdown(
-            options=ids if self.baseline.id in ids else [self.baseline.id, *ids],
+            options=_options(ids if self.baseline.id in ids else [self.baseline.id, *ids]),
             value=self.baseline.id,
             description="preset",
         )
@@ -276,8 +283,9 @@ class CaseExplorer(W.VBox):
             return
         self.baseline = self.case = new
         with self._hold():
-            if new.id not in self.preset.options:
-                self.preset.options = [new.id, *[o for o in self.preset.options]]
+            known = [value for _label, value in self.preset.options]
+            if new.id not in known:
+                self.preset.options = _options([new.id, *known])
             self.preset.value = new.id
         self._show_controls(new)
         self.refresh()

@@ -26,6 +26,7 @@ from typing import Any
 
 import ipywidgets as widgets
 
+from ...core.text import visible
 from ...protocol.catalog import Catalog
 from ...protocol.template_reading import Preview, ReadOutcome, TemplateVariable, preview, read_preview
 from ..catalog_html import entry_html
@@ -73,7 +74,9 @@ class TemplateReader(widgets.VBox):
         self.inputs: dict[str, widgets.Text] = {}
         self._kept: dict[str, str] = {}  # values typed so far, kept across template changes
         self._syncing = False
-        options = [(f"{t.uri_template}  ·  {t.title or t.name}", t.uri_template) for t in self.catalog.templates]
+        options = [  # a server's words: shown with bidi and zero-width characters made visible
+            (visible(f"{t.uri_template}  ·  {t.title or t.name}"), t.uri_template) for t in self.catalog.templates
+        ]
         options.append(("custom template (edit the Template box)", CUSTOM))
         known = [value for _, value in options[:-1]]
         start = template if template is not None else (known[0] if known else "")
