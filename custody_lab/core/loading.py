@@ -168,7 +168,7 @@ def _load(table: Table, progress: Progress | None = None) -> tuple[LoadResult, l
             first = by_id[case.id][1].where
             problems.append(Problem(entry.where, "id", f"duplicate id {short(case.id)} (first seen at {first})"))
             return False
-        by_id[case.id] = (case, entry)
+        by_id[case.id] = (case, entry.place())  # the place only: the row's cells are not kept
         into.append(case)
         return True
 

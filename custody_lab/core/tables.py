@@ -102,6 +102,10 @@ class Entry:
             self._where = self._where()
         return self._where
 
+    def place(self) -> Entry:
+        """The entry's location alone (its value dropped), for a loader that keeps it for later."""
+        return Entry(self._where, None, (), self.offset)
+
     def __repr__(self) -> str:
         return f"Entry({self.where!r}, {self.value!r}, {self.problems!r}, {self.offset})"
 
@@ -353,8 +357,25 @@ def _csv_entries(lines: _Lines, reader: Any, header: list[str], source: str) -> 
             continue
         if not any(cell.strip() for cell in row):
             continue
+        if len(lines.taken) > 1:  # quoted line breaks: only free text may hold them
+            broken = [
+                h for h, cell in zip(header, row) if FIELD_SPECS[h].kind != "text" and ("\n" in cell or "\r" in cell)
+            ]
+            if broken:
+                message = (
+                    f"the cell of {broken[0]!r} runs over lines {first}-{lines.taken[-1][0]}: only 'title' and "
+                    "'description' may hold line breaks (an unmatched '\"'?); the lines after the first are read again"
+                )
+                lines.give_back()
+                yield Entry(where, None, (Problem(where, broken[0], message),), lines.offset)
+                continue
         if len(row) != len(header):
             message = f"row has {len(row)} values but the header names {len(header)} columns"
+            if len(lines.taken) > 1:  # a quoted cell ran over lines: they may be rows of their own
+                message += (
+                    f" (its quoted cells run over {len(lines.taken)} lines; the lines after the first are read again)"
+                )
+                lines.give_back()
             yield Entry(where, None, (Problem(where, None, message),), lines.offset)
             continue
         mapping: dict[str, Any] = {}
