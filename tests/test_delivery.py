@@ -116,6 +116,15 @@ def test_present_prints_the_url_with_a_fresh_token_which_voila_reads_from_the_en
     assert second.env["JUPYTER_TOKEN"] != token, "two presentations got the same token"
 
 
+def test_present_uses_a_token_already_in_the_environment(monkeypatch, capsys):
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setenv("JUPYTER_TOKEN", "the-facilitators-own")
+    run = _Exec(monkeypatch)
+    assert cli.main(["present", NOTEBOOK, "--no-browser", "--port", str(delivery.free_port())]) == 0
+    out = capsys.readouterr().out
+    assert run.env["JUPYTER_TOKEN"] == "the-facilitators-own" and "?token=the-facilitators-own" in out, out
+
+
 def test_present_with_no_token_says_so_and_passes_no_token(monkeypatch, capsys):
     monkeypatch.setenv("JUPYTER_TOKEN", "left-over")
     code, run, out, err = _present(monkeypatch, capsys, "--no-token", "--port", str(delivery.free_port()))
