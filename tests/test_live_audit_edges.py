@@ -168,11 +168,11 @@ def test_a_listing_longer_than_the_page_cap_is_cut_and_the_report_says_so():
 
 
 def test_when_the_time_for_reads_runs_out_the_partial_report_says_where_it_stopped():
-    # 200 reads of 0.05 s each need 10 s; --timeout 1 gives reads and calls 6 s, the whole audit 8 s
+    # 200 reads of 0.05 s each need 10 s; with --timeout 1 reads and calls stop at 7 s, the audit ends by 8 s
     slow = ("--resources", "200", "--page-size", "1000", "--read-delay", "0.05")
     out = audit("paginated", timeout="1", bound=30.0, extra=slow)
     assert out.returncode == 2, f"a cut audit exits 2; got {out.returncode}\n{out.stderr}"
-    stop = re.search(r"INCOMPLETE: stopped at resource 'note://(\d+)': the 6 s for reads and calls ran out", out.stdout)
+    stop = re.search(r"INCOMPLETE: stopped at resource 'note://(\d+)': reads and calls stop 7 s after the", out.stdout)
     assert stop, f"expected where the audit stopped in:\n{out.stdout[-2000:]}"
     assert f"({stop.group(1)} of 200 exercised)" in out.stdout, out.stdout[-500:]
     assert "resource  note://199" in out.stdout, "every listed resource is still in the report"

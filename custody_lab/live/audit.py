@@ -17,7 +17,8 @@ templates and tools, and exercises only what is safe:
 Nothing the server does ends in a traceback: the server runs behind
 :class:`~custody_lab.live.stdio_guard.StdioGuard`, every misbehaviour becomes one
 :class:`AuditError` sentence, and ``--timeout`` bounds each exchange and (times
-:data:`BUDGET_EXCHANGES`) the whole audit, which then reports what it had and where it stopped.
+:data:`~custody_lab.live.audit_report.TOTAL_EXCHANGES`) the whole audit; reads and calls stop
+one ``--timeout`` before that bound, and the report says what was done and where it stopped.
 
 For each capability the report says, per custody field (seed 000, "Ship a context-custody
 receipt": actor, authority, identity, size, freshness, side effects), whether the server supplied
@@ -28,7 +29,6 @@ from __future__ import annotations
 
 __all__ = [
     "AUDIT_FIELDS",
-    "BUDGET_EXCHANGES",
     "AuditError",
     "AuditReport",
     "CapabilityAudit",
@@ -57,7 +57,7 @@ from pydantic import ValidationError
 from ..core.text import visible
 from .audit_report import (
     AUDIT_FIELDS,
-    BUDGET_EXCHANGES,
+    STOP_EXCHANGES,
     TOTAL_EXCHANGES,
     AuditReport,
     CapabilityAudit,
@@ -258,15 +258,15 @@ async def audit_client(
     allow_calls: Sequence[str] = (),
     timeout: float = 10.0,
     command: Sequence[str] = (),
-    budget: float | None = None,
+    started: float | None = None,
 ) -> AuditReport:
     """Audit an entered ``mcp.Client`` (any transport).
 
     Args:
         allow_calls: the only tools called, as ``NAME`` (no arguments) or ``NAME={"arg": "value"}``.
         timeout: seconds each exchange may take.
-        budget: seconds the exercises may take in all (``BUDGET_EXCHANGES * timeout`` by default);
-            when it runs out the report says where the audit stopped.
+        started: when the audit began, on anyio's clock (now, by default). Reads and calls stop
+            ``STOP_EXCHANGES * timeout`` after it; the report then says where the audit stopped.
 
     Raises:
         AuditError: ``allow_calls`` names a tool the server does not list (the message lists its
@@ -279,8 +279,8 @@ async def audit_client(
     except LiveError as e:
         raise AuditError(str(e)) from e
     _check_allowed(allowed, list(recorder.tools))
-    limit = BUDGET_EXCHANGES * timeout if budget is None else budget
-    deadline = anyio.current_time() + limit
+    began = anyio.current_time() if started is None else started
+    deadline = began + STOP_EXCHANGES * timeout
     info = client.server_info
     server = {"name": info.name if info else None, "version": info.version if info else None}
     caps: list[CapabilityAudit] = []
@@ -298,8 +298,8 @@ async def audit_client(
             live = await run()
         if scope.cancelled_caught:
             incomplete.append(
-                f"stopped at {kind} {visible(repr(name))}: the {limit:g} s for reads and calls ran out "
-                f"({done} of {total} exercised)"
+                f"stopped at {kind} {visible(repr(name))}: reads and calls stop {STOP_EXCHANGES * timeout:g} s "
+                f"after the audit began ({done} of {total} exercised)"
             )
             return None
         done += 1
@@ -308,10 +308,11 @@ async def audit_client(
         return live
 
     stopped = "not exercised: the audit's time bound ran out first"
+    unread = _unexercised(server)  # one shared (frozen) value: a cut listing may have 100,000 rows
     for uri in recorder.listed:
         live = await exercise("resource", uri, partial(recorder.read, uri, case_id=uri, cache_mode="bypass"))
         if live is None:
-            caps.append(CapabilityAudit("resource", uri, False, stopped, None, _unexercised(server)))
+            caps.append(CapabilityAudit("resource", uri, False, stopped, None, unread))
             continue
         why = "listed resource: reads are safe"
         caps.append(CapabilityAudit("resource", uri, True, why, live.outcome, _fields_from_receipt(live, server)))
@@ -399,12 +400,12 @@ def _explain(e: BaseException, guard: StdioGuard, command: Sequence[str], limit:
         return f"{cmd!r}: the server {guard.problem}"
     if isinstance(e, AuditError):
         return str(e)
-    if isinstance(e, OSError):
-        return f"cannot start {visible(repr(command[0]))}: {visible(e.strerror or e)}"
     if isinstance(e, LiveTimeout):
         return f"{cmd!r}: {visible(e)}"
-    if isinstance(e, TimeoutError):
+    if isinstance(e, TimeoutError):  # before OSError: TimeoutError is one
         return f"{cmd!r} did not finish the audit within its bound of {limit:g} s (it stopped at {asked})"
+    if isinstance(e, OSError) and not guard.started:
+        return f"cannot start {visible(repr(command[0]))}: {visible(e.strerror or e)}"
     if isinstance(e, LiveError):
         return f"{cmd!r}: the server's {visible(e)}"
     if isinstance(e, MCPError):
@@ -416,13 +417,14 @@ def _explain(e: BaseException, guard: StdioGuard, command: Sequence[str], limit:
 
 async def _audit_stdio(command: Sequence[str], allow_calls: Sequence[str], timeout: float) -> AuditReport:
     guard = StdioGuard(command, timeout=timeout, env=dict(os.environ), cwd=os.getcwd())
-    budget = BUDGET_EXCHANGES * timeout
-    limit = TOTAL_EXCHANGES * timeout  # the handshake and the listing, then the exercises' own budget
+    limit = TOTAL_EXCHANGES * timeout
+    began = anyio.current_time()
+    report: AuditReport | None = None
     try:
-        with anyio.fail_after(limit):
+        with anyio.move_on_after(limit):  # a report made in time is kept even if stopping is slow
             async with Client(guard.connect(), mode="auto", read_timeout_seconds=timeout, cache=None) as client:
                 report = await audit_client(
-                    client, allow_calls=allow_calls, timeout=timeout, command=command, budget=budget
+                    client, allow_calls=allow_calls, timeout=timeout, command=command, started=began
                 )
     except BaseExceptionGroup as group:
         leaf = _known_leaf(group)
@@ -431,6 +433,8 @@ async def _audit_stdio(command: Sequence[str], allow_calls: Sequence[str], timeo
         raise AuditError(_explain(leaf, guard, command, limit), stderr=guard.stderr_lines()) from leaf
     except _KNOWN as e:
         raise AuditError(_explain(e, guard, command, limit), stderr=guard.stderr_lines()) from e
+    if report is None:
+        raise AuditError(_explain(TimeoutError(), guard, command, limit), stderr=guard.stderr_lines())
     late = () if guard.problem is None else (f"the server {guard.problem}",)
     return replace(report, incomplete=report.incomplete + late, stderr=tuple(guard.stderr_lines()))
 
@@ -454,4 +458,10 @@ def audit_command(command: Sequence[str], *, allow_calls: Sequence[str] = (), ti
 
 
 if __name__ == "__main__":  # pragma: no cover - convenience: python -m custody_lab.live.audit CMD…
-    print(format_report(audit_command(sys.argv[1:])))
+    import argparse
+
+    from .command import configure_audit, run_audit
+
+    parser = argparse.ArgumentParser(prog="python -m custody_lab.live.audit")
+    configure_audit(parser)
+    sys.exit(run_audit(parser.parse_args(["--", *sys.argv[1:]])))

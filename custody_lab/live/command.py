@@ -19,7 +19,7 @@ import argparse
 import json
 import sys
 
-from .audit_report import TOTAL_EXCHANGES
+from .audit_report import STOP_EXCHANGES, TOTAL_EXCHANGES
 
 #: Exit codes of ``custody-lab live``.
 EXIT_AGREE, EXIT_DIFFER, EXIT_ERROR = 0, 1, 2
@@ -103,8 +103,8 @@ def configure_audit(p: argparse.ArgumentParser) -> None:
         "--timeout",
         default="10",
         metavar="S",
-        help=f"seconds for each exchange (default 10); the whole audit stops after "
-        f"{TOTAL_EXCHANGES} x S and prints what it found",
+        help=f"seconds for each exchange (default 10); reads and calls stop {STOP_EXCHANGES} x S after "
+        f"the start and the partial report is printed; the whole audit ends within {TOTAL_EXCHANGES} x S",
     )
     p.add_argument("--strict", action="store_true", help="exit 1 when any capability cannot supply a custody field")
     p.add_argument("--json", action="store_true", help="print the report as JSON")

@@ -109,6 +109,7 @@ class StdioGuard:
 
     Attributes:
         problem: the first misbehaviour seen, as a sentence (``None`` while all is well).
+        started: whether the process was started (an ``OSError`` before that means it cannot be).
         returncode: the exit code once the process has ended.
         method_of: the method of every request sent, by id (for messages naming a request).
         last_method: the method of the last request sent.
@@ -127,6 +128,7 @@ class StdioGuard:
         self.env = dict(env) if env is not None else None
         self.cwd = cwd
         self.problem: str | None = None
+        self.started = False
         self.returncode: int | None = None
         self.method_of: dict[Any, str] = {}
         self.last_method: str | None = None
@@ -175,6 +177,7 @@ class StdioGuard:
             cwd=self.cwd,
             start_new_session=True,  # its own process group, so the whole tree can be stopped
         )
+        self.started = True
         to_client, client_reads = anyio.create_memory_object_stream[SessionMessage | Exception](0)
         client_writes, from_client = anyio.create_memory_object_stream[SessionMessage](0)
         self._to_client = to_client
