@@ -15,15 +15,12 @@ __all__ = ["main"]
 
 import argparse
 import json
-import os
 import sys
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any
 
 from . import delivery
 from .core.errors import CaseFileError, CustodyLabError
-from .core.loading import Progress
 from .core.model import Policy
 from .core.tables import load_policy
 from .core.text import INVISIBLE, visible
@@ -73,8 +70,6 @@ def _cmd_fixture(args: argparse.Namespace) -> int:
     return 0
 
 
-#: A case file at least this large shows on stderr how far its loading has got.
-PROGRESS_FROM_BYTES = 4 << 20
 #: What JSON output escapes beyond JSON's own C0 escapes: DEL, the C1 controls, bidi overrides and
 #: zero-width characters (the same value, written so that a terminal shows it instead of obeying it).
 _JSON_ESCAPES = {c: f"\\u{c:04x}" for c in [0x7F, *range(0x80, 0xA0), *map(ord, INVISIBLE)]}
@@ -84,39 +79,12 @@ def _json_out(value: Any) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False).translate(_JSON_ESCAPES)
 
 
-def _progress_line(path: str) -> Progress | None:
-    """A ``progress`` callback printing "reading FILE: 40% of 96.0 MB" to stderr, for a large file:
-    one line rewritten in place on a terminal, a line per tenth otherwise."""
-    try:
-        size = os.stat(path).st_size
-    except OSError:
-        return None
-    if size < PROGRESS_FROM_BYTES:
-        return None
-    name, tty, shown = visible(Path(path).name), sys.stderr.isatty(), [-1]
-
-    def show(done: int, total: int) -> None:
-        percent = done * 100 // total if total else 100
-        if not tty:
-            percent -= percent % 10
-        if percent <= shown[0]:
-            return
-        shown[0] = percent
-        line = f"reading {name}: {percent:3d}% of {total / 1e6:.1f} MB"
-        if tty:
-            print("\r" + line, end="\n" if percent == 100 else "", file=sys.stderr, flush=True)
-        else:
-            print(line, file=sys.stderr, flush=True)
-
-    return show
-
-
 def _cmd_route(args: argparse.Namespace) -> int:
-    from .core.loading import read_cases
+    from .core.loading import progress_line, read_cases
     from .core.router import route
 
     policy = _load_policy(args.policy)
-    result = read_cases(args.file, progress=_progress_line(args.file))
+    result = read_cases(args.file, progress=progress_line(args.file))
     policy = policy or result.policy
     decisions = [route(c, policy) for c in result.cases]
     if args.json:

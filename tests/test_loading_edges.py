@@ -288,20 +288,23 @@ def test_progress_is_reported_in_bytes_rising_to_the_file_size(tmp_path):
     assert [d for d, _ in seen] == sorted(d for d, _ in seen), "progress went backwards"
 
 
-def test_route_prints_a_progress_line_for_a_large_file_and_none_for_a_small_one(capsys, tmp_path, monkeypatch):
-    import custody_lab.cli as cli
+@pytest.mark.parametrize("command", ["route", "sweep"])
+def test_route_and_sweep_print_a_progress_line_for_a_large_file_and_none_for_a_small_one(
+    capsys, tmp_path, monkeypatch, command
+):
+    from custody_lab.core import loading
 
     path = tmp_path / "big.csv"
     path.write_bytes(rows(*(ROW.format(id=f"r{i}") for i in range(2000))))
-    monkeypatch.setattr(cli, "PROGRESS_FROM_BYTES", path.stat().st_size)
-    assert main(["route", str(path)]) == 0
+    monkeypatch.setattr(loading, "PROGRESS_FROM_BYTES", path.stat().st_size)
+    assert main([command, str(path)]) == 0
     lines = capsys.readouterr().err.splitlines()
     mb = f"of {path.stat().st_size / 1e6:.1f} MB"
     want = [f"reading big.csv: {p:3d}% {mb}" for p in range(0, 101, 10)]
-    assert lines == want, f"expected {want}, got {lines}"
-    monkeypatch.setattr(cli, "PROGRESS_FROM_BYTES", path.stat().st_size + 1)
-    assert main(["route", str(path)]) == 0
-    assert capsys.readouterr().err == ""
+    assert lines == want, f"{command}: expected {want}, got {lines}"
+    monkeypatch.setattr(loading, "PROGRESS_FROM_BYTES", path.stat().st_size + 1)
+    assert main([command, str(path)]) == 0
+    assert capsys.readouterr().err == "", command
 
 
 def test_route_shows_control_and_bidi_characters_of_case_text_instead_of_obeying_them(capsys, tmp_path):

@@ -28,6 +28,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Sweep the file; returns the exit code (2 for a bad file, policy or output format)."""
+    from ..core.loading import progress_line
     from ..core.tables import load_policy
     from .io import read_grid_and_policy
     from .sweep import outcome_counts, sweep
@@ -46,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
             )
             return 2
     given = load_policy(args.policy) if args.policy else None  # first, as ``route`` reads it
-    frame, file_policy = read_grid_and_policy(args.grid)
+    frame, file_policy = read_grid_and_policy(args.grid, progress=progress_line(args.grid))
     policy = given or file_policy
     swept = sweep(frame, policy)
     counts = outcome_counts(swept)
