@@ -11,7 +11,7 @@ import pytest
 
 import custody_lab as cl
 from custody_lab.cli import main
-from custody_lab.core import tables
+from custody_lab.core import json_table, tables
 from custody_lab.core.paths import data_path
 
 GOOD = {
@@ -263,7 +263,7 @@ def test_line_numbers_of_a_json_file_are_counted_in_one_pass_not_once_per_entry(
     n = 2000
     text = CountingText("[\n" + ",\n".join(one(f"c{i}", bytes=-1) for i in range(n)) + "\n]")
     CountingText.looked = 0
-    table = tables._JsonDoc(text, "t.json", len(text)).table()
+    table = json_table.JsonDoc(text, "t.json", len(text)).table()
     wheres = [e.where for e in table.entries]  # every location asked for: the worst case
     assert wheres[-1] == f"t.json line {n + 1} (cases[{n - 1}])", wheres[-1]
     assert CountingText.looked <= 2 * len(text), f"looked at {CountingText.looked} chars of a {len(text)}-char file"
@@ -272,7 +272,7 @@ def test_line_numbers_of_a_json_file_are_counted_in_one_pass_not_once_per_entry(
 def test_a_json_file_without_problems_never_counts_its_lines():
     text = CountingText("[\n" + ",\n".join(one(f"c{i}") for i in range(100)) + "\n]")
     CountingText.looked = 0
-    result = cl.core.loading._load(tables._JsonDoc(text, "t.json", len(text)).table())[0]
+    result = cl.core.loading._load(json_table.JsonDoc(text, "t.json", len(text)).table())[0]
     assert len(result.cases) == 100 and not result.problems, result.problems
     assert CountingText.looked == 0, CountingText.looked
 
