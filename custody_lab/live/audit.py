@@ -174,7 +174,7 @@ def _declared_tool_fields(tool: Any, server: dict[str, Any]) -> tuple[FieldSuppo
         if declared
         else f"_meta {SIDE_EFFECTS_KEY}"
         if lab
-        else "no readOnlyHint and no declaration: the lab would refuse to call it"
+        else "no readOnlyHint and no declaration (the lab's host policy calls it only when you name it)"
     )
     unknown = f"not exercised: {NOT_CALLED}"
     return (

@@ -39,7 +39,7 @@ import os
 import signal
 import subprocess
 from collections.abc import AsyncIterator, Mapping, Sequence
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from typing import Any
 
 import anyio
@@ -200,7 +200,8 @@ class StdioGuard:
 
     async def _stop(self, process: Process) -> None:
         if process.stdin is not None:
-            await process.stdin.aclose()
+            with suppress(anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
+                await process.stdin.aclose()  # the process may be gone already
         for sig in (None, signal.SIGTERM, signal.SIGKILL):
             if sig is not None and process.returncode is None:
                 try:
