@@ -240,3 +240,12 @@ def test_bad_allow_calls_arguments_are_refused_before_the_server_starts(item, ex
     lines = out.stderr.strip().splitlines()
     assert out.returncode == 2 and len(lines) == 1 and expected in lines[0], f"{item[:40]!r}: {out.stderr[:300]}"
     assert received(log) == [], f"{item[:40]!r}: the server was started anyway"
+
+
+def test_strict_turns_custody_gaps_into_exit_1_and_without_it_the_audit_exits_0():
+    plain, strict = audit("ok"), audit("ok", "--strict")
+    assert re.search(r"^[1-9]\d* custody gap\(s\) across", plain.stdout, re.M), plain.stdout
+    assert (plain.returncode, strict.returncode) == (0, 1), (
+        f"expected (0, 1); got {(plain.returncode, strict.returncode)}"
+    )
+    assert strict.stderr == "", f"gaps are a finding, not an error: {strict.stderr!r}"
