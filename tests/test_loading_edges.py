@@ -132,6 +132,12 @@ HOSTILE: dict[str, tuple[str, bytes, str, list[str]]] = {
         "latin.csv line 3: the line is not UTF-8 (byte 0xe9 at column 4)",
         ["ok"],
     ),
+    "old mac line ends": (
+        "cr.csv",
+        rows(ROW.format(id="ok")).replace(b"\n", b"\r"),
+        "cr.csv line 1: the header: a line ends with a bare carriage return",
+        [],
+    ),
     "a column twice": ("dup.csv", b"id,uri,id\nx,u,y\n", "dup.csv line 1: column 'id' appears more than once", []),
 }
 

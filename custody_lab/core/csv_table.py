@@ -157,6 +157,8 @@ def _csv_error(e: Exception, spanned: int) -> str:
     if "field limit" in message:
         what = f"a cell is longer than {csv.field_size_limit():,} characters (the csv module's field limit)"
         return what + (" — probably an unmatched '\"'" if spanned > 1 else "") + after
+    if "new-line character seen in unquoted field" in message:
+        return "a line ends with a bare carriage return (\\r): save the file with \\n or \\r\\n line ends"
     if "unexpected end of data" in message:
         return f"a quoted cell is not closed before the end of the file (an unmatched '\"'){after}"
     return f"not valid CSV: {message}{after}"
