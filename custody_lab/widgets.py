@@ -17,6 +17,7 @@ _PANELS = {
     "CaseExplorer": f"{_VIEWS}.explorer",
     "BlobViewer": f"{_VIEWS}.blob_viewer",
     "LinkOrEmbedCalculator": f"{_VIEWS}.link_embed",
+    "LoadBar": f"{_VIEWS}.load_bar",
     "TemplateReader": f"{_VIEWS}.template_reader",
     "WhatIfPanel": f"{_VIEWS}.whatif",
     "ExercisePanel": "custody_lab.teaching.panels",
