@@ -144,6 +144,22 @@ TRICKY: dict[str, tuple[str, bytes, str]] = {
         "refuse",
     ),
     "json with a bom": ("bom.json", b"\xef\xbb\xbf" + json.dumps([DRAFT]).encode(), "decide"),
+    "whitespace-only custody text": (
+        "blank.json",
+        json.dumps([{**DRAFT, "uri": " "}, {**DRAFT, "id": "m", "mime": "\u3000"}, {**DRAFT, "id": "ok"}]).encode(),
+        "decide",
+    ),
+    "an unclosed quote": (
+        "unclosed.csv",
+        csv_text(GOOD, '"' + GOOD.replace("ok,", "q,"), GOOD.replace("ok,", "z,")).encode(),
+        "refuse",
+    ),
+    "a key twice in a json case": (
+        "dup-key.json",
+        ("[" + json.dumps(DRAFT).replace('"bytes": 760', '"bytes": 760, "bytes": 9000') + "]").encode(),
+        "refuse",
+    ),
+    "an empty json list": ("empty.json", b"[]", "refuse"),
 }
 
 DATA_FILES = sorted([data_path("cases.json"), *data_path("inventories").glob("*.csv")], key=lambda p: p.name)
@@ -239,6 +255,10 @@ def refusal_of(capsys, tmp_path, name: str) -> list[str]:
         ("a json list", {"draft": "embedded-resource", "big": "embed-over-budget", "nobody": "side-effects-unknown"}),
         ("a json case file with its own policy", {"draft": "embed-over-budget", "small": "embedded-resource"}),
         ("json with a bom", {"draft": "embedded-resource"}),
+        (
+            "whitespace-only custody text",
+            {"draft": "custody-incomplete", "m": "custody-incomplete", "ok": "embedded-resource"},
+        ),
     ],
 )
 def test_a_tricky_file_that_both_accept_is_decided_as_the_rules_say(capsys, tmp_path, name, expected):
@@ -261,6 +281,9 @@ def test_a_tricky_file_that_both_accept_is_decided_as_the_rules_say(capsys, tmp_
         ("a duplicate id", [("line 3", "duplicate id 'ok'")]),
         ("an empty file", [("nothing.csv", "expected a header row")]),
         ("a header only", [("header.csv", "holds no cases")]),
+        ("an empty json list", [("empty.json", "holds no cases")]),
+        ("an unclosed quote", [("line 3", "a quoted cell is not closed before the end of the file")]),
+        ("a key twice in a json case", [("(cases[0])", "key 'bytes' is written twice")]),
         (
             "json with a quoted number and an unknown key",
             [("(cases[1])", "'bytes'"), ("(cases[2])", "unknown field 'kind'")],
