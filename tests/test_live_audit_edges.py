@@ -8,9 +8,12 @@ process under a subprocess ``timeout=``: a hang fails the test instead of stalli
 from __future__ import annotations
 
 import json
+import os
 import re
+import shlex
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -96,10 +99,28 @@ def test_a_command_that_cannot_start_is_one_line_and_exit_2():
     ], out.stderr
 
 
+def alive(pid: int, *, within: float = 5.0) -> bool:
+    """Whether the process is still running ``within`` seconds from now (a killed process takes a
+    moment to die; a zombie waiting to be reaped does not count as running)."""
+    status = Path(f"/proc/{pid}/status")
+    for _ in range(int(within / 0.1)):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        if status.exists() and "\nState:\tZ" in status.read_text():
+            return False
+        time.sleep(0.1)
+    return True
+
+
 @pytest.mark.parametrize("mode", ["hang-initialize", "hang-list"])
-def test_timeout_bounds_a_server_that_hangs_on_the_handshake_or_a_listing(mode):
+def test_timeout_bounds_a_server_that_hangs_on_the_handshake_or_a_listing(mode, tmp_path):
     # --timeout 2: the old audit waited 12 x 2 = 24 s; the bound of 15 s includes interpreter start-up
-    out = audit(mode, timeout="2", bound=15.0)
+    pid_file = tmp_path / "server.pid"
+    out = audit(mode, timeout="2", bound=15.0, extra=("--pid-file", str(pid_file)))
+    pid = int(pid_file.read_text())
+    assert not alive(pid), f"the hung server (pid {pid}) was left running after the audit ended"
     expected = {
         "hang-initialize": "the server did not answer server/discover then initialize within 2 s",
         "hang-list": "resources/list 'page 1' got no answer within 2 s",
@@ -108,6 +129,19 @@ def test_timeout_bounds_a_server_that_hangs_on_the_handshake_or_a_listing(mode):
         f"expected {expected!r}, exit 2; got {out.returncode}:\n{out.stderr}"
     )
     assert "Traceback" not in out.stderr, out.stderr
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="process groups are POSIX")
+def test_a_hung_server_behind_a_shell_wrapper_is_stopped_with_its_whole_process_group(tmp_path):
+    # sh stays the parent; the fixture (its child) ignores EOF and SIGTERM: only a SIGKILL sent
+    # to the whole group stops it
+    pid_file = tmp_path / "server.pid"
+    server = f"{shlex.quote(sys.executable)} {shlex.quote(str(FIXTURE))} --mode hang-initialize --pid-file {pid_file}"
+    cmd = [sys.executable, "-m", "custody_lab.cli", "audit", "--timeout", "2", "--", "sh", "-c", f"{server}; true"]
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=20, cwd=ROOT)
+    assert out.returncode == 2 and "did not answer server/discover then initialize" in out.stderr, out.stderr
+    pid = int(pid_file.read_text())
+    assert not alive(pid), f"the server behind sh (pid {pid}) was left running after the audit ended"
 
 
 def test_a_read_that_never_answers_prints_the_partial_report_and_exits_2():

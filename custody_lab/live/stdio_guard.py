@@ -202,10 +202,15 @@ class StdioGuard:
         if process.stdin is not None:
             with suppress(anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
                 await process.stdin.aclose()  # the process may be gone already
-        for sig in (None, signal.SIGTERM, signal.SIGKILL):
+        # POSIX: signal the whole process group; elsewhere (no killpg) the process itself
+        kill_group = getattr(os, "killpg", None)
+        for sig in (None, signal.SIGTERM, getattr(signal, "SIGKILL", signal.SIGTERM)):
             if sig is not None and process.returncode is None:
                 try:
-                    os.killpg(process.pid, sig)
+                    if kill_group is not None:
+                        kill_group(process.pid, sig)
+                    else:
+                        process.kill()
                 except ProcessLookupError:
                     pass  # already gone
             with anyio.move_on_after(_GRACE):
@@ -213,6 +218,9 @@ class StdioGuard:
             if process.returncode is not None:
                 break
         self.returncode = process.returncode
+        if kill_group is not None:  # what the server started and left behind in its group goes too
+            with suppress(ProcessLookupError, PermissionError):
+                kill_group(process.pid, getattr(signal, "SIGKILL", signal.SIGTERM))
         with anyio.move_on_after(_GRACE):
             await process.aclose()  # closes the pipes (no transport left for the loop to finalise)
 
