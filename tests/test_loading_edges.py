@@ -351,14 +351,15 @@ def test_the_sweep_finds_blank_text_in_every_column_layout_exactly_as_str_isspac
     assert all(c < "!" for c in spaces if c.isascii()) and min(c for c in spaces if not c.isascii()) == (
         validation.FIRST_WIDE_SPACE
     ), "the two comparisons no longer bracket Python's whitespace"
-    values = ["", " ", "a", " a", "\u3000\u2028", "é", "\x1f", "\x1e ", "\u200b", "u://x", *spaces]
-    want = [v == "" or v.isspace() for v in values]
-    for layout in ("object", "str", "category"):
-        column = pd.Series(values, dtype=object if layout == "object" else layout)
-        frame = pd.DataFrame({"uri": column})
-        got = validation._text(frame, "uri", False).empty
-        got = np.broadcast_to(got, (len(values),)).tolist()
-        assert got == want, f"{layout}: {[(v, g) for v, g, w in zip(values, got, want) if g != w]}"
+    strings = ["", " ", "a", " a", "\u3000\u2028", "é", "\x1f", "\x1e ", "\u200b", "u://x", *spaces]
+    for values in (strings, [*strings, None]):  # with and without a missing value
+        want = [v is None or v == "" or v.isspace() for v in values]
+        for layout in ("object", "str", "string", "category"):
+            column = pd.Series(values, dtype=object if layout == "object" else layout)
+            text = validation._text(pd.DataFrame({"uri": column}), "uri", False)
+            got = np.broadcast_to(text.na | text.empty, (len(values),)).tolist()
+            wrong = [(v, g) for v, g, w in zip(values, got, want) if g != w]
+            assert got == want, f"{layout}, {len(values)} values: {wrong}"
 
 
 def test_a_cell_of_csv_text_is_never_cut_silently_at_the_field_limit(tmp_path):

@@ -231,8 +231,12 @@ def _text(frame: pd.DataFrame, name: str, assume_present: bool) -> Text:
             empty = np.isin(raw, blank)
         return _text_masks(na, empty)
     if isinstance(dt, pd.StringDtype):
-        na = s.isna().to_numpy()
-        return _text_masks(na, _blank_where_present(s.to_numpy(dtype=object), na))
+        raw = s.to_numpy(dtype=object)
+        try:  # a string column's values are strings or its missing value, which does not compare
+            return _text_masks(nothing(n), _blank(raw))
+        except TypeError:
+            na = s.isna().to_numpy()
+            return _text_masks(na, _blank_where_present(raw, na))
     if dt == np.dtype(object):
         raw = s.to_numpy(dtype=object)
         na = pd.isna(raw)
