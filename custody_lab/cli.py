@@ -17,14 +17,14 @@ import argparse
 import json
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from . import delivery
 from .core.errors import CaseFileError, CustodyLabError
 from .core.model import Policy
 from .core.tables import load_policy
-from .core.text import INVISIBLE, visible
+from .core.text import visible
 from .live import command as live_command
+from .live.audit_report import terminal_json
 from .teaching import solutions
 from .whatif import command as sweep_command
 
@@ -70,15 +70,6 @@ def _cmd_fixture(args: argparse.Namespace) -> int:
     return 0
 
 
-#: What JSON output escapes beyond JSON's own C0 escapes: DEL, the C1 controls, bidi overrides and
-#: zero-width characters (the same value, written so that a terminal shows it instead of obeying it).
-_JSON_ESCAPES = {c: f"\\u{c:04x}" for c in [0x7F, *range(0x80, 0xA0), *map(ord, INVISIBLE)]}
-
-
-def _json_out(value: Any) -> str:
-    return json.dumps(value, indent=2, ensure_ascii=False).translate(_JSON_ESCAPES)
-
-
 def _cmd_route(args: argparse.Namespace) -> int:
     from .core.loading import progress_line, read_cases
     from .core.router import route
@@ -88,7 +79,7 @@ def _cmd_route(args: argparse.Namespace) -> int:
     policy = policy or result.policy
     decisions = [route(c, policy) for c in result.cases]
     if args.json:
-        print(_json_out([d.to_dict() for d in decisions]))
+        print(terminal_json([d.to_dict() for d in decisions]))
     else:  # case text is data: its control characters are shown, not obeyed
         ids = [visible(d.id) for d in decisions]
         width = max(map(len, ids), default=0)
