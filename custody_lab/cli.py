@@ -22,9 +22,8 @@ from . import delivery
 from .core.errors import CaseFileError, CustodyLabError
 from .core.model import Policy
 from .core.tables import load_policy
-from .core.text import visible
+from .core.text import terminal_json, visible
 from .live import command as live_command
-from .live.audit_report import terminal_json
 from .teaching import solutions
 from .whatif import command as sweep_command
 

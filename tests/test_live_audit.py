@@ -93,8 +93,10 @@ async def test_allow_calls_lets_the_user_call_a_mutating_tool():
 
 
 def test_the_hostile_server_runs_over_stdio_as_its_own_module():
+    # 3 s: the server's own start (importing mcp) must fit in the handshake bound on a busy
+    # machine; hang_forever then costs those 3 s before it is recorded as a timeout.
     report = audit_command(
-        [sys.executable, "-m", "custody_lab.live.hostile"], allow_calls=("lookup_weather", "hang_forever"), timeout=1.0
+        [sys.executable, "-m", "custody_lab.live.hostile"], allow_calls=("lookup_weather", "hang_forever"), timeout=3.0
     )
     outcomes = {c.name: c.outcome for c in report.capabilities}
     assert report.server["name"] == "hostile-lab-server", report.server

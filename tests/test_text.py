@@ -41,3 +41,16 @@ def test_ordinary_text_is_never_changed(text):
 def test_the_result_has_no_control_or_invisible_character_left(text):
     out = visible(text)
     assert not any(ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F or c in INVISIBLE for c in out), repr(out)
+
+
+@given(
+    st.recursive(st.text(), lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(), inner, max_size=3))
+)
+def test_terminal_json_is_the_same_json_value_with_nothing_raw_left(value):
+    import json
+
+    from custody_lab.core.text import terminal_json
+
+    out = terminal_json(value)
+    assert json.loads(out) == value
+    assert not any(0x7F <= ord(c) <= 0x9F or c in INVISIBLE for c in out), repr(out)

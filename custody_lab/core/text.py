@@ -11,9 +11,11 @@ One home for both, so the CLI, the audit, the live report and the untrusted-data
 
 from __future__ import annotations
 
-__all__ = ["INVISIBLE", "visible", "visible_controls"]
+__all__ = ["INVISIBLE", "terminal_json", "visible", "visible_controls"]
 
+import json
 import unicodedata
+from typing import Any
 
 #: Characters that are not controls but reorder or hide text: the bidirectional embeddings,
 #: overrides and isolates (Unicode UAX #9), zero-width space/joiners, word joiner, the byte-order
@@ -56,3 +58,24 @@ def visible(text: object) -> str:
         'Käse — ok'
     """
     return "".join(_escape(ch) if ch in INVISIBLE or unicodedata.category(ch) == "Cc" else ch for ch in str(text))
+
+
+_JSON_UNSAFE = {
+    code: f"\\u{code:04x}" for code in [*range(0x7F, 0xA0), *(ord(ch) for ch in INVISIBLE if ord(ch) <= 0xFFFF)]
+}
+
+
+def terminal_json(value: Any) -> str:
+    """``value`` as indented JSON with every C0 and C1 control and bidi/zero-width character escaped.
+
+    ``json.dumps(..., ensure_ascii=False)`` escapes C0 controls but leaves DEL, the C1 controls
+    (``\\x9b`` is a terminal's one-byte CSI) and bidi overrides raw; here they become ``\\u`` escapes,
+    so the output is the same JSON value and is safe to print.
+
+    Example:
+        >>> print(terminal_json({"name": "a\\x1b[2J\\x9b\\u202e"}))
+        {
+          "name": "a\\u001b[2J\\u009b\\u202e"
+        }
+    """
+    return json.dumps(value, indent=2, ensure_ascii=False).translate(_JSON_UNSAFE)

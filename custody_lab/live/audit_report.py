@@ -21,14 +21,13 @@ __all__ = [
     "CapabilityAudit",
     "FieldSupport",
     "format_report",
-    "terminal_json",
+    "terminal_json",  # re-exported from core.text, its home
 ]
 
-import json
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
-from ..core.text import INVISIBLE, visible
+from ..core.text import terminal_json, visible
 
 #: The custody fields reported for every capability.
 AUDIT_FIELDS: tuple[str, ...] = (
@@ -122,27 +121,6 @@ class AuditReport:
         if self.incomplete:
             return EXIT_TROUBLE
         return EXIT_GAPS if strict and self.gaps else EXIT_OK
-
-
-_JSON_UNSAFE = {
-    code: f"\\u{code:04x}" for code in [*range(0x7F, 0xA0), *(ord(ch) for ch in INVISIBLE if ord(ch) <= 0xFFFF)]
-}
-
-
-def terminal_json(value: Any) -> str:
-    """``value`` as indented JSON with every C0 and C1 control and bidi/zero-width character escaped.
-
-    ``json.dumps(..., ensure_ascii=False)`` escapes C0 controls but leaves DEL, the C1 controls
-    (``\\x9b`` is a terminal's one-byte CSI) and bidi overrides raw; here they become ``\\u`` escapes,
-    so the output is the same JSON value and is safe to print.
-
-    Example:
-        >>> print(terminal_json({"name": "a\\x1b[2J\\x9b\\u202e"}))
-        {
-          "name": "a\\u001b[2J\\u009b\\u202e"
-        }
-    """
-    return json.dumps(value, indent=2, ensure_ascii=False).translate(_JSON_UNSAFE)
 
 
 def _cell(text: object, width: int) -> str:

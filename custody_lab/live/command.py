@@ -127,8 +127,9 @@ def _print_stderr(lines: tuple[str, ...]) -> None:
 def run_audit(args: argparse.Namespace) -> int:
     """Exit 0 when the audit finished, 1 for gaps under ``--strict``, 2 when it could not run or
     did not finish (the message says what the server did; a partial report is printed first)."""
+    from ..core.text import terminal_json
     from .audit import AuditError, audit_command, check_timeout
-    from .audit_report import EXIT_TROUBLE, format_report, terminal_json
+    from .audit_report import EXIT_TROUBLE, format_report
 
     command = list(args.server_command)
     if command and command[0] == "--":
