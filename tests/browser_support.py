@@ -64,13 +64,15 @@ def require_browser() -> None:
 
 
 def isolated_jupyter_env(base: Path) -> dict[str, str]:
-    """Environment for a test server: its own Jupyter config/data/runtime dirs, no display."""
+    """Environment for a test server: its own Jupyter config/data/runtime dirs and its own exercise
+    progress file (a kernel must not see what other tests recorded), no display."""
     env = {
         name: str(base / name.lower())
         for name in ("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR", "IPYTHONDIR")
     }
     for path in env.values():
         Path(path).mkdir(parents=True, exist_ok=True)
+    env["CUSTODY_LAB_PROGRESS"] = str(base / "progress.json")
     env["MPLBACKEND"] = "Agg"
     env["PYTHONUNBUFFERED"] = "1"
     return env
