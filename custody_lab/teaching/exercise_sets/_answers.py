@@ -8,7 +8,7 @@ One home for these readers, shared by every set module.
 
 from __future__ import annotations
 
-__all__ = ["is_one_of", "number", "same_number", "same_text", "text", "whole_number"]
+__all__ = ["is_one_of", "names", "number", "same_number", "same_text", "text", "whole_number"]
 
 
 def text(answer: object) -> str | None:
@@ -19,6 +19,21 @@ def text(answer: object) -> str | None:
         ('orders://A-1002', None)
     """
     return answer.strip() if isinstance(answer, str) else None
+
+
+def names(answer: object) -> frozenset[str] | None:
+    """A non-empty list, tuple or set of strings as a set of stripped strings; ``None`` otherwise.
+
+    Example:
+        >>> sorted(names([" bytes", "shape "])), names("bytes, shape"), names([]), names(["a", 1])
+        (['bytes', 'shape'], None, None, None)
+    """
+    if not isinstance(answer, list | tuple | set | frozenset) or not answer:
+        return None
+    found = [text(item) for item in answer]
+    if any(name is None for name in found):
+        return None
+    return frozenset(name for name in found if name is not None)
 
 
 def is_one_of(answer: object, *candidates: str) -> bool:

@@ -34,15 +34,8 @@ from . import _answers as ans
 LEDGER, LOGO = "state://lab/ledger", "assets://logo.png"
 
 
-def _names(answer: object) -> frozenset[str] | None:
-    """A non-empty list, tuple or set of strings as a set of stripped strings; ``None`` otherwise."""
-    if isinstance(answer, list | tuple | set | frozenset) and answer and all(isinstance(x, str) for x in answer):
-        return frozenset(str(x).strip() for x in answer)
-    return None
-
-
 def _same_names(answer: object, expected: object) -> bool:
-    names = _names(answer)
+    names = ans.names(answer)
     return names is not None and isinstance(expected, list) and names == frozenset(expected)
 
 
@@ -86,7 +79,7 @@ def _templates_only() -> frozenset[str]:
 
 def _detect_names(test: Any) -> Any:
     def detect(answer: object) -> bool:
-        names = _names(answer)
+        names = ans.names(answer)
         return names is not None and bool(test(names))
 
     return detect

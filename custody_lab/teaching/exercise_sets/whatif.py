@@ -60,16 +60,6 @@ def _refused_ids(policy: Policy | None) -> frozenset[str]:
     return frozenset(swept[~swept["accepted"]]["id"])
 
 
-def _names(answer: object) -> frozenset[str] | None:
-    """A list, tuple or set of names as a set of stripped strings; ``None`` for anything else."""
-    if not isinstance(answer, list | tuple | set | frozenset):
-        return None
-    names = [ans.text(item) for item in answer]
-    if not names or any(name is None for name in names):
-        return None
-    return frozenset(name for name in names if name is not None)
-
-
 # --------------------------------------------------------------------------------------------
 # whatif-01: which single inputs flip fetch-attachment to accepted
 # --------------------------------------------------------------------------------------------
@@ -94,7 +84,7 @@ def _inputs_that_refuse_otherwise() -> frozenset[str]:
 
 
 def _partial(answer: object) -> bool:
-    names = _names(answer)
+    names = ans.names(answer)
     return names is not None and 0 < len(names) < len(_inputs_that_accept()) and names <= set(_inputs_that_accept())
 
 
@@ -112,7 +102,7 @@ WHATIF_01 = Exercise(
     wanted="a list of the inventory's column names",
     given=lambda: ATTACHMENT,
     reference=_inputs_that_accept,
-    compare=lambda a, e: _names(a) == _names(e),
+    compare=lambda a, e: ans.names(a) == ans.names(e),
     mistakes=(
         Mistake(
             "named-one-of-them",
@@ -123,21 +113,21 @@ WHATIF_01 = Exercise(
         ),
         Mistake(
             "counted-other-refusals",
-            lambda a: (n := _names(a)) is not None and bool(n & _inputs_that_refuse_otherwise()),
+            lambda a: (n := ans.names(a)) is not None and bool(n & _inputs_that_refuse_otherwise()),
             "Some of those inputs change the outcome only to another refusal (read `outcome_after`: "
             "a rejection code is still a refusal). Keep only the changes that end in a shape.",
             example=["bytes", "allowed"],
         ),
         Mistake(
             "named-the-policy",
-            lambda a: (n := _names(a)) is not None and bool(n & {"embedLimitBytes", "embed_limit_bytes", "policy"}),
+            lambda a: (n := ans.names(a)) is not None and bool(n & {"embedLimitBytes", "embed_limit_bytes", "policy"}),
             "The inline budget is the host's policy, not an input of the capability: flips changes "
             "the capability's own columns and keeps the policy still.",
             example=["embedLimitBytes"],
         ),
         Mistake(
             "handed-it-to-the-application",
-            lambda a: (n := _names(a)) is not None and "initiator" in n,
+            lambda a: (n := ans.names(a)) is not None and "initiator" in n,
             "Changing who initiates does not get this row past the rule that refuses it now: the "
             "rules are checked in order and the first that fails decides. `initiator` has no row "
             "in this capability's flips table.",
@@ -163,7 +153,7 @@ def _unchanged_accepted() -> frozenset[str]:
 
 def _ids(answer: object) -> frozenset[str] | None:
     """The answer as a set of inventory ids; ``None`` unless every name is an id of the inventory."""
-    names = _names(answer)
+    names = ans.names(answer)
     return names if names is not None and names <= set(_inventory()["id"]) else None
 
 
@@ -181,7 +171,7 @@ WHATIF_02 = Exercise(
     input_label="data/inventories/support-desk.csv, seed policy → data/policies/strict.json",
     wanted="a list of capability ids from the inventory's id column",
     reference=_strict_changes,
-    compare=lambda a, e: _ids(a) == _names(e),
+    compare=lambda a, e: _ids(a) == ans.names(e),
     mistakes=(
         Mistake(
             "gave-a-count",
@@ -191,7 +181,7 @@ WHATIF_02 = Exercise(
         ),
         Mistake(
             "not-inventory-ids",
-            lambda a: _names(a) is not None and _ids(a) is None,
+            lambda a: ans.names(a) is not None and _ids(a) is None,
             "Use the ids exactly as they are written in the inventory's id column.",
             example=["the SLA dashboard"],
         ),
