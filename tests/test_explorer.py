@@ -193,3 +193,75 @@ def test_a_negative_size_typed_in_the_box_shows_the_case_error_and_keeps_the_las
 def test_a_size_above_the_slider_range_typed_in_the_box_widens_the_slider(fresh):
     fresh.bytes_box.value = 50000
     assert fresh.controls["bytes"].max >= 50000 and fresh.case.bytes == 50000
+
+
+def test_a_changed_embed_limit_is_named_in_the_diff_line_with_the_outcome_it_flipped(fresh):
+    fresh.load("oversize-embed")
+    fresh.set(embedLimitBytes=10240)
+    expected = "embed limit 4096 → 10240 flipped embed-over-budget → accepted"
+    assert expected in fresh.diff.value, f"embed limit 4096 → 10240: expected {expected!r} in {fresh.diff.value!r}"
+    assert "⇄ FLIPPED" in fresh.diff.value, fresh.diff.value
+    fresh.set(bytes=12000)
+    both = "bytes 9000 → 12000, embed limit 4096 → 10240 flipped embed-over-budget → embed-over-budget"
+    assert "bytes 9000 → 12000, embed limit 4096 → 10240: outcome unchanged (embed-over-budget)" in fresh.diff.value, (
+        f"bytes and limit changed, outcome the same: not {both!r}; got {fresh.diff.value!r}"
+    )
+
+
+def test_a_policy_change_alone_is_not_reported_as_no_input_differing(fresh):
+    fresh.set(embedLimitBytes=512)
+    assert "no input differs" not in fresh.diff.value, fresh.diff.value
+    assert "embed limit 4096 → 512 flipped accepted → embed-over-budget" in fresh.diff.value, fresh.diff.value
+
+
+def test_reset_to_baseline_restores_the_policy_as_well_as_the_case(fresh):
+    fresh.load("oversize-embed")
+    fresh.set(bytes=700, embedLimitBytes=10240)
+    assert fresh.policy.embed_limit_bytes == 10240 and fresh.decision.accepted
+    fresh.reset_button.click()
+    got = (fresh.policy.embed_limit_bytes, fresh.controls["embedLimitBytes"].value, fresh.case.bytes)
+    assert got == (4096, 4096, 9000), (
+        f"after Reset: (policy limit, limit slider, bytes) expected (4096, 4096, 9000), got {got}"
+    )
+    assert fresh.decision.rejection == "embed-over-budget", fresh.decision.to_dict()
+    assert "no input differs from the baseline" in fresh.diff.value, fresh.diff.value
+
+
+def test_an_explorer_built_with_a_policy_resets_to_that_policy():
+    explorer = CaseExplorer("oversize-embed", cl.Policy(embed_limit_bytes=10000), chart=False)
+    assert explorer.decision.accepted, explorer.decision.to_dict()
+    explorer.set(embedLimitBytes=4096)
+    assert "embed limit 10000 → 4096 flipped accepted → embed-over-budget" in explorer.diff.value, explorer.diff.value
+    explorer.reset()
+    assert explorer.controls["embedLimitBytes"].value == 10000 and explorer.decision.accepted
+
+
+@pytest.mark.parametrize(("typed", "outcome"), [(4096, "accepted"), (4097, "embed-over-budget"), (1234, "accepted")])
+def test_a_size_typed_in_the_box_is_the_case_exactly_and_the_slider_shows_it(fresh, typed, outcome):
+    fresh.bytes_box.value = typed
+    got = (
+        fresh.case.bytes,
+        fresh.controls["bytes"].value,
+        fresh.bytes_box.value,
+        fresh.decision.rejection or "accepted",
+    )
+    assert got == (typed, typed, typed, outcome), (
+        f"typed {typed}: expected (case, slider, box, outcome) {(typed,) * 3 + (outcome,)}, got {got}"
+    )
+
+
+def test_the_sliders_step_is_1_so_the_page_never_rounds_a_typed_size_or_a_policys_limit(explorer):
+    # The browser snaps a slider's value to its step and sends the snapped value back (4097 -> 4100
+    # with step 10); tests/test_browser_layout.py shows it in JupyterLab and Voila.
+    steps = {key: explorer.controls[key].step for key in ("bytes", "embedLimitBytes")}
+    assert steps == {"bytes": 1, "embedLimitBytes": 1}, f"slider steps: expected 1 and 1, got {steps}"
+
+
+def test_the_trace_keeps_each_result_on_one_line_and_shows_every_rules_whole_test():
+    decision = cl.route(cl.load_fixture().case("oversize-embed"))
+    html = render.trace_html(decision)
+    cells = re.findall(r'<td style="white-space:nowrap">([^<]*)</td>', html)
+    assert len(cells) == len(decision.trace) and "✓ passed" in cells, f"result cells kept on one line: {cells}"
+    for step in decision.trace:
+        assert f"<td>{step.test}</td>" in html.replace("&#x27;", "'").replace("&quot;", '"'), f"test of {step.code} cut"
+    assert html.startswith('<div class="custody-scroll" style="overflow-x:auto'), html[:80]

@@ -510,6 +510,31 @@ def test_a_custom_template_can_read_a_listed_image_and_draws_it(reader):
     assert reader.outcome.status == "read" and not visible(reader.image), "the picture is hidden again"
 
 
+def test_a_new_template_error_clears_the_previous_reads_result_and_picture(reader):
+    reader.pick("assets://{name}")
+    reader.fill(name="logo.png")
+    reader.read_button.click()
+    assert reader.outcome.status == "read" and visible(reader.image), "precondition: a picture was read"
+    before = reader.output.value
+    reader.template_box.value = "assets://{name"
+    assert "not valid" in reader.problem.value, reader.problem.value
+    left = (reader.outcome, visible(reader.image), bytes(reader.image.value), reader.output.value == before)
+    assert left == (None, False, b"", False), (
+        f"after 'assets://{{name' (invalid): expected (outcome None, picture hidden, no bytes, result gone), got {left}"
+    )
+    assert "press Read" in reader.output.value, reader.output.value
+    reader.template_box.value = "assets://{name}"
+    reader.read_button.click()
+    assert reader.outcome.status == "read" and visible(reader.image), "a fixed template reads and draws again"
+
+
+def test_the_readers_boxes_never_run_past_a_narrow_output_area(reader):
+    boxes = {"picker": reader.picker, "template": reader.template_box, **reader.inputs}
+    widths = {name: (w.layout.width, w.layout.max_width) for name, w in boxes.items()}
+    fixed = {name: wm for name, wm in widths.items() if wm[1] != "100%"}
+    assert not fixed, f"boxes without max_width 100% (cut off at 640 CSS px): {fixed}"
+
+
 def test_a_value_with_dot_dot_slash_cannot_reach_another_resource_through_the_widget(reader):
     reader.pick("crm://customer/{id}")
     reader.fill(id="../../kb/shipping")

@@ -15,6 +15,7 @@ __all__ = [
     "BOX",
     "FONT",
     "KINDS",
+    "NOWRAP",
     "ROW_STYLES",
     "TONES",
     "UNTRUSTED_LABEL",
@@ -27,6 +28,7 @@ __all__ = [
     "field_table",
     "pre",
     "rows_html",
+    "scroll",
     "small",
     "table",
     "tone",
@@ -59,6 +61,9 @@ KINDS: dict[str, str] = {
     "plain": "color:inherit",
     "muted": "color:#555555",
 }
+
+#: A table cell whose words stay on one line ("✓ passed" never splits into "✓" and "passed").
+NOWRAP = "white-space:nowrap"
 
 #: Table rows that stand out: the step that fired (the error box's colours), a changed row, a row
 #: that does not count (not reached).
@@ -168,6 +173,17 @@ def box(body: str, kind: Kind = "plain", *, cls: str | None = None, style: str =
     css = f"{KINDS[kind]};{BOX}" + (f";{style}" if style else "")
     klass = f' class="{escape(cls)}"' if cls else ""
     return f'<div{klass} style="{css}">{body}</div>'
+
+
+def scroll(content_html: str) -> str:
+    """HTML (a table, a ``<pre>``) in a box of its own that scrolls sideways when it is wider than
+    the output area, so no column is hidden and nothing spills outside it.
+
+    Example:
+        >>> scroll("<table></table>")
+        '<div class="custody-scroll" style="overflow-x:auto;max-width:100%"><table></table></div>'
+    """
+    return f'<div class="custody-scroll" style="overflow-x:auto;max-width:100%">{content_html}</div>'
 
 
 def small(text_html: str) -> str:

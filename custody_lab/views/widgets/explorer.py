@@ -5,6 +5,12 @@ case's camelCase field names, plus ``embedLimitBytes`` for the policy) all feed 
 which builds a :class:`~custody_lab.core.model.Case`, routes it, and redraws the outcome, the trace,
 the diff against the baseline, the receipt, the case's own (untrusted) words and the custody
 matrix. The widget holds no routing logic: it calls the core and renders what comes back.
+
+The baseline is a case *and* a policy: the diff line names a changed embed limit as it names a
+changed input, and "Reset to baseline" restores both. The "type bytes" box is exact: the bytes
+slider moves in steps of 1, so the page never rounds a typed 4097 to a step (a slider with step 10
+showed 4100 and sent it back). Every row of controls wraps at a narrow width (a 1280 px window at
+200 % zoom is 640 CSS px), so no control ends up outside the output area.
 """
 
 from __future__ import annotations
@@ -37,6 +43,30 @@ _SIDE_VALUE = {"false": False, "true": True, "unknown": None}
 _SIDE_WORD = {v: k for k, v in _SIDE_VALUE.items()}
 
 
+#: Controls whose description is as wide as its words (never cut to the default label width).
+_WIDE: dict[str, Any] = {"style": {"description_width": "initial"}}
+
+
+def _fits() -> W.Layout:
+    """A control as wide as its content ("true — changes state" is never clipped)."""
+    return W.Layout(width="auto", min_width="max-content")
+
+
+def _slider_layout() -> W.Layout:
+    """A slider 420 px wide where there is room, narrower (never under 260 px) where there is not."""
+    return W.Layout(width="420px", max_width="100%", min_width="260px")
+
+
+def _text_layout() -> W.Layout:
+    """A text box of the default width that shrinks with a narrow output area."""
+    return W.Layout(width="300px", max_width="100%")
+
+
+def _row(children: list[W.Widget]) -> W.HBox:
+    """A row of controls that wraps onto new rows when the output area is too narrow for it."""
+    return W.HBox(children, layout=W.Layout(flex_flow="row wrap", align_items="center", max_width="100%"))
+
+
 def _options(ids: list[str]) -> list[tuple[str, str]]:
     """Preset entries: a pasted case's id is its own words, so its label is made visible (a
     right-to-left override in an id would otherwise reorder the list a learner reads)."""
@@ -62,13 +92,16 @@ class CaseExplorer(W.VBox):
         controls: the input widgets, keyed by camelCase field name (and ``embedLimitBytes``).
         decision: the current :class:`Decision` (always the last valid state).
         case: the current :class:`Case`; ``baseline`` is the case the diff compares against.
+        policy: the current :class:`Policy`; ``baseline_policy`` is the policy the diff compares
+            against (the one the panel started with) and the one :meth:`reset` restores.
         error: the message of the last invalid input, or ``None``.
     """
 
     def __init__(self, case: str | Case = "handbook", policy: Policy | None = None, *, chart: bool = True) -> None:
         self._fixture = load_fixture()
         self.baseline = self._resolve(case)
-        self.policy = policy or self._fixture.policy
+        self.baseline_policy = policy or self._fixture.policy
+        self.policy = self.baseline_policy
         self.case = self.baseline
         self.error: str | None = None
         self._quiet = False
@@ -81,21 +114,26 @@ class CaseExplorer(W.VBox):
         self.controls: dict[str, W.ValueWidget] = self._make_controls()
         # A box to type an exact size; the slider clamps, the box does not, so a typo such as a
         # negative size is shown as the CaseError it is instead of being silently corrected.
-        self.bytes_box = W.IntText(
-            description="type bytes", layout=W.Layout(width="190px"), style={"description_width": "initial"}
-        )
+        self.bytes_box = W.IntText(description="type bytes", layout=W.Layout(width="190px", min_width="150px"), **_WIDE)
         ids = [c.id for c in self._fixture.all_cases]
         self.preset = W.Dropdown(
             options=_options(ids if self.baseline.id in ids else [self.baseline.id, *ids]),
             value=self.baseline.id,
             description="preset",
         )
-        self.reset_button = W.Button(description="Reset to baseline", icon="undo")
+        self.reset_button = W.Button(
+            description="Reset to baseline",
+            icon="undo",
+            tooltip="the baseline case and the baseline policy (embed limit) again",
+            layout=W.Layout(width="auto", min_width="max-content"),
+        )
         self.paste = W.Textarea(
             placeholder='Paste a case as JSON, e.g. {"id": "mine", "initiator": "model", …}',
             layout=W.Layout(width="100%", height="70px"),
         )
-        self.load_button = W.Button(description="Load pasted case", icon="upload")
+        self.load_button = W.Button(
+            description="Load pasted case", icon="upload", layout=W.Layout(width="auto", min_width="max-content")
+        )
 
         self.outcome = W.HTML()
         self.trace = W.HTML()
@@ -103,7 +141,7 @@ class CaseExplorer(W.VBox):
         self.receipt = W.HTML()
         self.untrusted = W.HTML()
         self.message = W.HTML()
-        self.chart = W.Image(format="png", layout=W.Layout(max_width="900px"))
+        self.chart = W.Image(format="png", layout=W.Layout(max_width="min(900px, 100%)", height="auto"))
 
         for widget in self.controls.values():
             widget.observe(self._on_input, names="value")
@@ -117,12 +155,13 @@ class CaseExplorer(W.VBox):
         c = self.controls
         inputs = W.VBox(
             [
-                W.HBox([self.preset, self.reset_button]),
-                W.HBox([c["initiator"], c["operation"], c["shape"]]),
-                W.HBox([c["bytes"], self.bytes_box, c["embedLimitBytes"]]),
-                W.HBox([c["current"], c["requiresCurrent"], c["allowed"], c["sideEffects"]]),
-                W.HBox([c["uri"], c["mime"], c["provenance"]]),
-            ]
+                _row([self.preset, self.reset_button]),
+                _row([c["initiator"], c["operation"], c["shape"]]),
+                _row([c["bytes"], self.bytes_box, c["embedLimitBytes"]]),
+                _row([c["current"], c["requiresCurrent"], c["allowed"], c["sideEffects"]]),
+                _row([c["uri"], c["mime"], c["provenance"]]),
+            ],
+            layout=W.Layout(max_width="100%"),
         )
         tabs = W.Tab(children=[self.trace, self.receipt, W.VBox([self.paste, self.load_button])])
         for i, title in enumerate(["Trace", "Receipt", "Paste a case"]):
@@ -131,7 +170,7 @@ class CaseExplorer(W.VBox):
         if self._matrix is not None:
             children.append(self.chart)
         children.append(tabs)
-        super().__init__(children=children)
+        super().__init__(children=children, layout=W.Layout(max_width="100%"))
         self.decision: Decision = route(self.case, self.policy)
         self._baseline_decision = self.decision
         self._show_controls(self.case)
@@ -147,30 +186,25 @@ class CaseExplorer(W.VBox):
             raise CaseError(str(e.args[0]), "id") from e
 
     def _make_controls(self) -> dict[str, W.ValueWidget]:
-        wide = {"style": {"description_width": "initial"}}
+        # Step 1 on both sliders: the page snaps a value to the slider's step and sends the
+        # snapped value back, so any other step would change a typed size or a policy's limit.
         return {
-            "initiator": W.Dropdown(options=INITIATORS, description="initiator", **wide),
-            "operation": W.Dropdown(options=OPERATIONS, description="operation", **wide),
-            "shape": W.Dropdown(options=SHAPES, description="shape", **wide),
+            "initiator": W.Dropdown(options=INITIATORS, description="initiator", layout=_fits(), **_WIDE),
+            "operation": W.Dropdown(options=OPERATIONS, description="operation", layout=_fits(), **_WIDE),
+            "shape": W.Dropdown(options=SHAPES, description="shape", layout=_fits(), **_WIDE),
             "bytes": StrictIntSlider(
-                min=0,
-                max=20000,
-                step=10,
-                description="bytes",
-                continuous_update=True,
-                layout=W.Layout(width="420px"),
-                **wide,
+                min=0, max=20000, step=1, description="bytes", continuous_update=True, layout=_slider_layout(), **_WIDE
             ),
             "embedLimitBytes": StrictIntSlider(
-                min=0, max=20000, step=128, description="embed limit", layout=W.Layout(width="420px"), **wide
+                min=0, max=20000, step=1, description="embed limit", layout=_slider_layout(), **_WIDE
             ),
-            "current": W.Checkbox(description="current", indent=False),
-            "requiresCurrent": W.Checkbox(description="requiresCurrent", indent=False),
-            "allowed": W.Checkbox(description="allowed", indent=False),
-            "sideEffects": W.Dropdown(options=_SIDE_EFFECTS, description="sideEffects", **wide),
-            "uri": W.Text(description="uri", **wide),
-            "mime": W.Text(description="mime", **wide),
-            "provenance": W.Text(description="provenance", **wide),
+            "current": W.Checkbox(description="current", indent=False, layout=_fits()),
+            "requiresCurrent": W.Checkbox(description="requiresCurrent", indent=False, layout=_fits()),
+            "allowed": W.Checkbox(description="allowed", indent=False, layout=_fits()),
+            "sideEffects": W.Dropdown(options=_SIDE_EFFECTS, description="sideEffects", layout=_fits(), **_WIDE),
+            "uri": W.Text(description="uri", layout=_text_layout(), **_WIDE),
+            "mime": W.Text(description="mime", layout=_text_layout(), **_WIDE),
+            "provenance": W.Text(description="provenance", layout=_text_layout(), **_WIDE),
         }
 
     @contextmanager
@@ -259,14 +293,13 @@ class CaseExplorer(W.VBox):
     def refresh(self) -> None:
         """Route the current case and update every view (synchronously, in one pass)."""
         self.decision = route(self.case, self.policy)
-        self._baseline_decision = route(self.baseline, self.policy)
+        self._baseline_decision = route(self.baseline, self.baseline_policy)
         self.error = None
         self.message.value = ""
         self.outcome.value = render.outcome_html(self.decision)
         self.trace.value = render.trace_html(self.decision)
-        self.diff.value = render.diff_html(
-            diff(self.baseline, self.case), self._baseline_decision, self.decision, self.baseline.id
-        )
+        changes = diff(self.baseline, self.case) + render.policy_changes(self.baseline_policy, self.policy)
+        self.diff.value = render.diff_html(changes, self._baseline_decision, self.decision, self.baseline.id)
         self.receipt.value = render.receipt_html(self.decision)
         self.untrusted.value = render.untrusted_html(self.case)
         if self._matrix is not None:
@@ -275,7 +308,11 @@ class CaseExplorer(W.VBox):
 
     # -- actions -----------------------------------------------------------------------------
     def load(self, case: str | Case) -> None:
-        """Make a fixture case (by id) or a Case the new baseline and show it."""
+        """Make a fixture case (by id) or a Case the new baseline case and show it.
+
+        The policy stays as it is; the baseline policy stays the one the panel started with, so a
+        changed embed limit is still named in the diff line (and :meth:`reset` restores it).
+        """
         try:
             new = self._resolve(case)
         except CaseError as e:
@@ -321,8 +358,17 @@ class CaseExplorer(W.VBox):
         self.load(case)
 
     def reset(self) -> None:
-        """Return every control to the baseline case."""
-        self.case = self.baseline
+        """Return every control to the baseline: the baseline case and the baseline policy.
+
+        Example:
+            >>> ex = CaseExplorer("oversize-embed", chart=False)
+            >>> ex.set(embedLimitBytes=10240).accepted
+            True
+            >>> ex.reset()
+            >>> ex.policy.embed_limit_bytes, ex.controls["embedLimitBytes"].value, ex.decision.accepted
+            (4096, 4096, False)
+        """
+        self.case, self.policy = self.baseline, self.baseline_policy
         self._show_controls(self.baseline)
         self.refresh()
 

@@ -14,6 +14,7 @@ __all__ = [
     "error_html",
     "look_badge",
     "outcome_html",
+    "policy_changes",
     "receipt_html",
     "trace_html",
     "untrusted_html",
@@ -22,10 +23,10 @@ __all__ = [
 import json
 
 from ...core.explain import Change, flip_sentence
-from ...core.model import Case, Decision
+from ...core.model import Case, Decision, Policy
 from ...core.receipts import digest
 from ...core.rules import outcome_look, rule
-from ..html import FONT, ROW_STYLES, box, code, escape, pre, small, untrusted, untrusted_block
+from ..html import FONT, NOWRAP, ROW_STYLES, box, code, escape, pre, scroll, small, untrusted, untrusted_block
 
 
 def look_badge(outcome: str) -> str:
@@ -84,11 +85,37 @@ def trace_html(decision: Decision) -> str:
     for step in decision.trace:
         origin = "seed" if rule(step.code).seed else "lab"
         rows.append(
-            f'<tr class="trace-{step.status}"{_STEP_STYLE[step.status]}><td>{_MARK[step.status]}</td>'
-            f"<td>{code(step.code)}</td><td>{escape(step.test)}</td><td>{small(origin)}</td></tr>"
+            f'<tr class="trace-{step.status}"{_STEP_STYLE[step.status]}><td style="{NOWRAP}">'
+            f"{_MARK[step.status]}</td><td>{code(step.code)}</td><td>{escape(step.test)}</td>"
+            f"<td>{small(origin)}</td></tr>"
         )
     head = "<tr><th>result</th><th>rule</th><th>refuses when…</th><th>from</th></tr>"
-    return f'<table class="custody-trace" style="{FONT};font-size:90%">{head}{"".join(rows)}</table>'
+    # the rule's whole test is shown and wraps; a table still too wide scrolls inside its own box
+    return scroll(f'<table class="custody-trace" style="{FONT};font-size:90%">{head}{"".join(rows)}</table>')
+
+
+#: The policy's fields as the diff line names them, with the value each shows.
+_POLICY_FIELDS = (
+    ("embed limit", "embed_limit_bytes"),
+    ("requireCurrent (policy)", "require_current"),
+    ("now (policy)", "now"),
+)
+
+
+def policy_changes(before: Policy, after: Policy) -> list[Change]:
+    """The policy settings that differ, as :class:`Change` values the diff line names.
+
+    Example:
+        >>> [str(c) for c in policy_changes(Policy(), Policy(embed_limit_bytes=10240))]
+        ['embed limit 4096 → 10240']
+        >>> policy_changes(Policy(), Policy())
+        []
+    """
+    return [
+        Change(name, getattr(before, attr), getattr(after, attr))
+        for name, attr in _POLICY_FIELDS
+        if getattr(before, attr) != getattr(after, attr)
+    ]
 
 
 def diff_html(changes: list[Change], baseline: Decision, current: Decision, baseline_id: str) -> str:
@@ -102,7 +129,7 @@ def receipt_html(decision: Decision) -> str:
     """The seed-shaped receipt as readable JSON, with its sha256."""
     text = json.dumps(decision.to_dict(), indent=2, ensure_ascii=False)
     return box(
-        f"<b>Custody receipt</b> {small(f'sha256 {code(digest(decision.to_dict()))}')}" + pre(text, wrap=False),
+        f"<b>Custody receipt</b> {small(f'sha256 {code(digest(decision.to_dict()))}')}" + scroll(pre(text, wrap=False)),
         cls="custody-receipt",
     )
 

@@ -7,7 +7,8 @@ calls those functions.
 
 * The dropdown lists the catalog's templates; the **Template** box can also be edited to try any
   template. An invalid template shows the engine's reason with a caret under the offending
-  character, and the form keeps its last good inputs.
+  character, and the form keeps its last good inputs; the previous read's result and picture are
+  cleared (they belonged to another template), so nothing under the error looks like its result.
 * Path variables are required; query, ``;`` and fragment variables are optional (an empty box is
   undefined and RFC 6570 drops it). A required box left empty shows a plain message instead of
   reading.
@@ -15,7 +16,8 @@ calls those functions.
   label; images drawn as pictures with :class:`ipywidgets.Image`), or error -32602 "Resource not
   found" with the URI.
 
-Nothing typed can raise into the notebook.
+Nothing typed can raise into the notebook. Every box shrinks with a narrow output area (a 1280 px
+window at 200 % zoom is 640 CSS px) instead of running past its edge.
 """
 
 from __future__ import annotations
@@ -35,6 +37,13 @@ from ..template_html import outcome_html, preview_html, problem_html, variables_
 
 #: The dropdown value meaning "the template typed in the Template box".
 CUSTOM = "(custom)"
+
+_WAITING = box(small("Fill in the boxes and press Read."), "muted")
+
+
+def _box_layout(width: str) -> widgets.Layout:
+    """A box ``width`` wide where there is room, and no wider than the output area where there is not."""
+    return widgets.Layout(width=width, max_width="100%")
 
 
 class TemplateReader(widgets.VBox):
@@ -85,13 +94,13 @@ class TemplateReader(widgets.VBox):
             value=start if start in known else CUSTOM,
             description="Resource template:",
             style={"description_width": "initial"},
-            layout=widgets.Layout(width="560px"),
+            layout=_box_layout("560px"),
         )
         self.template_box = widgets.Text(
             value=start,
             description="Template:",
             continuous_update=True,
-            layout=widgets.Layout(width="560px"),
+            layout=_box_layout("560px"),
         )
         self.about = widgets.HTML()
         self.problem = widgets.HTML()
@@ -100,7 +109,7 @@ class TemplateReader(widgets.VBox):
         self.read_button = widgets.Button(
             description="Read", button_style="primary", icon="book", tooltip="resources/read this URI"
         )
-        self.output = widgets.HTML(box(small("Fill in the boxes and press Read."), "muted"))
+        self.output = widgets.HTML(_WAITING, layout=widgets.Layout(max_width="100%"))
         self.image = widgets.Image(
             format="png", width="96", layout=widgets.Layout(display="none", border="1px solid #ccc")
         )
@@ -119,7 +128,8 @@ class TemplateReader(widgets.VBox):
                 self.read_button,
                 self.output,
                 self.image,
-            ]
+            ],
+            layout=widgets.Layout(max_width="100%"),
         )
         self._use_template(start)
 
@@ -175,6 +185,7 @@ class TemplateReader(widgets.VBox):
             self.problem.value = problem_html(current.problem)
             self.preview = current
             self.preview_view.value = ""
+            self._clear_result()
             return
         self.problem.value = ""
         if current.variables != self.variables:
@@ -192,6 +203,13 @@ class TemplateReader(widgets.VBox):
         self.about.value = described + variables_html(current.variables)
         self._refresh()
 
+    def _clear_result(self) -> None:
+        """Forget the last read: its result and picture belong to a template no longer in use."""
+        self.outcome = None
+        self.output.value = _WAITING
+        self.image.layout.display = "none"
+        self.image.value = b""
+
     def _typed(self) -> dict[str, str]:
         return {**self._kept, **{name: box.value for name, box in self.inputs.items()}}
 
@@ -206,7 +224,7 @@ class TemplateReader(widgets.VBox):
                 placeholder=variable.hint,
                 continuous_update=True,
                 style={"description_width": "initial"},
-                layout=widgets.Layout(width="420px"),
+                layout=_box_layout("420px"),
             )
             box.observe(lambda _change: self._refresh(), names="value")
             self.inputs[variable.name] = box
