@@ -35,6 +35,16 @@ from .feedback import (
 )
 
 
+def _button_layout(**more: str) -> widgets.Layout:
+    """A button as wide as its words (never cut to ipywidgets' default width)."""
+    return widgets.Layout(width="auto", min_width="max-content", **more)
+
+
+def _answer_row(children: list[widgets.Widget]) -> widgets.HBox:
+    """The answer box and its buttons; the buttons wrap under the box in a narrow output area."""
+    return widgets.HBox(children, layout=widgets.Layout(flex_flow="row wrap", align_items="center"))
+
+
 class ExercisePanel(widgets.VBox):
     """One exercise: its prompt, an answer box, a **Check** button and the result.
 
@@ -66,19 +76,20 @@ class ExercisePanel(widgets.VBox):
             value="",
             placeholder=f"type {ex.wanted}",
             description="Answer:",
-            layout=widgets.Layout(flex="1 1 auto", width="auto"),
+            layout=widgets.Layout(flex="1 1 220px", width="auto", min_width="200px"),
         )
         self.check_button = widgets.Button(
             description="Check",
             button_style="primary",
             icon="check",
             tooltip=f"check your answer to {ex.id}",
+            layout=_button_layout(),
         )
         self.show_button = widgets.Button(
             description="Show me",
             icon="eye",
             tooltip=f"show the answer to {ex.id} (progress records it as shown, not solved)",
-            layout=widgets.Layout(display="" if wrong_tries(ex.id) >= TRIES_BEFORE_SHOW else "none"),
+            layout=_button_layout(display="" if wrong_tries(ex.id) >= TRIES_BEFORE_SHOW else "none"),
         )
         self.read_as = widgets.HTML("")
         self.output = widgets.HTML(f"<div>{small('Type an answer and press Check.')}</div>")
@@ -89,7 +100,7 @@ class ExercisePanel(widgets.VBox):
             [
                 self.heading,
                 self.prompt,
-                widgets.HBox([self.answer, self.check_button, self.show_button]),
+                _answer_row([self.answer, self.check_button, self.show_button]),
                 self.read_as,
                 self.output,
                 self.shown,

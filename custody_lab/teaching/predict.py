@@ -72,13 +72,13 @@ class PredictPanel(widgets.VBox):
             value="",
             placeholder=f"type {self.exercise.wanted}",
             description="I predict:",
-            layout=widgets.Layout(flex="1 1 auto", width="auto"),
+            layout=widgets.Layout(flex="1 1 220px", width="auto", min_width="200px"),
         )
         self.apply_button = widgets.Button(
             description="Apply the change and check",
             button_style="primary",
             icon="play",
-            layout=widgets.Layout(width="auto"),
+            layout=widgets.Layout(width="auto", min_width="max-content"),
             tooltip=f"check your prediction for {self.exercise.id}, then apply the change",
         )
         self.output = widgets.HTML(f"<div>{small('Write your prediction, then press the button.')}</div>")
@@ -87,7 +87,7 @@ class PredictPanel(widgets.VBox):
             widgets.HTML(exercise_heading_html(self.exercise)),
             widgets.HTML(markdown_html(self.exercise.prompt)),
             widgets.HTML(small(f"The change: {code(change.describe())}")),
-            widgets.HBox([self.prediction, self.apply_button]),
+            widgets.HBox([self.prediction, self.apply_button], layout=widgets.Layout(flex_flow="row wrap")),
             self.output,
         ]
         if own:

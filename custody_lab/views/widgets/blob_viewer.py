@@ -23,7 +23,7 @@ from ...protocol.blobs import BlobError, ContentsReading, hex_preview, read_cont
 from ...protocol.catalog import Catalog, ResourceNotFound
 from ...protocol.template_reading import DRAWN_IMAGES
 from ..catalog_html import untrusted_text_html
-from ..html import Markup, box, code, field_table, pre, small, tone, untrusted
+from ..html import Markup, box, code, field_table, pre, scroll, small, tone, untrusted
 
 #: The dropdown value meaning "use the pasted blob".
 PASTE = "(paste)"
@@ -120,7 +120,10 @@ class BlobViewer(widgets.VBox):
         options.append(("paste a base64 blob below…", PASTE))
         start = uri if uri in {v for _, v in options} else PASTE
         self.source = widgets.Dropdown(
-            options=options, value=start, description="Resource:", layout=widgets.Layout(width="460px")
+            options=options,
+            value=start,
+            description="Resource:",
+            layout=widgets.Layout(width="460px", max_width="100%"),
         )
         self.blob_box = widgets.Textarea(
             placeholder="paste base64 text here (only what goes in a blob field)",
@@ -237,7 +240,7 @@ class BlobViewer(widgets.VBox):
         else:
             self.hex_view.value = box(
                 "<b>hex preview</b> (first bytes; the content is not text and not a picture the viewer draws)"
-                + pre(hex_preview(reading.data, 256), wrap=False)
+                + scroll(pre(hex_preview(reading.data, 256), wrap=False))  # columns kept, scrolls in its box
             )
             self._only("hex")
 

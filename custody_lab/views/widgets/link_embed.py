@@ -2,7 +2,8 @@
 
 A thin view over :func:`custody_lab.protocol.link_or_embed.compare_shapes` (which asks the advisor) and
 :func:`custody_lab.protocol.link_or_embed.same_uri_invariant`, drawn and shown by
-:mod:`custody_lab.views.link_or_embed`. Moving a slider redraws everything.
+:mod:`custody_lab.views.link_or_embed`. Moving a slider redraws everything. The sliders and the URI
+box shrink with a narrow output area (640 CSS px at 200 % zoom) and the row under them wraps.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from ...protocol.link_or_embed import (
     resource_link_block,
     same_uri_invariant,
 )
-from ..html import box, untrusted
+from ..html import box, scroll, untrusted
 from ..link_or_embed import advice_html, costs_table_html, plot_cumulative, uri_check_html
 from .controls import StrictIntSlider
 
@@ -41,7 +42,7 @@ def _slider(value: int, scale: tuple[int, int, int], description: str) -> Strict
         step=step,
         description=description,
         style={"description_width": "initial"},
-        layout=widgets.Layout(width="460px"),
+        layout=widgets.Layout(width="460px", max_width="100%", min_width="260px"),
     )
 
 
@@ -85,14 +86,14 @@ class LinkOrEmbedCalculator(widgets.VBox):
     ) -> None:
         self.catalog = catalog or Catalog.load()
         style = {"description_width": "initial"}
-        wide = widgets.Layout(width="460px")
+        wide = widgets.Layout(width="460px", max_width="100%")
         self.size = _slider(payload_bytes, (100, 60000, 100), "payload bytes")
         self.reuse = _slider(reuse, (1, 20, 1), "calls reusing it")
         self.budget = _slider(budget, (512, 16384, 512), "inline budget (bytes)")
         self.binary = widgets.Checkbox(value=False, description="binary payload (sent as base64)", style=style)
         self.advice = widgets.HTML()
         self.table = widgets.HTML()
-        self.plot = widgets.Image(format="png", layout=widgets.Layout(max_width="720px"))
+        self.plot = widgets.Image(format="png", layout=widgets.Layout(max_width="min(720px, 100%)", height="auto"))
         self.error = widgets.HTML()
         self.costs: ShapeCosts | None = None
 
@@ -101,6 +102,7 @@ class LinkOrEmbedCalculator(widgets.VBox):
             value="resource_link",
             description="block",
             style=style,
+            layout=widgets.Layout(width="auto", min_width="max-content"),
         )
         self.uri_box = widgets.Text(value=DEFAULT_URI, description="URI in the block", style=style, layout=wide)
         self.uri_check = widgets.HTML()
@@ -127,9 +129,10 @@ class LinkOrEmbedCalculator(widgets.VBox):
                     "<b>Same URI (seed 001):</b> the URI in a link or an embed must be the "
                     "URI the resource is registered under."
                 ),
-                widgets.HBox([self.block_type, self.uri_box]),
+                widgets.HBox([self.block_type, self.uri_box], layout=widgets.Layout(flex_flow="row wrap")),
                 self.uri_check,
-            ]
+            ],
+            layout=widgets.Layout(max_width="100%"),
         )
         self.redraw()
         self.recheck()
@@ -144,7 +147,7 @@ class LinkOrEmbedCalculator(widgets.VBox):
         self.error.value = ""
         self.costs = costs
         self.advice.value = advice_html(costs)
-        self.table.value = costs_table_html(costs)
+        self.table.value = scroll(costs_table_html(costs))  # a wide table scrolls in its own box
         self.plot.value = _png(costs)
 
     def _fail(self, message: str) -> None:
