@@ -20,7 +20,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 VENV = Path(os.environ.get("CUSTODY_LAB_VENV", ROOT / ".venv"))
 STAMP = VENV / ".custody-lab-installed"
-START = "notebooks/00-start-here.ipynb"
 
 
 def _python() -> Path:
@@ -70,14 +69,37 @@ def run_tests(extra_args: list[str]) -> int:
     return code
 
 
+def lab_args(extra_args: list[str]) -> list[str]:
+    """The ``custody-lab lab`` arguments for the README's ``bootstrap lab`` flags.
+
+    ``--no-browser`` and ``--port N`` (or ``--port=N``) are the command's own flags; every other
+    flag is JupyterLab's and goes after ``--`` unchanged.
+
+    Example:
+        >>> lab_args(["--no-browser", "--port", "8899", "--ServerApp.ip=127.0.0.1"])
+        ['--no-browser', '--port', '8899', '--', '--ServerApp.ip=127.0.0.1']
+    """
+    own: list[str] = []
+    theirs: list[str] = []
+    rest = iter(extra_args)
+    for arg in rest:
+        if arg == "--no-browser":
+            own.append(arg)
+        elif arg == "--port":
+            own += [arg, next(rest, "")]
+        elif arg.startswith("--port="):
+            own += ["--port", arg.split("=", 1)[1]]
+        elif arg != "--":
+            theirs.append(arg)
+    return [*own, "--", *theirs] if theirs else own
+
+
 def open_lab(extra_args: list[str]) -> int:
-    """Open JupyterLab on the start notebook (``--no-browser`` and other flags pass through)."""
+    """Open JupyterLab on the start notebook through ``custody-lab lab`` (its quiet settings, the
+    start notebook's URL with the token, its warnings); ``--no-browser``, ``--port N`` and other
+    JupyterLab flags pass through."""
     py = ensure_env("test")
-    # Root the server at the repository (so data/ is browsable and the URL matches Binder's
-    # lab/tree/notebooks/...), and open the start notebook.
-    cmd = [str(py), "-m", "jupyter", "lab", f"--ServerApp.root_dir={ROOT}", START, *extra_args]
-    if hasattr(os, "geteuid") and os.geteuid() == 0 and "--allow-root" not in extra_args:
-        cmd.append("--allow-root")
+    cmd = [str(py), "-m", "custody_lab", "lab", *lab_args(extra_args)]
     _say("$ " + " ".join(cmd))
     os.chdir(ROOT)
     if os.name == "nt":

@@ -2,12 +2,15 @@
 
     custody-lab lab [--no-browser] [--port N] [-- JUPYTER-ARGS…]
         JupyterLab on notebooks/00-start-here.ipynb; prints the notebook's URL with its token
-        (adds --allow-root when run as root, and says why)
+        (adds --allow-root when run as root, and says why); the lab's own JupyterLab settings
+        (:data:`LAB_SETTINGS_DIR`, quiet: no news toast, no autosave) unless others are given
     custody-lab present NOTEBOOK [--no-browser] [--port N] [--ip 127.0.0.1] [--theme dark]
                                  [--no-token] [--max-kernels N] [--cull-idle SECONDS]
         the notebook as a Voila app for a projector: outputs and widgets, no code cells; a token
         (printed with the URL) unless --no-token; at most N kernels at once, and a kernel with
-        no open page is shut down after SECONDS idle
+        no open page is shut down after SECONDS idle; the page is the lab's Voila template
+        (:data:`VOILA_TEMPLATE`: nothing fetched from another host, code-only instructions
+        hidden), and ``--theme`` reaches the kernels as ``CUSTODY_LAB_THEME``
 
 Both take the first free port from the server's default (8888, 8866) unless ``--port N`` is given,
 and a busy ``--port N`` is an error that says so. Binding anything but a loopback address, or an
@@ -27,9 +30,12 @@ from __future__ import annotations
 
 __all__ = [
     "CULL_IDLE_SECONDS",
+    "LAB_SETTINGS_DIR",
     "LAB_START",
     "MAX_KERNELS",
     "QUIET_LAB_SETTINGS",
+    "THEME_ENV",
+    "VOILA_TEMPLATE",
     "DeliveryError",
     "choose_port",
     "exposure_warnings",
@@ -40,6 +46,7 @@ __all__ = [
     "serve_lab",
     "serve_voila",
     "stop",
+    "voila_env",
     "wait_for_http",
     "write_lab_settings",
 ]
@@ -72,6 +79,17 @@ CULL_IDLE_SECONDS = 600
 
 #: The notebook ``custody-lab lab`` opens (relative to the repository root).
 LAB_START = "notebooks/00-start-here.ipynb"
+
+#: The JupyterLab user settings of ``custody-lab lab`` (gitignored; ``CUSTODY_LAB_SETTINGS`` moves
+#: them): the quiet settings are written there once, and what a learner changes afterwards is theirs.
+LAB_SETTINGS_DIR = Path(os.environ.get("CUSTODY_LAB_SETTINGS") or REPO_ROOT / ".custody-lab" / "lab-settings")
+#: The Voila template ``present`` serves (``custody_lab/share/jupyter/voila/templates/``): Voila's
+#: "lab" template without its Font Awesome CDN links (Voila's bundle has the font), hiding text
+#: marked ``class="custody-code-only"``. Voila finds it through ``JUPYTER_PATH``.
+VOILA_TEMPLATE = "custody-lab"
+TEMPLATE_ROOT = Path(__file__).resolve().parent / "share" / "jupyter"
+#: The environment variable that tells a kernel the page's theme (``present --theme dark``).
+THEME_ENV = "CUSTODY_LAB_THEME"
 
 #: JupyterLab user settings for an unattended or projected session: no "news" question, no update
 #: check (both would put a toast over the notebook and reach for the network), no autosave (a
@@ -168,6 +186,7 @@ def present_argv(
         "voila",
         str(notebook),
         f"--Voila.ip={ip}",
+        f"--VoilaConfiguration.template={VOILA_TEMPLATE}",
         "--strip_sources=True",
         "--show_tracebacks=False",
         "--Voila.port_retries=0",
@@ -187,11 +206,15 @@ def present_argv(
 
 
 def write_lab_settings(
-    directory: str | os.PathLike[str], settings: Mapping[str, Mapping[str, object]] = QUIET_LAB_SETTINGS
+    directory: str | os.PathLike[str],
+    settings: Mapping[str, Mapping[str, object]] = QUIET_LAB_SETTINGS,
+    *,
+    keep_existing: bool = False,
 ) -> Path:
     """Write JupyterLab user settings (``plugin-id: {key: value}``) into a settings directory.
 
-    Pass the directory to JupyterLab as ``--LabApp.user_settings_dir``.
+    Pass the directory to JupyterLab as ``--LabApp.user_settings_dir``. With ``keep_existing`` a
+    plugin's settings file that is already there (a learner's own choices) is left as it is.
 
     Example:
         >>> import tempfile
@@ -203,6 +226,8 @@ def write_lab_settings(
     for plugin_id, values in settings.items():
         package, _, plugin = plugin_id.partition(":")
         path = root.joinpath(*package.split("/"), f"{plugin}.jupyterlab-settings")
+        if keep_existing and path.exists():
+            continue
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(dict(values), indent=2) + "\n", encoding="utf-8")
     return root
@@ -416,6 +441,22 @@ def _flag(argv: Sequence[str], names: Sequence[str]) -> str | None:
     return value
 
 
+def voila_env(theme: str, base: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment of ``present``'s Voila server and kernels: the lab's templates first on
+    ``JUPYTER_PATH`` (Voila looks for :data:`VOILA_TEMPLATE` there) and the theme in
+    :data:`THEME_ENV`, so charts drawn by the kernels can follow the page.
+
+    Example:
+        >>> env = voila_env("dark", {"JUPYTER_PATH": "/elsewhere"})
+        >>> env["CUSTODY_LAB_THEME"], env["JUPYTER_PATH"].split(os.pathsep)[1]
+        ('dark', '/elsewhere')
+    """
+    env = dict(os.environ if base is None else base)
+    env["JUPYTER_PATH"] = os.pathsep.join(p for p in (str(TEMPLATE_ROOT), env.get("JUPYTER_PATH", "")) if p)
+    env[THEME_ENV] = theme
+    return env
+
+
 def _token(given: str | None) -> str:
     return given if given is not None else (os.environ.get("JUPYTER_TOKEN") or secrets.token_urlsafe(24))
 
@@ -444,6 +485,10 @@ def run_lab(args: argparse.Namespace) -> int:
     given = _flag(extra, _TOKEN_FLAGS)
     token = _token(given)
     env = dict(os.environ)
+    if _flag(extra, ("LabApp.user_settings_dir",)) is None and "JUPYTERLAB_SETTINGS_DIR" not in env:
+        settings = write_lab_settings(LAB_SETTINGS_DIR, keep_existing=True)
+        extra.append(f"--LabApp.user_settings_dir={settings}")
+        _say(f"JupyterLab settings: {settings} (no news toast, no autosave into the lab's notebooks)")
     if given is None:  # JupyterLab reads it (IdentityProvider), and it stays off the command line
         env["JUPYTER_TOKEN"] = token
     if _is_root() and "--allow-root" not in extra:
@@ -512,7 +557,7 @@ def run_present(args: argparse.Namespace) -> int:
         raise DeliveryError(f"{path} is not a notebook (.ipynb)")
     port = choose_port(args.ip, args.port, PRESENT_PORT)
     token = None if args.no_token else _token(None)
-    env = {k: v for k, v in os.environ.items() if k != "JUPYTER_TOKEN"}
+    env = voila_env(args.theme, {k: v for k, v in os.environ.items() if k != "JUPYTER_TOKEN"})
     if token is not None:
         env["JUPYTER_TOKEN"] = token  # Voila reads it (--Voila.auto_token); not on the command line
     argv = present_argv(

@@ -5,9 +5,11 @@ from __future__ import annotations
 import http.server
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.error
@@ -17,7 +19,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from custody_lab import cli, delivery
+from custody_lab import bootstrap, cli, delivery
 from custody_lab.delivery import DeliveryError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -90,6 +92,8 @@ class _Exec:
 
 
 NOTEBOOK = "notebooks/01-route-a-custody-case.ipynb"
+#: Where the command-line tests of ``lab`` write its settings (never the checkout's own folder).
+_LAB_TMP = tempfile.TemporaryDirectory(prefix="custody-lab-settings-")
 
 
 def _present(monkeypatch, capsys, *flags: str):
@@ -114,6 +118,20 @@ def test_present_prints_the_url_with_a_fresh_token_which_voila_reads_from_the_en
     assert "warning" not in err, f"no warning expected on 127.0.0.1 with a token: {err!r}"
     second = _present(monkeypatch, capsys, "--port", str(port))[1]
     assert second.env["JUPYTER_TOKEN"] != token, "two presentations got the same token"
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_present_serves_the_labs_own_template_and_tells_the_kernels_the_theme(monkeypatch, capsys, theme):
+    code, run, _out, err = _present(monkeypatch, capsys, "--port", str(delivery.free_port()), "--theme", theme)
+    assert code == 0, err
+    assert "--VoilaConfiguration.template=custody-lab" in run.argv and f"--theme={theme}" in run.argv, run.argv
+    assert run.env.get("CUSTODY_LAB_THEME") == theme, (
+        f"--theme {theme}: kernels get {run.env.get('CUSTODY_LAB_THEME')!r}"
+    )
+    first = Path(run.env["JUPYTER_PATH"].split(os.pathsep)[0])
+    template = first / "voila" / "templates" / "custody-lab"
+    assert (template / "index.html.j2").is_file(), f"JUPYTER_PATH starts with {first}, which has no {template.name}"
+    assert json.loads((template / "conf.json").read_text()) == {"base_template": "lab"}
 
 
 def test_present_uses_a_token_already_in_the_environment(monkeypatch, capsys):
@@ -164,8 +182,10 @@ def test_present_refuses_a_kernel_limit_or_idle_time_below_one(monkeypatch, caps
     assert flags[0] in err and ("1 or more" in err or "whole number" in err), err
 
 
-def _lab(monkeypatch, capsys, *flags: str, root: bool = False):
+def _lab(monkeypatch, capsys, *flags: str, root: bool = False, settings: Path | None = None):
     monkeypatch.delenv("JUPYTER_TOKEN", raising=False)
+    monkeypatch.delenv("JUPYTERLAB_SETTINGS_DIR", raising=False)
+    monkeypatch.setattr(delivery, "LAB_SETTINGS_DIR", settings or Path(_LAB_TMP.name) / "settings")
     monkeypatch.setattr(delivery, "_is_root", lambda: root)
     run = _Exec(monkeypatch)
     code = cli.main(["lab", "--no-browser", *flags])
@@ -184,6 +204,46 @@ def test_lab_prints_the_start_notebooks_url_with_its_token(monkeypatch, capsys):
     mine = _lab(monkeypatch, capsys, "--port", str(port), "--", "--IdentityProvider.token=mine")
     assert "JUPYTER_TOKEN" not in mine[1].env and "?token=mine" in mine[2], mine[2]
     assert "--IdentityProvider.token=mine" in mine[1].argv, "the user's own flag must reach JupyterLab"
+
+
+def _settings(directory: Path) -> dict[str, object]:
+    return {
+        str(path.relative_to(directory)): json.loads(path.read_text())
+        for path in sorted(directory.rglob("*.jupyterlab-settings"))
+    }
+
+
+def test_lab_uses_the_labs_quiet_settings_written_once_and_keeps_a_learners_own_changes(monkeypatch, capsys, tmp_path):
+    folder = tmp_path / "lab-settings"
+    code, run, out, err = _lab(monkeypatch, capsys, "--port", str(delivery.free_port()), settings=folder)
+    assert code == 0 and f"--LabApp.user_settings_dir={folder}" in run.argv, (code, run.argv, err)
+    docs = folder / "@jupyterlab" / "docmanager-extension" / "plugin.jupyterlab-settings"
+    written = _settings(folder)
+    assert written == {
+        "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {
+            "fetchNews": "false",
+            "checkForUpdates": False,
+        },
+        "@jupyterlab/docmanager-extension/plugin.jupyterlab-settings": {"autosave": False},
+    }, written
+    assert "no news toast, no autosave" in out, out
+    docs.write_text('{"autosave": true, "autosaveInterval": 300}\n')  # the learner turns autosave on
+    _lab(monkeypatch, capsys, "--port", str(delivery.free_port()), settings=folder)
+    assert json.loads(docs.read_text()) == {"autosave": True, "autosaveInterval": 300}, docs.read_text()
+
+
+def test_lab_leaves_settings_a_user_chose_alone(monkeypatch, capsys, tmp_path):
+    theirs = "--LabApp.user_settings_dir=/their/own"
+    code, run, _out, err = _lab(
+        monkeypatch, capsys, "--port", str(delivery.free_port()), "--", theirs, settings=tmp_path
+    )
+    flags = [a for a in run.argv if a.startswith("--LabApp.user_settings_dir=")]
+    assert code == 0 and flags == [theirs] and not _settings(tmp_path), (run.argv, err)
+    monkeypatch.setenv("JUPYTERLAB_SETTINGS_DIR", "/their/own")  # JupyterLab's own variable
+    run = _Exec(monkeypatch)
+    assert cli.main(["lab", "--no-browser", "--port", str(delivery.free_port())]) == 0
+    flags = [a for a in run.argv if a.startswith("--LabApp.user_settings_dir=")]
+    assert not flags and not _settings(tmp_path), run.argv
 
 
 def test_lab_run_as_root_says_why_it_adds_allow_root(monkeypatch, capsys):
@@ -215,6 +275,34 @@ def test_an_address_this_machine_does_not_have_is_refused_by_name_not_called_bus
     code, run, out, err = _present(monkeypatch, capsys, "--ip", "192.0.2.7", "--port", "8866")  # TEST-NET-1
     assert code == 2 and not run.calls, (code, run.calls)
     assert "cannot listen on 192.0.2.7 port 8866" in err and "in use" not in err, err
+
+
+@pytest.mark.parametrize(
+    ("typed", "own", "theirs"),
+    [
+        (["--no-browser", "--port", "8899"], ["--no-browser", "--port", "8899"], []),
+        (["--port=8899", "--ServerApp.ip", "127.0.0.1"], ["--port", "8899"], ["--ServerApp.ip", "127.0.0.1"]),
+        (
+            ["--", "--IdentityProvider.token=t", "--no-browser", "--ServerApp.port_retries=0"],
+            ["--no-browser"],
+            ["--IdentityProvider.token=t", "--ServerApp.port_retries=0"],
+        ),
+    ],
+)
+def test_the_readme_lab_command_runs_custody_lab_lab_with_its_flags_and_jupyterlabs(monkeypatch, typed, own, theirs):
+    seen: list[list[str]] = []
+    monkeypatch.setattr(bootstrap, "ensure_env", lambda extras="test": Path("/venv/bin/python"))
+    monkeypatch.setattr(os, "execv", lambda path, argv: seen.append(argv))
+    monkeypatch.setattr(os, "chdir", lambda path: None)
+    bootstrap.main(["lab", *typed])
+    expected = ["/venv/bin/python", "-m", "custody_lab", "lab", *own, *(["--", *theirs] if theirs else [])]
+    assert seen == [expected], f"bootstrap lab {typed}: expected {expected}, ran {seen}"
+    args = cli.build_parser().parse_args(seen[0][3:])
+    assert (args.no_browser, args.port, args.jupyter_args) == (
+        "--no-browser" in own,
+        8899 if "8899" in own else None,
+        theirs,
+    ), vars(args)
 
 
 def test_the_printed_command_line_never_shows_a_token(monkeypatch, capsys):
@@ -366,6 +454,10 @@ def test_present_serves_the_start_notebook_as_an_app_without_its_code(tmp_path):
     assert "Start here" in page, "the presented page lacks the notebook's title"
     assert "import custody_lab as cl" not in page, "Voila showed the notebook's code"
     assert "listed-resource" in page, "the presented page lacks the notebook's outputs"
+    outside = re.findall(r"<(?:link|script)\b[^>]*\b(?:href|src)=[\"']?(?:https?:)?//[^>]*>", page)
+    assert not outside, f"the page loads from another host: {outside[:3]}"
+    assert re.search(r"\.custody-code-only\s*\{\s*display:\s*none", page), "the page does not hide code-only text"
+    assert re.search(r'class="custody-code-only">[^\n]{0,80}?Shift\+Enter', page), "00's Shift+Enter line is not marked"
 
 
 def _fetch(url: str) -> tuple[int, str, str]:

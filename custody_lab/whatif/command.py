@@ -60,5 +60,5 @@ def run(args: argparse.Namespace) -> int:
             swept.to_csv(out, index=False)
         else:
             swept.to_parquet(out, index=False)
-        print(f"wrote {len(swept):,} rows to {out}", file=sys.stderr)
+        print(f"wrote {len(swept):,} rows to {out}")
     return 0
