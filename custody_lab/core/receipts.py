@@ -10,15 +10,20 @@ from __future__ import annotations
 __all__ = [
     "FIXTURE_NAME",
     "FIXTURE_SHA256",
+    "HINT_FIELDS",
     "canonical_json",
     "digest",
     "extended_receipt",
     "fixture_payload",
+    "freshness",
     "receipt",
+    "server_hints",
 ]
 
 import hashlib
 import json
+from collections.abc import Mapping
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +78,97 @@ def extended_receipt(
         out["templateParams"] = dict(template_params)
     if extra:
         out.update(extra)
+    return out
+
+
+#: Where each 2026-07-28 field of the extended receipt comes from. ``hint``: the server says so and
+#: nothing checks it (the lab's host policy: a hint is recorded, never trusted); ``checked``: the
+#: lab compares it with what arrived.
+HINT_FIELDS: dict[str, str] = {
+    "ttlMs": "hint",  # ReadResourceResult.ttlMs, 2026-07-28: how long the client MAY cache it
+    "cacheScope": "hint",  # ReadResourceResult.cacheScope, 2026-07-28: "public" or "private"
+    "resultType": "hint",  # every Result, 2026-07-28: absent means "complete"
+    "size": "checked",  # Resource.size / ResourceLink.size (2025-06-18 and later): raw bytes, if known
+    "annotations": "hint",  # Annotations: audience, priority, lastModified (2025-06-18 and later)
+    "toolAnnotations": "hint",  # ToolAnnotations: clients MUST consider them untrusted (2025-11-25, 2026-07-28)
+    "icons": "hint",  # Icon.src: a data: or https: URI (2025-11-25 and later); the lab never fetches it
+}
+
+
+def freshness(retrieved_at: str, ttl_ms: int | None, now: str | None = None) -> dict[str, Any] | None:
+    """The freshness deadline of a read: retrieval time + ``ttlMs``, and whether ``now`` is past it.
+
+    ``ttlMs`` is the server's hint (MCP 2026-07-28, ``ReadResourceResult``); ``None`` (an older
+    revision, or no hint) gives ``None``. ``now`` defaults to ``retrieved_at``.
+
+    Example:
+        >>> freshness("2026-09-04T12:00:00.000Z", 1500, now="2026-09-04T12:00:01.000Z")
+        {'ttlMs': 1500, 'freshUntil': '2026-09-04T12:00:01.500Z', 'state': 'fresh'}
+        >>> freshness("2026-09-04T12:00:00.000Z", 0)["state"]
+        'stale'
+    """
+    if ttl_ms is None:
+        return None
+    start = datetime.fromisoformat(retrieved_at.replace("Z", "+00:00"))
+    until = start + timedelta(milliseconds=ttl_ms)
+    at = datetime.fromisoformat((now or retrieved_at).replace("Z", "+00:00"))
+    shown = until.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return {"ttlMs": ttl_ms, "freshUntil": shown, "state": "fresh" if at < until else "stale"}
+
+
+def _icons(value: Any) -> list[dict[str, Any]] | None:
+    """Icons as addresses only: the scheme of each ``src`` (``data`` / ``https`` / other); never fetched."""
+    if not isinstance(value, list):
+        return None
+    out = []
+    for icon in value:
+        src = str(icon.get("src", "")) if isinstance(icon, Mapping) else ""
+        scheme = src.partition(":")[0].lower() if ":" in src else ""
+        out.append({"scheme": scheme, "accepted": scheme in ("data", "https"), "fetched": False})
+    return out
+
+
+def server_hints(
+    *,
+    retrieved_at: str,
+    result: Mapping[str, Any] | None = None,
+    described: Mapping[str, Any] | None = None,
+    tool: Mapping[str, Any] | None = None,
+    bytes_received: int | None = None,
+) -> dict[str, Any]:
+    """The 2026-07-28 custody fields of one exchange, each marked ``hint`` or ``checked``.
+
+    Args:
+        retrieved_at: when the answer arrived (the receipt's ``retrievedAt``).
+        result: the wire result (``ttlMs``, ``cacheScope``, ``resultType``).
+        described: what the listing or link said about the resource (``size``, ``annotations``,
+            ``icons``), as wire keys.
+        tool: the listed tool (its ``annotations`` and ``icons``).
+        bytes_received: the bytes that actually arrived; compared with the declared ``size``.
+
+    Example:
+        >>> h = server_hints(retrieved_at="2026-09-04T12:00:00.000Z", result={"ttlMs": 0, "cacheScope": "private"},
+        ...                  described={"size": 10}, bytes_received=12)
+        >>> h["freshness"]["state"], h["cacheScope"], h["size"]
+        ('stale', 'private', {'declared': 10, 'received': 12, 'mismatch': True})
+    """
+    res, desc, tl = result or {}, described or {}, tool or {}
+    ttl = res.get("ttlMs")
+    declared = desc.get("size")
+    out: dict[str, Any] = {
+        "freshness": freshness(retrieved_at, ttl if isinstance(ttl, int) else None),
+        "cacheScope": res.get("cacheScope"),
+        "resultType": res.get("resultType"),
+        "size": {
+            "declared": declared,
+            "received": bytes_received,
+            "mismatch": None if declared is None or bytes_received is None else declared != bytes_received,
+        },
+        "annotations": dict(desc["annotations"]) if isinstance(desc.get("annotations"), Mapping) else None,
+        "toolAnnotations": dict(tl["annotations"]) if isinstance(tl.get("annotations"), Mapping) else None,
+        "icons": _icons(desc.get("icons", tl.get("icons"))),
+        "sources": HINT_FIELDS,
+    }
     return out
 
 

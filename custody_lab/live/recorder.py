@@ -39,7 +39,6 @@ __all__ = ["MAX_PAGES", "MAX_TEXT_CHARS", "Recorder", "first_problem"]
 
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from importlib import import_module
 from typing import Any, Literal, TypeVar
 
 import anyio
@@ -50,13 +49,25 @@ from mcp.shared.uri_template import UriTemplate
 from pydantic import ValidationError
 
 from ..core.model import MAX_BYTES, OPERATIONS, Case, Policy
-from ..core.receipts import canonical_json, digest, extended_receipt
+from ..core.receipts import canonical_json, digest, extended_receipt, server_hints
 from ..core.router import route
 from ..core.text import visible
 from ..protocol.blobs import BlobError, read_contents
 from .keys import OPERATION_KEY, PROVENANCE_KEY, SIDE_EFFECTS_KEY, URI_KEY
 from .transport import RecordingCacheStore
-from .values import DEFAULT_TIMEOUT, Frame, Gate, LiveError, LiveReceipt, LiveTimeout, utc_now
+from .values import (
+    DEFAULT_TIMEOUT,
+    RESULT_HINTS,
+    Frame,
+    Gate,
+    LiveError,
+    LiveReceipt,
+    LiveTimeout,
+    first_problem,
+    load_jsonschema,
+    utc_now,
+    wire_fields,
+)
 
 _T = TypeVar("_T")
 
@@ -64,16 +75,6 @@ _T = TypeVar("_T")
 MAX_PAGES = 100
 #: Text contents longer than this many characters are not copied (the blob limit is 10 MiB too).
 MAX_TEXT_CHARS = 10 * 1024 * 1024
-
-
-def first_problem(e: ValidationError) -> str:
-    """One line for a pydantic error: where in the result, and what was wrong."""
-    errors = e.errors()
-    if not errors:
-        return visible(e)
-    where = ".".join(str(p) for p in errors[0]["loc"]) or "the result"
-    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-    return f"{visible(where)}: {visible(errors[0]['msg'])}{more}"
 
 
 def _check_size(size: int | None, what: str) -> None:
@@ -110,6 +111,8 @@ class _Facts:
     #: explanations for people, keyed by the check each one explains (never decisive)
     notes: dict[str, str] = field(default_factory=dict)
     template_params: dict[str, Any] | None = None
+    #: what the server said about the answer (wire keys), for the 2026-07-28 fields of the receipt
+    hints: dict[str, Any] | None = None
 
 
 def _meta_of(obj: Any) -> dict[str, Any]:
@@ -164,6 +167,8 @@ class Recorder:
         self.listed: dict[str, mt.Resource] = {}
         self.templates: list[mt.ResourceTemplate] = []
         self.receipts: list[LiveReceipt] = []
+        #: the last ``tools/call`` result as it arrived (the audit reports every content block)
+        self.last_result: mt.CallToolResult | None = None
         #: what the listing left out (a page cap that cut it), for reports
         self.listing_notes: list[str] = []
 
@@ -245,9 +250,7 @@ class Recorder:
                     raise LiveError(f"tools/list item {i} has an empty name ({visible(repr(t.name))})")
             self.tools = {t.name: t for t in tools}
             if any(t.output_schema for t in tools):
-                # The SDK checks structured results with jsonschema, imported on first use; that
-                # one-time import (seconds on a busy machine) must not count against an exchange.
-                import_module("jsonschema")
+                load_jsonschema()  # the SDK checks structured results with it: import it ahead, once
         if self.state_uri is not None and self.state_uri not in self.listed:
             self.state_uri = None
 
@@ -296,7 +299,13 @@ class Recorder:
         return None, "nobody declared (no readOnlyHint, no lab declaration)"
 
     def _finish(self, f: _Facts) -> LiveReceipt:
-        now = self.clock()
+        now, server = self.clock(), self._server()
+        # MCP has no provenance field; the host can still name the source it asked (the lab's host
+        # policy): serverInfo name@version, the method, the URI and the retrieval time.
+        source = "server _meta" if f.provenance else None
+        if not f.provenance and f.performed and "error" not in f.extra and server["name"] and server["version"]:
+            f.provenance, source = f"{server['name']}@{server['version']}", "host"
+        provenance_source = {"source": source, "method": f.method, "uri": f.uri, "retrievedAt": now}
         case = Case(
             id=f.case_id,
             initiator=f.initiator,
@@ -315,20 +324,26 @@ class Recorder:
             embed_limit_bytes=self.policy.embed_limit_bytes, now=now, require_current=self.policy.require_current
         )
         decision = route(case, policy, exchange=f.exchange)
+        extra: dict[str, Any] = {"provenanceSource": provenance_source}
         status = {step.code: step.status for step in decision.trace}
         checks = [{"code": code, "status": status[code], "detail": text} for code, text in f.notes.items()]
-        extra: dict[str, Any] = {
-            "method": f.method,
-            "target": f.target,
-            "server": self._server(),
-            "protocolVersion": self.client.protocol_version,
-            "performed": f.performed,
-            "delivery": f.delivery,
-            "contentDigest": f.content_digest,
-            **f.extra,
-            "exchange": dict(f.exchange),
-            "liveChecks": checks,
-        }
+        extra.update(
+            {
+                "method": f.method,
+                "target": f.target,
+                "server": server,
+                "protocolVersion": self.client.protocol_version,
+                "performed": f.performed,
+                "delivery": f.delivery,
+                "contentDigest": f.content_digest,
+                **f.extra,
+                "exchange": dict(f.exchange),
+                "liveChecks": checks,
+            }
+        )
+        if f.hints is not None:
+            received = f.size if f.content_digest else None
+            extra["hints"] = server_hints(retrieved_at=now, bytes_received=received, **f.hints)
         receipt = extended_receipt(decision, template_params=f.template_params, extra=extra)
         live = LiveReceipt(f.case_id, decision, receipt, f.content)
         self.receipts.append(live)
@@ -390,6 +405,7 @@ class Recorder:
         # a resource read declares no side effects by contract; only the state digest can say
         f.side_effects = bool(observed) if observed is not None else False
         f.current = not from_cache
+        f.hints = {"result": wire_fields(result, RESULT_HINTS), "described": wire_fields(listed)}
         f.extra["cache"] = {
             "mode": cache_mode,
             "fromCache": from_cache,
@@ -501,6 +517,8 @@ class Recorder:
             return self._failed(f, str(e), timedOut=True)
         except MCPError as e:
             return self._failed(f, f"{e.code}: {e.error.message}", errorCode=e.code)
+        self.last_result = result
+        f.hints = {"result": wire_fields(result, RESULT_HINTS), "tool": wire_fields(tool)}
         after = await self.state_digest()
         observed = None if before is None or after is None else before != after
         evidence["observed"] = f.exchange["observedSideEffects"] = observed
@@ -524,10 +542,12 @@ class Recorder:
         f.extra["contentTypes"] = [b.type for b in result.content]
         if embedded:
             f.shape = "embedded-resource"
+            f.hints["described"] = wire_fields(embedded[0])
             self._take_contents(f, embedded[0].resource, delivery="embedded")
             f.provenance = _meta_of(embedded[0].resource).get(PROVENANCE_KEY, f.provenance)
         elif links:
             f.shape = "resource-link"
+            f.hints["described"] = wire_fields(links[0])
             await self._take_link(f, links[0], follow=follow_links)
         else:
             f.delivery = "structured" if result.structured_content is not None else "text"

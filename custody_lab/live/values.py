@@ -9,23 +9,30 @@ from __future__ import annotations
 __all__ = [
     "DEFAULT_TIMEOUT",
     "FIXTURE_EXCHANGES",
+    "RESULT_HINTS",
     "Exchange",
     "Frame",
     "Gate",
     "LiveError",
     "LiveReceipt",
     "LiveTimeout",
+    "first_problem",
+    "load_jsonschema",
     "run_sync",
+    "wire_fields",
     "utc_now",
 ]
 
 import asyncio
+import sys
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from types import ModuleType
 from typing import Any, Literal, TypeVar
 
 import anyio
+from pydantic import ValidationError
 
 from ..core.errors import CustodyLabError
 from ..core.model import Decision
@@ -57,6 +64,58 @@ def utc_now() -> str:
         (24, True)
     """
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def first_problem(e: ValidationError) -> str:
+    """One line for a pydantic error: where in the result, and what was wrong."""
+    from ..core.text import visible
+
+    errors = e.errors()
+    if not errors:
+        return visible(e)
+    where = ".".join(str(p) for p in errors[0]["loc"]) or "the result"
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    return f"{visible(where)}: {visible(errors[0]['msg'])}{more}"
+
+
+def load_jsonschema() -> ModuleType:
+    """Import ``jsonschema`` once, without the RFC 3987 grammar its format module would build.
+
+    ``jsonschema`` imports ``rfc3987_syntax`` (when installed) at import time only to offer an
+    ``iri`` format check, and that import builds a parser grammar: most of a second, on the first
+    structured tool result of a session (issue 15). Neither the SDK's output-schema check nor the
+    audit's passes a format checker (in JSON Schema 2020-12 ``format`` is an annotation unless a
+    checker is asked for), so the grammar is never used: it is kept out while ``jsonschema`` is
+    imported, and importable again afterwards. Called ahead of the first structured result.
+
+    Example:
+        >>> load_jsonschema().__name__
+        'jsonschema'
+    """
+    if "jsonschema" in sys.modules:
+        return sys.modules["jsonschema"]
+    blocked = "rfc3987_syntax" not in sys.modules
+    if blocked:
+        sys.modules["rfc3987_syntax"] = None  # type: ignore[assignment]  # import -> ImportError
+    try:
+        import jsonschema
+    finally:
+        if blocked:
+            del sys.modules["rfc3987_syntax"]
+    return jsonschema
+
+
+def wire_fields(obj: Any, keys: tuple[str, ...] = ()) -> dict[str, Any] | None:
+    """``obj`` as wire keys (only the fields the server actually sent when ``keys`` are given)."""
+    if obj is None:
+        return None
+    sent = {type(obj).model_fields[n].alias or n for n in obj.model_fields_set}
+    wire = obj.model_dump(by_alias=True, mode="json", exclude_none=True)
+    return {k: v for k, v in wire.items() if k in sent and (not keys or k in keys)}
+
+
+#: The result fields 2026-07-28 adds that the extended receipt records (as hints).
+RESULT_HINTS = ("ttlMs", "cacheScope", "resultType")
 
 
 def run_sync(async_fn: Callable[..., Awaitable[_T]], *args: Any) -> _T:
