@@ -1,9 +1,12 @@
 """Frames from cases and files: the what-if side of the one case-file reader.
 
-A grid or inventory file is read by :mod:`custody_lab.core.tables` and every row validated by
-:meth:`Case.from_dict`, exactly as ``custody-lab route`` reads the same file: the same rows are
-accepted, the same problems reported with the same line and field. Only then are the columns
-built, once, for the vectorised sweep.
+A grid or inventory file means what it means to ``custody-lab route``: the same rows are accepted,
+the same problems reported with the same line and field. A CSV file is first read column by
+column (:mod:`custody_lab.whatif.inventory_csv`: pyarrow, each column checked at once with the
+same cell and field checks); any file that reader cannot prove good — a bad row, or syntax only
+the row-by-row reader handles — is read by :mod:`custody_lab.core.tables` with every row
+validated by :meth:`Case.from_dict`, which gives the row-numbered messages. Text columns come out
+pyarrow-backed, the enumerations as categoricals.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import pandas as pd
 from ..core.errors import CaseFileError
 from ..core.loading import Progress, read_cases
 from ..core.model import FIELDS, Case, Policy
+from .inventory_csv import read_csv_frame
 
 
 def to_frame(cases: Iterable[Case | Mapping[str, Any]]) -> pd.DataFrame:
@@ -70,6 +74,10 @@ def read_grid_and_policy(path: str | Path, *, progress: Progress | None = None) 
         >>> len(frame), policy.embed_limit_bytes
         (10, 4096)
     """
+    if Path(path).suffix.lower() == ".csv":
+        frame = read_csv_frame(path, progress)  # column by column; None: it needs the row-by-row reader
+        if frame is not None:
+            return frame, None
     result = read_cases(path, progress=progress)
     if result.problems:
         raise CaseFileError(str(path), result.problems, result.cases)

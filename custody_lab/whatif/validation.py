@@ -23,6 +23,7 @@ import pandas as pd
 
 from ..core.errors import CaseError
 from ..core.model import FIELD_SPECS, INITIATORS, MAX_BYTES, OPERATIONS, SHAPES, Policy
+from .arrow_text import arrow_chunks, arrow_text_masks
 from .columns import OUTPUT_COLUMNS, TEXT_FIELDS, Codes, Cols, Text, Tri, all_false, everywhere, nothing
 
 _REQUIRED = ("initiator", "shape", "bytes", "current", "allowed", "sideEffects")
@@ -230,6 +231,9 @@ def _text(frame: pd.DataFrame, name: str, assume_present: bool) -> Text:
         else:
             empty = np.isin(raw, blank)
         return _text_masks(na, empty)
+    chunks = arrow_chunks(s)
+    if chunks is not None:  # pyarrow strings: read the null bitmap and the offsets, not the values
+        return _text_masks(*arrow_text_masks(chunks))
     if isinstance(dt, pd.StringDtype):
         raw = s.to_numpy(dtype=object)
         try:  # a string column's values are strings or its missing value, which does not compare

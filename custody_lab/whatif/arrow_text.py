@@ -1,0 +1,101 @@
+"""Text columns reduced at the Arrow buffer level: which values are missing, which are blank.
+
+A custody text field (``uri``, ``mime``, ``provenance``) only matters to the rules as "present"
+or "blank" (missing, empty, or only whitespace: the lab's host policy, the same
+``str.isspace`` as the router's ``ScalarOps.blank``). For a pyarrow-backed string column that is
+read from the column's own buffers, never from Python strings: the validity bitmap says which
+values are missing, the offsets give each value's length (zero: empty), and the first byte of
+each value says whether it *could* be whitespace (a byte up to ``0x20``, or a lead byte of
+``0xC2`` or more: every non-ASCII whitespace character, from NEXT LINE U+0085 on, starts so).
+Only those few candidates become Python strings, and ``str.isspace`` decides them, so the answer
+is Python's exactly.
+"""
+
+from __future__ import annotations
+
+__all__ = ["arrow_chunks", "arrow_text_masks"]
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+#: The largest first byte that is an ASCII whitespace candidate (``" "``), and the smallest lead
+#: byte of a non-ASCII one (U+0085 is ``C2 85`` in UTF-8).
+_LAST_ASCII_SPACE = 0x20
+_FIRST_WIDE_LEAD = 0xC2
+
+
+def arrow_chunks(s: pd.Series) -> list[pa.Array] | None:
+    """The Arrow chunks of a pyarrow-backed string column (cast to ``large_string`` when it is a
+    string view), or ``None`` for any other column.
+
+    Example:
+        >>> [c.type for c in arrow_chunks(pd.Series(["a", None], dtype="str"))]
+        [DataType(large_string)]
+        >>> arrow_chunks(pd.Series(["a"], dtype=object)) is None
+        True
+    """
+    dt = s.dtype
+    if isinstance(dt, pd.StringDtype) and dt.storage == "pyarrow":
+        pass
+    elif isinstance(dt, pd.ArrowDtype) and (
+        pa.types.is_string(dt.pyarrow_dtype)
+        or pa.types.is_large_string(dt.pyarrow_dtype)
+        or pa.types.is_string_view(dt.pyarrow_dtype)
+    ):
+        pass
+    else:
+        return None
+    data = s.array.__arrow_array__()
+    chunks = data.chunks if isinstance(data, pa.ChunkedArray) else [data]
+    return [c.cast(pa.large_string()) if pa.types.is_string_view(c.type) else c for c in chunks]
+
+
+def _chunk_masks(chunk: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    n = len(chunk)
+    validity, offsets, data = chunk.buffers()[:3]
+    width = np.int64 if pa.types.is_large_string(chunk.type) else np.int32
+    if not n:
+        return np.zeros(0, dtype=bool), np.zeros(0, dtype=bool)
+    off = np.frombuffer(offsets, dtype=width, count=chunk.offset + n + 1)[chunk.offset :]
+    starts, ends = off[:-1], off[1:]
+    raw = np.frombuffer(data, dtype=np.uint8) if data is not None and data.size else np.zeros(1, np.uint8)
+    # The first byte of each value (an empty value's is the next value's: it is decided by its
+    # length below). 0x00-0x20 wrap round to 0xDF-0xFF, so one comparison finds both ranges.
+    last = raw.size - 1
+    first = raw.take(np.minimum(starts, last) if int(ends[-1]) > last else np.asarray(starts, dtype=np.int64))
+    first -= np.uint8(_LAST_ASCII_SPACE + 1)
+    maybe = first >= np.uint8(_FIRST_WIDE_LEAD - _LAST_ASCII_SPACE - 1)
+    empty = ends == starts
+    if chunk.null_count:
+        bits = np.unpackbits(np.frombuffer(validity, dtype=np.uint8), bitorder="little")
+        na = bits[chunk.offset : chunk.offset + n] == 0
+        empty &= ~na
+        maybe &= ~na
+    else:
+        na = np.zeros(n, dtype=bool)
+    maybe &= ~empty
+    candidates = np.flatnonzero(maybe)
+    if candidates.size:
+        values = chunk.take(pa.array(candidates)).to_pylist()
+        empty[candidates] = [v.isspace() for v in values]
+    return na, empty
+
+
+def arrow_text_masks(chunks: list[pa.Array]) -> tuple[np.ndarray, np.ndarray]:
+    """Per value of the column: ``(missing, blank-but-present)``, read from the buffers.
+
+    Example:
+        >>> s = pd.Series(["u://x", None, "", " \\t", "\\u3000", "é"], dtype="str")
+        >>> na, empty = arrow_text_masks(arrow_chunks(s))
+        >>> na.tolist(), empty.tolist()
+        ([False, True, False, False, False, False], [False, False, True, True, True, False])
+    """
+    if len(chunks) == 1:
+        return _chunk_masks(chunks[0])
+    parts: list[Any] = [_chunk_masks(c) for c in chunks]
+    if not parts:
+        return np.zeros(0, dtype=bool), np.zeros(0, dtype=bool)
+    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
