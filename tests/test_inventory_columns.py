@@ -1,0 +1,177 @@
+"""The column-wise inventory reader (whatif/inventory_csv.py) and the Arrow text reduction
+(whatif/arrow_text.py) decide exactly as the row-by-row reader and the object-column path."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pyarrow as pa
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import custody_lab as cl
+from custody_lab.core.loading import read_cases
+from custody_lab.core.paths import data_path
+from custody_lab.sweep import load_inventory, sweep
+from custody_lab.whatif.arrow_text import arrow_chunks, arrow_text_masks
+from custody_lab.whatif.inventory_csv import read_csv_frame
+from custody_lab.whatif.io import to_frame
+
+HEADER = "id,title,initiator,operation,shape,uri,mime,bytes,current,allowed,sideEffects,provenance,requiresCurrent"
+GOOD = "{id},Title,model,read,embedded-resource,u://{id},text/plain,{size},true,true,false,p@1,false"
+
+#: Cells a column may hold: good ones, and each kind of mistake or oddity the row-by-row reader
+#: decides (a blank, "null", whitespace of every sort, signs, separators, other scripts' digits).
+TRICKY_TEXT = [
+    "u://x",
+    "",
+    " ",
+    "null",
+    " NULL ",
+    "\u3000",
+    "\x85",
+    "\x1f",
+    "\x01a",
+    "a b",
+    "é",
+    '"q, uoted"',
+    '"a""b"',
+]
+CELLS = {
+    "id": ["a", "b", "c", "d", " ", "", "é", '"x,y"'],
+    "title": ["", " ", "t", "null", '"with, comma"'],
+    "initiator": ["model", "application", " model", "robot", ""],
+    "operation": ["read", "mutate", "READ", ""],
+    "shape": ["embedded-resource", "resource-link", "listed-resource", " embedded-resource", "blob"],
+    "uri": TRICKY_TEXT,
+    "mime": TRICKY_TEXT,
+    "provenance": TRICKY_TEXT,
+    "bytes": ["0", "4096", "4097", "+5", " 12 ", "-1", "1_000", "1e3", "١٢", "", "1073741824", "1073741825", "00012"],
+    "current": ["true", "false", "TRUE", " False ", "yes", "1", "", "null"],
+    "allowed": ["true", "false", "True"],
+    "sideEffects": ["true", "false", "", "null", "NULL", " nUll ", "maybe"],
+    "requiresCurrent": ["true", "false", "", "null"],
+}
+REQUIRED = ["id", "initiator", "operation", "shape", "bytes", "current", "allowed"]
+
+
+@st.composite
+def csv_files(draw: st.DrawFn) -> bytes:
+    optional = [c for c in CELLS if c not in REQUIRED]
+    columns = REQUIRED + draw(st.lists(st.sampled_from(optional), unique=True))
+    if draw(st.booleans()):
+        columns = draw(st.permutations(columns))
+    rows = draw(st.lists(st.tuples(*(st.sampled_from(CELLS[c]) for c in columns)), min_size=1, max_size=6))
+    end = draw(st.sampled_from(["\n", "\r\n"]))
+    lines = [",".join(columns)] + [",".join(r) for r in rows]
+    if draw(st.booleans()):
+        lines.insert(draw(st.integers(1, len(lines))), "")  # a blank line: skipped by both readers
+    bom = b"\xef\xbb\xbf" if draw(st.booleans()) else b""
+    return bom + (end.join(lines) + end).encode()
+
+
+def _same_reading(path) -> bool:
+    """Assert the column-wise reader agrees with the row-by-row one; True when it read the file."""
+    fast = read_csv_frame(path)
+    slow = read_cases(path)
+    if fast is None:
+        return False
+    assert not slow.problems, f"{path.read_bytes()!r}: read column-wise, but the row-by-row reader says {slow.problems}"
+    pd.testing.assert_frame_equal(fast, to_frame(slow.cases))
+    return True
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(csv_files())
+def test_a_file_read_column_by_column_is_the_frame_the_row_by_row_reader_builds(tmp_path, data):
+    path = tmp_path / "inventory.csv"
+    path.write_bytes(data)
+    _same_reading(path)
+    # load_inventory refuses what read_cases refuses, with the same problems.
+    slow = read_cases(path)
+    if slow.problems:
+        with pytest.raises(cl.CaseFileError) as info:
+            load_inventory(path)
+        assert info.value.problems == slow.problems, f"{data!r}: expected {slow.problems}, got {info.value.problems}"
+
+
+def test_an_ordinary_inventory_takes_the_column_wise_path_with_quotes_crlf_bom_and_blanks(tmp_path):
+    rows = [HEADER + ",description"]
+    rows += [GOOD.format(id=f"r{i}", size=4090 + i) + ',"A description, with a comma"' for i in range(20)]
+    rows.append("x,,application,read,listed-resource,  ,NULL,10,TRUE, False ,null,\u3000,,")
+    path = tmp_path / "inv.csv"
+    path.write_bytes(b"\xef\xbb\xbf" + ("\r\n".join(rows) + "\r\n").encode())
+    assert _same_reading(path), "expected the column-wise reader to read this file, it fell back"
+    frame = read_csv_frame(path)
+    assert frame is not None and pd.isna(frame["uri"].iloc[-1]) and pd.isna(frame["mime"].iloc[-1])
+    assert frame["uri"].dtype.storage == "pyarrow" and isinstance(frame["shape"].dtype, pd.CategoricalDtype)
+
+
+@pytest.mark.parametrize(
+    ("why", "row"),
+    [
+        ("a quote inside a cell", GOOD.format(id='a"b', size=1)),
+        ("a cell after its closing quote", GOOD.format(id='"a"b', size=1)),
+        ("a quoted line break", GOOD.format(id='"a\nb"', size=1)),
+        ("a NUL byte", GOOD.format(id="a\x00", size=1)),
+        ("a bare carriage return", GOOD.format(id="a", size=1) + "\rb"),
+        ("a bad size", GOOD.format(id="a", size="1e3")),
+        ("a duplicate id", GOOD.format(id="r1", size=1)),
+        ("a blank id", GOOD.format(id=" ", size=1)),
+        ("a row of blank cells", ",,,,,,,,,,,,"),
+        ("a short row", "a,b"),
+    ],
+)
+def test_a_file_only_the_row_by_row_reader_reads_exactly_is_left_to_it(tmp_path, why, row):
+    path = tmp_path / "inv.csv"
+    path.write_bytes(f"{HEADER}\n{GOOD.format(id='r1', size=5)}\n{row}\n".encode())
+    assert read_csv_frame(path) is None, f"{why}: expected the column-wise reader to decline, it read the file"
+    slow = read_cases(path)
+    try:
+        got = load_inventory(path)
+    except cl.CaseFileError as e:
+        assert e.problems == slow.problems, f"{why}: expected {slow.problems}, got {e.problems}"
+    else:
+        assert not slow.problems, f"{why}: load_inventory accepted a file route refuses"
+        pd.testing.assert_frame_equal(got, to_frame(slow.cases))
+
+
+def test_every_data_inventory_is_read_column_by_column_and_identically():
+    paths = sorted(data_path("inventories").glob("*.csv"))
+    assert paths, "no inventories under data/inventories"
+    for path in paths:
+        assert _same_reading(path), f"{path.name}: expected the column-wise reader to read it"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.none(), st.text(max_size=4), st.sampled_from(["", " ", "\x85", "\u2028", "\x1c"]))))
+def test_arrow_buffers_say_missing_and_blank_exactly_as_python_strings_do(values):
+    s = pd.Series(values, dtype="str")
+    na, blank = arrow_text_masks(arrow_chunks(s))
+    want_na = [v is None for v in values]
+    want_blank = [v is not None and (v == "" or v.isspace()) for v in values]
+    assert na.tolist() == want_na, f"{values!r}: expected missing {want_na}, got {na.tolist()}"
+    assert blank.tolist() == want_blank, f"{values!r}: expected blank {want_blank}, got {blank.tolist()}"
+
+
+def test_a_sliced_many_chunk_arrow_column_is_read_at_its_own_offsets():
+    chunked = pa.chunked_array([pa.array(["x", " ", None, "y"]).slice(1), pa.array(["", "z"])])
+    s = pd.Series(pd.arrays.ArrowExtensionArray(chunked))
+    na, blank = arrow_text_masks(arrow_chunks(s))
+    assert (na.tolist(), blank.tolist()) == ([False, True, False, False, False], [True, False, False, True, False])
+
+
+@pytest.mark.parametrize("storage", ["pyarrow-str", "arrow-dtype", "python", "object"])
+def test_the_sweep_decides_arrow_python_and_object_text_columns_alike(storage):
+    frame = load_inventory(data_path("inventories", "synthetic-200.csv"))
+    frame.loc[frame.index[:3], "uri"] = [" ", "\u3000", None]
+    want = sweep(frame.astype({"uri": object, "mime": object, "provenance": object}))["outcome"].tolist()
+    convert = {
+        "pyarrow-str": "str",
+        "arrow-dtype": pd.ArrowDtype(pa.large_string()),
+        "python": "string[python]",
+        "object": object,
+    }[storage]
+    got = sweep(frame.astype({"uri": convert, "mime": convert, "provenance": convert}))["outcome"].tolist()
+    assert got == want, f"{storage}: expected {want[:5]}…, got {got[:5]}…"
+    assert want[:3] == ["custody-incomplete"] * 3, want[:3]
