@@ -22,11 +22,18 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-ARTIFACTS = ROOT / "test-artifacts"
+#: Screenshots and server logs (gitignored; CI keeps the folder as artifacts, ``CUSTODY_LAB_ARTIFACTS``
+#: moves it). The suite prints where it is.
+ARTIFACTS = Path(os.environ.get("CUSTODY_LAB_ARTIFACTS") or ROOT / "test-artifacts")
+#: The only host a page may ask: every server of these tests binds 127.0.0.1.
+LOOPBACK = "127.0.0.1"
+#: The sizes of the notebook screenshots: a 1280 px window, and the same window at 200 % zoom.
+SCREEN_SIZES = ((1280, 900), (640, 450))
 CHROMIUM = Path(os.environ.get("CUSTODY_LAB_CHROMIUM", "/usr/bin/chromium"))
 LAUNCH_ARGS = [
     "--headless",
@@ -78,9 +85,38 @@ def isolated_jupyter_env(base: Path) -> dict[str, str]:
     return env
 
 
+def is_outside(url: str) -> bool:
+    """Whether a request for ``url`` would leave this machine: any network scheme to a host but
+    :data:`LOOPBACK` (``data:``, ``blob:`` and ``about:`` never touch the network).
+
+    >>> [is_outside(u) for u in ("http://127.0.0.1:8888/lab", "https://cdn.jsdelivr.net/x.css",
+    ...                          "ws://localhost:1/api", "data:;base64,=", "blob:http://127.0.0.1/1")]
+    [False, True, True, False, False]
+    """
+    parts = urlsplit(url)
+    return parts.scheme in ("http", "https", "ws", "wss", "ftp") and parts.hostname != LOOPBACK
+
+
+def _refuse_outside(route: Any) -> None:
+    if is_outside(route.request.url):
+        route.abort("internetdisconnected")
+    else:
+        route.continue_()
+
+
+def record_requests(page: Any) -> list[str]:
+    """Start recording the URL of every request and WebSocket ``page`` opens (refused ones too);
+    returns the list, which grows as the page works."""
+    seen: list[str] = []
+    page.on("request", lambda request: seen.append(request.url))
+    page.on("websocket", lambda ws: seen.append(ws.url))
+    return seen
+
+
 @contextmanager
 def chromium() -> Iterator[Any]:
-    """A Playwright ``BrowserContext`` on the system Chromium with a fresh, temporary profile."""
+    """A Playwright ``BrowserContext`` on the system Chromium with a fresh, temporary profile and
+    the network blocked: a request to any host but :data:`LOOPBACK` fails, as it would offline."""
     from playwright.sync_api import sync_playwright
 
     profile = Path(tempfile.mkdtemp(prefix="custody-lab-chromium-"))
@@ -93,6 +129,7 @@ def chromium() -> Iterator[Any]:
                 args=LAUNCH_ARGS,
                 viewport={"width": 1400, "height": 1000},
             )
+            context.route("**/*", _refuse_outside)
             try:
                 yield context
             finally:
@@ -119,6 +156,22 @@ def screenshot(page: Any, name: str) -> Path:
     path = ARTIFACTS / f"{name}.png"
     page.screenshot(path=str(path))
     return path
+
+
+def screenshots(page: Any, name: str, sizes: tuple[tuple[int, int], ...] = SCREEN_SIZES) -> list[Path]:
+    """Screenshots of the viewport at each ``(width, height)`` (``<name>-<w>x<h>.png``); the page's
+    own viewport size is restored afterwards."""
+    before = page.viewport_size
+    paths = []
+    try:
+        for width, height in sizes:
+            page.set_viewport_size({"width": width, "height": height})
+            page.wait_for_timeout(500)  # let the layout reflow
+            paths.append(screenshot(page, f"{name}-{width}x{height}"))
+    finally:
+        if before:
+            page.set_viewport_size(before)
+    return paths
 
 
 # -- JupyterLab ---------------------------------------------------------------------------------

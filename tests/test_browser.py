@@ -2,7 +2,11 @@
 
 Four scenarios (issue 8): the case explorer in JupyterLab after *Run All*; the same explorer
 presented with ``custody-lab present``; hostile text pasted into the explorer, shown literally and
-never run; and an exercise's Check button giving the specific hint, then success.
+never run; and an exercise's Check button giving the specific hint, then success. And (issue 16):
+the browser's network is blocked, and a presented page and a notebook ask no host but 127.0.0.1;
+``present`` hides the run-the-cells instructions JupyterLab shows; every notebook runs in
+JupyterLab with nothing on stderr and nothing left in the kernels' temporary folder, and leaves a
+screenshot at 1280×900 and at 640×450 (the folder is printed at the end of the run).
 
 Every server binds to 127.0.0.1 on a free port and is stopped by its PID. JupyterLab serves a
 temporary copy of ``notebooks/`` and ``data/`` (with autosave off), so running cells in the browser
@@ -16,6 +20,7 @@ from __future__ import annotations
 import re
 import shutil
 import tempfile
+import time
 from pathlib import Path
 
 import nbformat
@@ -54,11 +59,21 @@ def browser():
         yield context
 
 
+@pytest.fixture(scope="module", autouse=True)
+def say_where_the_screenshots_are(request):
+    yield
+    shots = sorted(bs.ARTIFACTS.glob("*.png")) if bs.ARTIFACTS.is_dir() else []
+    reporter = request.config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None and shots:
+        reporter.write_line(f"browser screenshots and server logs: {bs.ARTIFACTS} ({len(shots)} screenshots)")
+
+
 @pytest.fixture
 def page(browser):
     page = browser.new_page()
     page.set_default_timeout(bs.QUICK)
     page.dialogs = bs.DialogWatcher(page)
+    page.requests = bs.record_requests(page)
     yield page
     page.close()
 
@@ -94,10 +109,12 @@ def lab(workspace):
     """JupyterLab on the workspace, with quiet settings (no news toast, no autosave)."""
     settings = delivery.write_lab_settings(workspace / "lab-settings")
     with _log("server-jupyterlab") as log:
+        kernel_tmp = workspace / "kernel-tmp"  # the kernels' TMPDIR: notebooks must leave it empty
+        kernel_tmp.mkdir()
         process, url = delivery.serve_lab(
             workspace / "root",
             settings_dir=settings,
-            env=bs.isolated_jupyter_env(workspace / "lab-env"),
+            env={**bs.isolated_jupyter_env(workspace / "lab-env"), "TMPDIR": str(kernel_tmp)},
             log=log,
             extra=[f"--LabApp.workspaces_dir={workspace / 'lab-workspaces'}"],
         )
@@ -289,3 +306,79 @@ def test_an_exercise_check_gives_the_specific_hint_then_success(voila_check, pag
     finally:
         bs.screenshot(page, "browser-4-exercise-passed")
     assert page.dialogs.messages == [], f"unexpected dialogs: {page.dialogs.messages}"
+
+
+# -- 5. Offline, code-only instructions, every notebook (issue 16) ------------------------------
+
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb"))
+START = "notebooks/00-start-here.ipynb"
+CODE_ONLY = "Shift+Enter"  # 00's "run each cell with Shift+Enter", marked class="custody-code-only"
+
+
+@pytest.fixture(scope="module")
+def voila_00(workspace):
+    """``custody-lab present notebooks/00-start-here.ipynb``."""
+    with _log("server-voila-00") as log:
+        process, url = delivery.serve_voila(START, cwd=ROOT, log=log, env=bs.isolated_jupyter_env(workspace / "v00"))
+        yield url
+        assert delivery.stop(process) is not None
+
+
+def test_with_the_network_blocked_a_presented_page_asks_no_host_but_127_0_0_1_and_hides_run_instructions(
+    voila_00, page
+):
+    page.goto(voila_00)
+    try:
+        page.get_by_role("heading", name=re.compile("Recap")).wait_for(state="attached", timeout=bs.SLOW)
+        page.wait_for_load_state("networkidle")
+    finally:
+        bs.screenshot(page, "browser-5-voila-00-offline")
+    outside = [url for url in page.requests if bs.is_outside(url)]
+    assert page.requests and not outside, f"the Voila page asked other hosts: {outside[:5]}"
+    text = page.locator("body").inner_text()
+    assert "What you'll need" in text and CODE_ONLY not in text, (
+        f"expected the presented page to hide {CODE_ONLY!r}; its 'What you'll need' line reads "
+        f"{[line for line in text.splitlines() if 'need' in line][:1]}"
+    )
+
+
+def _outputs(saved: Path) -> list[tuple[int, dict]]:
+    """(cell index, output) of every code cell output in the notebook file."""
+    cells = nbformat.read(saved, as_version=4).cells
+    return [(i, o) for i, c in enumerate(cells) if c.cell_type == "code" for o in c.get("outputs", [])]
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name[:2])
+def test_every_notebook_runs_in_jupyterlab_offline_without_stderr_or_temporary_files_and_is_screenshot(
+    lab, workspace, page, path
+):
+    assert len(NOTEBOOKS) >= 9, f"expected the lab's notebooks under {ROOT / 'notebooks'}, found {len(NOTEBOOKS)}"
+    notebook = f"notebooks/{path.name}"
+    kernel_tmp = workspace / "kernel-tmp"
+    before = set(kernel_tmp.iterdir())
+    saved_path = workspace / "root" / notebook
+    page.goto(lab(notebook))
+    try:
+        bs.wait_for_kernel_idle(page)
+        if notebook == START:
+            first = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-MarkdownCell").first
+            text = first.inner_text()
+            assert CODE_ONLY in text, f"JupyterLab should show 00's {CODE_ONLY!r}; its first cell reads {text[:300]!r}"
+        bs.run_all_cells(page)
+        bs.wait_for_run_all(page, code_cells(path), timeout=5 * bs.SLOW)
+        page.keyboard.press("Control+s")  # the workspace's copy, to read the outputs the page got
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and not _outputs(saved_path):
+            page.wait_for_timeout(250)
+    finally:
+        shots = bs.screenshots(page, f"notebook-{path.stem}")
+    assert all(shot.stat().st_size > 0 for shot in shots), shots
+    outside = [url for url in page.requests if bs.is_outside(url)]
+    assert not outside, f"{path.name} in JupyterLab asked other hosts: {outside[:5]}"
+    outputs = _outputs(saved_path)
+    assert outputs, f"{path.name}: the saved copy has no outputs, so nothing was checked"
+    stderr = [(i, o.get("text", "")[:200]) for i, o in outputs if o.get("name") == "stderr"]
+    errors = [(i, o.get("ename")) for i, o in outputs if o.output_type == "error"]
+    assert not stderr and not errors, f"{path.name}: stderr (shown as a pink box) {stderr[:3]}, errors {errors[:3]}"
+    left = sorted(p.name for p in set(kernel_tmp.iterdir()) - before)
+    assert not left, f"{path.name} left {left} in the kernels' temporary folder {kernel_tmp}"
