@@ -30,6 +30,7 @@ from custody_lab.protocol.template_reading import (
 )
 from custody_lab.uri_templates import UriTemplateError, match
 from custody_lab.views.template_html import outcome_html, preview_html, problem_html, variables_html
+from custody_lab.views.widgets.controls import FULL
 from custody_lab.views.widgets.template_reader import CUSTOM, TemplateReader
 
 HOSTILE = "<img src=x onerror=alert(1)>"
@@ -531,8 +532,8 @@ def test_a_new_template_error_clears_the_previous_reads_result_and_picture(reade
 def test_the_readers_boxes_never_run_past_a_narrow_output_area(reader):
     boxes = {"picker": reader.picker, "template": reader.template_box, **reader.inputs}
     widths = {name: (w.layout.width, w.layout.max_width) for name, w in boxes.items()}
-    fixed = {name: wm for name, wm in widths.items() if wm[1] != "100%"}
-    assert not fixed, f"boxes without max_width 100% (cut off at 640 CSS px): {fixed}"
+    fixed = {name: wm for name, wm in widths.items() if wm[1] != FULL}
+    assert not fixed, f"boxes without max_width {FULL} (cut off at 640 CSS px): {fixed}"
 
 
 def test_a_value_with_dot_dot_slash_cannot_reach_another_resource_through_the_widget(reader):

@@ -14,6 +14,7 @@ __all__ = ["ExercisePanel", "ProgressPanel"]
 import ipywidgets as widgets
 
 from ..views.html import small
+from ..views.widgets.controls import fits_words, wrapping_row
 from .exercises import (
     TRIES_BEFORE_SHOW,
     CheckResult,
@@ -33,16 +34,6 @@ from .feedback import (
     progress_html,
     revealed_html,
 )
-
-
-def _button_layout(**more: str) -> widgets.Layout:
-    """A button as wide as its words (never cut to ipywidgets' default width)."""
-    return widgets.Layout(width="auto", min_width="max-content", **more)
-
-
-def _answer_row(children: list[widgets.Widget]) -> widgets.HBox:
-    """The answer box and its buttons; the buttons wrap under the box in a narrow output area."""
-    return widgets.HBox(children, layout=widgets.Layout(flex_flow="row wrap", align_items="center"))
 
 
 class ExercisePanel(widgets.VBox):
@@ -83,13 +74,13 @@ class ExercisePanel(widgets.VBox):
             button_style="primary",
             icon="check",
             tooltip=f"check your answer to {ex.id}",
-            layout=_button_layout(),
+            layout=fits_words(),
         )
         self.show_button = widgets.Button(
             description="Show me",
             icon="eye",
             tooltip=f"show the answer to {ex.id} (progress records it as shown, not solved)",
-            layout=_button_layout(display="" if wrong_tries(ex.id) >= TRIES_BEFORE_SHOW else "none"),
+            layout=fits_words(display="" if wrong_tries(ex.id) >= TRIES_BEFORE_SHOW else "none"),
         )
         self.read_as = widgets.HTML("")
         self.output = widgets.HTML(f"<div>{small('Type an answer and press Check.')}</div>")
@@ -100,7 +91,7 @@ class ExercisePanel(widgets.VBox):
             [
                 self.heading,
                 self.prompt,
-                _answer_row([self.answer, self.check_button, self.show_button]),
+                wrapping_row([self.answer, self.check_button, self.show_button]),
                 self.read_as,
                 self.output,
                 self.shown,

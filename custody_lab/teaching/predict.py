@@ -19,6 +19,7 @@ __all__ = ["PredictPanel"]
 import ipywidgets as widgets
 
 from ..views.html import code, small
+from ..views.widgets.controls import fits_words, wrapping_row
 from ..views.widgets.explorer import CaseExplorer
 from .exercise_sets._changes import CaseChange
 from .exercises import CheckResult, Exercise, ExerciseError, check, get, input_for
@@ -78,7 +79,7 @@ class PredictPanel(widgets.VBox):
             description="Apply the change and check",
             button_style="primary",
             icon="play",
-            layout=widgets.Layout(width="auto", min_width="max-content"),
+            layout=fits_words(),
             tooltip=f"check your prediction for {self.exercise.id}, then apply the change",
         )
         self.output = widgets.HTML(f"<div>{small('Write your prediction, then press the button.')}</div>")
@@ -87,7 +88,7 @@ class PredictPanel(widgets.VBox):
             widgets.HTML(exercise_heading_html(self.exercise)),
             widgets.HTML(markdown_html(self.exercise.prompt)),
             widgets.HTML(small(f"The change: {code(change.describe())}")),
-            widgets.HBox([self.prediction, self.apply_button], layout=widgets.Layout(flex_flow="row wrap")),
+            wrapping_row([self.prediction, self.apply_button]),
             self.output,
         ]
         if own:

@@ -24,6 +24,7 @@ from ...protocol.catalog import Catalog, ResourceNotFound
 from ...protocol.template_reading import DRAWN_IMAGES
 from ..catalog_html import untrusted_text_html
 from ..html import Markup, box, code, field_table, pre, scroll, small, tone, untrusted
+from .controls import FULL, fit, fits_words, wrapping_row
 
 #: The dropdown value meaning "use the pasted blob".
 PASTE = "(paste)"
@@ -123,17 +124,20 @@ class BlobViewer(widgets.VBox):
             options=options,
             value=start,
             description="Resource:",
-            layout=widgets.Layout(width="460px", max_width="100%"),
+            layout=fit("460px"),
         )
         self.blob_box = widgets.Textarea(
             placeholder="paste base64 text here (only what goes in a blob field)",
             description="Blob:",
-            layout=widgets.Layout(width="100%", height="90px"),
+            layout=fit(FULL, height="90px"),
         )
         self.mime_box = widgets.Text(
-            placeholder="e.g. image/png", description="Declared MIME:", style={"description_width": "initial"}
+            placeholder="e.g. image/png",
+            description="Declared MIME:",
+            style={"description_width": "initial"},
+            layout=fit("300px"),
         )
-        self.show_button = widgets.Button(description="Show", button_style="primary", icon="eye")
+        self.show_button = widgets.Button(description="Show", button_style="primary", icon="eye", layout=fits_words())
         self.summary = widgets.HTML()
         self.error = widgets.HTML()
         self.image = widgets.Image(
@@ -147,7 +151,7 @@ class BlobViewer(widgets.VBox):
             [
                 self.source,
                 self.blob_box,
-                widgets.HBox([self.mime_box, self.show_button]),
+                wrapping_row([self.mime_box, self.show_button]),
                 self.error,
                 self.summary,
                 self.image,

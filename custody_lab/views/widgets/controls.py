@@ -9,12 +9,39 @@ still holds.
 
 from __future__ import annotations
 
-__all__ = ["StrictIntSlider", "refusal"]
+__all__ = ["FULL", "StrictIntSlider", "fit", "fits_words", "refusal", "wrapping_row"]
 
 from collections.abc import Callable
 from typing import Any
 
 import ipywidgets as W
+
+#: The whole width of the output area less the 2 px margin ipywidgets gives each side of a
+#: control (``width: 100%`` plus that margin ends 2 px outside the output area).
+FULL = "calc(100% - 4px)"
+
+
+def fit(width: str, **more: str) -> W.Layout:
+    """A control ``width`` wide where there is room, and never wider than the output area.
+
+    A 1280 px window at 200 % zoom is 640 CSS px; a fixed width would run past the edge there.
+
+    Example:
+        >>> layout = fit("420px", min_width="260px")
+        >>> layout.width, layout.max_width, layout.min_width
+        ('420px', 'calc(100% - 4px)', '260px')
+    """
+    return W.Layout(width=width, max_width=FULL, **more)
+
+
+def fits_words(**more: str) -> W.Layout:
+    """A button, checkbox or dropdown as wide as its words (never cut to ipywidgets' default width)."""
+    return W.Layout(width="auto", min_width="max-content", max_width=FULL, **more)
+
+
+def wrapping_row(children: list[W.Widget]) -> W.HBox:
+    """A row of controls that wraps onto new rows when the output area is too narrow for it."""
+    return W.HBox(children, layout=W.Layout(flex_flow="row wrap", align_items="center", max_width="100%"))
 
 
 def refusal(name: str, value: object, low: int, high: int) -> str:

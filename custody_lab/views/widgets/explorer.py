@@ -31,7 +31,7 @@ from ...core.model import FIELD_SPECS, INITIATORS, OPERATIONS, SHAPES, Case, Dec
 from ...core.router import route
 from ...core.text import visible
 from . import render
-from .controls import StrictIntSlider
+from .controls import FULL, StrictIntSlider, fit, fits_words, wrapping_row
 
 #: The longest paste the box reads: a case is one small JSON object (the fixture's are under 1 KB).
 PASTE_LIMIT = 100_000
@@ -45,26 +45,6 @@ _SIDE_WORD = {v: k for k, v in _SIDE_VALUE.items()}
 
 #: Controls whose description is as wide as its words (never cut to the default label width).
 _WIDE: dict[str, Any] = {"style": {"description_width": "initial"}}
-
-
-def _fits() -> W.Layout:
-    """A control as wide as its content ("true — changes state" is never clipped)."""
-    return W.Layout(width="auto", min_width="max-content")
-
-
-def _slider_layout() -> W.Layout:
-    """A slider 420 px wide where there is room, narrower (never under 260 px) where there is not."""
-    return W.Layout(width="420px", max_width="100%", min_width="260px")
-
-
-def _text_layout() -> W.Layout:
-    """A text box of the default width that shrinks with a narrow output area."""
-    return W.Layout(width="300px", max_width="100%")
-
-
-def _row(children: list[W.Widget]) -> W.HBox:
-    """A row of controls that wraps onto new rows when the output area is too narrow for it."""
-    return W.HBox(children, layout=W.Layout(flex_flow="row wrap", align_items="center", max_width="100%"))
 
 
 def _options(ids: list[str]) -> list[tuple[str, str]]:
@@ -114,7 +94,7 @@ class CaseExplorer(W.VBox):
         self.controls: dict[str, W.ValueWidget] = self._make_controls()
         # A box to type an exact size; the slider clamps, the box does not, so a typo such as a
         # negative size is shown as the CaseError it is instead of being silently corrected.
-        self.bytes_box = W.IntText(description="type bytes", layout=W.Layout(width="190px", min_width="150px"), **_WIDE)
+        self.bytes_box = W.IntText(description="type bytes", layout=fit("190px", min_width="150px"), **_WIDE)
         ids = [c.id for c in self._fixture.all_cases]
         self.preset = W.Dropdown(
             options=_options(ids if self.baseline.id in ids else [self.baseline.id, *ids]),
@@ -125,15 +105,13 @@ class CaseExplorer(W.VBox):
             description="Reset to baseline",
             icon="undo",
             tooltip="the baseline case and the baseline policy (embed limit) again",
-            layout=W.Layout(width="auto", min_width="max-content"),
+            layout=fits_words(),
         )
         self.paste = W.Textarea(
             placeholder='Paste a case as JSON, e.g. {"id": "mine", "initiator": "model", …}',
-            layout=W.Layout(width="100%", height="70px"),
+            layout=fit(FULL, height="70px"),
         )
-        self.load_button = W.Button(
-            description="Load pasted case", icon="upload", layout=W.Layout(width="auto", min_width="max-content")
-        )
+        self.load_button = W.Button(description="Load pasted case", icon="upload", layout=fits_words())
 
         self.outcome = W.HTML()
         self.trace = W.HTML()
@@ -155,11 +133,11 @@ class CaseExplorer(W.VBox):
         c = self.controls
         inputs = W.VBox(
             [
-                _row([self.preset, self.reset_button]),
-                _row([c["initiator"], c["operation"], c["shape"]]),
-                _row([c["bytes"], self.bytes_box, c["embedLimitBytes"]]),
-                _row([c["current"], c["requiresCurrent"], c["allowed"], c["sideEffects"]]),
-                _row([c["uri"], c["mime"], c["provenance"]]),
+                wrapping_row([self.preset, self.reset_button]),
+                wrapping_row([c["initiator"], c["operation"], c["shape"]]),
+                wrapping_row([c["bytes"], self.bytes_box, c["embedLimitBytes"]]),
+                wrapping_row([c["current"], c["requiresCurrent"], c["allowed"], c["sideEffects"]]),
+                wrapping_row([c["uri"], c["mime"], c["provenance"]]),
             ],
             layout=W.Layout(max_width="100%"),
         )
@@ -189,22 +167,28 @@ class CaseExplorer(W.VBox):
         # Step 1 on both sliders: the page snaps a value to the slider's step and sends the
         # snapped value back, so any other step would change a typed size or a policy's limit.
         return {
-            "initiator": W.Dropdown(options=INITIATORS, description="initiator", layout=_fits(), **_WIDE),
-            "operation": W.Dropdown(options=OPERATIONS, description="operation", layout=_fits(), **_WIDE),
-            "shape": W.Dropdown(options=SHAPES, description="shape", layout=_fits(), **_WIDE),
+            "initiator": W.Dropdown(options=INITIATORS, description="initiator", layout=fits_words(), **_WIDE),
+            "operation": W.Dropdown(options=OPERATIONS, description="operation", layout=fits_words(), **_WIDE),
+            "shape": W.Dropdown(options=SHAPES, description="shape", layout=fits_words(), **_WIDE),
             "bytes": StrictIntSlider(
-                min=0, max=20000, step=1, description="bytes", continuous_update=True, layout=_slider_layout(), **_WIDE
+                min=0,
+                max=20000,
+                step=1,
+                description="bytes",
+                continuous_update=True,
+                layout=fit("420px", min_width="260px"),
+                **_WIDE,
             ),
             "embedLimitBytes": StrictIntSlider(
-                min=0, max=20000, step=1, description="embed limit", layout=_slider_layout(), **_WIDE
+                min=0, max=20000, step=1, description="embed limit", layout=fit("420px", min_width="260px"), **_WIDE
             ),
-            "current": W.Checkbox(description="current", indent=False, layout=_fits()),
-            "requiresCurrent": W.Checkbox(description="requiresCurrent", indent=False, layout=_fits()),
-            "allowed": W.Checkbox(description="allowed", indent=False, layout=_fits()),
-            "sideEffects": W.Dropdown(options=_SIDE_EFFECTS, description="sideEffects", layout=_fits(), **_WIDE),
-            "uri": W.Text(description="uri", layout=_text_layout(), **_WIDE),
-            "mime": W.Text(description="mime", layout=_text_layout(), **_WIDE),
-            "provenance": W.Text(description="provenance", layout=_text_layout(), **_WIDE),
+            "current": W.Checkbox(description="current", indent=False, layout=fits_words()),
+            "requiresCurrent": W.Checkbox(description="requiresCurrent", indent=False, layout=fits_words()),
+            "allowed": W.Checkbox(description="allowed", indent=False, layout=fits_words()),
+            "sideEffects": W.Dropdown(options=_SIDE_EFFECTS, description="sideEffects", layout=fits_words(), **_WIDE),
+            "uri": W.Text(description="uri", layout=fit("300px"), **_WIDE),
+            "mime": W.Text(description="mime", layout=fit("300px"), **_WIDE),
+            "provenance": W.Text(description="provenance", layout=fit("300px"), **_WIDE),
         }
 
     @contextmanager

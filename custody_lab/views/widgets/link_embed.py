@@ -29,7 +29,7 @@ from ...protocol.link_or_embed import (
 )
 from ..html import box, scroll, untrusted
 from ..link_or_embed import advice_html, costs_table_html, plot_cumulative, uri_check_html
-from .controls import StrictIntSlider
+from .controls import StrictIntSlider, fit, fits_words, wrapping_row
 
 
 def _slider(value: int, scale: tuple[int, int, int], description: str) -> StrictIntSlider:
@@ -42,7 +42,7 @@ def _slider(value: int, scale: tuple[int, int, int], description: str) -> Strict
         step=step,
         description=description,
         style={"description_width": "initial"},
-        layout=widgets.Layout(width="460px", max_width="100%", min_width="260px"),
+        layout=fit("460px", min_width="260px"),
     )
 
 
@@ -86,11 +86,13 @@ class LinkOrEmbedCalculator(widgets.VBox):
     ) -> None:
         self.catalog = catalog or Catalog.load()
         style = {"description_width": "initial"}
-        wide = widgets.Layout(width="460px", max_width="100%")
+        wide = fit("460px")
         self.size = _slider(payload_bytes, (100, 60000, 100), "payload bytes")
         self.reuse = _slider(reuse, (1, 20, 1), "calls reusing it")
         self.budget = _slider(budget, (512, 16384, 512), "inline budget (bytes)")
-        self.binary = widgets.Checkbox(value=False, description="binary payload (sent as base64)", style=style)
+        self.binary = widgets.Checkbox(
+            value=False, description="binary payload (sent as base64)", style=style, layout=fits_words()
+        )
         self.advice = widgets.HTML()
         self.table = widgets.HTML()
         self.plot = widgets.Image(format="png", layout=widgets.Layout(max_width="min(720px, 100%)", height="auto"))
@@ -102,7 +104,7 @@ class LinkOrEmbedCalculator(widgets.VBox):
             value="resource_link",
             description="block",
             style=style,
-            layout=widgets.Layout(width="auto", min_width="max-content"),
+            layout=fits_words(),
         )
         self.uri_box = widgets.Text(value=DEFAULT_URI, description="URI in the block", style=style, layout=wide)
         self.uri_check = widgets.HTML()
@@ -129,7 +131,7 @@ class LinkOrEmbedCalculator(widgets.VBox):
                     "<b>Same URI (seed 001):</b> the URI in a link or an embed must be the "
                     "URI the resource is registered under."
                 ),
-                widgets.HBox([self.block_type, self.uri_box], layout=widgets.Layout(flex_flow="row wrap")),
+                wrapping_row([self.block_type, self.uri_box]),
                 self.uri_check,
             ],
             layout=widgets.Layout(max_width="100%"),

@@ -34,16 +34,12 @@ from ...protocol.template_reading import Preview, ReadOutcome, TemplateVariable,
 from ..catalog_html import entry_html
 from ..html import box, small
 from ..template_html import outcome_html, preview_html, problem_html, variables_html
+from .controls import fit
 
 #: The dropdown value meaning "the template typed in the Template box".
 CUSTOM = "(custom)"
 
 _WAITING = box(small("Fill in the boxes and press Read."), "muted")
-
-
-def _box_layout(width: str) -> widgets.Layout:
-    """A box ``width`` wide where there is room, and no wider than the output area where there is not."""
-    return widgets.Layout(width=width, max_width="100%")
 
 
 class TemplateReader(widgets.VBox):
@@ -94,13 +90,13 @@ class TemplateReader(widgets.VBox):
             value=start if start in known else CUSTOM,
             description="Resource template:",
             style={"description_width": "initial"},
-            layout=_box_layout("560px"),
+            layout=fit("560px"),
         )
         self.template_box = widgets.Text(
             value=start,
             description="Template:",
             continuous_update=True,
-            layout=_box_layout("560px"),
+            layout=fit("560px"),
         )
         self.about = widgets.HTML()
         self.problem = widgets.HTML()
@@ -224,7 +220,7 @@ class TemplateReader(widgets.VBox):
                 placeholder=variable.hint,
                 continuous_update=True,
                 style={"description_width": "initial"},
-                layout=_box_layout("420px"),
+                layout=fit("420px"),
             )
             box.observe(lambda _change: self._refresh(), names="value")
             self.inputs[variable.name] = box

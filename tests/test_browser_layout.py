@@ -1,0 +1,221 @@
+"""What a learner sees in a real browser: exact typed sizes, and widgets that fit at 200 % zoom.
+
+Issue 16. Driven through Debian's Chromium (``tests/browser_support.py``), in JupyterLab and in
+Voila:
+
+* typing 4097 into the explorer's "type bytes" box gives the case 4097 and ``embed-over-budget``,
+  and 4096 gives accepted; the box, the slider's readout and the receipt all keep the typed number
+  (a slider with step 10 made the page round 4097 to 4100 and send that back to the kernel);
+* at a 640×450 viewport (a 1280 px window at 200 % zoom is 640 CSS px) every control of every
+  widget lies inside its output area, no button or dropdown cuts its words, no slider shrinks to a
+  stub, tables scroll inside their own box, and the trace's "✓ passed" stays on one line;
+* screenshots at 1280×900 and 640×450 go to ``test-artifacts/`` (look at them).
+
+The fixtures ``browser``, ``page``, ``lab`` and ``voila_check`` are tests/test_browser.py's own;
+the ``workspace`` fixture here replaces that module's for this file (pytest resolves a fixture's
+dependencies by name in the requesting module), so both servers serve this file's notebook, one
+with every widget of the lab. Expected outcomes are computed with the core.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+
+import nbformat
+import pytest
+
+import custody_lab as cl
+
+from . import browser_support as bs
+from .test_browser import CASE, CHECK_NOTEBOOK, browser, code_cells, lab, page, voila_check
+
+__all__ = ["browser", "lab", "page", "voila_check"]  # fixtures used by name below
+
+ROOT = bs.ROOT
+pytestmark = pytest.mark.slow
+
+#: One cell per widget, each with a marker that finds its output area on the page.
+WIDGETS = {
+    "explorer": (f'from custody_lab.widgets import CaseExplorer\nCaseExplorer("{CASE}")', ".custody-outcome"),
+    "template reader": ("from custody_lab.widgets import TemplateReader\nTemplateReader()", "text=Resource template:"),
+    "calculator": (
+        "from custody_lab.widgets import LinkOrEmbedCalculator\nLinkOrEmbedCalculator()",
+        "text=How many bytes enter context?",
+    ),
+    "blob viewer": ("from custody_lab.widgets import BlobViewer\nBlobViewer()", "text=Resource:"),
+    "exercise panel": ('from custody_lab.widgets import ExercisePanel\nExercisePanel("blob-01")', "text=Answer:"),
+    "predict panel": ('from custody_lab.widgets import PredictPanel\nPredictPanel("route-02")', "text=I predict:"),
+}
+
+#: The ipywidgets controls a learner reaches (a closed tab's controls have no box and are skipped).
+CONTROLS = (
+    ".widget-slider, .widget-dropdown, .widget-text, .widget-checkbox, "
+    ".widget-button, .widget-textarea, .widget-tab > .lm-TabBar"
+)
+
+#: Measures one output area: every control's box, clipped button or dropdown words, slider tracks,
+#: the scrolling boxes of tables, and how many lines each trace result takes.
+MEASURE = """(area, controls) => {
+    const a = area.getBoundingClientRect();
+    const canvas = document.createElement('canvas').getContext('2d');
+    const seen = [];
+    for (const el of area.querySelectorAll(controls)) {
+        const r = el.getBoundingClientRect();
+        if (r.width === 0 && r.height === 0) continue;
+        const label = (el.querySelector('.widget-label')?.textContent || el.textContent || '').trim().slice(0, 40);
+        let clipped = false;
+        if (el.tagName === 'BUTTON') clipped = el.scrollWidth > el.clientWidth + 1;
+        const select = el.querySelector('select');
+        if (select && select.selectedIndex >= 0) {
+            const style = getComputedStyle(select);
+            canvas.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+            const words = canvas.measureText(select.options[select.selectedIndex].text).width;
+            clipped = words + 16 > select.clientWidth;  // 16 px: the arrow and the padding
+        }
+        const track = el.querySelector('.noUi-target');
+        seen.push({label, left: r.left, right: r.right, clipped,
+                   track: track ? track.getBoundingClientRect().width : null});
+    }
+    const scrollers = [...area.querySelectorAll('.custody-scroll')]
+        .filter(s => s.getBoundingClientRect().width > 0)
+        .map(s => ({right: s.getBoundingClientRect().right, scrolls: getComputedStyle(s).overflowX}));
+    const traceLines = [...area.querySelectorAll('.custody-trace tr > td:first-child')]
+        .filter(td => td.getBoundingClientRect().width > 0)  // a hidden explorer's trace is not read
+        .map(td => {
+            const range = document.createRange();
+            range.selectNodeContents(td);
+            return [td.textContent, new Set([...range.getClientRects()].map(q => Math.round(q.top))).size];
+        });
+    return {area: {left: a.left, right: a.right}, window: window.innerWidth, controls: seen, scrollers, traceLines};
+}"""
+
+
+@pytest.fixture(scope="module")
+def workspace():
+    """Notebooks and data copied to a temporary root, and a notebook with every widget of the lab."""
+    bs.require_browser()
+    base = Path(tempfile.mkdtemp(prefix="custody-lab-browser-layout-"))
+    root = base / "root"
+    for folder in ("notebooks", "data"):
+        shutil.copytree(ROOT / folder, root / folder, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+    nb.cells = [nbformat.v4.new_markdown_cell("# Every widget\n\nGenerated by tests/test_browser_layout.py.")]
+    nb.cells += [nbformat.v4.new_code_cell(source) for source, _marker in WIDGETS.values()]
+    nb.cells.append(nbformat.v4.new_markdown_cell("## The end"))
+    nbformat.write(nb, root / CHECK_NOTEBOOK)
+    yield base
+    shutil.rmtree(base, ignore_errors=True)
+
+
+def open_widgets(surface: str, request: pytest.FixtureRequest, page) -> None:
+    """Open the every-widget notebook as a learner does: Run All in JupyterLab, the page in Voila."""
+    if surface == "jupyterlab":
+        page.goto(request.getfixturevalue("lab")(CHECK_NOTEBOOK))
+        bs.wait_for_kernel_idle(page)
+        bs.run_all_cells(page)
+        bs.wait_for_run_all(page, code_cells(request.getfixturevalue("workspace") / "root" / CHECK_NOTEBOOK))
+        # JupyterLab opens with its file browser beside the notebook (300 px of a 640 px window);
+        # a learner at 200 % zoom closes it, as this does (clicking the sidebar's open tab)
+        page.locator(".jp-SideBar.jp-mod-left .lm-TabBar-tab.lm-mod-current").click()
+    else:
+        page.goto(request.getfixturevalue("voila_check"))
+        page.get_by_role("heading", name="The end").wait_for(state="attached", timeout=bs.SLOW)
+
+
+def output_of(page, marker: str):
+    """The output area holding ``marker`` (a CSS selector or ``text=…``), scrolled into view."""
+    inner = page.get_by_text(marker[5:], exact=True) if marker.startswith("text=") else page.locator(marker)
+    return bs.scroll_until_attached(page, page.locator(".jp-OutputArea-output", has=inner))
+
+
+# -- exact numeric input ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("surface", ["jupyterlab", "voila"])
+def test_typing_4097_in_the_bytes_box_gives_the_case_4097_and_embed_over_budget_and_4096_accepted(
+    surface, request, page
+):
+    from playwright.sync_api import expect
+
+    limit = cl.load_fixture().policy.embed_limit_bytes
+    base = cl.load_fixture().case(CASE)
+    expected = {n: cl.route(base.with_changes(bytes=n)) for n in (limit + 1, limit)}
+    assert expected[limit + 1].rejection == "embed-over-budget" and expected[limit].accepted, (
+        f"core: {CASE} at {limit + 1} / {limit} bytes gives {expected[limit + 1].outcome} / {expected[limit].outcome}"
+    )
+    open_widgets(surface, request, page)
+    try:
+        explorer = bs.find_explorer(page)
+        box = bs.labelled(explorer, "widget-text", "type bytes").locator("input")
+        readout = bs.labelled(explorer, "widget-slider", "bytes").locator(".widget-readout")
+        for typed in (limit + 1, limit, limit + 1):
+            box.fill(str(typed))
+            box.press("Enter")
+            words = "embed-over-budget" if typed > limit else "ACCEPTED"
+            expect(explorer.locator(".custody-outcome")).to_contain_text(words, timeout=bs.QUICK)
+            expect(readout).to_have_text(str(typed))
+            # a rounding slider answers after a round trip: let it, then read everything again
+            page.wait_for_timeout(1500)
+            explorer.get_by_role("tab", name="Receipt").click()
+            seen = {
+                "box": box.input_value(),
+                "slider": (readout.text_content() or "").strip(),
+                "receipt has bytes": f'"bytes": {typed}' in (explorer.locator(".custody-receipt").text_content() or ""),
+                "outcome": words in bs.outcome_text(explorer),
+            }
+            want = {"box": str(typed), "slider": str(typed), "receipt has bytes": True, "outcome": True}
+            assert seen == want, f"{surface}: typed {typed} in 'type bytes': expected {want}, got {seen}"
+            explorer.get_by_role("tab", name="Trace").click()
+        bs.bring_into_view(explorer.locator(".custody-outcome"))
+    finally:
+        bs.screenshot(page, f"layout-1-typed-bytes-{surface}")
+
+
+# -- 200 % zoom --------------------------------------------------------------------------------------
+
+
+def layout_problems(name: str, measured: dict) -> list[str]:
+    """Everything in one measured output area that a learner at 640 CSS px could not use or read."""
+    area, problems = measured["area"], []
+    if area["right"] > measured["window"] + 1:
+        problems.append(f"{name}: the output area ends at {area['right']:.0f} px, past the window")
+    for c in measured["controls"]:
+        if c["left"] < area["left"] - 1 or c["right"] > area["right"] + 1:
+            problems.append(
+                f"{name}: control {c['label']!r} spans {c['left']:.0f}-{c['right']:.0f} px, "
+                f"outside the output area {area['left']:.0f}-{area['right']:.0f} px"
+            )
+        if c["clipped"]:
+            problems.append(f"{name}: control {c['label']!r} cuts its words")
+        if c["track"] is not None and c["track"] < 120:
+            problems.append(f"{name}: slider {c['label']!r} has a {c['track']:.0f} px track (under 120)")
+    for s in measured["scrollers"]:
+        if s["right"] > area["right"] + 1 or s["scrolls"] != "auto":
+            problems.append(f"{name}: a table box ends at {s['right']:.0f} px (overflow-x {s['scrolls']})")
+    for text, lines in measured["traceLines"]:
+        if lines != 1:
+            problems.append(f"{name}: the trace's {text!r} takes {lines} lines")
+    return problems
+
+
+@pytest.mark.parametrize("surface", ["jupyterlab", "voila"])
+def test_at_640_css_px_every_widget_control_lies_inside_its_output_area_and_reads_whole(surface, request, page):
+    page.set_viewport_size({"width": 1280, "height": 900})
+    open_widgets(surface, request, page)
+    bs.bring_into_view(bs.find_explorer(page))
+    bs.screenshot(page, f"layout-2-explorer-1280x900-{surface}")
+    page.set_viewport_size({"width": 640, "height": 450})
+    page.wait_for_timeout(500)  # let the page lay itself out again
+    problems, counted = [], {}
+    for name, (_source, marker) in WIDGETS.items():
+        area = output_of(page, marker)
+        measured = area.evaluate(MEASURE, CONTROLS)
+        counted[name] = len(measured["controls"])
+        problems += layout_problems(name, measured)
+        bs.screenshot(page, f"layout-3-{name.replace(' ', '-')}-640x450-{surface}")
+    assert counted["explorer"] >= 14, f"{surface}: found only {counted['explorer']} explorer controls: {counted}"
+    assert all(counted.values()), f"{surface}: a widget with no controls measured: {counted}"
+    assert not problems, f"{surface} at 640×450:\n" + "\n".join(problems)
