@@ -5,14 +5,24 @@ templates and tools, and exercises only what is safe:
 
 - every listed resource is read (the protocol makes reads read-only; if the server lists the lab's
   state resource ``state://lab/ledger`` the audit also *observes* whether a read changed state);
-- templates are not read (they need arguments only a conversation supplies); their declared facts
-  are reported;
+- each template is read once with a value per variable: the user's (``--template-values
+  NAME=JSON``), else the server's completion (``completion/complete``), expanded with the lab's RFC
+  6570 engine; with no value known it is "not read: no value known" and its declared facts are
+  reported (:mod:`~custody_lab.live.audit_exercise`);
 - a tool is called only when ``--allow-calls NAME`` names it (once, with the arguments given
   there, none by default). Its annotations decide nothing: ``readOnlyHint`` is a hint from an
   untrusted server (MCP 2025-11-25 and the current 2026-07-28: clients MUST consider tool
   annotations untrusted unless they come from a trusted server; annotations exist since
   2025-03-26), and the lab's host policy is to call nothing the user did not name. A name the
-  server does not list is an error.
+  server does not list is an error. Every content block of its result is reported with its
+  custody, ``structuredContent`` is validated against the tool's ``outputSchema``, and a
+  ``resource_link`` is an address until ``--follow-links`` reads it: a second read, through the same
+  gate, recorded as its own ``link`` capability (seed 000); a refused follow-up is "blocked".
+
+Provenance: MCP has no provenance field. The host names what it asked (the lab's host policy):
+serverInfo ``name@version``, the method, the URI and the retrieval time; a server's ``_meta``
+provenance is the richer, optional source. Only a server that reports no name or version leaves a
+provenance gap.
 
 Nothing the server does ends in a traceback: the server runs behind
 :class:`~custody_lab.live.stdio_guard.StdioGuard`, every misbehaviour becomes one
@@ -38,6 +48,7 @@ __all__ = [
     "check_timeout",
     "format_report",
     "parse_allow_calls",
+    "parse_template_values",
 ]
 
 import json
@@ -55,6 +66,14 @@ from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
 from ..core.text import visible
+from .audit_exercise import audit_template, content_blocks, follow_link, structured_check
+from .audit_fields import (
+    NOT_CALLED,
+    declared_tool_fields,
+    fields_from_receipt,
+    receipt_details,
+    unexercised_fields,
+)
 from .audit_report import (
     AUDIT_FIELDS,
     STOP_EXCHANGES,
@@ -64,13 +83,10 @@ from .audit_report import (
     FieldSupport,
     format_report,
 )
-from .keys import PROVENANCE_KEY, SIDE_EFFECTS_KEY, STATE_URI, URI_KEY
+from .keys import STATE_URI
 from .recorder import Recorder, first_problem
 from .stdio_guard import MAX_JSON_DEPTH, StdioGuard, json_depth_exceeds
 from .values import Gate, LiveError, LiveReceipt, LiveTimeout, run_sync
-
-#: What a tool that was not named is told, in the report.
-NOT_CALLED = "not called (name it with --allow-calls)"
 
 
 class AuditError(LiveError):
@@ -108,102 +124,6 @@ def check_timeout(value: object) -> float:
     return seconds
 
 
-def _server_field(server: dict[str, Any]) -> FieldSupport:
-    if server.get("name") and server.get("version"):
-        return FieldSupport("server", True, f"{server['name']} {server['version']}")
-    return FieldSupport("server", False, "the server did not report a name and version")
-
-
-def _fields_from_receipt(live: LiveReceipt, server: dict[str, Any]) -> tuple[FieldSupport, ...]:
-    rec, custody = live.receipt, live.receipt["custody"]
-    tool = rec["method"] == "tools/call"
-    performed = rec.get("performed", True) and "error" not in rec
-    arrived = rec.get("contentDigest") is not None
-    uri_how = "the contents item / link / embed carries it"
-    if tool and rec.get("delivery") in ("structured", "text"):
-        uri_how = f"only through _meta {URI_KEY}: a structured result has no URI field"
-    evidence = rec.get("sideEffectsEvidence") or {}
-    fields = [
-        FieldSupport("actor", True, f"{custody['actor']} (derived from {rec['method']})"),
-        _server_field(server),
-        FieldSupport(
-            "uri", custody["uri"] is not None if performed else None, uri_how if custody["uri"] else "no URI came back"
-        ),
-        FieldSupport(
-            "mime",
-            bool(custody["mime"]) if performed else None,
-            f"mimeType {custody['mime']}" if custody["mime"] else "no MIME type came back",
-        ),
-        FieldSupport(
-            "bytes",
-            arrived if performed else None,
-            "counted from the content that arrived"
-            if arrived
-            else f"not counted: {rec['contentError']}"
-            if rec.get("contentError")
-            else "no content to count",
-        ),
-        FieldSupport(
-            "digest",
-            arrived if performed else None,
-            "sha256 of the content that arrived" if arrived else "no content to digest",
-        ),
-        FieldSupport(
-            "provenance",
-            custody["provenance"] is not None if performed else None,
-            f"_meta {PROVENANCE_KEY}"
-            if custody["provenance"]
-            else f"MCP has no provenance field; the server puts none in _meta {PROVENANCE_KEY}",
-        ),
-        FieldSupport(
-            "sideEffects",
-            evidence.get("declared") is not None,
-            str(evidence.get("source", "not stated"))
-            + ("; observed by state digest" if evidence.get("observed") is not None else ""),
-        ),
-    ]
-    return tuple(fields)
-
-
-def _declared_tool_fields(tool: Any, server: dict[str, Any]) -> tuple[FieldSupport, ...]:
-    ann = tool.annotations
-    declared = ann is not None and ann.read_only_hint is not None
-    lab = isinstance((tool.meta or {}).get(SIDE_EFFECTS_KEY), bool)
-    how = (
-        "annotations.readOnlyHint"
-        if declared
-        else f"_meta {SIDE_EFFECTS_KEY}"
-        if lab
-        else "no readOnlyHint and no declaration (the lab's host policy calls it only when you name it)"
-    )
-    unknown = f"not exercised: {NOT_CALLED}"
-    return (
-        FieldSupport("actor", True, "model (derived from tools/call)"),
-        _server_field(server),
-        *(FieldSupport(f, None, unknown) for f in ("uri", "mime", "bytes", "digest", "provenance")),
-        FieldSupport("sideEffects", declared or lab, how),
-    )
-
-
-def _declared_template_fields(template: Any, server: dict[str, Any]) -> tuple[FieldSupport, ...]:
-    prov = (template.meta or {}).get(PROVENANCE_KEY)
-    unknown = "not exercised (a template needs arguments)"
-    return (
-        FieldSupport("actor", True, "application (derived from resources/read)"),
-        _server_field(server),
-        FieldSupport("uri", True, f"expands {template.uri_template}"),
-        FieldSupport(
-            "mime",
-            bool(template.mime_type),
-            f"declared {template.mime_type}" if template.mime_type else "no declared MIME type",
-        ),
-        FieldSupport("bytes", None, unknown),
-        FieldSupport("digest", None, unknown),
-        FieldSupport("provenance", True if prov else None, f"declared in _meta: {prov}" if prov else unknown),
-        FieldSupport("sideEffects", True, "read-only by protocol contract"),
-    )
-
-
 def parse_allow_calls(items: Sequence[str]) -> dict[str, dict[str, Any]]:
     """``NAME`` or ``NAME={"json": "arguments"}`` -> {name: arguments}.
 
@@ -229,6 +149,28 @@ def parse_allow_calls(items: Sequence[str]) -> dict[str, dict[str, Any]]:
         if not isinstance(args, dict):
             raise AuditError(f"--allow-calls {shown}: the arguments must be a JSON object")
         out[name] = args
+    return out
+
+
+def parse_template_values(items: Sequence[str]) -> dict[str, object]:
+    """``NAME=JSON`` -> {name: value} for template variables (a string, number, list or object).
+
+    Example:
+        >>> parse_template_values(['resourceId=1', 'tag="a b"'])
+        {'resourceId': 1, 'tag': 'a b'}
+    """
+    out: dict[str, object] = {}
+    for item in items:
+        name, sep, raw = item.partition("=")
+        shown = _cut(visible(repr(item)))
+        if not name.strip() or not sep:
+            raise AuditError(f"--template-values {shown}: write NAME=JSON, e.g. resourceId=1")
+        if json_depth_exceeds(raw):
+            raise AuditError(f"--template-values {shown}: the value nests deeper than {MAX_JSON_DEPTH} levels")
+        try:
+            out[name] = json.loads(raw)
+        except ValueError as e:
+            raise AuditError(f"--template-values {shown}: the value after '=' is not JSON ({e})") from e
     return out
 
 
@@ -259,11 +201,17 @@ async def audit_client(
     timeout: float = 10.0,
     command: Sequence[str] = (),
     started: float | None = None,
+    template_values: Sequence[str] = (),
+    follow_links: bool = False,
+    gate: Gate | None = None,
 ) -> AuditReport:
     """Audit an entered ``mcp.Client`` (any transport).
 
     Args:
         allow_calls: the only tools called, as ``NAME`` (no arguments) or ``NAME={"arg": "value"}``.
+        template_values: ``NAME=JSON`` values for template variables (before asking completion).
+        follow_links: read each ``resource_link`` of a called tool as a second, recorded read.
+        gate: the permission check every read, call and follow-up passes (all allowed by default).
         timeout: seconds each exchange may take.
         started: when the audit began, on anyio's clock (now, by default). Reads and calls stop
             ``STOP_EXCHANGES * timeout`` after it; the report then says where the audit stopped.
@@ -273,7 +221,8 @@ async def audit_client(
             tools), or the listing is malformed.
     """
     allowed = parse_allow_calls(allow_calls)
-    recorder = Recorder(client, gate=Gate(deny=()), state_uri=STATE_URI, timeout=timeout)
+    given = parse_template_values(template_values)
+    recorder = Recorder(client, gate=gate or Gate(deny=()), state_uri=STATE_URI, timeout=timeout)
     try:
         await recorder.load_listing()
     except LiveError as e:
@@ -308,45 +257,47 @@ async def audit_client(
         return live
 
     stopped = "not exercised: the audit's time bound ran out first"
-    unread = _unexercised(server)  # one shared (frozen) value: a cut listing may have 100,000 rows
+    unread = unexercised_fields(server)  # one shared (frozen) value: a cut listing may have 100,000 rows
     for uri in recorder.listed:
         live = await exercise("resource", uri, partial(recorder.read, uri, case_id=uri, cache_mode="bypass"))
         if live is None:
             caps.append(CapabilityAudit("resource", uri, False, stopped, None, unread))
             continue
         why = "listed resource: reads are safe"
-        caps.append(CapabilityAudit("resource", uri, True, why, live.outcome, _fields_from_receipt(live, server)))
+        fields = fields_from_receipt(live, server)
+        caps.append(CapabilityAudit("resource", uri, True, why, live.outcome, fields, receipt_details(live.receipt)))
     for template in recorder.templates:
-        caps.append(
-            CapabilityAudit(
-                "template",
-                template.uri_template,
-                False,
-                "template: needs arguments, not read",
-                None,
-                _declared_template_fields(template, server),
-            )
-        )
+        caps.append(await audit_template(recorder, template, given, server, exercise))
     for name, tool in recorder.tools.items():
         hint = tool.annotations.read_only_hint if tool.annotations is not None else None
         claim = f" (it claims readOnlyHint: {str(hint).lower()}, a hint that decides nothing)" if hint else ""
         if name not in allowed:
             caps.append(
-                CapabilityAudit("tool", name, False, NOT_CALLED + claim, None, _declared_tool_fields(tool, server))
+                CapabilityAudit("tool", name, False, NOT_CALLED + claim, None, declared_tool_fields(tool, server))
             )
             continue
         recorder.allow_unknown_side_effects = True
         try:
-            live = await exercise("tool", name, partial(recorder.call, name, allowed[name], case_id=name))
+            run = partial(recorder.call, name, allowed[name], case_id=name, follow_links=False)
+            live = await exercise("tool", name, run)
         except LiveError as e:
             raise AuditError(str(e)) from e
         finally:
             recorder.allow_unknown_side_effects = False
         if live is None:
-            caps.append(CapabilityAudit("tool", name, False, stopped, None, _declared_tool_fields(tool, server)))
+            caps.append(CapabilityAudit("tool", name, False, stopped, None, declared_tool_fields(tool, server)))
             continue
         why = "allowed by --allow-calls" + claim
-        caps.append(CapabilityAudit("tool", name, True, why, live.outcome, _fields_from_receipt(live, server)))
+        details = receipt_details(live.receipt)
+        result, recorder.last_result = recorder.last_result, None
+        if result is not None and live.receipt.get("performed"):
+            details["blocks"] = content_blocks(result)
+            details["structured"] = structured_check(result, tool.output_schema)
+        fields = fields_from_receipt(live, server)
+        caps.append(CapabilityAudit("tool", name, True, why, live.outcome, fields, details))
+        for block in details.get("blocks") or ():
+            if block["type"] == "resource_link" and follow_links:
+                caps.append(await follow_link(recorder, name, block, server, exercise))
     return AuditReport(
         tuple(command),
         server,
@@ -354,16 +305,6 @@ async def audit_client(
         tuple(caps),
         notes=tuple(recorder.listing_notes),
         incomplete=tuple(incomplete),
-    )
-
-
-def _unexercised(server: dict[str, Any]) -> tuple[FieldSupport, ...]:
-    unknown = "not exercised: the audit's time bound ran out first"
-    return (
-        FieldSupport("actor", True, "application (derived from resources/read)"),
-        _server_field(server),
-        *(FieldSupport(f, None, unknown) for f in AUDIT_FIELDS[2:-1]),
-        FieldSupport("sideEffects", True, "read-only by protocol contract"),
     )
 
 
@@ -415,7 +356,7 @@ def _explain(e: BaseException, guard: StdioGuard, command: Sequence[str], limit:
     return f"{cmd!r}: {visible(e)} (during {asked})"
 
 
-async def _audit_stdio(command: Sequence[str], allow_calls: Sequence[str], timeout: float) -> AuditReport:
+async def _audit_stdio(command: Sequence[str], timeout: float, options: dict[str, Any]) -> AuditReport:
     guard = StdioGuard(command, timeout=timeout, env=dict(os.environ), cwd=os.getcwd())
     limit = TOTAL_EXCHANGES * timeout
     began = anyio.current_time()
@@ -423,9 +364,7 @@ async def _audit_stdio(command: Sequence[str], allow_calls: Sequence[str], timeo
     try:
         with anyio.move_on_after(limit):  # a report made in time is kept even if stopping is slow
             async with Client(guard.connect(), mode="auto", read_timeout_seconds=timeout, cache=None) as client:
-                report = await audit_client(
-                    client, allow_calls=allow_calls, timeout=timeout, command=command, started=began
-                )
+                report = await audit_client(client, timeout=timeout, command=command, started=began, **options)
     except BaseExceptionGroup as group:
         leaf = _known_leaf(group)
         if leaf is None:
@@ -439,8 +378,17 @@ async def _audit_stdio(command: Sequence[str], allow_calls: Sequence[str], timeo
     return replace(report, incomplete=report.incomplete + late, stderr=tuple(guard.stderr_lines()))
 
 
-def audit_command(command: Sequence[str], *, allow_calls: Sequence[str] = (), timeout: float = 10.0) -> AuditReport:
+def audit_command(
+    command: Sequence[str],
+    *,
+    allow_calls: Sequence[str] = (),
+    timeout: float = 10.0,
+    template_values: Sequence[str] = (),
+    follow_links: bool = False,
+) -> AuditReport:
     """Start ``command`` as an MCP server over stdio and audit it (synchronous; for the CLI).
+
+    ``allow_calls``, ``template_values`` and ``follow_links`` are as for :func:`audit_client`.
 
     Raises:
         AuditError: the command did not start, the server misbehaved (the message says how), or
@@ -450,9 +398,11 @@ def audit_command(command: Sequence[str], *, allow_calls: Sequence[str] = (), ti
         raise AuditError("no server command given")
     seconds = check_timeout(timeout)
     parse_allow_calls(allow_calls)  # refuse bad arguments before starting anything
+    parse_template_values(template_values)
+    options = {"allow_calls": allow_calls, "template_values": template_values, "follow_links": follow_links}
 
     async def go() -> AuditReport:
-        return await _audit_stdio(list(command), allow_calls, seconds)
+        return await _audit_stdio(list(command), seconds, options)
 
     return run_sync(go)
 

@@ -6,6 +6,23 @@ a resource name is shown as ``\\x1b`` instead of clearing the learner's screen. 
 goes through :func:`terminal_json`, which escapes the C1 controls ``json.dumps`` leaves raw.
 
 This module imports nothing from ``mcp``: the CLI formats a report without loading the SDK twice.
+
+The shape of ``custody-lab audit --json`` (:meth:`AuditReport.to_dict`)::
+
+    {"command": [...], "server": {"name", "version"}, "protocol_version": "2025-11-25",
+     "capabilities": [                       # one object per resource, template, tool, followed link
+       {"kind": "resource" | "template" | "tool" | "link", "name", "exercised", "why", "outcome",
+        "fields": [{"field", "supplied": true | false | null, "how"}, ...],   # AUDIT_FIELDS, in order
+        "gaps": [{"field", "supplied": false, "how", "rule": {"revision", "page", "section", "level"}}],
+        "details": {...}}],                  # receipt hints, provenance source, template values,
+                                             # content blocks, structured check (when exercised)
+     "notes": [...], "incomplete": [...], "stderr": [...],
+     "gaps": [{"capability", "field", "supplied", "how", "rule"}, ...]}
+
+``rule`` names the MCP specification page and section a gap relates to and its requirement level
+(``MUST``, ``SHOULD``, ``MAY``); ``"none"`` where MCP defines no field and the rule is the lab's
+host policy (seed 000's receipt). Exit codes: :data:`EXIT_OK`, :data:`EXIT_GAPS`,
+:data:`EXIT_TROUBLE`.
 """
 
 from __future__ import annotations
@@ -19,12 +36,14 @@ __all__ = [
     "TOTAL_EXCHANGES",
     "AuditReport",
     "CapabilityAudit",
+    "SPEC_RULES",
     "FieldSupport",
     "format_report",
+    "rule_for",
     "terminal_json",  # re-exported from core.text, its home
 ]
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from ..core.text import terminal_json, visible
@@ -57,6 +76,57 @@ _NAME_WIDTH = 60
 
 _MARK = {True: "✓", False: "✗", None: "?"}
 
+_SPEC = "https://modelcontextprotocol.io/specification/2026-07-28"
+
+#: The spec rule each custody field's gap relates to (MCP 2026-07-28; the same fields exist in
+#: 2025-11-25). ``level`` is the requirement the rule states for the field; ``none``: MCP has no
+#: such field and the rule is the lab's host policy.
+SPEC_RULES: dict[str, dict[str, str]] = {
+    "actor": {"page": f"{_SPEC}/server", "section": "User Interaction Model", "level": "none"},
+    "server": {
+        "page": f"{_SPEC}/basic/lifecycle",
+        "section": "Initialization (serverInfo name, version)",
+        "level": "MUST",
+    },
+    "uri": {"page": f"{_SPEC}/server/resources", "section": "Resource Contents (uri)", "level": "MUST"},
+    "mime": {"page": f"{_SPEC}/server/resources", "section": "Resource Contents (mimeType, optional)", "level": "MAY"},
+    "bytes": {"page": f"{_SPEC}/server/resources", "section": "Resource (size, optional)", "level": "MAY"},
+    "digest": {
+        "page": f"{_SPEC}/server/resources",
+        "section": "no digest field (the lab's host policy)",
+        "level": "none",
+    },
+    "provenance": {
+        "page": f"{_SPEC}/basic/lifecycle",
+        "section": "no provenance field; the host names serverInfo (the lab's host policy)",
+        "level": "none",
+    },
+    "sideEffects": {
+        "page": f"{_SPEC}/server/tools",
+        "section": "Tool annotations (readOnlyHint; clients MUST treat them as untrusted)",
+        "level": "MAY",
+    },
+}
+
+#: Where a tool result's field differs from a resource's: a tool result has no URI or MIME field.
+_TOOL_RULES: dict[str, dict[str, str]] = {
+    "uri": {
+        "page": f"{_SPEC}/server/tools",
+        "section": "Tool Result: text, image and structured content carry no URI (the lab's host policy asks one)",
+        "level": "none",
+    },
+}
+
+
+def rule_for(kind: str, field_name: str) -> dict[str, str]:
+    """The spec rule a gap of ``field_name`` on a capability of ``kind`` relates to.
+
+    Example:
+        >>> rule_for("resource", "uri")["level"], rule_for("tool", "uri")["level"]
+        ('MUST', 'none')
+    """
+    return (_TOOL_RULES if kind == "tool" else {}).get(field_name) or SPEC_RULES[field_name]
+
 
 @dataclass(frozen=True)
 class FieldSupport:
@@ -71,12 +141,15 @@ class FieldSupport:
 class CapabilityAudit:
     """What the audit learned about one resource, template or tool."""
 
-    kind: Literal["resource", "template", "tool"]
+    kind: Literal["resource", "template", "tool", "link"]
     name: str
     exercised: bool
     why: str
     outcome: str | None
     fields: tuple[FieldSupport, ...]
+    #: what the exchange showed beyond the marks: receipt hints (2026-07-28 fields), provenance
+    #: source, template values, content blocks, the structured-content check
+    details: dict[str, Any] = field(default_factory=dict)
 
     @property
     def gaps(self) -> tuple[FieldSupport, ...]:
@@ -107,8 +180,13 @@ class AuditReport:
         return [(c.name, g) for c in self.capabilities for g in c.gaps]
 
     def to_dict(self) -> dict[str, Any]:
+        """The documented ``--json`` shape (see the module docstring): every gap carries its rule."""
         out = asdict(self)
-        out["gaps"] = [{"capability": n, **asdict(g)} for n, g in self.gaps]
+        for cap, c in zip(out["capabilities"], self.capabilities, strict=True):
+            cap["gaps"] = [{**asdict(g), "rule": rule_for(c.kind, g.field)} for g in c.gaps]
+        out["gaps"] = [
+            g for cap in out["capabilities"] for g in ({"capability": cap["name"], **x} for x in cap["gaps"])
+        ]
         return out
 
     def exit_code(self, *, strict: bool = False) -> int:
@@ -150,8 +228,11 @@ def format_report(report: AuditReport) -> str:
     for c in report.capabilities:
         outcome = f" → {visible(c.outcome)}" if c.outcome else ""
         lines.append(f"{c.kind} {visible(c.name)}: {visible(c.why)}{outcome}")
+        for line in _detail_lines(c.details):
+            lines.append(f"    {line}")
         for g in c.gaps:
-            lines.append(f"    gap: {g.field} — {visible(g.how)}")
+            rule = rule_for(c.kind, g.field)
+            lines.append(f"    gap: {g.field} — {visible(g.how)} [{rule['level']}: {rule['section']}]")
     lines.append("")
     for note in report.notes:
         lines.append(f"note: {visible(note)}")
@@ -159,3 +240,23 @@ def format_report(report: AuditReport) -> str:
         lines.append(f"INCOMPLETE: {visible(reason)}")
     lines.append(f"{len(report.gaps)} custody gap(s) across {len(report.capabilities)} capabilities")
     return "\n".join(lines)
+
+
+def _detail_lines(details: dict[str, Any]) -> list[str]:
+    """The few detail lines a person reads: values used, blocks seen, the schema check."""
+    lines = []
+    for name, how in (details.get("templateValues") or {}).items():
+        lines.append(f"value {visible(name)}: {visible(how)}")
+    if details.get("expandedUri"):
+        lines.append(f"expanded with the lab's RFC 6570 engine: {visible(details['expandedUri'])}")
+    for b in details.get("blocks") or ():
+        what = " " + visible(b.get("uri") or b.get("mimeType")) if b.get("uri") or b.get("mimeType") else ""
+        size = f", {b['bytes']} bytes" if b.get("bytes") is not None else ""
+        sniffed = f", sniffed {visible(b['sniffed'])}" if b.get("sniffed") else ""
+        lines.append(f"block {b['index']}: {b['type']}{what}{size}{sniffed}")
+    check = details.get("structured")
+    if check:
+        verdict = {True: "valid", False: f"INVALID ({visible(check['error'])})", None: "not checked"}[check["valid"]]
+        fallback = "a TextContent block carries the same JSON" if check["textFallback"] else "no TextContent fallback"
+        lines.append(f"structuredContent against outputSchema ({check['dialect']}): {verdict}; {fallback}")
+    return lines

@@ -3,9 +3,11 @@
     custody-lab live [--mode modern|legacy] [--frames] [--json] [--timeout S]
         run the six seed cases against the in-process lab server, print the simulator's receipt
         beside the live one field by field; exit 0 only when all six agree.
-    custody-lab audit [--allow-calls NAME ...] [--timeout S] [--strict] [--json] -- COMMAND [ARG ...]
-        start your MCP server over stdio, list it, read its resources, call only the tools named
-        with --allow-calls, and report which custody fields each capability can and cannot
+    custody-lab audit [--allow-calls NAME ...] [--template-values NAME=JSON ...] [--follow-links]
+                      [--timeout S] [--strict] [--json] -- COMMAND [ARG ...]
+        start your MCP server over stdio, list it, read its resources and (via completion or your
+        values) its templates, call only the tools named with --allow-calls, follow their links
+        only with --follow-links, and report which custody fields each capability can and cannot
         supply. Exit 0: done; 1: gaps under --strict; 2: it could not run or did not finish.
 
 This module imports nothing heavy: ``mcp`` is imported when a command runs.
@@ -106,6 +108,18 @@ def configure_audit(p: argparse.ArgumentParser) -> None:
         help=f"seconds for each exchange (default 10); reads and calls stop {STOP_EXCHANGES} x S after "
         f"the start and the partial report is printed; the whole audit ends within {TOTAL_EXCHANGES} x S",
     )
+    p.add_argument(
+        "--template-values",
+        action="append",
+        default=[],
+        metavar="NAME=JSON",
+        help="a value for a template variable (used before asking the server's completion); repeatable",
+    )
+    p.add_argument(
+        "--follow-links",
+        action="store_true",
+        help="read each resource_link a called tool returns: a second read through the same gate, reported apart",
+    )
     p.add_argument("--strict", action="store_true", help="exit 1 when any capability cannot supply a custody field")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument(
@@ -142,7 +156,13 @@ def run_audit(args: argparse.Namespace) -> int:
         return EXIT_TROUBLE
     try:
         timeout = check_timeout(args.timeout)
-        report = audit_command(command, allow_calls=tuple(args.allow_calls), timeout=timeout)
+        report = audit_command(
+            command,
+            allow_calls=tuple(args.allow_calls),
+            timeout=timeout,
+            template_values=tuple(args.template_values),
+            follow_links=args.follow_links,
+        )
     except AuditError as e:
         print(f"error: {e}", file=sys.stderr)
         _print_stderr(e.stderr)

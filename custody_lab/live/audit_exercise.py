@@ -1,0 +1,264 @@
+"""The audit's deeper exercises: templates read via completion, tool results block by block.
+
+- **Templates** (MCP ``completion/complete``, 2025-06-18 and later): for each variable of a
+  resource template the audit uses a value the user gave (``--template-values NAME=JSON``), else
+  asks the server to complete it — with an empty prefix, then with each of :data:`PROBES` (a
+  server may complete only what it can validate, as the reference server does for
+  ``resourceId``). The template is expanded with the lab's own RFC 6570 engine
+  (:mod:`custody_lab.protocol.uri_templates`) and read like any resource; with no value known it is
+  reported "not read: no value known".
+- **Tool results**: every content block of a tool the user named with ``--allow-calls`` is
+  reported with its custody: text (bytes, sha256), images and audio (declared MIME type against the
+  sniffed one, bytes, sha256), embedded resources (URI, MIME type, bytes, sha256) and resource
+  links (an address: URI, declared MIME type and size; nothing is fetched unless
+  ``--follow-links`` asks for the second read, recorded separately, through the same gate).
+- **Structured content** is validated against the tool's ``outputSchema`` with ``jsonschema``
+  (the schema's own ``$schema`` when it names one, else Draft 2020-12, the default dialect of MCP
+  2025-11-25 and 2026-07-28); whether a TextContent block carries the same JSON is noted (MCP
+  2025-06-18 and later: a tool returning structured content SHOULD also return it serialized in a
+  TextContent block, for older clients).
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "PROBES",
+    "Exercise",
+    "audit_template",
+    "content_blocks",
+    "follow_link",
+    "structured_check",
+    "template_values",
+]
+
+import json
+from collections.abc import Awaitable, Callable, Mapping
+from functools import partial
+from typing import Any
+
+import anyio
+import mcp.types as mt
+from mcp import Client
+from mcp.shared.exceptions import MCPError
+
+from ..core.receipts import digest
+from ..core.text import visible
+from ..protocol.blobs import BlobError, read_contents
+from ..protocol.uri_templates import UriTemplateError, parse
+from .audit_fields import declared_template_fields, fields_from_receipt, receipt_details, unexercised_fields
+from .audit_report import CapabilityAudit
+from .recorder import Recorder
+from .values import LiveReceipt, load_jsonschema
+
+#: Prefixes tried, after the empty one, when a server completes nothing for an empty prefix.
+PROBES: tuple[str, ...] = ("1", "a")
+
+
+async def template_values(
+    client: Client, template: str, names: tuple[str, ...], given: Mapping[str, object], timeout: float
+) -> tuple[dict[str, object], dict[str, str]]:
+    """A value for each variable of ``template``: the user's, else the server's first completion.
+
+    Returns:
+        ``(values, how)``: the values found, and for every name how its value was found or why
+        none was (``"--template-values"``, ``"completion/complete (prefix '1')"``, ``"no value
+        known: …"``).
+    """
+    values: dict[str, object] = {}
+    how: dict[str, str] = {}
+    can_complete = client.server_capabilities.completions is not None
+    ref = mt.ResourceTemplateReference(type="ref/resource", uri=template)
+    for name in names:
+        if name in given:
+            values[name], how[name] = given[name], "--template-values"
+            continue
+        if not can_complete:
+            how[name] = "no value known: the server declares no completions capability"
+            continue
+        how[name] = "no value known: completion/complete offered none"
+        for prefix in ("", *PROBES):
+            try:
+                with anyio.fail_after(timeout):
+                    result = await client.complete(ref, {"name": name, "value": prefix})
+            except TimeoutError:
+                how[name] = f"no value known: completion/complete got no answer within {timeout:g} s"
+                break
+            except MCPError as e:
+                how[name] = f"no value known: completion/complete answered error {e.code}: {visible(e.error.message)}"
+                break
+            if result.completion.values:
+                values[name] = result.completion.values[0]
+                how[name] = f"completion/complete (prefix {prefix!r})"
+                break
+    return values, how
+
+
+def _reading(uri: str, mime: str | None, *, text: str | None = None, blob: str | None = None) -> dict[str, Any]:
+    item: dict[str, Any] = {"uri": uri, **({"mimeType": mime} if mime else {})}
+    item.update({"text": text} if text is not None else {"blob": blob or ""})
+    try:
+        r = read_contents(item)
+    except BlobError as e:
+        return {"mimeType": mime, "error": str(e)}
+    return {
+        "mimeType": mime,
+        "sniffed": r.sniffed_mime,
+        "mimeMismatch": r.mime_mismatch,
+        "bytes": r.size_bytes,
+        "digest": "sha256:" + r.sha256,
+    }
+
+
+def _annotations(block: Any) -> dict[str, Any] | None:
+    ann = getattr(block, "annotations", None)
+    return ann.model_dump(by_alias=True, mode="json", exclude_none=True) if ann is not None else None
+
+
+def content_blocks(result: mt.CallToolResult) -> list[dict[str, Any]]:
+    """Every content block of a tool result with its custody (nothing is fetched).
+
+    Example:
+        >>> r = mt.CallToolResult(content=[mt.TextContent(type="text", text="hi")])
+        >>> content_blocks(r)[0]["bytes"], content_blocks(r)[0]["type"]
+        (2, 'text')
+    """
+    out: list[dict[str, Any]] = []
+    for i, block in enumerate(result.content):
+        entry: dict[str, Any] = {"index": i, "type": block.type, "annotations": _annotations(block)}
+        if isinstance(block, mt.TextContent):
+            entry.update(bytes=len(block.text.encode("utf-8")), digest="sha256:" + digest(block.text))
+        elif isinstance(block, mt.ImageContent | mt.AudioContent):
+            entry.update(_reading(f"({block.type} block {i})", block.mime_type, blob=block.data))
+        elif isinstance(block, mt.EmbeddedResource):
+            res = block.resource
+            text = getattr(res, "text", None)
+            entry["uri"] = res.uri
+            entry.update(_reading(res.uri, res.mime_type, text=text, blob=getattr(res, "blob", None)))
+        elif isinstance(block, mt.ResourceLink):
+            entry.update(uri=block.uri, mimeType=block.mime_type, declaredSize=block.size, followed=None)
+        out.append(entry)
+    return out
+
+
+def structured_check(result: mt.CallToolResult, output_schema: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """``structuredContent`` against ``outputSchema``, and whether a TextContent fallback carries it.
+
+    Returns ``None`` when the result has no structured content and the tool declares no schema.
+
+    Example:
+        >>> r = mt.CallToolResult(content=[mt.TextContent(type="text", text='{"t": 3}')], structured_content={"t": 3})
+        >>> c = structured_check(r, {"type": "object", "properties": {"t": {"type": "string"}}})
+        >>> c["valid"], c["error"], c["textFallback"]
+        (False, "3 is not of type 'string' (at t)", True)
+    """
+    content = result.structured_content
+    if content is None and output_schema is None:
+        return None
+    texts = [b.text for b in result.content if isinstance(b, mt.TextContent)]
+    fallback = False
+    for text in texts:
+        try:
+            fallback = fallback or json.loads(text) == content
+        except ValueError:
+            continue
+    check: dict[str, Any] = {
+        "present": content is not None,
+        "outputSchema": output_schema is not None,
+        "dialect": None,
+        "valid": None,
+        "error": None,
+        "textFallback": fallback,
+    }
+    if output_schema is None or content is None:
+        if output_schema is not None:
+            check["valid"], check["error"] = (
+                False,
+                "the tool declares an outputSchema but returned no structuredContent",
+            )
+        return check
+    jsonschema = load_jsonschema()
+    cls = jsonschema.validators.validator_for(output_schema, default=jsonschema.Draft202012Validator)
+    check["dialect"] = cls.__name__
+    try:
+        cls.check_schema(output_schema)
+    except jsonschema.SchemaError as e:
+        check["valid"], check["error"] = False, f"the outputSchema is not a valid schema: {visible(e.message)}"
+        return check
+    error = jsonschema.exceptions.best_match(cls(output_schema).iter_errors(content))
+    check["valid"] = error is None
+    if error is not None:
+        where = "/".join(str(p) for p in error.absolute_path)
+        check["error"] = visible(error.message) + (f" (at {visible(where)})" if where else "")
+    return check
+
+
+Exercise = Callable[[str, str, Callable[[], Awaitable[LiveReceipt]]], Awaitable[LiveReceipt | None]]
+
+
+async def audit_template(
+    recorder: Recorder, template: Any, given: dict[str, object], server: dict[str, Any], exercise: Exercise
+) -> CapabilityAudit:
+    """Read one template with a value per variable (the user's, else completion), or say why not."""
+    name = template.uri_template
+    declared = declared_template_fields(template, server)
+    try:
+        parsed = parse(name)
+    except UriTemplateError as e:
+        return CapabilityAudit(
+            "template", name, False, f"not read: the lab's RFC 6570 engine refuses it ({e})", None, declared
+        )
+    values, how = await template_values(recorder.client, name, parsed.variable_names, given, recorder.timeout)
+    details: dict[str, Any] = {"templateValues": how}
+    if len(values) < len(parsed.variable_names):
+        return CapabilityAudit(
+            "template",
+            name,
+            False,
+            "not read: no value known (give --template-values NAME=JSON)",
+            None,
+            declared,
+            details,
+        )
+    try:
+        uri = parsed.expand(values)
+    except UriTemplateError as e:
+        return CapabilityAudit(
+            "template", name, False, f"not read: the values do not expand ({e})", None, declared, details
+        )
+    details["expandedUri"] = uri
+    live = await exercise("template", name, partial(recorder.read, uri, case_id=name, cache_mode="bypass"))
+    if live is None:
+        return CapabilityAudit(
+            "template", name, False, "not exercised: the audit's time bound ran out first", None, declared, details
+        )
+    details.update(receipt_details(live.receipt))
+    why = f"template read as {uri} (" + "; ".join(f"{k}: {v}" for k, v in how.items()) + ")"
+    return CapabilityAudit("template", name, True, why, live.outcome, fields_from_receipt(live, server), details)
+
+
+async def follow_link(
+    recorder: Recorder, tool: str, block: dict[str, Any], server: dict[str, Any], exercise: Exercise
+) -> CapabilityAudit:
+    """A resource_link read as a second, separately recorded read through the same gate."""
+    uri = block["uri"]
+    live = await exercise("link", uri, partial(recorder.read, uri, case_id=f"{tool} → {uri}", cache_mode="bypass"))
+    if live is None:
+        return CapabilityAudit(
+            "link", uri, False, "not exercised: the audit's time bound ran out first", None, unexercised_fields(server)
+        )
+    rec = live.receipt
+    fields = fields_from_receipt(live, server)
+    block["followed"] = {
+        "accepted": live.accepted,
+        "bytes": rec["custody"]["bytes"],
+        "digest": rec.get("contentDigest"),
+    }
+    if not rec.get("performed", True):  # the gate refused it: reported, never fetched some other way
+        why = f"blocked follow-up of a link from {tool!r}: {visible(rec.get('error', 'refused'))}"
+        return CapabilityAudit("link", uri, False, why, live.outcome, fields, receipt_details(rec))
+    if "error" in rec:
+        why = f"follow-up of a link from {tool!r} failed: {visible(rec['error'])}"
+    else:
+        declared = block.get("declaredSize")
+        why = f"second read of a link from {tool!r} (declared size {declared}; size and digest from this read)"
+    return CapabilityAudit("link", uri, True, why, live.outcome, fields, receipt_details(rec))

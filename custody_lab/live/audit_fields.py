@@ -1,0 +1,149 @@
+"""Which custody fields a capability supplied: the marks of the audit's table, from receipts.
+
+Each function turns what the recorder saw (an extended receipt) or what a listing declared into
+:class:`~custody_lab.live.audit_report.FieldSupport` values, one per custody field of
+:data:`~custody_lab.live.audit_report.AUDIT_FIELDS`.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "NOT_CALLED",
+    "declared_template_fields",
+    "declared_tool_fields",
+    "fields_from_receipt",
+    "provenance_field",
+    "receipt_details",
+    "server_field",
+    "unexercised_fields",
+]
+
+from typing import Any
+
+from .audit_report import AUDIT_FIELDS, FieldSupport
+from .keys import PROVENANCE_KEY, SIDE_EFFECTS_KEY, URI_KEY
+from .values import LiveReceipt
+
+#: What a tool that was not named is told, in the report.
+NOT_CALLED = "not called (name it with --allow-calls)"
+
+
+def server_field(server: dict[str, Any]) -> FieldSupport:
+    name, version = server.get("name"), server.get("version")
+    if name and version:
+        return FieldSupport("server", True, f"serverInfo {name}@{version}")
+    missing = " and ".join(k for k, v in (("name", name), ("version", version)) if not v)
+    return FieldSupport("server", False, f"serverInfo has no {missing}: the host cannot name the source")
+
+
+def provenance_field(rec: dict[str, Any], performed: bool) -> FieldSupport:
+    source = (rec.get("provenanceSource") or {}).get("source")
+    if source == "server _meta":
+        return FieldSupport("provenance", True, f"server-supplied _meta {PROVENANCE_KEY} (richer than the host's)")
+    if source == "host":
+        how = "host-side: serverInfo name@version, method, URI, retrieval time (MCP has no provenance field)"
+        return FieldSupport("provenance", True, how)
+    if not performed:
+        return FieldSupport("provenance", None, "nothing came back to attribute")
+    return FieldSupport("provenance", False, "no _meta provenance, and serverInfo gives no name@version to name it by")
+
+
+def receipt_details(rec: dict[str, Any]) -> dict[str, Any]:
+    """The receipt's 2026-07-28 hints and provenance source, for the report's details."""
+    keys = ("hints", "provenanceSource", "mimeCheck", "template", "templateParams", "link", "followUp")
+    return {k: rec[k] for k in keys if rec.get(k) is not None}
+
+
+def fields_from_receipt(live: LiveReceipt, server: dict[str, Any]) -> tuple[FieldSupport, ...]:
+    rec, custody = live.receipt, live.receipt["custody"]
+    tool = rec["method"] == "tools/call"
+    performed = rec.get("performed", True) and "error" not in rec
+    arrived = rec.get("contentDigest") is not None
+    uri_how = "the contents item / link / embed carries it"
+    if tool and rec.get("delivery") in ("structured", "text"):
+        uri_how = f"only through _meta {URI_KEY}: a structured result has no URI field"
+    evidence = rec.get("sideEffectsEvidence") or {}
+    fields = [
+        FieldSupport("actor", True, f"{custody['actor']} (derived from {rec['method']})"),
+        server_field(server),
+        FieldSupport(
+            "uri", custody["uri"] is not None if performed else None, uri_how if custody["uri"] else "no URI came back"
+        ),
+        FieldSupport(
+            "mime",
+            bool(custody["mime"]) if performed else None,
+            f"mimeType {custody['mime']}" if custody["mime"] else "no MIME type came back",
+        ),
+        *_content_fields(rec, performed, arrived),
+        provenance_field(rec, performed),
+        FieldSupport(
+            "sideEffects",
+            evidence.get("declared") is not None,
+            str(evidence.get("source", "not stated"))
+            + ("; observed by state digest" if evidence.get("observed") is not None else ""),
+        ),
+    ]
+    return tuple(fields)
+
+
+def _content_fields(rec: dict[str, Any], performed: bool, arrived: bool) -> tuple[FieldSupport, FieldSupport]:
+    """Bytes and digest: counted from what arrived; a link not followed is an address (unknown)."""
+    if not arrived and rec.get("delivery") == "linked" and rec.get("followUp") is None:
+        how = "a resource_link is an address: --follow-links reads it (a second read, its own row)"
+        return FieldSupport("bytes", None, how), FieldSupport("digest", None, how)
+    known = arrived if performed else None
+    error = rec.get("contentError")
+    counted = "counted from the content that arrived" if arrived else f"not counted: {error}" if error else None
+    return (
+        FieldSupport("bytes", known, counted or "no content to count"),
+        FieldSupport("digest", known, "sha256 of the content that arrived" if arrived else "no content to digest"),
+    )
+
+
+def declared_tool_fields(tool: Any, server: dict[str, Any]) -> tuple[FieldSupport, ...]:
+    ann = tool.annotations
+    declared = ann is not None and ann.read_only_hint is not None
+    lab = isinstance((tool.meta or {}).get(SIDE_EFFECTS_KEY), bool)
+    how = (
+        "annotations.readOnlyHint"
+        if declared
+        else f"_meta {SIDE_EFFECTS_KEY}"
+        if lab
+        else "no readOnlyHint and no declaration (the lab's host policy calls it only when you name it)"
+    )
+    unknown = f"not exercised: {NOT_CALLED}"
+    return (
+        FieldSupport("actor", True, "model (derived from tools/call)"),
+        server_field(server),
+        *(FieldSupport(f, None, unknown) for f in ("uri", "mime", "bytes", "digest", "provenance")),
+        FieldSupport("sideEffects", declared or lab, how),
+    )
+
+
+def declared_template_fields(template: Any, server: dict[str, Any]) -> tuple[FieldSupport, ...]:
+    prov = (template.meta or {}).get(PROVENANCE_KEY)
+    unknown = "not exercised (a template needs arguments)"
+    return (
+        FieldSupport("actor", True, "application (derived from resources/read)"),
+        server_field(server),
+        FieldSupport("uri", True, f"expands {template.uri_template}"),
+        FieldSupport(
+            "mime",
+            bool(template.mime_type),
+            f"declared {template.mime_type}" if template.mime_type else "no declared MIME type",
+        ),
+        FieldSupport("bytes", None, unknown),
+        FieldSupport("digest", None, unknown),
+        FieldSupport("provenance", True if prov else None, f"declared in _meta: {prov}" if prov else unknown),
+        FieldSupport("sideEffects", True, "read-only by protocol contract"),
+    )
+
+
+def unexercised_fields(server: dict[str, Any]) -> tuple[FieldSupport, ...]:
+    unknown = "not exercised: the audit's time bound ran out first"
+    return (
+        FieldSupport("actor", True, "application (derived from resources/read)"),
+        server_field(server),
+        *(FieldSupport(f, None, unknown) for f in AUDIT_FIELDS[2:-1]),
+        FieldSupport("sideEffects", True, "read-only by protocol contract"),
+    )
