@@ -63,9 +63,10 @@ def browser():
 def say_where_the_screenshots_are(request):
     yield
     shots = sorted(bs.ARTIFACTS.glob("*.png")) if bs.ARTIFACTS.is_dir() else []
-    reporter = request.config.pluginmanager.get_plugin("terminalreporter")
-    if reporter is not None and shots:
-        reporter.write_line(f"browser screenshots and server logs: {bs.ARTIFACTS} ({len(shots)} screenshots)")
+    capture = request.config.pluginmanager.get_plugin("capturemanager")
+    if capture is not None and shots:  # past pytest's capture, so a passing run prints it too
+        with capture.global_and_fixture_disabled():
+            print(f"\nbrowser screenshots and server logs: {bs.ARTIFACTS} ({len(shots)} screenshots)")
 
 
 @pytest.fixture
