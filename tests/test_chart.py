@@ -10,6 +10,7 @@ from xml.etree import ElementTree
 
 import numpy as np
 import pytest
+from matplotlib.colors import to_hex
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.text import Text
@@ -187,7 +188,7 @@ def test_each_region_is_drawn_with_its_hatch():
 LAYOUTS = {
     "fixture": lambda fx: matrix_figure(fx.all_cases),
     "fixture-highlight": lambda fx: matrix_figure(fx.all_cases, highlight="denied-handbook"),
-    "fixture-small-figure": lambda fx: matrix_figure(fx.all_cases, figsize=(9, 4.8), dpi=96),
+    "fixture-small-figure": lambda fx: matrix_figure(fx.all_cases, figsize=(9, 5.4), dpi=96),
     "six-on-one-spot": lambda fx: matrix_figure(crowd(fx)),
     "strict-policy": lambda fx: matrix_figure(fx.all_cases, cl.Policy(embed_limit_bytes=300)),
 }
@@ -252,8 +253,8 @@ def test_a_payload_above_1_mb_is_drawn_on_the_right_edge_with_a_note(seed_cases)
 # --- the legend -------------------------------------------------------------------------------
 
 
-def test_the_legend_repeats_every_encoding_without_colour():
-    fig = matrix_figure([], highlight=None)
+def test_the_legend_repeats_every_encoding_without_colour(fixture):
+    fig = matrix_figure(fixture.all_cases, highlight=None)
     (legend,) = fig.legends
     labels = [t.get_text() for t in legend.get_texts()]
     handles = legend.legend_handles
@@ -267,9 +268,10 @@ def test_the_legend_repeats_every_encoding_without_colour():
 
     assert find("circle", "application").get_marker() == "o"
     assert find("triangle", "model").get_marker() == "^"
-    assert find("filled", "accepted").get_markerfacecolor() != "white"
-    rejected = find("hollow", "rejected")  # drawn as this hollow square under a cross (next test)
-    assert rejected.get_marker() == "s" and rejected.get_markerfacecolor() == "white"
+    accepted = find("filled", "accepted")
+    assert accepted.get_marker() == "o" and to_hex(accepted.get_markerfacecolor()) != "#ffffff", accepted.get_marker()
+    rejected = find("hollow", "rejected")  # drawn as this hollow circle under a cross (next test)
+    assert rejected.get_marker() == "o" and to_hex(rejected.get_markerfacecolor()) == "#ffffff", rejected.get_marker()
     hatches = {h.get_hatch() for h in handles if isinstance(h, Patch)}
     expected = {k.hatch for k in REGION_KINDS.values() if k.key != "prefer-other"}
     assert hatches == expected, f"legend hatches {hatches}, regions {expected}"
@@ -280,8 +282,8 @@ def test_the_legend_repeats_every_encoding_without_colour():
     assert isinstance(limit, Line2D) and limit.get_linestyle() == "--"
 
 
-def test_the_rejected_legend_entry_draws_a_hollow_marker_under_a_cross():
-    fig = matrix_figure([])
+def test_the_rejected_legend_entry_draws_a_hollow_marker_under_a_cross(fixture):
+    fig = matrix_figure(fixture.all_cases)
     texts = [t.get_text() for t in fig.legends[0].get_texts()]
     assert any("hollow" in t and "rejected" in t for t in texts), texts
     # The tuple handle is drawn as two overlaid markers: a white-faced one and an "x".

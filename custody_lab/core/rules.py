@@ -173,7 +173,7 @@ RULES: tuple[Rule, ...] = (
         quote="If the system cannot say whether an operation has side effects, reject it before execution.",
         seed=False,
         fires=lambda c, p, ops: ops.missing(c["sideEffects"]),
-        look=Look("effects?", "++", "#f2a97e"),
+        look=Look("effects?", "++", "#f7c9a6"),
     ),
     Rule(
         code="permission-denied",
@@ -182,7 +182,7 @@ RULES: tuple[Rule, ...] = (
         quote="Discovery is not authority.",
         seed=True,
         fires=lambda c, p, ops: ops.not_(c["allowed"]),
-        look=Look("denied", "||", "#e58a62"),
+        look=Look("denied", "||", "#a9461d"),
     ),
     Rule(
         code="stale-content",

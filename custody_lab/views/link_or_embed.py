@@ -11,22 +11,29 @@ __all__ = ["advice_html", "costs_table_html", "plot_cumulative", "uri_check_html
 
 from typing import Literal
 
+import matplotlib
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from ..protocol.link_or_embed import ShapeCosts, UriInvariantCheck
+from ..whatif.theme import MIN_TEXT, Theme, theme_of
 from .html import FONT, Markup, ViewError, box, code, escape, table, tone, untrusted
 
+#: The two series' colours per theme (each ≥ 4.5:1 on that theme's background).
+_SERIES = {"light": ("#b3261e", "#1f4e8c"), "dark": ("#ff8a80", "#8ab4ff")}
 
-def plot_cumulative(costs: ShapeCosts, ax: Axes | None = None) -> Figure:
+
+def plot_cumulative(costs: ShapeCosts, ax: Axes | None = None, *, theme: str | Theme | None = None) -> Figure:
     """Cumulative bytes in context vs call number, for embed and for link-with-cache.
 
     Readable without colour: the two lines differ in style (solid circles vs dashed squares) and
-    each is labelled in words at its end; the break-even call is marked with a dotted line.
+    each is labelled in words at its end; the break-even call is marked with a dotted line. Drawn
+    in the light or dark theme (``theme=``; ``$CUSTODY_LAB_THEME``, else light, when omitted).
 
     Raises:
         ViewError: when ``ax`` belongs to no figure.
+        ThemeError: when ``theme`` names no theme.
 
     Example:
         >>> from custody_lab.protocol.link_or_embed import compare_shapes
@@ -34,6 +41,13 @@ def plot_cumulative(costs: ShapeCosts, ax: Axes | None = None) -> Figure:
         >>> [t.get_text() for t in fig.axes[0].texts][:2]
         ['embed: 90,505', 'link: 18,610']
     """
+    look = theme_of(theme)
+    with matplotlib.rc_context({**look.rc(), "font.size": MIN_TEXT + 1}):
+        return _plot_cumulative(costs, ax, look)
+
+
+def _plot_cumulative(costs: ShapeCosts, ax: Axes | None, look: Theme) -> Figure:
+    embed_color, link_color = _SERIES[look.name]
     if ax is None:
         # A bare Figure (not pyplot): returned once, displayed once, never left open.
         fig = Figure(figsize=(7.5, 4.2), layout="constrained")
@@ -44,12 +58,12 @@ def plot_cumulative(costs: ShapeCosts, ax: Axes | None = None) -> Figure:
             raise ViewError("ax: the axes passed to plot_cumulative belong to no figure")
         fig = root
     calls = list(range(1, costs.reuse + 1))
-    ax.plot(calls, costs.embed_cumulative, "-o", color="#b3261e", linewidth=2, markersize=6, label="embed every call")
+    ax.plot(calls, costs.embed_cumulative, "-o", color=embed_color, linewidth=2, markersize=6, label="embed every call")
     ax.plot(
         calls,
         costs.link_cumulative,
         "--s",
-        color="#1f4e8c",
+        color=link_color,
         linewidth=2,
         markersize=6,
         label="link + one fetch (client cache)",
@@ -67,10 +81,10 @@ def plot_cumulative(costs: ShapeCosts, ax: Axes | None = None) -> Figure:
             xytext=(8, 0),
             textcoords="offset points",
             va="center",
-            fontsize=9,
+            fontsize=MIN_TEXT + 1,
         )
     if costs.break_even is not None and costs.reuse > 1:
-        ax.axvline(costs.break_even, color="#555555", linestyle=":", linewidth=1)
+        ax.axvline(costs.break_even, color=look.muted, linestyle=":", linewidth=1.2)
         ax.annotate(
             f"link cheaper from call {costs.break_even}",
             (costs.break_even, 0.97),
@@ -78,17 +92,17 @@ def plot_cumulative(costs: ShapeCosts, ax: Axes | None = None) -> Figure:
             xytext=(4, 0),
             textcoords="offset points",
             va="top",
-            fontsize=8,
-            color="#333333",
+            fontsize=MIN_TEXT,
+            color=look.muted,
         )
     kind = "binary (base64)" if costs.binary else "text"
     ax.set_title(
         f"{costs.payload_bytes:,} {kind} bytes × {costs.reuse} call{'s' if costs.reuse != 1 else ''}, "
         f"inline budget {costs.budget:,} → advisor: {costs.shape}",
-        fontsize=10,
+        fontsize=MIN_TEXT + 1,
     )
-    fig.legend(loc="outside lower center", ncol=2, fontsize=9, frameon=False)
-    ax.grid(axis="y", color="#dddddd", linewidth=0.6)
+    fig.legend(loc="outside lower center", ncol=2, fontsize=MIN_TEXT + 1, frameon=False, labelcolor=look.text)
+    ax.grid(axis="y", color=look.grid, linewidth=0.6)
     return fig
 
 

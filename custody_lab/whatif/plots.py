@@ -2,15 +2,18 @@
 
 Every plot reads without colour: each outcome has its own hatch pattern and short label, bars
 carry their numbers, and the embed limit is a labelled line. Each function returns a matplotlib
-``Figure`` (export it with ``fig.savefig("name.png")`` or ``"name.svg"``). matplotlib is imported
-when a plot is drawn, not with this module.
+``Figure`` (export it with ``fig.savefig("name.png")`` or ``"name.svg"``) drawn in the light or
+dark theme (``theme=``; ``$CUSTODY_LAB_THEME`` when omitted, see :mod:`.theme`), with no text
+smaller than :data:`~.theme.MIN_TEXT`. matplotlib is imported when a plot is drawn, not with this
+module.
 """
 
 from __future__ import annotations
 
 __all__ = ["OUTCOME_STYLE", "bytes_shape_map", "outcome_share", "policy_comparison", "policy_label"]
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -21,6 +24,7 @@ from ..core.model import SHAPES, Policy
 from ..core.rules import outcome_look
 from .columns import OUTCOMES
 from .compare import Comparison
+from .theme import MIN_TEXT, Theme, drawable, theme_of
 from .validation import as_policy
 
 #: outcome -> (short label, hatch, face colour), read from the rule table's looks
@@ -28,7 +32,6 @@ from .validation import as_policy
 OUTCOME_STYLE: dict[str, tuple[str, str, str]] = {
     o: (outcome_look(o).label, outcome_look(o).hatch, outcome_look(o).color) for o in OUTCOMES
 }
-_EDGE = "#333333"
 
 
 def policy_label(policy: Policy | Mapping[str, Any] | None) -> str:
@@ -43,40 +46,48 @@ def policy_label(policy: Policy | Mapping[str, Any] | None) -> str:
     return f"embed ≤ {p.embed_limit_bytes} B, {fresh}"
 
 
-def _pyplot() -> Any:
+@contextmanager
+def _drawing(theme: Theme) -> Iterator[Any]:
+    """pyplot, with the theme's colours and the minimum text size in force while a plot is drawn."""
+    import matplotlib
     import matplotlib.pyplot as plt
 
-    return plt
+    with matplotlib.rc_context({**theme.rc(), "font.size": MIN_TEXT + 1, "legend.fontsize": MIN_TEXT}):
+        yield plt
 
 
-def _label(ax: Any, x: float, y: float, text: str, *, pad: float, alpha: float) -> None:
-    """A small centred label on a white, nearly opaque box (readable over any hatch)."""
-    box = {"boxstyle": f"round,pad={pad}", "facecolor": "white", "edgecolor": "none", "alpha": alpha}
-    ax.text(x, y, text, ha="center", va="center", fontsize=7.5, bbox=box)
+def _label(ax: Any, theme: Theme, x: float, y: float, text: str, *, pad: float) -> None:
+    """A centred label on a nearly opaque box of the theme's label colour (readable over any hatch)."""
+    box = {"boxstyle": f"round,pad={pad}", "facecolor": theme.box, "edgecolor": "none", "alpha": 0.9}
+    ax.text(x, y, text, ha="center", va="center", fontsize=MIN_TEXT, color=theme.text, bbox=box)
 
 
-def _legend(ax: Any, outcomes: list[str], **kwargs: Any) -> None:
+def _legend(ax: Any, theme: Theme, outcomes: list[str], **kwargs: Any) -> None:
     from matplotlib.patches import Patch
 
     handles = [
         Patch(
             facecolor=OUTCOME_STYLE[o][2],
             hatch=OUTCOME_STYLE[o][1],
-            edgecolor=_EDGE,
+            edgecolor=theme.edge,
+            hatchcolor="#333333",
             label=f"{OUTCOME_STYLE[o][0]} — {o}",
         )
         for o in outcomes
     ]
-    ax.legend(handles=handles, frameon=False, **kwargs)
+    ax.legend(handles=handles, frameon=False, labelcolor=theme.text, **kwargs)
 
 
-def outcome_share(swept: pd.DataFrame, by: str = "shape", *, title: str | None = None) -> Any:
+def outcome_share(
+    swept: pd.DataFrame, by: str = "shape", *, title: str | None = None, theme: str | Theme | None = None
+) -> Any:
     """Stacked bars: for each value of one input, the share of rows that get each outcome.
 
     Args:
         swept: a frame returned by :func:`custody_lab.sweep.sweep`.
         by: the input whose values make the bars (``shape``, ``initiator``, ``allowed``...).
         title: the figure title (a default names ``by``).
+        theme: ``"light"`` or ``"dark"`` (``$CUSTODY_LAB_THEME``, else light, when omitted).
 
     Returns:
         A matplotlib Figure; segments of 9 % or more carry their outcome's short label and
@@ -96,8 +107,13 @@ def outcome_share(swept: pd.DataFrame, by: str = "shape", *, title: str | None =
     if table.empty:
         raise CaseError("outcome_share needs at least one row", by)
     share = table.div(table.sum(axis=1), axis=0)
-    plt = _pyplot()
-    labels = [str(v) for v in share.index]
+    look = theme_of(theme)
+    with _drawing(look) as plt:
+        return _outcome_share(plt, look, swept, share, by, title)
+
+
+def _outcome_share(plt: Any, look: Theme, swept: pd.DataFrame, share: pd.DataFrame, by: str, title: str | None) -> Any:
+    labels = [drawable(str(v)) for v in share.index]
     height = max(1.0 + 0.55 * len(labels), 0.9 + 0.22 * len(share.columns))  # room for the legend
     fig, ax = plt.subplots(figsize=(11, height), layout="constrained")
     y = np.arange(len(labels))
@@ -105,11 +121,13 @@ def outcome_share(swept: pd.DataFrame, by: str = "shape", *, title: str | None =
     for outcome in share.columns:
         short, hatch, face = OUTCOME_STYLE[outcome]
         width = share[outcome].to_numpy()
-        ax.barh(y, width, left=left, height=0.7, color=face, hatch=hatch, edgecolor=_EDGE, linewidth=0.6)
+        ax.barh(y, width, left=left, height=0.7, color=face, hatch=hatch, edgecolor=look.edge, linewidth=0.6)
+        for bar in ax.patches[-len(labels) :]:
+            bar.set_hatchcolor("#333333")  # hatches over the (light) outcome fills, in both themes
         for yi, (x0, w) in enumerate(zip(left, width)):
             if w >= 0.04:  # wide segments get their label and share; narrower ones the share only
                 text = f"{short}\n{w:.0%}" if w >= 0.09 else f"{w:.0%}"
-                _label(ax, x0 + w / 2, yi, text, pad=0.15, alpha=0.85)
+                _label(ax, look, x0 + w / 2, yi, text, pad=0.15)
         left += width
     ax.set_yticks(y, labels)
     ax.invert_yaxis()
@@ -119,7 +137,7 @@ def outcome_share(swept: pd.DataFrame, by: str = "shape", *, title: str | None =
     ax.set_ylabel(by)
     ax.set_title(title or f"Outcome share by {by}", loc="left")
     ax.spines[["top", "right"]].set_visible(False)
-    _legend(ax, list(share.columns), loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
+    _legend(ax, look, list(share.columns), loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=MIN_TEXT)
     plt.close(fig)
     return fig
 
@@ -148,7 +166,11 @@ def _mix(counts: Mapping[str, int], total: int) -> str:
 
 
 def bytes_shape_map(
-    swept: pd.DataFrame, policy: Policy | Mapping[str, Any] | None = None, *, title: str | None = None
+    swept: pd.DataFrame,
+    policy: Policy | Mapping[str, Any] | None = None,
+    *,
+    title: str | None = None,
+    theme: str | Theme | None = None,
 ) -> Any:
     """The bytes × shape map: for every shape and size, the share of rows accepted.
 
@@ -161,6 +183,8 @@ def bytes_shape_map(
         swept: a frame returned by :func:`custody_lab.sweep.sweep` (typically over :func:`grid`).
         policy: the policy the frame was swept under (the seed's when omitted).
         title: the figure title.
+        theme: ``"light"`` or ``"dark"`` (``$CUSTODY_LAB_THEME``, else light, when omitted); in the
+            dark theme lighter cells mean more accepted.
 
     Example:
         >>> from custody_lab.sweep import grid, sweep
@@ -191,8 +215,26 @@ def bytes_shape_map(
     else:
         edges = np.array([sizes[0] - 0.5, sizes[0] + 0.5])
     edges[0] = max(edges[0], 0.0)  # sizes are never negative
-    plt = _pyplot()
+    look = theme_of(theme)
+    with _drawing(look) as plt:
+        return _bytes_shape_map(plt, look, swept, p, sizes, shapes, accepted, mix, edges, title)
+
+
+def _bytes_shape_map(
+    plt: Any,
+    look: Theme,
+    swept: pd.DataFrame,
+    p: Policy,
+    sizes: np.ndarray,
+    shapes: list[str],
+    accepted: pd.DataFrame,
+    mix: dict[tuple[str, int], str],
+    edges: np.ndarray,
+    title: str | None,
+) -> Any:
     from matplotlib.patches import Rectangle
+
+    dark = look.name == "dark"
 
     width_in = 11.0
     fig, ax = plt.subplots(figsize=(width_in, 1.5 + 0.75 * len(shapes)), layout="constrained")
@@ -208,7 +250,8 @@ def bytes_shape_map(
             if share is None:
                 continue
             # darker = more accepted (relative to the best cell); nothing accepted = white, crossed
-            grey = 1.0 - 0.6 * (share / best if best else 0.0)
+            strength = 0.6 * (share / best if best else 0.0)
+            grey = 0.12 + strength if dark else 1.0 - strength
             ax.add_patch(
                 Rectangle(
                     (x0, row - 0.42),
@@ -216,34 +259,36 @@ def bytes_shape_map(
                     0.84,
                     facecolor=str(grey),
                     hatch="xx" if share == 0 else "",
-                    edgecolor=_EDGE,
+                    edgecolor=look.edge,
+                    hatchcolor=look.hatch,
                     linewidth=0.6,
                 )
             )
             room = (x1 - x0) / span * axes_points
             for text in (f"{share:.0%} accepted" + (f"\n{refused}" if refused else ""), f"{share:.0%}"):
-                if _text_points(text, 7.5) + 8 <= room:  # label only what fits inside its band
-                    _label(ax, (x0 + x1) / 2, row, text, pad=0.2, alpha=0.9)
+                if _text_points(text, MIN_TEXT) + 8 <= room:  # label only what fits inside its band
+                    _label(ax, look, (x0 + x1) / 2, row, text, pad=0.2)
                     break
     limit = p.embed_limit_bytes
     if edges[0] <= limit <= edges[-1]:
-        ax.axvline(limit + 0.5, color="black", linestyle="--", linewidth=1.6)
+        ax.axvline(limit + 0.5, color=look.ink, linestyle="--", linewidth=1.6)
         ax.text(
             limit + 0.5,
             -0.62,
             f" embed limit {limit} B ",
             ha="left",
             va="bottom",
-            fontsize=8.5,
+            fontsize=MIN_TEXT,
             fontweight="bold",
-            bbox={"boxstyle": "square,pad=0.15", "facecolor": "white", "edgecolor": "black"},
+            color=look.text,
+            bbox={"boxstyle": "square,pad=0.15", "facecolor": look.box, "edgecolor": look.ink},
         )
     ax.set_xlim(edges[0], edges[-1])
     ax.set_ylim(len(shapes) - 0.5, -0.8)
     ax.set_yticks(range(len(shapes)), shapes)
     ax.set_xlabel(
-        "payload size (bytes)\ndarker = more accepted (relative to the best cell) · crossed = none "
-        "accepted · labels give the refusals' share of the cell"
+        f"payload size (bytes)\n{'lighter' if dark else 'darker'} = more accepted (relative to the best cell)"
+        " · crossed = none accepted · labels give the refusals' share of the cell"
     )
     ax.set_title(title or f"Share accepted by shape and size · {policy_label(p)} · {len(swept):,} rows", loc="left")
     ax.spines[["top", "right"]].set_visible(False)
@@ -251,15 +296,16 @@ def bytes_shape_map(
     return fig
 
 
-def policy_comparison(comparison: Comparison, *, title: str | None = None) -> Any:
+def policy_comparison(comparison: Comparison, *, title: str | None = None, theme: str | Theme | None = None) -> Any:
     """Before/after bars: how many cases get each outcome under two policies.
 
-    ``before`` bars are light and hatched, ``after`` bars dark and plain; every bar carries its
-    count and each outcome its change (+n / −n).
+    ``before`` bars are hatched and close to the background, ``after`` bars plain and far from
+    it; every bar carries its count and each outcome its change (+n / −n).
 
     Args:
         comparison: the result of :func:`custody_lab.sweep.compare`.
         title: the figure title (a default names both policies and how many cases change).
+        theme: ``"light"`` or ``"dark"`` (``$CUSTODY_LAB_THEME``, else light, when omitted).
 
     Example:
         >>> from custody_lab.sweep import compare, grid
@@ -270,7 +316,14 @@ def policy_comparison(comparison: Comparison, *, title: str | None = None) -> An
     summary = comparison.summary
     if summary.empty:
         raise CaseError("policy_comparison needs a comparison of at least one case", None)
-    plt = _pyplot()
+    look = theme_of(theme)
+    with _drawing(look) as plt:
+        return _policy_comparison(plt, look, comparison, title)
+
+
+def _policy_comparison(plt: Any, look: Theme, comparison: Comparison, title: str | None) -> Any:
+    summary = comparison.summary
+    dark = look.name == "dark"
     outcomes = [str(o) for o in summary.index]
     fig, ax = plt.subplots(figsize=(11, 1.6 + 0.5 * len(outcomes)), layout="constrained")
     y = np.arange(len(outcomes))
@@ -281,9 +334,9 @@ def policy_comparison(comparison: Comparison, *, title: str | None = None) -> An
         y - 0.2,
         before,
         height=0.38,
-        color="#e8e8e8",
+        color="#3a3a3a" if dark else "#e8e8e8",
         hatch="//",
-        edgecolor=_EDGE,
+        edgecolor=look.edge,
         linewidth=0.6,
         label=f"before: {policy_label(comparison.before)}",
     )
@@ -291,17 +344,22 @@ def policy_comparison(comparison: Comparison, *, title: str | None = None) -> An
         y + 0.2,
         after,
         height=0.38,
-        color="#4d4d4d",
-        edgecolor=_EDGE,
+        color="#a8a8a8" if dark else "#4d4d4d",
+        edgecolor=look.edge,
         linewidth=0.6,
         label=f"after: {policy_label(comparison.after)}",
     )
     for yi, (b, a) in enumerate(zip(before, after)):
-        ax.text(b + top * 0.01, yi - 0.2, f"{b}", va="center", fontsize=8)
+        ax.text(b + top * 0.01, yi - 0.2, f"{b}", va="center", fontsize=MIN_TEXT)
         change = a - b
         delta = f"   ({'+' if change > 0 else '−'}{abs(change)})" if change else ""
         ax.text(
-            a + top * 0.01, yi + 0.2, f"{a}{delta}", va="center", fontsize=8, fontweight="bold" if change else "normal"
+            a + top * 0.01,
+            yi + 0.2,
+            f"{a}{delta}",
+            va="center",
+            fontsize=MIN_TEXT,
+            fontweight="bold" if change else "normal",
         )
     ax.set_yticks(y, [f"{o}  [{OUTCOME_STYLE[o][0]}]" for o in outcomes])
     ax.invert_yaxis()
@@ -310,8 +368,8 @@ def policy_comparison(comparison: Comparison, *, title: str | None = None) -> An
     ax.set_xlim(0, top * 1.18)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("cases")
-    ax.set_title(title or f"{comparison.changed} of {comparison.cases:,} cases change outcome", loc="left", pad=26)
+    ax.set_title(title or f"{comparison.changed} of {comparison.cases:,} cases change outcome", loc="left", pad=44)
     ax.spines[["top", "right"]].set_visible(False)
-    ax.legend(loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=2, frameon=False, fontsize=8.5)
+    ax.legend(loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=1, frameon=False, fontsize=MIN_TEXT)
     plt.close(fig)
     return fig

@@ -26,7 +26,8 @@ from matplotlib.transforms import ScaledTranslation, blended_transform_factory
 
 from ...core.model import Case, Decision, Policy
 from ...core.router import route
-from .legend import draw_legend
+from ...whatif.theme import Theme, theme_of
+from .legend import Encodings, draw_legend
 from .placement import Box, place
 from .regions import (
     GROUPS,
@@ -51,30 +52,36 @@ from .regions import (
 )
 from .style import (
     BOTTOM,
-    CROSS,
     EDGE,
-    INITIATOR_COLOR,
     INITIATOR_MARKER,
     LABEL_SIZE,
     LEFT,
     MARKER_SIZE,
-    RC,
+    MIN_TEXT,
     RIGHT,
-    RING,
     TOP,
+    cross,
     draw_text,
+    halo,
+    initiator_color,
     renderer_of,
+    ring,
+    theme_rc,
 )
 
 
-def _fit_width(text: Text, fig: Figure, size: float = 9.0) -> None:
-    """Shrink a one-line figure text until it ends inside the figure (never below 6 pt)."""
+def _fit_width(text: Text, fig: Figure, size: float = 10.0) -> None:
+    """Shrink a one-line figure text to end inside the figure; at the minimum size, shorten it."""
     renderer = renderer_of(fig)
     text.set_fontsize(size)
     limit = fig.bbox.x1 - EDGE * fig.dpi
-    while text.get_window_extent(renderer).x1 > limit and size > 6.0:
+    while text.get_window_extent(renderer).x1 > limit and size > MIN_TEXT:
         size -= 0.5
         text.set_fontsize(size)
+    words = text.get_text()
+    while text.get_window_extent(renderer).x1 > limit and len(words) > 10:
+        words = words[:-2]
+        text.set_text(words.rstrip() + "…")
 
 
 @dataclass
@@ -83,6 +90,7 @@ class Layout:
 
     ax: Any
     policy: Policy
+    theme: Theme
     text_boxes: list[tuple[float, float, float, float]] = field(default_factory=list)
     marker_boxes: list[tuple[float, float, float, float]] = field(default_factory=list)
     region_labels: list[Text] = field(default_factory=list)
@@ -102,9 +110,9 @@ def _axes(fig: Figure) -> Any:
     ax.xaxis.set_minor_locator(NullLocator())
     ax.set_yticks([r.y for r in ROWS], [r.shape for r in ROWS])
     ax.yaxis.set_minor_locator(NullLocator())
-    ax.tick_params(axis="both", labelsize=9, length=3)
+    ax.tick_params(axis="both", labelsize=MIN_TEXT, length=3)
     ax.tick_params(axis="y", length=0, pad=6)
-    ax.set_xlabel("payload size (bytes, log scale)", fontsize=9, labelpad=3)
+    ax.set_xlabel("payload size (bytes, log scale)", fontsize=MIN_TEXT, labelpad=3)
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
     return ax
@@ -114,14 +122,19 @@ def draw_static(
     fig: Figure,
     placed: Sequence[tuple[Case, Decision]],
     policy: Policy,
+    theme: Theme,
     *,
     title: str,
     faint: bool,
     ring_legend: bool,
 ) -> Layout:
-    """The map: regions, separator, group labels, limit line, markers, legend, caption."""
+    """The map: regions, separator, group labels, limit line, markers, legend, caption.
+
+    ``faint`` draws the cases as context behind one explored case; its legend then lists every
+    marker encoding (the explored case can be any of them), otherwise only those drawn.
+    """
     ax = _axes(fig)
-    layout = Layout(ax, policy, marker_r=MARKER_SIZE * fig.dpi / 72 / 2 + 1.5)
+    layout = Layout(ax, policy, theme, marker_r=MARKER_SIZE * fig.dpi / 72 / 2 + 1.5)
     renderer = renderer_of(fig)
     px = fig.dpi / 72  # pixels per point
 
@@ -135,10 +148,10 @@ def draw_static(
             (x0, y - 0.5),
             reg.x1 - x0,
             1.0,
-            facecolor=kind.face,
+            facecolor=kind.fill(theme),
             edgecolor="none",
             hatch=kind.hatch,
-            hatchcolor="#8a8a8a",
+            hatchcolor=theme.hatch,
             linewidth=0,
             zorder=0,
         )
@@ -154,11 +167,11 @@ def draw_static(
             transform=ax.transData + shift,
             ha="left",
             va="top",
-            fontsize=7.5,
+            fontsize=MIN_TEXT,
             style="italic",
-            color="#222222",
+            color=theme.text,
             zorder=2,
-            bbox={"boxstyle": "square,pad=0.1", "facecolor": "white", "edgecolor": "none", "alpha": 0.85},
+            bbox={"boxstyle": "square,pad=0.1", "facecolor": theme.box, "edgecolor": "none", "alpha": 0.9},
         )
         t.set_gid(f"region-label:{reg.shape}:{reg.kind}")
         box = t.get_window_extent(renderer)
@@ -171,12 +184,12 @@ def draw_static(
             layout.text_boxes.append((box.x0 - 1, box.y0 - 1, box.x1 + 1, box.y1 + 1))
 
     # The two groups: a separator line and a bracketed label at the far left.
-    ax.axhline(SEPARATOR_Y, color="black", linewidth=1.0, zorder=1)
+    ax.axhline(SEPARATOR_Y, color=theme.ink, linewidth=1.0, zorder=1)
     bracket = blended_transform_factory(fig.dpi_scale_trans, ax.transData)
     for initiator, words in GROUPS:
         ys = [r.y for r in ROWS if r.initiator == initiator]
         top, bottom = min(ys) - 0.45, max(ys) + 0.45
-        fig.add_artist(Line2D([0.52, 0.52], [top, bottom], transform=bracket, color="#444444", lw=1.2))
+        fig.add_artist(Line2D([0.52, 0.52], [top, bottom], transform=bracket, color=theme.muted, lw=1.2))
         draw_text(
             fig,
             0.3,
@@ -186,7 +199,7 @@ def draw_static(
             rotation=90,
             ha="center",
             va="center",
-            fontsize=9,
+            fontsize=MIN_TEXT,
             fontweight="bold",
             linespacing=1.15,
         ).set_gid(f"group:{initiator}")
@@ -194,7 +207,7 @@ def draw_static(
     # The policy's embed limit (seed 000: "a local teaching policy, not a protocol maximum").
     limit = policy.embed_limit_bytes
     xl = min(limit, XMAX)
-    ax.axvline(xl, color="black", linestyle=(0, (5, 3)), linewidth=1.3, zorder=3)
+    ax.axvline(xl, color=theme.ink, linestyle=(0, (5, 3)), linewidth=1.3, zorder=3).set_gid("limit-line")
     note = f"embed limit {limit:,} B" + (" (beyond 1 MB)" if limit > XMAX else "")
     top_of_axes = blended_transform_factory(ax.transData, ax.transAxes)
     lim = draw_text(
@@ -205,10 +218,14 @@ def draw_static(
         transform=top_of_axes + ScaledTranslation(0, 3 / 72, fig.dpi_scale_trans),
         ha="center",
         va="bottom",
-        fontsize=8.5,
+        fontsize=MIN_TEXT,
         fontweight="bold",
     )
     lim.set_gid("limit-label")
+    # Case labels keep off the limit line: its strip is a box no label may cover.
+    line_x = ax.transData.transform((xl, 0))[0]
+    axbox0 = ax.get_window_extent(renderer)
+    layout.text_boxes.append((line_x - 2.5, axbox0.y0, line_x + 2.5, axbox0.y1))
     ext, axbox = lim.get_window_extent(renderer), ax.get_window_extent(renderer)
     if ext.x1 > axbox.x1:
         lim.set_horizontalalignment("right")
@@ -219,7 +236,7 @@ def draw_static(
     alpha = 0.35 if faint else 1.0
     layout.positions = _positions(ax, placed, px)
     for (case, d), (x, y) in zip(placed, layout.positions):
-        _draw_marker(ax, case, d, x, y, alpha=alpha)
+        _draw_marker(ax, theme, case, d, x, y, alpha=alpha)
         cx, cy = ax.transData.transform((x, y))
         r = layout.marker_r
         layout.marker_boxes.append((cx - r, cy - r, cx + r, cy + r))
@@ -234,7 +251,14 @@ def draw_static(
         fontsize=11,
         fontweight="bold",
     ).set_gid("title")
-    draw_legend(fig, ring=ring_legend, kinds={r.kind for r in regions})
+    used = Encodings(
+        initiators=frozenset(INITIATOR_MARKER if faint else {c.initiator for c, _ in placed}),
+        accepted=faint or any(d.accepted for _, d in placed),
+        rejected=faint or any(not d.accepted for _, d in placed),
+        kinds=frozenset(r.kind for r in regions),
+        ring=ring_legend,
+    )
+    draw_legend(fig, theme, used)
     return layout
 
 
@@ -267,10 +291,10 @@ def _positions(ax: Any, placed: Sequence[tuple[Case, Decision]], px: float) -> l
 
 
 def _draw_marker(
-    ax: Any, case: Case, d: Decision, x: float, y: float, *, alpha: float = 1.0, size: float = MARKER_SIZE
+    ax: Any, theme: Theme, case: Case, d: Decision, x: float, y: float, *, alpha: float = 1.0, size: float = MARKER_SIZE
 ) -> list[Line2D]:
-    color = INITIATOR_COLOR[case.initiator]
-    face = color if d.accepted else "white"
+    color = initiator_color(theme, case.initiator)
+    face = color if d.accepted else theme.box
     (m,) = ax.plot(
         [x],
         [y],
@@ -283,11 +307,12 @@ def _draw_marker(
         alpha=alpha,
         zorder=5,
         clip_on=False,
+        path_effects=halo(theme),
     )
     m.set_gid(f"case:{case.id}")
     out = [m]
     if not d.accepted:
-        (c,) = ax.plot([x], [y], **CROSS, markersize=size * 0.7, alpha=alpha, zorder=6, clip_on=False)
+        (c,) = ax.plot([x], [y], **cross(theme), markersize=size * 0.7, alpha=alpha, zorder=6, clip_on=False)
         out.append(c)
     return out
 
@@ -326,8 +351,8 @@ def label_case(
             fontsize=LABEL_SIZE,
             zorder=8,
             fontweight="bold" if bold else "normal",
-            color="black",
-            bbox={"boxstyle": "round,pad=0.15", "facecolor": "white", "edgecolor": "none", "alpha": 0.9},
+            color=layout.theme.text,
+            bbox={"boxstyle": "round,pad=0.15", "facecolor": layout.theme.box, "edgecolor": "none", "alpha": 0.9},
         )
     else:
         text.set_text(s)
@@ -359,7 +384,7 @@ def label_case(
     p0 = ax.transData.inverted().transform((sx, sy))
     p1 = ax.transData.inverted().transform((ex, ty))
     if leader is None:
-        (leader,) = ax.plot([], [], color="#555555", linewidth=0.7, zorder=7, clip_on=False)
+        (leader,) = ax.plot([], [], color=layout.theme.muted, linewidth=0.8, zorder=7, clip_on=False)
     leader.set_data([p0[0], p1[0]], [p0[1], p1[1]])
     leader.set_visible(abs(dy) > 1.5 or abs(dx) > r + 6)
     leader.set_gid(f"leader:{case.id}")
@@ -371,8 +396,8 @@ def label_case(
 # ---------------------------------------------------------------------------------------------
 
 
-def new_figure(figsize: tuple[float, float], dpi: float) -> Figure:
-    fig = Figure(figsize=figsize, dpi=dpi, facecolor="white")
+def new_figure(figsize: tuple[float, float], dpi: float, theme: Theme) -> Figure:
+    fig = Figure(figsize=figsize, dpi=dpi, facecolor=theme.background)
     FigureCanvasAgg(fig)
     return fig
 
@@ -385,6 +410,7 @@ def matrix_figure(
     title: str | None = None,
     figsize: tuple[float, float] = (11.0, 6.6),
     dpi: float = 100,
+    theme: str | Theme | None = None,
 ) -> Figure:
     """Draw the custody matrix with every case placed, marked and labelled.
 
@@ -395,6 +421,7 @@ def matrix_figure(
         title: the figure title; a default naming the embed limit otherwise.
         figsize: inches (the layout needs at least about 8 x 4.6).
         dpi: pixels per inch of the Agg canvas.
+        theme: ``"light"`` or ``"dark"``; ``$CUSTODY_LAB_THEME`` (else light) when omitted.
 
     Returns:
         A matplotlib :class:`~matplotlib.figure.Figure` on an Agg canvas (no pyplot state).
@@ -402,6 +429,7 @@ def matrix_figure(
     Raises:
         CaseError: when a mapping is not a valid case.
         ChartError: when ``highlight`` names no case.
+        ThemeError: when ``theme`` (or ``$CUSTODY_LAB_THEME``) names no theme.
 
     Example:
         >>> from custody_lab import load_fixture
@@ -415,12 +443,14 @@ def matrix_figure(
     if highlight is not None and highlight not in {c.id for c in items}:
         ids = ", ".join(c.id for c in items) or "(none)"
         raise ChartError(f"cannot highlight {highlight!r}: no such case id; the ids are {ids}")
-    with matplotlib.rc_context(RC):
-        fig = new_figure(figsize, dpi)
+    look = theme_of(theme)
+    with matplotlib.rc_context(theme_rc(look)):
+        fig = new_figure(figsize, dpi, look)
         layout = draw_static(
             fig,
             placed,
             policy,
+            look,
             faint=False,
             ring_legend=highlight is not None,
             title=safe_text(title, 120)
@@ -441,8 +471,8 @@ def matrix_figure(
             case, d = placed[i]
             x, y = positions[i]
             if case.id == highlight:
-                ring = ax.plot([x], [y], **RING, zorder=6, clip_on=False)[0]
-                ring.set_gid("highlight-ring")
+                circle = ax.plot([x], [y], **ring(look), zorder=6, clip_on=False)[0]
+                circle.set_gid("highlight-ring")
             label_case(ax, layout, case, d, x, y, taken, bold=case.id == highlight, ring=case.id == highlight)
         if highlight is not None:
             case, d = next(p for p in placed if p[0].id == highlight)
@@ -452,7 +482,7 @@ def matrix_figure(
                 "Each case sits at its payload size on the row of its declared shape; "
                 "its label gives → the selected shape or ✕ the rule that refused it."
             )
-        status = draw_text(fig, EDGE / figsize[0], 1 - 0.42 / figsize[1], words, ha="left", va="top", fontsize=9)
+        status = draw_text(fig, EDGE / figsize[0], 1 - 0.42 / figsize[1], words, ha="left", va="top")
         status.set_gid("status")
         _fit_width(status, fig)
     return fig

@@ -6,7 +6,7 @@ highlighted case; :func:`png` turns the canvas pixels into PNG bytes with zlib.
 
 from __future__ import annotations
 
-__all__ = ["CustodyMatrix", "png"]
+__all__ = ["BAND_ROWS", "CustodyMatrix", "PngBands", "png"]
 
 import struct
 import zlib
@@ -23,9 +23,22 @@ from matplotlib.transforms import Bbox
 from ...core.model import Case, Decision, Policy
 from ...core.receipts import canonical_json
 from ...core.router import route
+from ...whatif.theme import Theme, theme_of
 from .draw import draw_static, label_case, new_figure
 from .regions import MARK_DY, ROW_OF, as_case, short_status, x_of
-from .style import EDGE, INITIATOR_COLOR, INITIATOR_MARKER, LABEL_SIZE, MARKER_SIZE, RC, RING, draw_text, renderer_of
+from .style import (
+    EDGE,
+    INITIATOR_MARKER,
+    LABEL_SIZE,
+    MARKER_SIZE,
+    cross,
+    draw_text,
+    halo,
+    initiator_color,
+    renderer_of,
+    ring,
+    theme_rc,
+)
 
 # ---------------------------------------------------------------------------------------------
 # The fast, incremental map for the case explorer
@@ -47,6 +60,7 @@ class CustodyMatrix:
         figsize: inches; the layout needs at least about 8 x 4.6.
         dpi: pixels per inch.
         cache_size: how many rendered PNGs to keep, keyed by (case, decision, policy); 0 disables.
+        theme: ``"light"`` or ``"dark"``; ``$CUSTODY_LAB_THEME`` (else light) when omitted.
 
     Example:
         >>> from custody_lab import load_fixture
@@ -60,19 +74,22 @@ class CustodyMatrix:
         self,
         policy: Policy | None = None,
         context_cases: Iterable[Case | Mapping[str, object]] = (),
-        figsize: tuple[float, float] = (9, 4.8),
+        figsize: tuple[float, float] = (9, 5.4),
         dpi: float = 96,
         *,
         cache_size: int = 32,
+        theme: str | Theme | None = None,
     ) -> None:
         self.policy = policy or Policy()
+        self.theme = theme_of(theme)
         self._context = [as_case(c) for c in context_cases]
         self._figsize = figsize
         self._cache: OrderedDict[tuple[Any, ...], bytes] = OrderedDict()
         self._cache_size = cache_size
         #: How many times the static map has been drawn (1 after construction).
         self.background_draws = 0
-        self.figure: Figure = new_figure(figsize, dpi)
+        self.figure: Figure = new_figure(figsize, dpi, self.theme)
+        self._encoder = PngBands()
         self.canvas: FigureCanvasAgg = self.figure.canvas  # type: ignore[assignment]
         self._build()
 
@@ -84,32 +101,34 @@ class CustodyMatrix:
     def _build(self) -> None:
         fig = self.figure
         fig.clear()
-        with matplotlib.rc_context(RC):
+        look = self.theme
+        with matplotlib.rc_context(theme_rc(look)):
             placed = self._context_decisions(self.policy)
             self._context_outcomes = tuple(d.outcome for _, d in placed)
             self._layout = draw_static(
                 fig,
                 placed,
                 self.policy,
+                look,
                 faint=True,
                 ring_legend=True,
                 title=f"Custody matrix · embed limit {self.policy.embed_limit_bytes:,} B",
             )
             ax = self._layout.ax
             kw: dict[str, Any] = {"linestyle": "none", "animated": True, "clip_on": False}
-            self._ring = ax.plot([], [], **{**RING, **kw, "markeredgewidth": 1.6}, zorder=9)[0]
+            self._ring = ax.plot([], [], **{**ring(look), **kw, "markeredgewidth": 1.8}, zorder=9)[0]
             self._marker = ax.plot(
-                [], [], marker="o", markersize=MARKER_SIZE * 1.25, markeredgewidth=1.6, zorder=10, **kw
+                [],
+                [],
+                marker="o",
+                markersize=MARKER_SIZE * 1.25,
+                markeredgewidth=1.6,
+                zorder=10,
+                path_effects=halo(look, 6.0),
+                **kw,
             )[0]
             self._cross = ax.plot(
-                [],
-                [],
-                marker="x",
-                markersize=MARKER_SIZE * 0.9,
-                markeredgecolor="black",
-                markeredgewidth=1.6,
-                zorder=11,
-                **kw,
+                [], [], **{**cross(look), **kw, "markeredgewidth": 1.8}, markersize=MARKER_SIZE * 0.9, zorder=11
             )[0]
             self._label = draw_text(
                 ax,
@@ -119,19 +138,20 @@ class CustodyMatrix:
                 ha="left",
                 va="center",
                 fontsize=LABEL_SIZE + 0.5,
+                color=look.text,
                 zorder=12,
                 animated=True,
                 bbox={
                     "boxstyle": "round,pad=0.15",
-                    "facecolor": "white",
-                    "edgecolor": "#333333",
+                    "facecolor": look.box,
+                    "edgecolor": look.edge,
                     "linewidth": 0.6,
                     "alpha": 0.95,
                 },
             )
-            self._leader = ax.plot([], [], color="#222222", linewidth=0.9, zorder=9, animated=True, clip_on=False)[0]
+            self._leader = ax.plot([], [], color=look.text, linewidth=0.9, zorder=9, animated=True, clip_on=False)[0]
             w, h = self._figsize
-            self._status = draw_text(fig, EDGE / w, 1 - 0.42 / h, "", ha="left", va="top", fontsize=9, animated=True)
+            self._status = draw_text(fig, EDGE / w, 1 - 0.42 / h, "", ha="left", va="top", fontsize=10, animated=True)
             self._status.set_gid("status")
             # A context case explored unchanged is drawn exactly on its (dodged) ghost.
             self._twins = {(c.id, c.shape, c.bytes): pos for (c, _), pos in zip(placed, self._layout.positions)}
@@ -142,6 +162,7 @@ class CustodyMatrix:
             ext = self._status.get_window_extent(renderer_of(self.figure))
             self._status_strip = Bbox.from_extents(fig.bbox.x0, ext.y0 - 3, fig.bbox.x1, ext.y1 + 3)
             self._status_pixels: dict[str, Any] = {}
+            self._encoder.set_reference(np.asarray(self.canvas.buffer_rgba()))
         self.background_draws += 1
         self._cache.clear()
 
@@ -199,12 +220,12 @@ class CustodyMatrix:
             if len(self._status_pixels) < 64:
                 self._status_pixels[status] = self.canvas.copy_from_bbox(self._status_strip)
         x, y = self._twins.get((case.id, case.shape, case.bytes), (x_of(case.bytes), ROW_OF[case.shape].y + MARK_DY))
-        color = INITIATOR_COLOR[case.initiator]
+        color = initiator_color(self.theme, case.initiator)
         self._ring.set_data([x], [y])
         self._marker.set_data([x], [y])
         self._marker.set_marker(INITIATOR_MARKER[case.initiator])
         self._marker.set_markeredgecolor(color)
-        self._marker.set_markerfacecolor(color if d.accepted else "white")
+        self._marker.set_markerfacecolor(color if d.accepted else self.theme.box)
         self._cross.set_data([x], [y])
         self._cross.set_visible(not d.accepted)
         label_case(
@@ -223,27 +244,84 @@ class CustodyMatrix:
         for artist in (self._leader, self._ring, self._marker, self._cross, self._label):
             if artist.get_visible():
                 fig.draw_artist(artist)
-        return png(np.asarray(self.canvas.buffer_rgba()))
+        return self._encoder.encode(np.asarray(self.canvas.buffer_rgba()))
 
 
 def _png_chunk(tag: bytes, data: bytes) -> bytes:
     return struct.pack(">I", len(data)) + tag + data + struct.pack(">I", zlib.crc32(tag + data))
 
 
-def png(rgba: np.ndarray, level: int = 1) -> bytes:
-    """Encode an RGBA pixel buffer as an 8-bit RGB PNG (W3C PNG §11.2.2 IHDR, §9 filter type 0).
+#: Rows per independently compressed band of the PNG stream.
+BAND_ROWS = 16
+_LEVEL = 1
+_ADLER_MOD = 65521
+_FINAL_BLOCK = zlib.compressobj(_LEVEL, zlib.DEFLATED, -15).flush()  # an empty final deflate block
 
-    Filter type 0 on every row and zlib level 1: on a chart with flat fills this is both smaller
-    and about twice as fast as an adaptive-filter encoder, which is what an interactive view needs.
-    """
+
+def _adler32_combine(a: int, b: int, len_b: int) -> int:
+    """adler32 of ``A + B`` from adler32(A), adler32(B) and len(B) (RFC 1950 §9)."""
+    s1a, s2a, s1b, s2b = a & 0xFFFF, a >> 16, b & 0xFFFF, b >> 16
+    s1 = (s1a + s1b - 1) % _ADLER_MOD
+    s2 = (s2a + s2b + (len_b % _ADLER_MOD) * (s1a - 1)) % _ADLER_MOD
+    return (s2 << 16) | s1
+
+
+def _band(rgba: np.ndarray) -> tuple[bytes, int, int]:
+    """One band of rows as raw deflate data ending on a full flush, its adler32 and raw length."""
     height, width = rgba.shape[:2]
     raw = np.empty((height, 1 + 3 * width), dtype=np.uint8)
     raw[:, 0] = 0  # each row's filter byte: none
     raw[:, 1:] = rgba[:, :, :3].reshape(height, 3 * width)
+    packer = zlib.compressobj(_LEVEL, zlib.DEFLATED, -15)
+    view = raw.reshape(-1).data  # a memoryview: no copy of the rows
+    return packer.compress(view) + packer.flush(zlib.Z_FULL_FLUSH), zlib.adler32(view), raw.size
+
+
+def _assemble(width: int, height: int, bands: list[tuple[bytes, int, int]]) -> bytes:
+    adler = 1
+    for _, band_adler, size in bands:
+        adler = _adler32_combine(adler, band_adler, size)
+    stream = b"\x78\x01" + b"".join(b[0] for b in bands) + _FINAL_BLOCK + struct.pack(">I", adler)
     header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)  # 8-bit truecolour
-    return (
-        b"\x89PNG\r\n\x1a\n"
-        + _png_chunk(b"IHDR", header)
-        + _png_chunk(b"IDAT", zlib.compress(raw.tobytes(), level))
-        + _png_chunk(b"IEND", b"")
-    )
+    return b"\x89PNG\r\n\x1a\n" + _png_chunk(b"IHDR", header) + _png_chunk(b"IDAT", stream) + _png_chunk(b"IEND", b"")
+
+
+def png(rgba: np.ndarray) -> bytes:
+    """Encode an RGBA pixel buffer as an 8-bit RGB PNG (W3C PNG §11.2.2 IHDR, §9 filter type 0).
+
+    Filter type 0 on every row and zlib level 1: on a chart with flat fills this is both smaller
+    and about twice as fast as an adaptive-filter encoder. The zlib stream is made of bands of
+    :data:`BAND_ROWS` rows, each compressed on its own (a full flush resets the dictionary), so
+    :class:`PngBands` can re-encode only the bands of a frame that changed and give the very same
+    bytes as this function.
+    """
+    height, width = rgba.shape[:2]
+    return _assemble(width, height, [_band(rgba[y : y + BAND_ROWS]) for y in range(0, height, BAND_ROWS)])
+
+
+class PngBands:
+    """A PNG encoder for frames drawn over one background: unchanged bands reuse their bytes.
+
+    :meth:`set_reference` compresses the background once; :meth:`encode` compares each band of a
+    frame with the background (a 32-bit compare per pixel) and compresses only those that differ.
+    The output is byte for byte :func:`png` of the same pixels.
+    """
+
+    def __init__(self) -> None:
+        self._reference: np.ndarray | None = None
+        self._bands: list[tuple[bytes, int, int]] = []
+
+    def set_reference(self, rgba: np.ndarray) -> None:
+        self._reference = np.ascontiguousarray(rgba).view(np.uint32).reshape(rgba.shape[:2]).copy()
+        self._bands = [_band(rgba[y : y + BAND_ROWS]) for y in range(0, rgba.shape[0], BAND_ROWS)]
+
+    def encode(self, rgba: np.ndarray) -> bytes:
+        height, width = rgba.shape[:2]
+        ref = self._reference
+        if ref is None or ref.shape != (height, width):
+            return png(rgba)
+        changed = np.not_equal(np.ascontiguousarray(rgba).view(np.uint32).reshape(height, width), ref).any(axis=1)
+        bands = []
+        for k, y in enumerate(range(0, height, BAND_ROWS)):
+            bands.append(_band(rgba[y : y + BAND_ROWS]) if changed[y : y + BAND_ROWS].any() else self._bands[k])
+        return _assemble(width, height, bands)

@@ -1,9 +1,15 @@
-"""The custody matrix's legend and caption: every encoding repeated in words, without colour."""
+"""The custody matrix's legend and caption: every encoding drawn, repeated in words, without colour.
+
+The legend lists only what the chart draws: the marker of each initiator present, filled /
+hollow + ✕ only for outcomes present (drawn with a marker the chart uses), the region kinds on
+the map, the limit line and, when a case is highlighted, the ring.
+"""
 
 from __future__ import annotations
 
-__all__ = ["draw_legend"]
+__all__ = ["Encodings", "draw_legend"]
 
+from dataclasses import dataclass
 from typing import Any
 
 from matplotlib.figure import Figure
@@ -11,60 +17,77 @@ from matplotlib.legend_handler import HandlerTuple
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
+from ...whatif.theme import Theme
 from .regions import REGION_KINDS, caption_text
-from .style import BOTTOM, CROSS, EDGE, MARKER_SIZE, RING, draw_text
+from .style import BOTTOM, EDGE, INITIATOR_MARKER, MARKER_SIZE, MIN_TEXT, cross, draw_text, ring
+
+_INITIATOR_WORDS = {"application": "circle: the application initiates", "model": "triangle: the model initiates"}
 
 
-def draw_legend(fig: Figure, *, ring: bool, kinds: set[str]) -> None:
-    """Draw the legend under the axes and the caption at the foot of the figure.
+@dataclass(frozen=True)
+class Encodings:
+    """What a matrix draws, so that its legend names exactly that.
 
-    Args:
-        fig: the matrix figure (its size fixes where the legend goes).
-        ring: add the "highlighted case" ring entry.
-        kinds: the region kinds drawn; "prefer-other" is listed only when it appears.
+    Attributes:
+        initiators: the initiators whose markers appear (in ``INITIATOR_MARKER`` order).
+        accepted: some case is drawn filled (accepted).
+        rejected: some case is drawn hollow with a cross (rejected).
+        kinds: the region kinds on the map.
+        ring: a highlighted case wears the ring.
     """
-    grey = "#333333"
+
+    initiators: frozenset[str]
+    accepted: bool
+    rejected: bool
+    kinds: frozenset[str]
+    ring: bool
+
+
+def draw_legend(fig: Figure, theme: Theme, used: Encodings) -> None:
+    """Draw the legend under the axes and the caption at the foot of the figure."""
+    ink = theme.text
+    present = [i for i in INITIATOR_MARKER if i in used.initiators]
+    shown = INITIATOR_MARKER[present[0]] if present else "o"  # the outcome entries use a drawn marker
     solid: dict[str, Any] = {
         "linestyle": "none",
         "markersize": MARKER_SIZE,
-        "markerfacecolor": grey,
-        "markeredgecolor": grey,
+        "markerfacecolor": ink,
+        "markeredgecolor": ink,
     }
-    handles: list[Any] = [
-        Line2D([], [], marker="o", **solid),
-        Line2D([], [], marker="^", **solid),
-        Line2D([], [], marker="s", **solid),
-        (
-            Line2D(
-                [],
-                [],
-                linestyle="none",
-                marker="s",
-                markersize=MARKER_SIZE,
-                markerfacecolor="white",
-                markeredgecolor=grey,
-                markeredgewidth=1.4,
-            ),
-            Line2D([], [], **CROSS, markersize=MARKER_SIZE * 0.7),
-        ),
-    ]
-    labels = [
-        "circle: the application initiates",
-        "triangle: the model initiates",
-        "filled: accepted (→ shape)",
-        "hollow + ✕: rejected (✕ rule code)",
-    ]
+    handles: list[Any] = []
+    labels: list[str] = []
+    for initiator in present:
+        handles.append(Line2D([], [], marker=INITIATOR_MARKER[initiator], **solid))
+        labels.append(_INITIATOR_WORDS[initiator])
+    if used.accepted:
+        handles.append(Line2D([], [], marker=shown, **solid))
+        labels.append("filled: accepted (→ shape)")
+    if used.rejected:
+        hollow = Line2D(
+            [],
+            [],
+            linestyle="none",
+            marker=shown,
+            markersize=MARKER_SIZE,
+            markerfacecolor=theme.box,
+            markeredgecolor=ink,
+            markeredgewidth=1.4,
+        )
+        handles.append((hollow, Line2D([], [], **cross(theme), markersize=MARKER_SIZE * 0.7)))
+        labels.append("hollow + ✕: rejected (✕ rule code)")
     for kind in REGION_KINDS.values():
-        if kind.key == "prefer-other" and kind.key not in kinds:
-            continue  # no row's typical need leads there today; listed only if it appears
-        patch = Patch(facecolor=kind.face, edgecolor="#555555", hatch=kind.hatch, hatchcolor="#666666", linewidth=0.6)
+        if kind.key not in used.kinds:
+            continue
+        patch = Patch(
+            facecolor=kind.fill(theme), edgecolor=theme.edge, hatch=kind.hatch, hatchcolor=theme.hatch, linewidth=0.6
+        )
         patch.set_hatch_linewidth(0.6)
         handles.append(patch)
         labels.append(kind.legend)
-    handles.append(Line2D([], [], color="black", linestyle=(0, (5, 3)), linewidth=1.3))
+    handles.append(Line2D([], [], color=theme.ink, linestyle=(0, (5, 3)), linewidth=1.3))
     labels.append("dashed line: the policy's embed limit")
-    if ring:
-        handles.append(Line2D([], [], **RING))
+    if used.ring:
+        handles.append(Line2D([], [], **ring(theme)))
         labels.append("ring: the highlighted case")
     w, h = fig.get_size_inches()
     leg = fig.legend(
@@ -74,11 +97,12 @@ def draw_legend(fig: Figure, *, ring: bool, kinds: set[str]) -> None:
         bbox_to_anchor=(EDGE / w, 1 - (h - BOTTOM + 0.5) / h),
         ncol=3,
         frameon=False,
-        fontsize=8,
+        fontsize=MIN_TEXT,
+        labelcolor=theme.text,
         handlelength=2.4,
         handleheight=1.3,
-        columnspacing=1.4,
-        labelspacing=0.45,
+        columnspacing=1.2,
+        labelspacing=0.4,
         borderaxespad=0.0,
         handler_map={tuple: HandlerTuple(ndivide=1, pad=0.0)},
     )
@@ -90,7 +114,7 @@ def draw_legend(fig: Figure, *, ring: bool, kinds: set[str]) -> None:
         caption_text(),
         ha="left",
         va="bottom",
-        fontsize=7.5,
-        color="#222222",
+        fontsize=MIN_TEXT,
+        color=theme.muted,
         wrap=False,
     ).set_gid("caption")

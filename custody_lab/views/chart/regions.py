@@ -45,6 +45,7 @@ from ...core.errors import CustodyLabError
 from ...core.model import Case, Decision, Policy
 from ...core.router import route
 from ...core.rules import RULES, Rule
+from ...whatif.theme import Theme, drawable
 
 # ---------------------------------------------------------------------------------------------
 # The map: rows, typical needs, regions
@@ -53,8 +54,9 @@ from ...core.rules import RULES, Rule
 #: The right edge of the x axis (1 MB). Larger payloads are drawn on the edge, labelled "≥ 1 MB".
 XMAX = 1_000_000
 LINTHRESH = 10  # the symlog axis is linear from 0 to 10 B, logarithmic above
-TICKS = (0, 10, 100, 1_000, 10_000, 100_000, 1_000_000)
-TICK_LABELS = ("0", "10 B", "100 B", "1 kB", "10 kB", "100 kB", "1 MB")
+#: No tick at 0: on a log-looking axis a "0" reads as a power of ten (the axis still starts at 0 B).
+TICKS = (10, 100, 1_000, 10_000, 100_000, 1_000_000)
+TICK_LABELS = ("10 B", "100 B", "1 kB", "10 kB", "100 kB", "1 MB")
 
 
 class ChartError(CustodyLabError, ValueError):
@@ -132,23 +134,30 @@ SEPARATOR_Y = (ROWS[1].y + ROWS[2].y) / 2
 
 @dataclass(frozen=True)
 class RegionKind:
-    """What a shaded stretch of a row means, and how it is drawn (hatch + fill + legend text)."""
+    """What a shaded stretch of a row means, and how it is drawn (hatch + fill + legend text).
+
+    ``face`` is the fill in the light theme, ``dark`` the fill in the dark theme.
+    """
 
     key: str
     legend: str
     hatch: str
     face: str
+    dark: str
+
+    def fill(self, theme: Theme) -> str:
+        return self.dark if theme.name == "dark" else self.face
 
 
 #: Region meanings. The hatch carries the meaning; the fill colour only repeats it.
 REGION_KINDS: dict[str, RegionKind] = {
     k.key: k
     for k in (
-        RegionKind("resource", "resource region (advisor agrees)", "///", "#d6e4f3"),
-        RegionKind("tool", "tool-result region (advisor agrees)", "\\\\\\", "#f9e0cb"),
-        RegionKind("prefer-link", "advisor prefers a link here", "xx", "#e2e2e2"),
-        RegionKind("prefer-embed", "advisor prefers embedding here", "..", "#f3f3f3"),
-        RegionKind("prefer-other", "advisor prefers another shape", "++", "#ececec"),
+        RegionKind("resource", "resource region (advisor agrees)", "///", "#d6e4f3", "#1f3550"),
+        RegionKind("tool", "tool-result region (advisor agrees)", "\\\\\\", "#f9e0cb", "#4a3020"),
+        RegionKind("prefer-link", "advisor prefers a link here", "xx", "#e2e2e2", "#3a3a3a"),
+        RegionKind("prefer-embed", "advisor prefers embedding here", "..", "#f3f3f3", "#2a2a2a"),
+        RegionKind("prefer-other", "advisor prefers another shape", "++", "#ececec", "#333333"),
     )
 }
 #: The in-band words for each (row shape, region kind); anything else reads "advisor: <shape>".
@@ -317,9 +326,12 @@ _ID_MAX = 26  # characters of an id shown before an ellipsis
 
 
 def safe_text(text: object, limit: int = _ID_MAX) -> str:
-    """Text from a case made safe to draw: one line, no control characters, truncated."""
+    """Text from a case made safe to draw: one line, no control characters, truncated.
+
+    A character the chart font lacks becomes a look-alike or its code point (``✅`` → ``✓``).
+    """
     s = "".join(" " if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") else ch for ch in str(text))
-    s = " ".join(s.split()) or "(blank)"
+    s = drawable(" ".join(s.split())) or "(blank)"
     return s if len(s) <= limit else s[: limit - 1] + "…"
 
 
@@ -366,6 +378,6 @@ def caption_text(rules: Sequence[Rule] = RULES) -> str:
     """
     first = rules[0]
     return (
-        f"Checked first on every row: a case is refused ({first.code}) when {first.test}.\n"
+        f"Checked first on every row: a case is refused ({first.code})\nwhen {first.test}.\n"
         "Payloads above 1 MB sit on the right edge, labelled ≥ 1 MB."
     )

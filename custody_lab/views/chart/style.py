@@ -1,59 +1,88 @@
-"""How the custody matrix is drawn: marker shapes and colours, sizes, margins, text that stays text."""
+"""How the custody matrix is drawn: marker shapes and colours, sizes, margins, text that stays text.
+
+Colours come from the chart's :class:`~custody_lab.whatif.theme.Theme` (light or dark); sizes are
+fixed here. No text of a chart is smaller than :data:`MIN_TEXT` (the lab's projector minimum).
+"""
 
 from __future__ import annotations
 
 __all__ = [
     "BOTTOM",
     "EDGE",
-    "INITIATOR_COLOR",
     "INITIATOR_MARKER",
     "LABEL_SIZE",
     "LEFT",
     "MARKER_SIZE",
-    "CROSS",
+    "MIN_TEXT",
     "RC",
-    "RING",
     "RIGHT",
     "TOP",
+    "cross",
     "draw_text",
+    "halo",
+    "initiator_color",
     "renderer_of",
+    "ring",
+    "theme_rc",
 ]
 
 from typing import TYPE_CHECKING, Any, cast
 
+from matplotlib import patheffects
 from matplotlib.backends.backend_agg import FigureCanvasAgg, RendererAgg
 from matplotlib.figure import Figure
 from matplotlib.text import Text
+
+from ...whatif.theme import MIN_TEXT, Theme
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.typing import RcKeyType
 
 #: Who initiates is shown twice: by marker shape (readable without colour) and by colour.
-INITIATOR_COLOR = {"application": "#1b4f8a", "model": "#9a4300"}
 INITIATOR_MARKER = {"application": "o", "model": "^"}
-MARKER_SIZE = 7.5  # points
-LABEL_SIZE = 8.0
-# Fixed margins, inches: the layout is the same at every figure size (≥ 8 x 4.6 in).
-LEFT, RIGHT, TOP, BOTTOM = 2.0, 0.3, 0.85, 1.72
-#: The ring around the highlighted case; its legend entry is drawn with the same keywords.
-RING: dict[str, Any] = {
-    "linestyle": "none",
-    "marker": "o",
-    "markersize": MARKER_SIZE * 2.1,
-    "markerfacecolor": "none",
-    "markeredgecolor": "black",
-    "markeredgewidth": 1.5,
-}
-#: The cross over a rejected case's hollow marker (sized by the caller: 0.7 of the marker).
-CROSS: dict[str, Any] = {"linestyle": "none", "marker": "x", "markeredgecolor": "black", "markeredgewidth": 1.3}
+MARKER_SIZE = 8.0  # points
+LABEL_SIZE = MIN_TEXT
+# Fixed margins, inches: the layout is the same at every figure size (≥ 8 x 5 in).
+LEFT, RIGHT, TOP, BOTTOM = 2.1, 0.3, 0.85, 2.05
 EDGE = 0.15  # the left edge of the title, status line, legend and caption, inches
 RC: dict[RcKeyType, Any] = {
     "text.usetex": False,
     "font.family": "DejaVu Sans",
-    "font.size": 9,
+    "font.size": MIN_TEXT,
     "hatch.linewidth": 0.6,
     "svg.hashsalt": "custody-lab",
 }
+
+
+def theme_rc(theme: Theme) -> dict[RcKeyType, Any]:
+    """The matrix's rc settings in one theme."""
+    return cast("dict[RcKeyType, Any]", {**RC, **theme.rc()})
+
+
+def initiator_color(theme: Theme, initiator: str) -> str:
+    return theme.application if initiator == "application" else theme.model
+
+
+def halo(theme: Theme, width: float = 5.0) -> list[Any]:
+    """A background-coloured outline under a marker: it stands out of any hatch or fill."""
+    return [patheffects.Stroke(linewidth=width, foreground=theme.background), patheffects.Normal()]
+
+
+def ring(theme: Theme) -> dict[str, Any]:
+    """The ring around the highlighted case; its legend entry is drawn with the same keywords."""
+    return {
+        "linestyle": "none",
+        "marker": "o",
+        "markersize": MARKER_SIZE * 2.1,
+        "markerfacecolor": "none",
+        "markeredgecolor": theme.ink,
+        "markeredgewidth": 1.6,
+    }
+
+
+def cross(theme: Theme) -> dict[str, Any]:
+    """The cross over a rejected case's hollow marker (sized by the caller: 0.7 of the marker)."""
+    return {"linestyle": "none", "marker": "x", "markeredgecolor": theme.ink, "markeredgewidth": 1.6}
 
 
 def draw_text(fig_or_ax: Any, x: float, y: float, s: str, **kw: Any) -> Text:
