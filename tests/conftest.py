@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
 import subprocess
 import tempfile
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -49,6 +51,39 @@ def find_node() -> str:
 def node() -> str:
     """The path of a ``node`` able to run ``tests/reference/seed_router.mjs`` (see :func:`find_node`)."""
     return find_node()
+
+
+#: The MCP project's own software the interoperability tests run, pinned in tests/interop/package.json
+#: and package-lock.json and installed there by ``npm ci`` (``.ci/run``); never a global install.
+INTEROP = Path(__file__).resolve().parent / "interop"
+INTEROP_PINS = {
+    "@modelcontextprotocol/server-everything": "2026.8.31",
+    "@modelcontextprotocol/inspector": "2.12.0",
+}
+
+
+def find_interop_package(name: str) -> Path:
+    """The installed directory of one pinned interop package, at exactly its pinned version.
+
+    Missing node, npm, a missing install or another version skip the calling test with the reason
+    (the command that installs it) on a learner's machine and **fail** it under ``CI=true``.
+    """
+    find_node()
+    fe.need(shutil.which("npm"), "npm is not on PATH; the interop packages are installed with npm ci")
+    pkg = INTEROP.joinpath("node_modules", *name.split("/"))
+    manifest = pkg / "package.json"
+    install = f"run `npm ci --prefix {INTEROP.relative_to(INTEROP.parent.parent)}`"
+    fe.need(manifest.is_file(), f"{name} is not installed under {INTEROP}; {install}")
+    found = json.loads(manifest.read_text(encoding="utf-8")).get("version")
+    fe.need(found == INTEROP_PINS[name], f"{name} is {found}, pinned {INTEROP_PINS[name]}; {install}")
+    return pkg
+
+
+@pytest.fixture(scope="session")
+def reference_server(node) -> list[str]:
+    """The command that starts the MCP reference server (server-everything) over stdio."""
+    pkg = find_interop_package("@modelcontextprotocol/server-everything")
+    return [node, str(pkg / "dist" / "index.js"), "stdio"]
 
 
 @pytest.fixture(scope="session")
