@@ -403,7 +403,12 @@ def test_custody_lab_lab_serves_the_start_notebook_and_stops_by_pid(tmp_path):
         "--ServerApp.port_retries=0",
         f"--LabApp.workspaces_dir={tmp_path / 'workspaces'}",
     ]
-    env = {"JUPYTER_CONFIG_DIR": str(tmp_path / "config"), "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime")}
+    env = {
+        "JUPYTER_CONFIG_DIR": str(tmp_path / "config"),
+        "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"),
+        "CUSTODY_LAB_SETTINGS": str(tmp_path / "lab-settings"),
+    }
+    settings: dict[str, dict] = {}
     with open(tmp_path / "lab.log", "wb") as log:
         process = subprocess.Popen(
             argv,
@@ -421,9 +426,21 @@ def test_custody_lab_lab_serves_the_start_notebook_and_stops_by_pid(tmp_path):
             )
             with urllib.request.urlopen(request, timeout=10) as response:
                 model = json.loads(response.read())
+            for plugin in ("@jupyterlab/docmanager-extension:plugin", "@jupyterlab/apputils-extension:notification"):
+                request = urllib.request.Request(
+                    f"http://127.0.0.1:{port}/lab/api/settings/{plugin}", headers={"Authorization": f"token {token}"}
+                )
+                with urllib.request.urlopen(request, timeout=10) as response:
+                    settings[plugin] = json.loads(response.read())["settings"]
         finally:
             code = delivery.stop(process)
     assert model["path"] == delivery.LAB_START and model["type"] == "notebook", model
+    docs, news = (
+        settings["@jupyterlab/docmanager-extension:plugin"],
+        settings["@jupyterlab/apputils-extension:notification"],
+    )
+    assert docs.get("autosave") is False, f"the running JupyterLab autosaves: {docs}"
+    assert news.get("fetchNews") == "false" and news.get("checkForUpdates") is False, f"news toast on: {news}"
     assert code is not None, f"PID {process.pid} still running"
     log_text = (tmp_path / "lab.log").read_text(errors="replace")
     assert "-m jupyter lab notebooks/00-start-here.ipynb" in log_text, log_text[:500]
