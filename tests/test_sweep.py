@@ -355,6 +355,27 @@ def test_the_default_grid_is_every_initiator_shape_size_and_flag():
     assert g["sideEffects"].isna().sum() == len(g) // 3
 
 
+def test_each_grid_row_is_the_next_combination_of_the_axes_in_field_order():
+    import itertools
+
+    axes = {
+        "initiator": list(INITIATORS),
+        "shape": ["resource-link", "embedded-resource", "listed-resource"],
+        "uri": ["u://x", None],
+        "bytes": [0, 4096, 4097, 9000],
+        "current": True,
+        "sideEffects": [None, True, False],
+        "requiresCurrent": [False, True],
+    }
+    g = grid(**axes)
+    every = {**DEFAULT_AXES, **axes}  # the axes not given take their defaults (allowed: True, False)
+    order = list(g.columns)
+    lists = [list(v) if isinstance(v, (list, tuple)) else [v] for v in (every[c] for c in order)]
+    want = [tuple(row) for row in itertools.product(*lists)]
+    got = [tuple(None if pd.isna(v) else v for v in row) for row in g[order].astype(object).itertuples(index=False)]
+    assert got == want, f"axes {axes}: first differing row {next(((w, x) for w, x in zip(want, got) if w != x), None)}"
+
+
 def test_a_grid_axis_may_be_a_single_value_or_a_list_and_text_axes_are_present_unless_given():
     g = grid(
         initiator="model",
@@ -627,7 +648,9 @@ def test_the_sweep_command_prints_counts_and_writes_every_row(tmp_path, capsys):
     out = tmp_path / "results.csv"
     assert main(["sweep", str(SUPPORT_DESK), "--policy", str(STRICT), "--out", str(out)]) == 0
     printed = capsys.readouterr().out
-    assert "stale-content" in printed and printed.rstrip().endswith("15")
+    lines = printed.splitlines()
+    assert "stale-content" in printed and lines[-2].split() == ["total", "15"], printed
+    assert lines[-1] == f"wrote 15 rows to {out}", printed
     written = pd.read_csv(out)
     assert (
         len(written) == 15 and written.loc[written["id"] == "summarize-ticket", "outcome"].item() == "embed-over-budget"

@@ -84,28 +84,32 @@ def grid(**axes: Any) -> pd.DataFrame:
     values = {n: _axis_values(n, spec[n]) for n in order}
     sizes = [len(values[n]) for n in order]
     total = math.prod(sizes)
-    positions = np.arange(total, dtype=np.int64)
     data: dict[str, Any] = {}
     stride = total
     for name, size in zip(order, sizes):
         stride //= size
-        pick = (positions // stride) % size if size > 1 else np.zeros(total, dtype=np.int64)
+
+        # Row r holds value (r // stride) % size of this axis: each value repeated ``stride``
+        # times, that run tiled for the axes before it (numpy's repeat and tile, no division).
+        def spread(small: np.ndarray, stride: int = stride, size: int = size) -> np.ndarray:
+            return np.tile(np.repeat(small, stride), total // (size * stride)) if size > 1 else np.repeat(small, total)
+
         vals = values[name]
         kind = FIELD_SPECS[name].kind
         if kind == "enum":
             choices = list(FIELD_SPECS[name].choices)
             table = np.array([choices.index(v) for v in vals], dtype=np.int8)
-            data[name] = pd.Categorical.from_codes(table.take(pick), dtype=pd.CategoricalDtype(choices))
+            data[name] = pd.Categorical.from_codes(spread(table), dtype=pd.CategoricalDtype(choices))
         elif kind == "int":
-            data[name] = np.array(vals, dtype=np.int64).take(pick)
+            data[name] = spread(np.array(vals, dtype=np.int64))
         elif kind == "bool" and any(v is None for v in vals):
             value = np.array([bool(v) for v in vals], dtype=bool)
             unknown = np.array([v is None for v in vals], dtype=bool)
-            data[name] = pd.arrays.BooleanArray(value.take(pick), unknown.take(pick))
+            data[name] = pd.arrays.BooleanArray(spread(value), spread(unknown))
         elif kind == "bool":
-            data[name] = np.array(vals, dtype=bool).take(pick)
+            data[name] = spread(np.array(vals, dtype=bool))
         else:  # uri / mime / provenance: categorical text, missing where None
             cats = list(dict.fromkeys(v for v in vals if v is not None))
             table = np.array([cats.index(v) if v is not None else -1 for v in vals], dtype=np.int32)
-            data[name] = pd.Categorical.from_codes(table.take(pick), dtype=pd.CategoricalDtype(cats))
-    return pd.DataFrame(data)
+            data[name] = pd.Categorical.from_codes(spread(table), dtype=pd.CategoricalDtype(cats))
+    return pd.DataFrame(data, copy=False)
