@@ -6,18 +6,46 @@ Measures, in this run on this machine:
   * route + receipt (route a case, serialise its receipt canonically, digest it) per case;
   * control change -> fully updated panel (outcome, trace, diff, receipt, matrix PNG), median/p95,
     over a learner-like sequence of changes (bytes across the limit, shape and initiator flips);
-  * the reference: a full matplotlib redraw + PNG of the annotated matrix, per change.
-Targets from the issue: median update <= 30 ms; route + receipt <= 1 ms.
+  * the reference: a full matplotlib redraw + PNG of the annotated matrix, per change;
+  * the explorer map's PNG step, before and after issue 15: one zlib stream over the whole frame
+    (the previous encoder) vs re-encoding only the 16-row bands that differ from the map's
+    background (``PngBands``; the same bytes as a full banded encode).
+Targets from the issues: median update <= 30 ms; route + receipt <= 1 ms; a cheaper PNG step.
 """
 
 from __future__ import annotations
 
 import statistics
+import struct
 import time
+import zlib
 from io import BytesIO
 
+import numpy as np
+
 import custody_lab as cl
+from custody_lab.chart import CustodyMatrix
+from custody_lab.views.chart.fast import png
 from custody_lab.widgets import CaseExplorer
+
+
+def whole_frame_png(rgba: np.ndarray) -> bytes:
+    """The encoder before issue 15: filter 0, one zlib stream over every row of the frame."""
+    height, width = rgba.shape[:2]
+    raw = np.empty((height, 1 + 3 * width), dtype=np.uint8)
+    raw[:, 0] = 0
+    raw[:, 1:] = rgba[:, :, :3].reshape(height, 3 * width)
+
+    def chunk(tag: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + tag + data + struct.pack(">I", zlib.crc32(tag + data))
+
+    head = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", head)
+        + chunk(b"IDAT", zlib.compress(raw.tobytes(), 1))
+        + chunk(b"IEND", b"")
+    )
 
 
 def timed(fn, n: int) -> list[float]:
@@ -74,6 +102,19 @@ def main() -> None:
         fig.savefig(BytesIO(), format="png")
 
     f = summary("reference: full matrix redraw + PNG", timed(full_redraw, 15))
+
+    # The PNG step alone, on the explorer map's own frames (cache off, so every frame is encoded).
+    matrix = CustodyMatrix(context_cases=fixture.all_cases, cache_size=0)
+    frames = []
+    for i in range(60):
+        matrix.render(variants[(i * 7) % len(variants)])
+        frames.append(np.asarray(matrix.canvas.buffer_rgba()).copy())
+    encoder = matrix._encoder
+    before = summary("PNG before: one zlib stream, whole frame", timed(lambda i: whole_frame_png(frames[i]), 60))
+    full_bands = summary("PNG banded, every band encoded", timed(lambda i: png(frames[i]), 60))
+    after = summary("PNG after: only changed bands re-encoded", timed(lambda i: encoder.encode(frames[i]), 60))
+    assert all(encoder.encode(fr) == png(fr) for fr in frames[:5])  # same bytes either way
+    print(f"PNG step: {before:.2f} ms -> {after:.2f} ms ({before / after:4.1f}x); all bands {full_bands:.2f} ms")
     print(f"\nupdate vs full redraw: {f / u:5.1f}x faster; route+receipt is {r * 1000:.0f} µs")
     print(
         f"targets: update median <= 30 ms -> {'met' if u <= 30 else 'NOT met'}; "
