@@ -4,19 +4,22 @@
 ``data/inventories/support-desk.csv``). Moving the embed-limit slider or ticking "always require
 current content" builds a new :class:`~custody_lab.core.model.Policy`, calls
 :func:`custody_lab.sweep.compare` against the starting policy, and redraws the summary, the
-table of every capability and the before/after chart. The widget decides nothing itself; the HTML
+table and the before/after chart. The table shows one page (:data:`PAGE_ROWS` rows; the rows that
+changed outcome come first), so a slider move renders as much HTML for a million capabilities as
+for fifteen; the ``page`` box turns the pages. The widget decides nothing itself; the HTML
 comes from :func:`summary_html` and :func:`table_html`, which tests call directly.
 """
 
 from __future__ import annotations
 
-__all__ = ["WhatIfPanel", "summary_html", "table_html"]
+__all__ = ["PAGE_ROWS", "WhatIfPanel", "changed_rows", "page_count", "summary_html", "table_html"]
 
 import io
 from pathlib import Path
 from typing import Any
 
 import ipywidgets as W
+import numpy as np
 import pandas as pd
 
 from ...core.errors import CustodyLabError
@@ -26,7 +29,7 @@ from ...whatif.compare import Comparison, compare
 from ...whatif.io import load_inventory
 from ...whatif.plots import policy_comparison, policy_label
 from ...whatif.sweep import sweep
-from ..html import FONT, ROW_STYLES, ViewError, box, code, escape, small, table, untrusted
+from ..html import FONT, ROW_STYLES, ViewError, box, code, escape, scroll, small, table, untrusted
 from .controls import StrictIntSlider
 from .render import error_html
 
@@ -46,37 +49,92 @@ def summary_html(comparison: Comparison) -> str:
     return box(head + counts, cls="whatif-summary")
 
 
-def table_html(swept: pd.DataFrame, before: pd.DataFrame | None = None) -> str:
-    """Every capability with its outcome; rows whose outcome differs from ``before`` (the same
-    inventory swept under the starting policy, row for row) are marked ⇄ with what they were.
+#: Rows a page of the panel's table shows: a slider move renders this many, at 15 rows or 1M.
+PAGE_ROWS = 50
+
+
+def changed_rows(swept: pd.DataFrame, before: pd.DataFrame | None) -> np.ndarray:
+    """Per row, whether its outcome differs from ``before`` (column-wise: no Python loop).
+
+    Raises:
+        ViewError: when ``before`` does not have one row for each row of ``swept``.
+    """
+    if before is None:
+        return np.zeros(len(swept), dtype=bool)
+    if len(before) != len(swept):
+        raise ViewError(f"before: it has {len(before)} rows but the swept frame has {len(swept)}")
+    old, new = before["outcome"], swept["outcome"]
+    if isinstance(old.dtype, pd.CategoricalDtype) and old.dtype == new.dtype:
+        return np.asarray(old.cat.codes.to_numpy() != new.cat.codes.to_numpy())
+    return np.asarray(old.astype(str).to_numpy() != new.astype(str).to_numpy())
+
+
+def page_count(rows: int, per_page: int = PAGE_ROWS) -> int:
+    """How many pages ``rows`` rows take (at least one, for an empty table).
+
+    Example:
+        >>> page_count(0), page_count(50), page_count(51), page_count(1_000_000)
+        (1, 1, 2, 20000)
+    """
+    return max(1, -(-rows // per_page))
+
+
+def table_html(
+    swept: pd.DataFrame, before: pd.DataFrame | None = None, *, page: int = 0, per_page: int = PAGE_ROWS
+) -> str:
+    """One page of the capabilities with their outcomes: the rows whose outcome differs from
+    ``before`` (the same inventory swept under the starting policy, row for row) come first,
+    marked ⇄ with what they were, then the others in inventory order; ``page`` (from 0, clamped
+    to the last page) picks which ``per_page`` rows are shown, so the HTML has the same size for
+    15 capabilities or a million. A line above the table says which rows these are.
 
     Ids and titles come from the inventory (untrusted text) and are escaped.
 
     Raises:
         ViewError: when ``before`` does not have one row for each row of ``swept``.
+
+    Example:
+        >>> from custody_lab.whatif.grid import grid
+        >>> g = sweep(grid(bytes=list(range(0, 20000, 10))))  # 480,000 rows
+        >>> html = table_html(g, page=3)
+        >>> html.count("<tr>") - 1, "rows 151–200 of 480,000" in html
+        (50, True)
     """
-    was: list[str | None] = [None] * len(swept)
-    if before is not None:
-        was = [str(v) for v in before["outcome"]]
-    if len(was) != len(swept):
-        raise ViewError(f"before: it has {len(was)} rows but the swept frame has {len(swept)}")
-    ids = swept["id"] if "id" in swept.columns else pd.Series(swept.index, index=swept.index)
-    titles = swept["title"] if "title" in swept.columns else pd.Series([None] * len(swept), index=swept.index)
+    changed = changed_rows(swept, before)
+    n, n_changed = len(swept), int(changed.sum())
+    pages = page_count(n, per_page)
+    page = min(max(int(page), 0), pages - 1)
+    first = page * per_page
+    stop = min(first + per_page, n)
+    if n_changed:  # the changed rows first: only the positions this page needs are found
+        where = np.flatnonzero(changed)
+        rest = np.flatnonzero(~changed) if stop > n_changed else np.zeros(0, dtype=np.int64)
+        pick = np.concatenate([where, rest])[first:stop]
+    else:
+        pick = np.arange(first, stop)
+    shown = swept.iloc[pick]
+    marks = changed[pick]
+    was = before["outcome"].iloc[pick].astype(str).tolist() if before is not None else [None] * len(pick)
+    ids = shown["id"] if "id" in shown.columns else pd.Series(shown.index, index=shown.index)
+    titles = shown["title"] if "title" in shown.columns else pd.Series([None] * len(shown), index=shown.index)
     rows = []
-    for ident, title, shape, size, outcome, old in zip(
-        ids, titles, swept["shape"], swept["bytes"], swept["outcome"].astype(str), was
+    for ident, title, shape, size, outcome, old, mark in zip(
+        ids, titles, shown["shape"], shown["bytes"], shown["outcome"].astype(str), was, marks
     ):
-        changed = old is not None and old != outcome
-        mark = f"⇄ was {code(old)}" if changed else ""
-        style = f' style="{ROW_STYLES["changed"]}"' if changed else ""
+        note = f"⇄ was {code(old)}" if mark else ""
+        style = f' style="{ROW_STYLES["changed"]}"' if mark else ""
         verdict = "✓" if outcome == str(shape) else "✗"
-        shown = "" if pd.isna(title) else title
+        text = "" if pd.isna(title) else title
         rows.append(
-            f"<tr{style}><td>{code(ident)}</td><td>{untrusted(shown)}</td><td>{untrusted(shape)}</td>"
-            f'<td style="{_RIGHT}">{int(size):,}</td><td>{verdict} {code(outcome)}</td><td>{mark}</td></tr>'
+            f"<tr{style}><td>{code(ident)}</td><td>{untrusted(text)}</td><td>{untrusted(shape)}</td>"
+            f'<td style="{_RIGHT}">{int(size):,}</td><td>{verdict} {code(outcome)}</td><td>{note}</td></tr>'
         )
+    span = f"rows {first + 1:,}–{stop:,} of {n:,}" if n else "no rows"
+    listed = f" · {n_changed:,} changed, listed first" if n_changed else ""
+    caption = small(f"{span}{listed} · page {page + 1:,} of {pages:,}")
     head = "<tr><th>id</th><th>title (untrusted)</th><th>shape</th><th>bytes</th><th>outcome</th><th></th></tr>"
-    return f'<table class="whatif-table" style="{FONT};font-size:88%">{head}{"".join(rows)}</table>'
+    body = f'<table class="whatif-table" style="{FONT};font-size:88%">{head}{"".join(rows)}</table>'
+    return caption + scroll(body)
 
 
 class WhatIfPanel(W.VBox):
@@ -119,7 +177,7 @@ class WhatIfPanel(W.VBox):
                 description="embed limit (bytes)",
                 continuous_update=False,
                 style={"description_width": "initial"},
-                layout=W.Layout(width="520px"),
+                layout=W.Layout(width="100%", max_width="520px"),  # narrower in a 640 px window
             ),
             "requireCurrent": W.Checkbox(
                 value=self.baseline.require_current,
@@ -129,19 +187,31 @@ class WhatIfPanel(W.VBox):
         }
         self.message = W.HTML()
         self.summary = W.HTML()
-        self.table = W.HTML()
-        self.chart = W.Image(format="png", layout=W.Layout(max_width="900px"))
+        self.table = W.HTML(layout=W.Layout(max_width="100%"))
+        self.pager = W.BoundedIntText(
+            value=1,
+            min=1,
+            max=1,
+            description="page",
+            layout=W.Layout(width="150px"),
+            style={"description_width": "initial"},
+        )
+        self.pager.observe(self._on_page, names="value")
+        self.chart = W.Image(format="png", layout=W.Layout(max_width="min(900px, 100%)"))
         for widget in self.controls.values():
             widget.observe(self._on_input, names="value")
         self.controls["embedLimitBytes"].on_refuse(self._fail)
         children: list[W.Widget] = [
-            W.HBox([self.controls["embedLimitBytes"], self.controls["requireCurrent"]]),
+            W.HBox(
+                [self.controls["embedLimitBytes"], self.controls["requireCurrent"]],
+                layout=W.Layout(flex_flow="row wrap", align_items="center"),  # the checkbox wraps below at 640 px
+            ),
             self.message,
             self.summary,
         ]
         if chart:
             children.append(self.chart)
-        children.append(self.table)
+        children += [self.pager, self.table]
         super().__init__(children=children)
         self.before = sweep(self.frame, self.baseline)
         self.result = self.before
@@ -210,9 +280,22 @@ class WhatIfPanel(W.VBox):
                 slider.value = limit
         return self.comparison
 
+    def _on_page(self, _change: dict[str, Any]) -> None:
+        self._render_table()
+
+    def _render_table(self) -> None:
+        self.table.value = table_html(self.result, self.before, page=int(self.pager.value) - 1)
+
     def _render(self) -> None:
+        """The summary, the first page of the table (the changed rows come first) and the chart."""
         self.summary.value = summary_html(self.comparison)
-        self.table.value = table_html(self.result, self.before)
+        self.pager.unobserve(self._on_page, names="value")
+        try:
+            self.pager.max = page_count(len(self.result))
+            self.pager.value = 1
+        finally:
+            self.pager.observe(self._on_page, names="value")
+        self._render_table()
         if self._chart_on:
             fig = policy_comparison(self.comparison)
             buffer = io.BytesIO()

@@ -1,0 +1,75 @@
+"""The what-if panel scales with the inventory: a slider move renders one page of rows (the changed
+ones first) and the counts, whether the inventory has 15 capabilities or a million."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from custody_lab.core.paths import data_path
+from custody_lab.sweep import load_inventory
+from custody_lab.views.widgets.whatif import PAGE_ROWS, WhatIfPanel, table_html
+
+SUPPORT_DESK = data_path("inventories", "support-desk.csv")
+
+
+def _rows(html: str) -> int:
+    return len(re.findall(r"<tr[ >]", html)) - 1  # minus the header row
+
+
+def _inventory(rows: int):
+    small = load_inventory(SUPPORT_DESK)
+    big = small.iloc[np.resize(np.arange(len(small)), rows)].reset_index(drop=True)
+    big["id"] = [f"cap-{i}" for i in range(rows)]
+    return big
+
+
+@pytest.fixture(scope="module")
+def million():
+    return _inventory(1_000_000)
+
+
+def test_a_slider_move_renders_one_page_of_rows_at_fifteen_capabilities_and_at_a_million(million):
+    small = WhatIfPanel(chart=False)
+    big = WhatIfPanel(million, chart=False)
+    for panel in (small, big):
+        panel.controls["embedLimitBytes"].value = 2048
+    rendered = {len(p.frame): _rows(p.table.value) for p in (small, big)}
+    assert rendered == {15: 15, 1_000_000: PAGE_ROWS}, f"expected 15 and {PAGE_ROWS} rows rendered, got {rendered}"
+    sizes = {len(p.frame): len(p.table.value) for p in (small, big)}
+    per_row = {rows: sizes[rows] / rendered[rows] for rows in sizes}
+    assert per_row[1_000_000] < 2 * per_row[15], f"expected one page of HTML, got {sizes} characters"
+    assert f"{big.comparison.changed:,} of 1,000,000 capabilities change outcome" in big.summary.value
+
+
+def test_the_changed_rows_come_first_and_the_page_box_turns_the_pages(million):
+    panel = WhatIfPanel(million, chart=False)
+    panel.controls["embedLimitBytes"].value = 2048
+    changed = panel.comparison.changed
+    assert changed > PAGE_ROWS, f"the test needs more than a page of changed rows; got {changed}"
+    first = panel.table.value
+    assert first.count("⇄ was") == PAGE_ROWS and f"{changed:,} changed, listed first" in first, first[:300]
+    assert panel.pager.max == -(-1_000_000 // PAGE_ROWS) and panel.pager.value == 1
+    panel.pager.value = 2
+    assert "rows 51–100 of 1,000,000" in panel.table.value and panel.table.value != first
+    panel.controls["embedLimitBytes"].value = 4096  # a move starts again at the first page
+    assert panel.pager.value == 1 and "⇄ was" not in panel.table.value
+
+
+def test_a_page_after_the_changed_rows_shows_the_unchanged_ones_in_inventory_order():
+    from custody_lab import Policy
+    from custody_lab.sweep import sweep
+
+    frame = _inventory(120)
+    before, after = sweep(frame), sweep(frame, Policy(embed_limit_bytes=2048))
+    changed = np.flatnonzero(before["outcome"].to_numpy() != after["outcome"].to_numpy())
+    unchanged = np.flatnonzero(before["outcome"].to_numpy() == after["outcome"].to_numpy())
+    order = [*changed, *unchanged]
+    for page in range(3):
+        html = table_html(after, before, page=page)
+        ids = re.findall(r"<td><code>(cap-\d+)</code>", html)
+        want = [f"cap-{i}" for i in order[page * PAGE_ROWS : (page + 1) * PAGE_ROWS]]
+        assert ids == want, f"page {page}: expected {want[:3]}…, got {ids[:3]}…"
+    assert _rows(table_html(after, before, page=99)) == 120 - 2 * PAGE_ROWS, "a page past the end is the last page"
