@@ -176,3 +176,23 @@ def test_the_schema_validator_loads_without_building_the_rfc3987_grammar():
     assert out.stdout.split() == ["False", "False"], (
         f"expected no rfc3987_syntax module; got {out.stdout!r} {out.stderr!r}"
     )
+
+
+def test_the_text_report_flags_a_size_mismatch_and_shows_the_freshness_deadline():
+    from custody_lab.live.audit_report import AuditReport, CapabilityAudit, format_report
+
+    hints = server_hints(retrieved_at=T0, result={"ttlMs": 1000}, described={"size": 10}, bytes_received=12)
+    cap = CapabilityAudit("resource", "a://b", True, "listed", "listed-resource", (), {"hints": hints})
+    text = format_report(AuditReport(("srv",), {"name": "s", "version": "1"}, "2026-07-28", (cap,)))
+    assert "size MISMATCH: the server declared 10 bytes, 12 arrived" in text, text
+    assert "fresh until 2026-09-04T12:00:01.000Z" in text, text
+    same = CapabilityAudit(
+        "resource",
+        "a://b",
+        True,
+        "listed",
+        "listed-resource",
+        (),
+        {"hints": server_hints(retrieved_at=T0, described={"size": 12}, bytes_received=12)},
+    )
+    assert "MISMATCH" not in format_report(AuditReport((), {}, None, (same,))), "no flag when the sizes agree"

@@ -245,6 +245,15 @@ def format_report(report: AuditReport) -> str:
 def _detail_lines(details: dict[str, Any]) -> list[str]:
     """The few detail lines a person reads: values used, blocks seen, the schema check."""
     lines = []
+    hints = details.get("hints") or {}
+    size = hints.get("size") or {}
+    if size.get("mismatch"):
+        lines.append(f"size MISMATCH: the server declared {size['declared']} bytes, {size['received']} arrived")
+    if hints.get("freshness"):
+        fresh = hints["freshness"]
+        lines.append(
+            f"ttlMs {fresh['ttlMs']} (server hint): fresh until {fresh['freshUntil']}, {fresh['state']} when read"
+        )
     for name, how in (details.get("templateValues") or {}).items():
         lines.append(f"value {visible(name)}: {visible(how)}")
     if details.get("expandedUri"):
