@@ -307,7 +307,7 @@ def _draw_marker(
         alpha=alpha,
         zorder=5,
         clip_on=False,
-        path_effects=halo(theme),
+        path_effects=halo(theme) if alpha == 1.0 else None,  # faint context markers stay faint
     )
     m.set_gid(f"case:{case.id}")
     out = [m]
