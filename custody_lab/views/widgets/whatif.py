@@ -39,10 +39,10 @@ _RIGHT = "text-align:right"
 def summary_html(comparison: Comparison) -> str:
     """How many capabilities change outcome, and the outcome counts before and after (escaped)."""
     rows = [
-        (code(outcome), row.before, row.after, f"{'+' if row.change > 0 else ''}{row.change if row.change else '·'}")
+        (code(outcome), f"{row.before:,}", f"{row.after:,}", f"{row.change:+,}" if row.change else "·")
         for outcome, row in comparison.summary.iterrows()
     ]
-    head = f"<b>{comparison.changed} of {comparison.cases} capabilities change outcome</b> " + small(
+    head = f"<b>{comparison.changed:,} of {comparison.cases:,} capabilities change outcome</b> " + small(
         f"from <i>{escape(policy_label(comparison.before))}</i> to <i>{escape(policy_label(comparison.after))}</i>"
     )
     counts = table(rows, head=("outcome", "before", "after", "change"), style="font-size:90%")
