@@ -27,7 +27,12 @@ Three ways in:
   drawn once and cached as a bitmap; each change redraws only the highlighted case.
 
 Text that comes from a case (its id) is data: mathtext is switched off and control characters are
-removed, so an id such as ``"$x^2$"`` is shown literally and never changes the layout rules.
+removed, so an id such as ``"$x^2$"`` is shown literally and never changes the layout rules; a
+character the chart font lacks (``✅``) is drawn as a look-alike (``✓``) or its code point.
+
+Every drawing takes ``theme="light"`` or ``"dark"`` (without it, ``$CUSTODY_LAB_THEME``, else
+light; :mod:`custody_lab.whatif.theme`): every text meets 4.5:1 against its background, no text is
+under 9 pt, the legend lists only what is drawn, and case labels keep off the embed-limit line.
 
 The package: :mod:`.regions` (rows, regions, the table, the words drawn; no matplotlib),
 :mod:`.placement` (the label placer; pure geometry), :mod:`.style`, :mod:`.legend` and

@@ -419,7 +419,7 @@ def matrix_figure(
         policy: the host policy (its embed limit moves the regions); the seed's by default.
         highlight: the id of a case to ring and describe in the subtitle.
         title: the figure title; a default naming the embed limit otherwise.
-        figsize: inches (the layout needs at least about 8 x 4.6).
+        figsize: inches (the layout needs at least about 9 x 5.4: 9 pt text throughout).
         dpi: pixels per inch of the Agg canvas.
         theme: ``"light"`` or ``"dark"``; ``$CUSTODY_LAB_THEME`` (else light) when omitted.
 

@@ -57,7 +57,7 @@ class CustodyMatrix:
     Args:
         policy: the host policy; the seed's by default.
         context_cases: cases drawn faintly behind the explored one (e.g. the fixture).
-        figsize: inches; the layout needs at least about 8 x 4.6.
+        figsize: inches; the layout needs at least about 9 x 5.4 (9 pt text throughout).
         dpi: pixels per inch.
         cache_size: how many rendered PNGs to keep, keyed by (case, decision, policy); 0 disables.
         theme: ``"light"`` or ``"dark"``; ``$CUSTODY_LAB_THEME`` (else light) when omitted.
