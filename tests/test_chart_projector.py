@@ -310,3 +310,16 @@ def test_the_explorer_map_bytes_equal_a_full_encode_of_its_canvas(fixture):
     for case in (fixture.case("oversize-embed"), fixture.case("handbook").with_changes(bytes=9000)):
         data = m.render(case)
         assert data == png(np.asarray(m.canvas.buffer_rgba())), f"{case.id}: banded bytes differ from a full encode"
+
+
+@pytest.mark.parametrize("limit", [4096, 2048])
+def test_no_cell_label_of_the_bytes_shape_map_crosses_the_limit_line(limit):
+    policy = cl.Policy(embed_limit_bytes=limit)
+    fig = agg(plots.bytes_shape_map(sweep(grid(bytes=list(range(0, 8001, 500))), policy), policy))
+    drawn_texts(fig)
+    ax, renderer = fig.axes[0], fig.canvas.get_renderer()
+    x = float(ax.transData.transform((limit + 0.5, 0))[0])
+    cells = [t for t in ax.texts if "accepted" in t.get_text() or t.get_text().endswith("%")]
+    assert len(cells) >= 5, [t.get_text() for t in ax.texts]
+    crossing = [t.get_text()[:20] for t in cells if (b := t.get_window_extent(renderer)).x0 - 1 < x < b.x1 + 1]
+    assert not crossing, f"limit {limit} B at x={x:.1f}px: cell labels across it {crossing}"

@@ -157,6 +157,27 @@ def _runs(values: list[Any]) -> list[tuple[int, int]]:
     return runs
 
 
+def _label_x(x0: float, x1: float, line: float, width: float) -> float | None:
+    """Where a label of ``width`` (data units) is centred in the band [x0, x1]: in the middle, or,
+    if the embed-limit line would cross it there, in the middle of the wider side of the line;
+    ``None`` when it fits nowhere.
+
+    Example:
+        >>> _label_x(0, 100, 500, 40), _label_x(0, 100, 50, 40), _label_x(0, 100, 50, 60)
+        (50.0, 25.0, None)
+        >>> _label_x(0, 100, 35, 40)
+        67.5
+    """
+    middle = (x0 + x1) / 2
+    if width > x1 - x0:
+        return None
+    if not middle - width / 2 < line < middle + width / 2:
+        return middle
+    left, right = (x0, line), (line, x1)
+    lo, hi = max(left, right, key=lambda side: side[1] - side[0])
+    return (lo + hi) / 2 if hi - lo >= width else None
+
+
 def _mix(counts: Mapping[str, int], total: int) -> str:
     """The refusals of one cell, most common first, two a line: "over budget 50% · mismatch 50%"."""
     ranked = sorted(counts.items(), key=lambda kv: (-kv[1], OUTCOMES.index(kv[0])))
@@ -239,6 +260,7 @@ def _bytes_shape_map(
     width_in = 11.0
     fig, ax = plt.subplots(figsize=(width_in, 1.5 + 0.75 * len(shapes)), layout="constrained")
     span = edges[-1] - edges[0]
+    line = p.embed_limit_bytes + 0.5  # where the dashed limit line is drawn
     axes_points = width_in * 72 * 0.8  # the shape labels take about a fifth of the width
     best = float(np.nanmax(accepted.to_numpy())) if accepted.notna().any().any() else 0.0
     for row, shape in enumerate(shapes):
@@ -264,10 +286,10 @@ def _bytes_shape_map(
                     linewidth=0.6,
                 )
             )
-            room = (x1 - x0) / span * axes_points
             for text in (f"{share:.0%} accepted" + (f"\n{refused}" if refused else ""), f"{share:.0%}"):
-                if _text_points(text, MIN_TEXT) + 8 <= room:  # label only what fits inside its band
-                    _label(ax, look, (x0 + x1) / 2, row, text, pad=0.2)
+                where = _label_x(x0, x1, line, (_text_points(text, MIN_TEXT) + 8) / axes_points * span)
+                if where is not None:  # label only what fits inside its band, clear of the limit line
+                    _label(ax, look, where, row, text, pad=0.2)
                     break
     limit = p.embed_limit_bytes
     if edges[0] <= limit <= edges[-1]:
