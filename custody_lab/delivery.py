@@ -69,6 +69,7 @@ from typing import IO, Any
 from .core.paths import REPO_ROOT
 from .exposure import DeliveryError, choose_port, exposure_warnings, free_port, is_loopback, url_host
 from .voila_kernels import MANAGER
+from .whatif.theme import THEME_VARIABLE
 
 #: The ports ``lab`` and ``present`` start from (JupyterLab's and Voila's defaults).
 LAB_PORT, PRESENT_PORT = 8888, 8866
@@ -88,8 +89,9 @@ LAB_SETTINGS_DIR = Path(os.environ.get("CUSTODY_LAB_SETTINGS") or REPO_ROOT / ".
 #: marked ``class="custody-code-only"``. Voila finds it through ``JUPYTER_PATH``.
 VOILA_TEMPLATE = "custody-lab"
 TEMPLATE_ROOT = Path(__file__).resolve().parent / "share" / "jupyter"
-#: The environment variable that tells a kernel the page's theme (``present --theme dark``).
-THEME_ENV = "CUSTODY_LAB_THEME"
+#: The environment variable that tells a kernel the page's theme (``present --theme dark``); the
+#: charts read it (:mod:`custody_lab.whatif.theme`, which imports no chart library).
+THEME_ENV = THEME_VARIABLE
 
 #: JupyterLab user settings for an unattended or projected session: no "news" question, no update
 #: check (both would put a toast over the notebook and reach for the network), no autosave (a

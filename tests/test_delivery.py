@@ -523,3 +523,29 @@ def test_present_requires_its_token_caps_its_kernels_and_culls_idle_ones(tmp_pat
     assert "refused to start kernel 2" in log_text and "Culling" in log_text, log_text[-2000:]
     assert third[0] == 200 and "tiny-output" in third[2], f"after the idle kernel was culled: {third[0]}"
     assert "presenting tiny.ipynb at http://127.0.0.1:" in log_text and f"?token={token}" in log_text, log_text[:600]
+
+
+@pytest.mark.slow
+def test_present_with_the_dark_theme_darkens_the_page_and_the_kernels_draw_charts_dark(tmp_path):
+    notebook = tmp_path / "theme.ipynb"
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.cells = [
+        nbformat.v4.new_markdown_cell("# Theme"),
+        nbformat.v4.new_code_cell(
+            "from custody_lab.whatif.theme import theme_of\nprint('charts-drawn-' + theme_of().name)"
+        ),
+    ]
+    nbformat.write(nb, notebook)
+    env = {"JUPYTER_CONFIG_DIR": str(tmp_path / "config"), "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime")}
+    pages = {}
+    for theme in ("dark", "light"):
+        with open(tmp_path / f"voila-{theme}.log", "wb") as log:
+            process, url = delivery.serve_voila(notebook, env=env, log=log, cwd=tmp_path, extra=["--theme", theme])
+            try:
+                pages[theme] = _fetch(url)
+            finally:
+                delivery.stop(process)
+    for theme, (status, _final, body) in pages.items():
+        assert status == 200 and f"charts-drawn-{theme}" in body, f"--theme {theme}: {status}, {body[-300:]}"
+        assert f'data-jp-theme-light="{str(theme == "light").lower()}"' in body, f"--theme {theme}: page theme"
