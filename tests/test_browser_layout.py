@@ -5,7 +5,8 @@ Voila:
 
 * typing 4097 into the explorer's "type bytes" box gives the case 4097 and ``embed-over-budget``,
   and 4096 gives accepted; the box, the slider's readout and the receipt all keep the typed number
-  (a slider with step 10 made the page round 4097 to 4100 and send that back to the kernel);
+  (a slider with step 10 made the page round 4097 to 4100 and send that back to the kernel); the
+  calculator's payload slider keeps a typed 4097 too;
 * at a 640×450 viewport (a 1280 px window at 200 % zoom is 640 CSS px) every control of every
   widget lies inside its output area, no button or dropdown cuts its words, no slider shrinks to a
   stub, tables scroll inside their own box, and the trace's "✓ passed" stays on one line;
@@ -170,8 +171,18 @@ def test_typing_4097_in_the_bytes_box_gives_the_case_4097_and_embed_over_budget_
             assert seen == want, f"{surface}: typed {typed} in 'type bytes': expected {want}, got {seen}"
             explorer.get_by_role("tab", name="Trace").click()
         bs.bring_into_view(explorer.locator(".custody-outcome"))
-    finally:
         bs.screenshot(page, f"layout-1-typed-bytes-{surface}")
+        # the calculator's payload slider takes a typed size exactly too (step 1, not 100)
+        calculator = output_of(page, WIDGETS["calculator"][1])
+        payload = bs.labelled(calculator, "widget-slider", "payload bytes")
+        bs.set_slider(page, payload, limit + 1)
+        expect(calculator).to_contain_text(f"{limit + 1} bytes", timeout=bs.QUICK)
+        page.wait_for_timeout(1500)
+        shown = (payload.locator(".widget-readout").text_content() or "").strip()
+        assert shown == str(limit + 1), f"{surface}: typed {limit + 1} in 'payload bytes': readout {shown!r}"
+        expect(calculator).to_contain_text(f"{limit + 1} bytes")
+    finally:
+        bs.screenshot(page, f"layout-1-typed-bytes-{surface}-last")
 
 
 # -- 200 % zoom --------------------------------------------------------------------------------------

@@ -203,6 +203,18 @@ def test_the_calculator_widens_its_sliders_to_the_values_it_is_given():
     assert calc.error.value == "", calc.error.value
 
 
+def test_the_calculators_sliders_step_by_1_so_the_page_never_rounds_a_size_or_a_budget():
+    calc = LinkOrEmbedCalculator(payload_bytes=4096, reuse=1, budget=4096)
+    steps = {name: getattr(calc, name).step for name in ("size", "reuse", "budget")}
+    assert steps == {"size": 1, "reuse": 1, "budget": 1}, f"calculator slider steps: expected all 1, got {steps}"
+    shapes = []
+    for size in (4096, 4097):
+        calc.size.value = size
+        shapes.append(calc.costs.shape if calc.costs else None)
+    expected = ["embedded-resource", "resource-link"]
+    assert shapes == expected, f"payload 4096 / 4097 B, budget 4096 B, one call: expected {expected}, got {shapes}"
+
+
 def test_a_strict_slider_keeps_its_value_and_reports_each_refusal():
     said: list[str] = []
     slider = StrictIntSlider(value=5, min=1, max=10, description="reuse")

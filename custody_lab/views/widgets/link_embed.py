@@ -32,14 +32,18 @@ from ..link_or_embed import advice_html, costs_table_html, plot_cumulative, uri_
 from .controls import StrictIntSlider, fit, fits_words, wrapping_row
 
 
-def _slider(value: int, scale: tuple[int, int, int], description: str) -> StrictIntSlider:
-    """A slider over ``scale`` (low, high, step), widened to hold ``value`` (the value asked for)."""
-    low, high, step = scale
+def _slider(value: int, scale: tuple[int, int], description: str) -> StrictIntSlider:
+    """A slider over ``scale`` (low, high), widened to hold ``value`` (the value asked for).
+
+    Its step is 1: the page snaps a slider's value to its step and sends the snapped value back, so
+    a coarser step would turn a typed 4097-byte payload into 4100 right at the 4096-byte budget.
+    """
+    low, high = scale
     return StrictIntSlider(
         value=value,
         min=min(low, value),
         max=max(high, value),
-        step=step,
+        step=1,
         description=description,
         style={"description_width": "initial"},
         layout=fit("460px", min_width="260px"),
@@ -87,9 +91,9 @@ class LinkOrEmbedCalculator(widgets.VBox):
         self.catalog = catalog or Catalog.load()
         style = {"description_width": "initial"}
         wide = fit("460px")
-        self.size = _slider(payload_bytes, (100, 60000, 100), "payload bytes")
-        self.reuse = _slider(reuse, (1, 20, 1), "calls reusing it")
-        self.budget = _slider(budget, (512, 16384, 512), "inline budget (bytes)")
+        self.size = _slider(payload_bytes, (100, 60000), "payload bytes")
+        self.reuse = _slider(reuse, (1, 20), "calls reusing it")
+        self.budget = _slider(budget, (512, 16384), "inline budget (bytes)")
         self.binary = widgets.Checkbox(
             value=False, description="binary payload (sent as base64)", style=style, layout=fits_words()
         )
