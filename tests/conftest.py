@@ -87,6 +87,14 @@ def reference_server(node) -> list[str]:
 
 
 @pytest.fixture(scope="session")
+def inspector_cli(node) -> list[str]:
+    """The command prefix of MCP Inspector's scriptable client: append the server command and
+    ``--method ...`` (Inspector 2.12.0 declares node >= 22.19 but its CLI runs on node 20)."""
+    pkg = find_interop_package("@modelcontextprotocol/inspector")
+    return [node, str(pkg / "clients" / "launcher" / "build" / "index.js"), "--cli"]
+
+
+@pytest.fixture(scope="session")
 def fixture() -> cl.loading.Fixture:
     return cl.load_fixture()
 

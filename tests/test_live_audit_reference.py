@@ -187,3 +187,24 @@ def test_template_values_from_the_user_come_before_completion(reference_server):
     text = next(c for c in report.capabilities if c.name == "demo://resource/dynamic/text/{resourceId}")
     assert text.details["expandedUri"] == "demo://resource/dynamic/text/3", text.details
     assert text.details["templateValues"] == {"resourceId": "--template-values"}, text.details
+
+
+def test_inspectors_cli_and_the_audit_see_the_same_resources_and_templates(audited, inspector_cli, reference_server):
+    """Two clients, one written elsewhere: the listing the audit reported is the one Inspector sees."""
+    seen = {}
+    for method, key, field in (
+        ("resources/list", "resources", "uri"),
+        ("resources/templates/list", "resourceTemplates", "uriTemplate"),
+    ):
+        done = subprocess.run(
+            [*inspector_cli, *reference_server, "--method", method],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            timeout=BOUND_S,
+        )
+        assert done.returncode == 0, f"Inspector --cli --method {method}: {done.stderr[-500:]}"
+        seen[method] = sorted(item[field] for item in json.loads(done.stdout)[key])
+    report = audited[0]
+    assert seen["resources/list"] == sorted(_caps(report, "resource")), seen
+    assert seen["resources/templates/list"] == sorted(_caps(report, "template")), seen
