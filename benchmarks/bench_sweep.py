@@ -1,24 +1,33 @@
-"""How fast is ``sweep`` against the seed's own Node router? A script that prints figures.
+"""How fast is ``sweep`` against the seed's own Node router, on a realistic inventory? Prints figures.
 
-    python benchmarks/bench_sweep.py [--rows 1000000] [--no-big]
+    python benchmarks/bench_sweep.py [--rows 1000000] [--repeat 9] [--node-repeat 3] [--no-live]
 
-It draws the same N random seed-domain cases for both sides (every field present and well typed,
-bytes clustered around the 4096-byte limit), writes them as the columnar JSON the ``columns`` mode
-of ``tests/reference/seed_router.mjs`` reads, and runs Node's route loop and ``sweep`` in the same
-run. Node prints its loop time and the sha256 of the newline-joined outcomes; the script hashes
-``sweep``'s outcomes the same way, so equal hashes mean identical decisions row by row.
+The headline is a **realistic** frame, as a loaded inventory has it: a distinct URI and
+provenance on every row, a handful of MIME types, bytes clustered around the 4096-byte limit,
+written to a CSV and read back with ``load_inventory`` (what a designer's sweep starts from). The
+seed's own Node ``route`` (``tests/reference/seed_router.mjs``, which builds the custody object of
+every row) routes the same cases with the same URIs, MIME types and provenances; it runs
+``--node-repeat`` times before the Python timings and as many times after them, in the same run,
+and its figure is the median of all of those. Every Python figure is the median of ``--repeat``
+runs. The decisions of every frame are compared row by row with Node's (sha256 of the
+newline-joined outcomes).
 
-It also times ``sweep`` on a frame of plain text columns, prints rows/s at 100k and 10M rows (the
-cost should grow linearly), the time to read a 100k-row inventory CSV with ``read_grid`` (the
-same reader and case validation as ``custody-lab route``) and the peak memory a 1M-row sweep
-allocates. Nothing here asserts a
-time: speed is a figure to read, not a test to pass.
+It prints: sweep ms and the ratio to Node on (1) the realistic frame as ``load_inventory``
+returns it (pyarrow strings, categoricals), (2) the same cases with plain Python ``str`` columns
+(``string[python]``, no pyarrow), (3) object columns, (4) the synthetic frame of earlier
+versions (one URI, MIME type and provenance for every row, labelled as such); ``load_inventory``
+on the CSV against ``pandas.read_csv(engine="pyarrow")`` on the same file, and the loader's peak
+memory against the file size; ``grid()``'s build against the sweep it feeds; the peak memory of a
+sweep; and (unless ``--no-live``) ``custody-lab live``'s exchanges against ``import mcp``
+(``benchmarks/bench_live.py``). Each figure is printed next to issue 15's target. Nothing here
+asserts a time: speed is a figure to read, not a test to pass.
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
+import importlib.util
 import json
 import resource
 import shutil
@@ -28,17 +37,20 @@ import sys
 import tempfile
 import time
 import tracemalloc
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from custody_lab.core.model import INITIATORS, SHAPES
-from custody_lab.sweep import sweep
+from custody_lab.core.model import INITIATORS, OPERATIONS, SHAPES
+from custody_lab.sweep import grid, load_inventory, sweep
 
 ROOT = Path(__file__).resolve().parent.parent
 ORACLE = ROOT / "tests" / "reference" / "seed_router.mjs"
 FLAGS = ("current", "allowed", "sideEffects", "requiresCurrent")
+TEXT = ("uri", "mime", "provenance")
+MIMES = ("application/json", "text/markdown", "text/plain", "text/html", "text/csv", "image/png")
 
 
 def random_columns(n: int, seed: int = 20260904) -> dict[str, np.ndarray]:
@@ -54,11 +66,40 @@ def random_columns(n: int, seed: int = 20260904) -> dict[str, np.ndarray]:
         "allowed": (rng.random(n) < 0.8).astype(np.int8),
         "sideEffects": (rng.random(n) < 0.3).astype(np.int8),
         "requiresCurrent": (rng.random(n) < 0.4).astype(np.int8),
+        "mime": rng.integers(0, len(MIMES), n, dtype=np.int8),
     }
 
 
-def categorical_frame(cols: dict[str, np.ndarray]) -> pd.DataFrame:
-    """The frame the lab's own grid() and loaders produce: categoricals and numpy booleans."""
+def realistic_text(n: int) -> dict[str, list[str]]:
+    """A distinct URI and provenance on every row, one of a few MIME types (as an inventory has)."""
+    schemes = ("kb", "crm", "billing", "ops", "hr")
+    return {
+        "uri": [f"{schemes[i % 5]}://items/{i:07d}" for i in range(n)],
+        "provenance": [f"{schemes[i % 5]}-server@{i % 13}.{i}" for i in range(n)],
+    }
+
+
+def realistic_csv(cols: dict[str, np.ndarray], text: dict[str, list[str]], path: Path) -> None:
+    """Write the realistic cases as an inventory CSV (the seed's keys; flags as true/false)."""
+    n = len(cols["bytes"])
+    frame = pd.DataFrame(
+        {
+            "id": [f"c{i}" for i in range(n)],
+            "initiator": np.array(INITIATORS)[cols["initiator"]],
+            "operation": np.array(OPERATIONS)[np.arange(n) % len(OPERATIONS)],
+            "shape": np.array(SHAPES)[cols["shape"]],
+            "uri": text["uri"],
+            "mime": np.array(MIMES)[cols["mime"]],
+            "bytes": cols["bytes"],
+            **{flag: np.where(cols[flag] == 1, "true", "false") for flag in FLAGS},
+            "provenance": text["provenance"],
+        }
+    )
+    frame.to_csv(path, index=False)
+
+
+def synthetic_frame(cols: dict[str, np.ndarray]) -> pd.DataFrame:
+    """The earlier benchmark's frame: one-category URI, MIME type and provenance on every row."""
     n = len(cols["bytes"])
     one = np.zeros(n, dtype=np.int8)
     return pd.DataFrame(
@@ -74,11 +115,11 @@ def categorical_frame(cols: dict[str, np.ndarray]) -> pd.DataFrame:
     )
 
 
-def string_frame(frame: pd.DataFrame) -> pd.DataFrame:
-    """The same cases with every text column as plain pandas strings."""
+def with_text_as(frame: pd.DataFrame, dtype: object) -> pd.DataFrame:
+    """The same cases with the enumerations and custody text as ``dtype`` columns."""
     out = frame.copy()
-    for name in ("initiator", "shape", "uri", "mime", "provenance"):
-        out[name] = out[name].astype("str")
+    for name in ("initiator", "operation", "shape", *TEXT):
+        out[name] = out[name].astype(dtype)
     return out
 
 
@@ -87,138 +128,156 @@ def outcomes_sha256(outcome: pd.Series) -> str:
     return hashlib.sha256(("\n".join(outcome.astype(str).tolist()) + "\n").encode()).hexdigest()
 
 
-def best_of(fn, repeat: int) -> tuple[float, list[float]]:
+def median_of(fn: Callable[[], object], repeat: int) -> float:
     times = []
     for _ in range(repeat):
         t0 = time.perf_counter()
         fn()
         times.append(time.perf_counter() - t0)
-    return min(times), times
+    return statistics.median(times)
 
 
-def run_node(cols: dict[str, np.ndarray], workdir: Path, repeat: int) -> dict | None:
-    """Run the seed's route loop ``repeat`` times (fresh processes); keep every loop time."""
+def node_payload(cols: dict[str, np.ndarray], text: dict[str, list[str]] | None, path: Path) -> None:
+    payload: dict[str, object] = {"n": int(len(cols["bytes"])), "initiators": list(INITIATORS), "shapes": list(SHAPES)}
+    payload.update({k: v.tolist() for k, v in cols.items() if k != "mime"})
+    if text is not None:
+        payload.update(text)
+        payload["mime"] = [MIMES[k] for k in cols["mime"].tolist()]
+    path.write_text(json.dumps(payload, separators=(",", ":")))
+
+
+def run_node(path: Path, repeat: int) -> list[dict]:
+    """The seed's route loop in ``repeat`` fresh processes (each prints its loop time and hash)."""
     node = shutil.which("node")
     if node is None:
-        return None
-    path = workdir / "columns.json"
-    payload = {"n": int(len(cols["bytes"])), "initiators": list(INITIATORS), "shapes": list(SHAPES)}
-    payload.update({k: v.tolist() for k, v in cols.items()})
-    path.write_text(json.dumps(payload, separators=(",", ":")))
+        return []
     runs = []
     for _ in range(repeat):
         out = subprocess.run([node, str(ORACLE), "columns", str(path)], capture_output=True, text=True, check=True)
         runs.append(json.loads(out.stdout))
-    hashes = {r["outcomesSha256"] for r in runs}
-    return {
-        "seconds": min(r["seconds"] for r in runs),
-        "all": [r["seconds"] for r in runs],
-        "outcomesSha256": runs[0]["outcomesSha256"] if len(hashes) == 1 else "node runs disagree",
-    }
+    return runs
 
 
-def read_figure(n: int) -> str:
-    """Time reading an n-row inventory CSV for a sweep: the one reader ``route`` uses too, so every
-    row is validated as a case before the columns are built (once) for the vectorised sweep."""
-    from custody_lab.sweep import read_grid
-
-    frame = categorical_frame(random_columns(n, seed=n))
-    frame.insert(0, "id", [f"c{i}" for i in range(n)])
-    frame.insert(2, "operation", "read")
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "inventory.csv"
-        frame.to_csv(path, index=False)  # flags as True/False: read in any letter case
-        t0 = time.perf_counter()
-        read = read_grid(path)
-        t = time.perf_counter() - t0
-    assert len(read) == n
-    return (
-        f"read_grid, {n:,}-row CSV: {t * 1e3:8.1f} ms · {t / n * 1e6:5.1f} µs/row "
-        "(the reader route uses; every row validated as a case)"
-    )
+def _met(value: float, target: float) -> str:
+    return f"target ≤ {target:g}: {'met' if value <= target else 'NOT met'}"
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=1_000_000)
-    parser.add_argument("--repeat", type=int, default=25, help="sweep timings (the best is used)")
-    parser.add_argument("--node-repeat", type=int, default=3, help="Node runs (the best loop time is used)")
-    parser.add_argument("--no-big", action="store_true", help="skip the 10M-row run")
-    parser.add_argument("--read-rows", type=int, default=100_000, help="rows of the CSV read by read_grid")
+    parser.add_argument("--repeat", type=int, default=9, help="Python timings (the median is used)")
+    parser.add_argument("--node-repeat", type=int, default=3, help="Node runs before and again after Python")
+    parser.add_argument("--load-repeat", type=int, default=3, help="load_inventory and read_csv timings")
+    parser.add_argument("--no-live", action="store_true", help="skip the live-exchange figures")
     args = parser.parse_args(argv)
     n = args.rows
-
     print(
-        f"sweep vs the seed's Node router · {n:,} random seed-domain cases · python {sys.version.split()[0]}, "
-        f"numpy {np.__version__}, pandas {pd.__version__}"
+        f"sweep vs the seed's Node route · {n:,} cases · python {sys.version.split()[0]}, numpy {np.__version__}, "
+        f"pandas {pd.__version__}"
     )
     cols = random_columns(n)
-    frame = categorical_frame(cols)
-
+    text = realistic_text(n)
     with tempfile.TemporaryDirectory() as tmp:
-        node = run_node(cols, Path(tmp), args.node_repeat)
+        work = Path(tmp)
+        csv_path = work / "inventory.csv"
+        realistic_csv(cols, text, csv_path)
+        size = csv_path.stat().st_size
+        real_json, synth_json = work / "real.json", work / "synth.json"
+        node_payload(cols, text, real_json)
+        node_payload(cols, None, synth_json)
 
-    sweep(frame)  # warm up (imports, lookup tables)
-    t_cat, runs = best_of(lambda: sweep(frame), args.repeat)
-    result = sweep(frame)
-    ours = outcomes_sha256(result["outcome"])
-    print(
-        f"sweep, categorical frame : {t_cat * 1e3:8.1f} ms best of {args.repeat} "
-        f"(median {statistics.median(runs) * 1e3:.1f} ms) · {n / t_cat / 1e6:6.1f} M rows/s"
-    )
+        node_runs = run_node(real_json, args.node_repeat)  # before the Python timings
+        synth_node = run_node(synth_json, args.node_repeat)
 
-    strings = string_frame(frame)
-    t_str, _ = best_of(lambda: sweep(strings), 5)
-    print(
-        f"sweep, plain string frame: {t_str * 1e3:8.1f} ms · {n / t_str / 1e6:6.1f} M rows/s "
-        f"(text is mapped to codes once per call)"
-    )
-    same_strings = outcomes_sha256(sweep(strings)["outcome"]) == ours
+        loaded = load_inventory(csv_path)
+        t_load = median_of(lambda: load_inventory(csv_path), args.load_repeat)
+        t_pandas = median_of(lambda: pd.read_csv(csv_path, engine="pyarrow"), args.load_repeat)
+        probe = subprocess.run(
+            [sys.executable, __file__, "--load-probe", str(csv_path)], capture_output=True, text=True, check=True
+        )
+        frames = {
+            "(1) realistic, as load_inventory returns it": (loaded, 0.04),
+            "(2) realistic, plain Python str columns": (with_text_as(loaded, pd.StringDtype("python")), 0.25),
+            "(3) realistic, object columns": (with_text_as(loaded, object), 0.5),
+            "(4) synthetic frame (one URI/MIME/provenance)": (synthetic_frame(cols), None),
+        }
+        timed = {}
+        for label, (frame, _) in frames.items():
+            sweep(frame)  # warm up
+            timed[label] = (
+                median_of(lambda frame=frame: sweep(frame), args.repeat),
+                outcomes_sha256(sweep(frame)["outcome"]),
+            )
 
-    if node is None:
-        print("node                     : not installed — no Node timing or cross-check")
+        node_runs += run_node(real_json, args.node_repeat)  # and after them
+        synth_node += run_node(synth_json, args.node_repeat)
+
+    w = 48  # the width of a figure's label
+
+    def show(label: str, text: str) -> None:
+        print(f"{label:<{w}}: {text}")
+
+    if node_runs:
+        t_node = statistics.median(r["seconds"] for r in node_runs)
+        node_hash = {r["outcomesSha256"] for r in node_runs}
+        all_runs = ", ".join(f"{r['seconds'] * 1e3:.0f}" for r in node_runs)
+        show(
+            "seed Node route, custody object per row", f"{t_node * 1e3:7.1f} ms median of {len(node_runs)} ({all_runs})"
+        )
     else:
-        runs = ", ".join(f"{t * 1e3:.0f}" for t in node["all"])
-        print(
-            f"node route loop          : {node['seconds'] * 1e3:8.1f} ms best of {len(node['all'])} ({runs} ms) · "
-            f"{n / node['seconds'] / 1e6:6.1f} M rows/s"
+        t_node, node_hash = float("nan"), set()
+        show("seed Node route", "node is not installed — no ratio, no cross-check")
+    synth_hash = {r["outcomesSha256"] for r in synth_node}
+    for label, (seconds, digest) in timed.items():
+        target = frames[label][1]
+        ratio = seconds / t_node
+        want = synth_hash if label.startswith("(4)") else node_hash
+        same = "identical to Node" if digest in want and len(want) == 1 else "DIFFERENT from Node"
+        goal = _met(ratio, target) if target is not None else "(second line, for comparison)"
+        show(
+            f"sweep {label}",
+            f"{seconds * 1e3:7.1f} ms · {ratio:6.3f} × Node ({1 / ratio:5.1f}× faster) · {goal} · {same}",
         )
-        print(
-            f"ratio node / sweep       : {node['seconds'] / t_cat:8.1f}× (categorical) · "
-            f"{node['seconds'] / t_str:.1f}× (strings) · goal ≥ 20×"
-        )
-        verdict = "IDENTICAL" if node["outcomesSha256"] == ours else "DIFFERENT"
-        print(f"decisions, row by row    : {verdict} (sha256 node {node['outcomesSha256'][:16]}… sweep {ours[:16]}…)")
-    print(f"string frame decisions   : {'identical' if same_strings else 'DIFFERENT'} to the categorical frame's")
-
-    counts = result["outcome"].value_counts(sort=False)
-    print("outcome mix              : " + ", ".join(f"{k} {v / n:.1%}" for k, v in counts.items() if v))
-
-    # How the cost grows: rows/s at 100k, the main size and 10M rows (each a categorical frame).
-    sizes = [100_000, n] + ([] if args.no_big else [10_000_000])
-    for m in sizes:
-        if m == n:
-            t = t_cat
-        else:
-            big = categorical_frame(random_columns(m, seed=m))
-            sweep(big)
-            t, _ = best_of(lambda big=big: sweep(big), 9 if m < 5_000_000 else 3)
-            del big
-        print(f"rows/s at {m:>10,}     : {m / t / 1e6:6.1f} M rows/s ({t * 1e3:7.1f} ms, {t / m * 1e9:5.1f} ns/row)")
-    print(
-        "                           (a call also has a fixed cost of about half a millisecond — checking "
-        "the columns, building the result frame — which shows at 100k rows)"
+    show(
+        f"load_inventory, {n:,}-row CSV ({size / 1e6:.0f} MB)",
+        f"{t_load * 1e3:7.0f} ms · pandas.read_csv(engine='pyarrow') {t_pandas * 1e3:.0f} ms · "
+        f"{t_load / t_pandas:.1f} × · {_met(t_load / t_pandas, 5)}",
     )
+    peak = float(probe.stdout.split()[0])
+    ratio_mem = peak * 1e6 / size
+    show("load_inventory peak memory", f"{peak:7.0f} MB · {ratio_mem:.1f} × the file · {_met(ratio_mem, 3)}")
 
-    print(read_figure(args.read_rows))
-
-    # Peak memory of a 1M-row sweep, measured in a fresh process so nothing above (the Node
-    # payload, the 10M frames) inflates it: the high-water RSS of the whole process (Python,
-    # pandas, the input frame and the sweep) and what the sweep itself allocated (tracemalloc).
-    probe = subprocess.run(
+    per_size = len(grid(bytes=[0]))
+    axis = list(range(max(1, n // per_size)))
+    grid(bytes=axis)
+    t_grid = median_of(lambda: grid(bytes=axis), args.repeat)
+    g = grid(bytes=axis)
+    sweep(g)
+    t_gsweep = median_of(lambda: sweep(g), args.repeat)
+    show(
+        f"grid(), {len(g):,} rows",
+        f"build {t_grid * 1e3:6.1f} ms · its sweep {t_gsweep * 1e3:.1f} ms · {t_grid / t_gsweep:.2f} × · "
+        f"{_met(t_grid / t_gsweep, 2)}",
+    )
+    memory = subprocess.run(
         [sys.executable, __file__, "--memory-probe", str(n)], capture_output=True, text=True, check=True
     )
-    print(probe.stdout.rstrip())
+    print(memory.stdout.rstrip())
+    if not args.no_live:
+        spec = importlib.util.spec_from_file_location("bench_live", Path(__file__).with_name("bench_live.py"))
+        if spec is not None and spec.loader is not None:
+            live = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(live)
+            live._live_against_import_mcp()
+    return 0
+
+
+def load_probe(path: str) -> int:
+    """Print load_inventory's peak memory in MB (a fresh process: the growth of VmHWM it causes)."""
+    load_inventory(Path(__file__).resolve().parent.parent / "data" / "inventories" / "support-desk.csv")  # imports
+    before = high_water_mb()
+    frame = load_inventory(path)
+    print(f"{high_water_mb() - before:.0f} {len(frame)}")
     return 0
 
 
@@ -237,7 +296,7 @@ def high_water_mb() -> float:
 
 def memory_probe(n: int) -> int:
     """Print the peak memory of one n-row sweep (run in a fresh process by main)."""
-    frame = categorical_frame(random_columns(n))
+    frame = synthetic_frame(random_columns(n))
     sweep(frame.head(1000))  # imports and lookup tables, outside the measurement
     before = high_water_mb()
     tracemalloc.start()
@@ -256,4 +315,6 @@ def memory_probe(n: int) -> int:
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "--memory-probe":
         sys.exit(memory_probe(int(sys.argv[2])))
+    if len(sys.argv) == 3 and sys.argv[1] == "--load-probe":
+        sys.exit(load_probe(sys.argv[2]))
     sys.exit(main())

@@ -43,13 +43,14 @@ if (mode === "fixture") {
   process.stdout.write(out.join("\n") + "\n");
 } else if (mode === "columns") {
   // Columnar input: {"n", "initiator":[..codes], "shape":[..], "bytes":[..], "current", "allowed",
-  // "sideEffects", "requiresCurrent": arrays of 0/1, "initiators":[names], "shapes":[names]}.
+  // "sideEffects", "requiresCurrent": arrays of 0/1, "initiators":[names], "shapes":[names]}; optional
+  // "uri", "mime", "provenance": one string a row (a realistic frame), else the same on every row.
   const d = JSON.parse(readFileSync(process.argv[3], "utf8"));
   const rows = new Array(d.n);
   for (let i = 0; i < d.n; i++) {
     rows[i] = { id:"c" + i, initiator:d.initiators[d.initiator[i]], operation:"read", shape:d.shapes[d.shape[i]],
-      uri:"u://x", mime:"m/x", bytes:d.bytes[i], current:d.current[i] === 1, allowed:d.allowed[i] === 1,
-      sideEffects:d.sideEffects[i] === 1, provenance:"p", requiresCurrent:d.requiresCurrent[i] === 1 };
+      uri:d.uri ? d.uri[i] : "u://x", mime:d.mime ? d.mime[i] : "m/x", bytes:d.bytes[i], current:d.current[i] === 1, allowed:d.allowed[i] === 1,
+      sideEffects:d.sideEffects[i] === 1, provenance:d.provenance ? d.provenance[i] : "p", requiresCurrent:d.requiresCurrent[i] === 1 };
   }
   const t0 = process.hrtime.bigint();
   const outcomes = new Array(d.n);
