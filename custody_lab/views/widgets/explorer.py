@@ -134,9 +134,9 @@ class CaseExplorer(W.VBox):
         inputs = W.VBox(
             [
                 wrapping_row([self.preset, self.reset_button]),
-                wrapping_row([c["initiator"], c["operation"], c["shape"]]),
+                wrapping_row([c["initiator"], c["operation"], c["shape"], c["sideEffects"]]),
                 wrapping_row([c["bytes"], self.bytes_box, c["embedLimitBytes"]]),
-                wrapping_row([c["current"], c["requiresCurrent"], c["allowed"], c["sideEffects"]]),
+                wrapping_row([c["current"], c["requiresCurrent"], c["allowed"]]),  # a checkbox's words follow it
                 wrapping_row([c["uri"], c["mime"], c["provenance"]]),
             ],
             layout=W.Layout(max_width="100%"),
