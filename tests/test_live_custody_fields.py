@@ -196,3 +196,53 @@ def test_the_text_report_flags_a_size_mismatch_and_shows_the_freshness_deadline(
         {"hints": server_hints(retrieved_at=T0, described={"size": 12}, bytes_received=12)},
     )
     assert "MISMATCH" not in format_report(AuditReport((), {}, None, (same,))), "no flag when the sizes agree"
+
+
+def _tiny_server(version: str):
+    from mcp.server.mcpserver import MCPServer
+
+    srv = MCPServer("tiny", version=version)
+    note = mt.Annotations(audience=["assistant"], priority=0.25, last_modified="2026-09-01T00:00:00Z")
+    icon = mt.Icon(src="https://icons.test/n.png")
+
+    @srv.resource("notes://{id}", mime_type="text/plain", annotations=note, icons=[icon])
+    def read_note(id: str) -> str:
+        return f"note {id}"
+
+    @srv.resource("notes://index", mime_type="text/plain", annotations=note)
+    def index() -> str:
+        return "all notes"
+
+    return srv
+
+
+def _audit(server) -> object:
+    from mcp import Client
+
+    from custody_lab.live.audit import audit_client
+
+    async def go():
+        async with Client(server) as client:
+            return await audit_client(client, template_values=("id=7",), timeout=5.0)
+
+    return anyio.run(go)
+
+
+def test_a_templated_read_records_the_templates_annotations_and_icons_as_hints():
+    report = _audit(_tiny_server("1.0"))
+    cap = next(c for c in report.capabilities if c.kind == "template")
+    hints = cap.details["hints"]
+    assert cap.details["expandedUri"] == "notes://7" and cap.outcome == "templated-resource", (cap.why, cap.outcome)
+    assert hints["annotations"] == {"audience": ["assistant"], "priority": 0.25, "lastModified": "2026-09-01T00:00:00Z"}
+    assert hints["icons"] == [{"scheme": "https", "accepted": True, "fetched": False}], hints["icons"]
+
+
+def test_a_server_with_a_version_gets_host_side_provenance_and_one_without_gets_the_gap():
+    named = _audit(_tiny_server("1.0"))
+    bare = _audit(_tiny_server(""))
+    read = next(c for c in named.capabilities if c.name == "notes://index")
+    assert read.outcome == "listed-resource" and read.gaps == (), (read.outcome, read.gaps)
+    assert read.details["provenanceSource"]["source"] == "host", read.details
+    gaps = sorted((n, g.field) for n, g in bare.gaps)
+    assert ("notes://index", "provenance") in gaps and ("notes://index", "server") in gaps, gaps
+    assert next(c for c in bare.capabilities if c.name == "notes://index").outcome == "custody-incomplete"

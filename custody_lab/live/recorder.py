@@ -282,10 +282,9 @@ class Recorder:
                 return t.uri_template, dict(params)
         return None
 
-    def _template_mime(self, matched: tuple[str, dict[str, Any]] | None) -> str | None:
-        if matched is None:
-            return None
-        return next((t.mime_type for t in self.templates if t.uri_template == matched[0]), None)
+    def _template(self, matched: tuple[str, dict[str, Any]] | None) -> mt.ResourceTemplate | None:
+        """The listed template a matched URI came from (its MIME type, annotations and icons)."""
+        return next((t for t in self.templates if matched and t.uri_template == matched[0]), None)
 
     def _declared_side_effects(self, tool: mt.Tool | None) -> tuple[bool | None, str]:
         if tool is None:
@@ -369,7 +368,7 @@ class Recorder:
             r.receipt["custody"]["bytes"]   # 1800, counted from the actual text
         """
         matched = self.match_template(uri) if uri not in self.listed else None
-        listed = self.listed.get(uri)
+        listed = self.listed.get(uri) or self._template(matched)
         f = _Facts(
             case_id=case_id or uri,
             initiator="application",
@@ -378,7 +377,7 @@ class Recorder:
             method="resources/read",
             target=uri,
             uri=uri,
-            mime=listed.mime_type if listed else self._template_mime(matched),
+            mime=listed.mime_type if listed else None,
             requires_current=requires_current,
             template_params=matched[1] if matched else None,
             exchange={"requestedUri": uri},
