@@ -208,3 +208,14 @@ def test_inspectors_cli_and_the_audit_see_the_same_resources_and_templates(audit
     report = audited[0]
     assert seen["resources/list"] == sorted(_caps(report, "resource")), seen
     assert seen["resources/templates/list"] == sorted(_caps(report, "template")), seen
+
+
+@pytest.mark.parametrize(("ci", "outcome"), [("", pytest.skip.Exception), ("true", pytest.fail.Exception)])
+def test_a_missing_interop_install_skips_off_ci_and_fails_under_ci(monkeypatch, tmp_path, ci, outcome):
+    from tests import conftest
+
+    monkeypatch.setattr(conftest, "INTEROP", tmp_path / "interop")
+    monkeypatch.setenv("CI", ci)
+    with pytest.raises(outcome) as raised:
+        conftest.find_interop_package("@modelcontextprotocol/server-everything")
+    assert "npm ci --prefix" in str(raised.value) or "node" in str(raised.value), str(raised.value)
