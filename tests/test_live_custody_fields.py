@@ -246,3 +246,17 @@ def test_a_server_with_a_version_gets_host_side_provenance_and_one_without_gets_
     gaps = sorted((n, g.field) for n, g in bare.gaps)
     assert ("notes://index", "provenance") in gaps and ("notes://index", "server") in gaps, gaps
     assert next(c for c in bare.capabilities if c.name == "notes://index").outcome == "custody-incomplete"
+
+
+def test_a_template_with_no_value_known_is_not_read_and_says_how_to_give_one():
+    from mcp import Client
+
+    from custody_lab.live.audit import audit_client
+
+    async def go():
+        async with Client(_tiny_server("1.0")) as client:
+            return await audit_client(client, timeout=5.0)
+
+    cap = next(c for c in anyio.run(go).capabilities if c.kind == "template")
+    assert not cap.exercised and cap.why == "not read: no value known (give --template-values NAME=JSON)", cap.why
+    assert cap.details["templateValues"]["id"].startswith("no value known"), cap.details
