@@ -50,6 +50,11 @@ def _expected(name: str) -> str:
     return f"must hold {FIELD_SPECS[name].expected()}"
 
 
+def _choice(choices: tuple[str, ...], value: Any) -> int:
+    """The code of ``value`` in ``choices``, or -1 (only a string equal to a choice is one)."""
+    return choices.index(value) if isinstance(value, str) and value in choices else -1
+
+
 def _enum(frame: pd.DataFrame, name: str, choices: tuple[str, ...]) -> Codes:
     s = frame[name]
     if isinstance(s.dtype, pd.CategoricalDtype):
@@ -63,14 +68,13 @@ def _enum(frame: pd.DataFrame, name: str, choices: tuple[str, ...]) -> Codes:
             table = np.array([choices.index(c) if c in choices else -1 for c in cats] + [-1], dtype=np.int8)
             codes = table.take(raw)
             bad = codes < 0
-    elif isinstance(s.dtype, pd.StringDtype) and s.dtype.storage == "pyarrow":
-        # Arrow strings factorize fast; then the few distinct values are mapped to codes once.
-        found, distinct = pd.factorize(s)
-        table = np.array([choices.index(v) if v in choices else -1 for v in distinct] + [-1], dtype=np.int8)
-        codes = table.take(found)
-        bad = codes < 0
     else:
-        codes = pd.Index(choices).get_indexer(pd.Index(s))
+        # Factorize (Arrow strings as they are, anything else as Python objects: a Python-backed
+        # string Index looks values up several times slower), then map the few distinct values
+        # to codes once; a missing value (-1) takes the last slot, which is "bad".
+        found, distinct = pd.factorize(s if arrow_chunks(s) is not None else s.to_numpy(dtype=object))
+        table = np.array([_choice(choices, v) for v in distinct] + [-1], dtype=np.int8)
+        codes = table.take(found)
         bad = codes < 0
     if bad.any():
         raise _bad_rows(frame, name, bad, _expected(name))
