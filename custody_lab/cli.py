@@ -24,6 +24,7 @@ from .core.model import Policy
 from .core.tables import load_policy
 from .core.text import terminal_json, visible
 from .live import command as live_command
+from .live import serve as serve_command
 from .teaching import solutions
 from .whatif import command as sweep_command
 
@@ -128,6 +129,12 @@ def build_parser() -> argparse.ArgumentParser:
             "audit your own MCP server (stdio) for the custody fields it can supply",
             live_command.configure_audit,
             live_command.run_audit,
+        ),
+        (
+            "serve",
+            "serve the lab's MCP server to any client (stdio, or --http), logging receipts",
+            serve_command.configure,
+            serve_command.run,
         ),
         ("lab", "open JupyterLab on the start notebook", delivery.configure_lab, delivery.run_lab),
         (

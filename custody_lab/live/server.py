@@ -96,6 +96,7 @@ from pydantic import BaseModel
 from ..core.paths import data_path
 from ..core.rules import INVALID_PARAMS, LEGACY_RESOURCE_NOT_FOUND
 from .keys import CHANGES_KEY, OPERATION_KEY, PROVENANCE_KEY, SIDE_EFFECTS_KEY, STATE_URI, URI_KEY
+from .sdk_adapter import connection_of, lowlevel_server
 
 SERVER_NAME = "custody-lab-server"
 SERVER_VERSION = "1.0.0"
@@ -309,6 +310,16 @@ class LabServer:
         async def ledger() -> str:
             return json.dumps(state.ledger(), sort_keys=True)
 
+    def observe(self, middleware: Any) -> None:
+        """Add a server middleware that sees each request and result as the client does.
+
+        It runs outside the lab's own middleware (the provenance stamp, the legacy "not found"
+        code) and inside the SDK's, so what it sees is what goes on the wire
+        (``custody-lab serve`` logs receipts this way).
+        """
+        chain = self.mcp.middleware
+        chain.insert(chain.index(self._stamp_provenance), middleware)
+
     async def _stamp_provenance(self, ctx: Any, call_next: Any) -> Any:
         """Server middleware: put per-URI provenance on every ``resources/read`` contents item."""
         result = await call_next(ctx)
@@ -432,14 +443,15 @@ class LabServer:
     def _register_legacy_subscriptions(self) -> None:
         """2025-11-25 ``resources/subscribe``: handlers on the low-level server, own bookkeeping.
 
-        ``MCPServer`` has no public hook for this, so the lab reaches its low-level ``Server``.
+        ``MCPServer`` has no public hook for this, so the lab reaches its low-level ``Server``
+        through :mod:`~custody_lab.live.sdk_adapter` (the one home of the SDK's private uses).
         """
-        lowlevel = self.mcp._lowlevel_server  # noqa: SLF001 - no public accessor in SDK 2.3
+        lowlevel = lowlevel_server(self.mcp)
 
         def subscriber(ctx: Any) -> Any:
             # A handler's ``ctx.session`` is a new per-request proxy; the client connection
-            # behind it is the stable subscriber (SDK 2.3 exposes it only as ``_connection``).
-            return getattr(ctx.session, "_connection", ctx.session)
+            # behind it is the stable subscriber (no public accessor: see sdk_adapter).
+            return connection_of(ctx.session)
 
         async def subscribe(ctx: Any, params: mt.SubscribeRequestParams) -> mt.EmptyResult:
             self._subscribers.setdefault(params.uri, set()).add(subscriber(ctx))

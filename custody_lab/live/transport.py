@@ -21,6 +21,7 @@ from mcp.server.lowlevel.server import Server as LowLevelServer
 from mcp.server.mcpserver import MCPServer
 from mcp.shared.memory import create_client_server_memory_streams
 
+from . import sdk_adapter
 from .values import Frame, LiveError
 
 
@@ -124,7 +125,7 @@ def lowlevel_server(server: Any) -> LowLevelServer[Any]:
     """
     mcp_server = getattr(server, "mcp", server)
     if isinstance(mcp_server, MCPServer):
-        return mcp_server._lowlevel_server  # noqa: SLF001 - needed to serve over our own streams
+        return sdk_adapter.lowlevel_server(mcp_server)
     if isinstance(mcp_server, LowLevelServer):
         return mcp_server
     raise LiveError(f"cannot serve {type(server).__name__} in-process: expected an MCPServer")
