@@ -40,6 +40,9 @@ from ..core.model import FIELD_SPECS, FIELDS, MAX_BYTES, check_value
 from .arrow_text import arrow_text_masks
 
 _BOM = b"\xef\xbb\xbf"
+#: The file is parsed in pieces of about this size: the parser's working memory stays a small
+#: part of the file, and each column comes out in a few large chunks.
+_PIECE_BYTES = 16 << 20
 
 
 class _NotFast(Exception):
@@ -105,8 +108,26 @@ def _text(col: pa.ChunkedArray, name: str) -> pd.Series:
         for i in np.flatnonzero(word):
             blank[i] = csv_cell(name, col[int(i)].as_py()) is None
     if blank.any():
-        col = pc.if_else(pa.array(blank), pa.scalar(None, col.type), col)
+        col = pa.chunked_array(_with_nulls(chunk, part) for chunk, part in _split(col, blank))
     return col.to_pandas()
+
+
+def _split(col: pa.ChunkedArray, mask: np.ndarray) -> list[tuple[pa.Array, np.ndarray]]:
+    out, at = [], 0
+    for chunk in col.chunks:
+        out.append((chunk, mask[at : at + len(chunk)]))
+        at += len(chunk)
+    return out
+
+
+def _with_nulls(chunk: pa.Array, missing: np.ndarray) -> pa.Array:
+    """The chunk with ``missing`` values made null: a new validity bitmap over the same offsets
+    and characters (no copy of the text)."""
+    if chunk.null_count or chunk.offset or not missing.any():
+        return pc.if_else(pa.array(missing), pa.scalar(None, chunk.type), chunk)
+    validity = pa.py_buffer(np.packbits(~missing, bitorder="little"))
+    _, offsets, data = chunk.buffers()[:3]
+    return pa.Array.from_buffers(chunk.type, len(chunk), [validity, offsets, data], int(missing.sum()))
 
 
 #: A field as both readers read it alike: unquoted without any quote, or quoted whole with its
@@ -136,10 +157,8 @@ def _header(data: memoryview) -> list[str]:
     return [h.strip() for h in line.split(",")]
 
 
-def _convert(table: pa.Table, header: list[str]) -> pd.DataFrame:
-    n = table.num_rows
-    table = table.combine_chunks()  # one chunk a column: the sweep then reads each text column in one pass
-    cols = {name: table.column(i) for i, name in enumerate(header)}
+def _convert(cols: dict[str, pa.ChunkedArray], n: int) -> pd.DataFrame:
+    """The frame from the file's text columns; each column is dropped once it is converted."""
     _, id_blank = arrow_text_masks(cols["id"].chunks)
     if id_blank.any():  # a blank id is a problem, or a row of blank cells that is skipped
         raise _NotFast
@@ -151,7 +170,7 @@ def _convert(table: pa.Table, header: list[str]) -> pd.DataFrame:
         raise _NotFast  # a duplicate id
     data: dict[str, Any] = {}
     for spec in FIELDS:
-        col = cols.get(spec.name)
+        col = cols.pop(spec.name, None)
         if col is None:
             if spec.required:
                 raise _NotFast
@@ -172,18 +191,17 @@ def _convert(table: pa.Table, header: list[str]) -> pd.DataFrame:
     return pd.DataFrame({k: (v.array if isinstance(v, pd.Series) else v) for k, v in data.items()})
 
 
-def _parts(data: memoryview, count: int) -> list[memoryview]:
-    """The data cut into about ``count`` pieces at line ends (every line end is a row end here:
-    no quoted cell holds a line break), the first piece with the header."""
-    cuts, size = [0], len(data)
-    view = bytes(data) if count > 1 else b""
+def _parts(raw: bytes, start: int, count: int) -> list[tuple[int, int]]:
+    """``raw[start:]`` cut into about ``count`` pieces at line ends (every line end is a row end
+    here: no quoted cell holds a line break), as (start, stop) offsets; the first has the header."""
+    cuts, size = [start], len(raw)
     for k in range(1, count):
-        at = view.find(b"\n", max(size * k // count, cuts[-1]))
+        at = raw.find(b"\n", max(start + (size - start) * k // count, cuts[-1]))
         if at < 0:
             break
         cuts.append(at + 1)
     cuts.append(size)
-    return [data[a:b] for a, b in zip(cuts, cuts[1:]) if b > a]
+    return [(a, b) for a, b in zip(cuts, cuts[1:]) if b > a]
 
 
 def read_csv_frame(path: str | Path, progress: Progress | None = None) -> pd.DataFrame | None:
@@ -206,9 +224,9 @@ def read_csv_frame(path: str | Path, progress: Progress | None = None) -> pd.Dat
         return None  # the row-by-row reader reports it
     if b"\x00" in raw or raw.count(b"\r") != raw.count(b"\r\n") or not _plain_quotes(raw):
         return None
-    data = memoryview(raw)[len(_BOM) :] if raw.startswith(_BOM) else memoryview(raw)
+    start = len(_BOM) if raw.startswith(_BOM) else 0
     try:
-        header = _header(data)
+        header = _header(memoryview(raw)[start:])
     except UnicodeDecodeError:
         return None
     if len(set(header)) != len(header) or any(h not in FIELD_SPECS for h in header):
@@ -218,20 +236,28 @@ def read_csv_frame(path: str | Path, progress: Progress | None = None) -> pd.Dat
     convert = pacsv.ConvertOptions(
         column_types=dict.fromkeys(names, pa.string()), strings_can_be_null=False, null_values=[]
     )
-    total, done, tables = len(raw), len(raw) - len(data), []
+    total, tables = len(raw), []
     if progress is not None:
         progress(0, total)
     try:
-        for i, part in enumerate(_parts(data, 10 if progress is not None else 1)):
-            options = pacsv.ReadOptions(column_names=names, skip_rows=1 if i == 0 else 0)
-            tables.append(pacsv.read_csv(pa.BufferReader(pa.py_buffer(part)), options, parse, convert))
-            done += len(part)
-            if progress is not None and done < total:
-                progress(done, total)
+        pieces = max(total // _PIECE_BYTES, 10 if progress is not None else 1)
+        for i, (a, b) in enumerate(_parts(raw, start, pieces)):
+            # One block a piece: a column has one chunk per piece.
+            options = pacsv.ReadOptions(
+                column_names=names, skip_rows=1 if i == 0 else 0, block_size=min(max(b - a + 1, 1 << 16), 1 << 30)
+            )
+            piece = pa.py_buffer(memoryview(raw)[a:b])
+            tables.append(pacsv.read_csv(pa.BufferReader(piece), options, parse, convert))
+            del piece
+            if progress is not None and b < total:
+                progress(b, total)
+        del raw  # the cells are in Arrow's own buffers now
         table = pa.concat_tables(tables)
-        if not table.num_rows:
+        n, columns = table.num_rows, dict(zip(header, table.columns))
+        del tables, table
+        if not n:
             return None
-        frame = _convert(table, header)
+        frame = _convert(columns, n)
     except (pa.ArrowInvalid, _NotFast):
         return None
     if progress is not None:
