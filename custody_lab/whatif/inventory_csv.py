@@ -242,12 +242,11 @@ def read_csv_frame(path: str | Path, progress: Progress | None = None) -> pd.Dat
     try:
         pieces = max(total // _PIECE_BYTES, 10 if progress is not None else 1)
         for i, (a, b) in enumerate(_parts(raw, start, pieces)):
-            # One block a piece: a column has one chunk per piece.
-            options = pacsv.ReadOptions(
-                column_names=names, skip_rows=1 if i == 0 else 0, block_size=min(max(b - a + 1, 1 << 16), 1 << 30)
-            )
+            options = pacsv.ReadOptions(column_names=names, skip_rows=1 if i == 0 else 0)
             piece = pa.py_buffer(memoryview(raw)[a:b])
-            tables.append(pacsv.read_csv(pa.BufferReader(piece), options, parse, convert))
+            # Parsed in parallel blocks, then one chunk a column per piece (the sweep reads a
+            # column's chunks one by one: few large ones are faster than many small ones).
+            tables.append(pacsv.read_csv(pa.BufferReader(piece), options, parse, convert).combine_chunks())
             del piece
             if progress is not None and b < total:
                 progress(b, total)
