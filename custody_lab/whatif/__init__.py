@@ -6,6 +6,9 @@ comparison, inventories and their plots (numpy, pandas).
 - :mod:`~custody_lab.whatif.sweep`: :func:`sweep` and :func:`outcome_counts`
 - :mod:`~custody_lab.whatif.grid`, :mod:`~custody_lab.whatif.flips`, :mod:`~custody_lab.whatif.compare`
 - :mod:`~custody_lab.whatif.io`: frames from cases and files (the core's one reader)
+- :mod:`~custody_lab.whatif.inventory_csv`: inventory CSVs read column by column (pyarrow), with
+  the row-by-row reader for any file it cannot prove good
+- :mod:`~custody_lab.whatif.arrow_text`: text columns reduced from Arrow buffers (missing, blank)
 - :mod:`~custody_lab.whatif.plots` and :mod:`~custody_lab.whatif.command` (``custody-lab sweep``)
 
 This package's ``__init__`` stays light (it imports nothing): the command line imports
