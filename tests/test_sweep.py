@@ -663,7 +663,7 @@ def test_the_sweep_command_refuses_parquet_plainly_when_pyarrow_is_missing(tmp_p
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "pyarrow" else real(name, *a))
     assert main(["sweep", str(SUPPORT_DESK), "--out", str(tmp_path / "r.parquet")]) == 2
-    assert "needs the optional package pyarrow" in capsys.readouterr().err
+    assert "needs the package pyarrow" in capsys.readouterr().err
     assert not (tmp_path / "r.parquet").exists()
 
 

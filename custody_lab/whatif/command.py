@@ -5,8 +5,9 @@
 The file is read exactly as ``custody-lab route`` reads it (one reader, :mod:`custody_lab.core.tables`;
 a bad row refuses the sweep with the same list of lines and fields ``route`` prints). Without
 ``--out`` it prints how many rows got each outcome; with it, it also writes every row with
-its ``accepted``, ``selected``, ``rejection`` and ``outcome`` columns. Writing Parquet needs the
-optional ``pyarrow`` package; without it the command says so and exits with status 2.
+its ``accepted``, ``selected``, ``rejection`` and ``outcome`` columns. Writing Parquet uses
+``pyarrow`` (a dependency of the lab); on an install that lacks it the command says so and exits
+with status 2.
 """
 
 from __future__ import annotations
@@ -41,8 +42,8 @@ def run(args: argparse.Namespace) -> int:
             return 2
         if suffix == ".parquet" and importlib.util.find_spec("pyarrow") is None:
             print(
-                "error: writing .parquet needs the optional package pyarrow, which is not installed; "
-                "install it (pip install pyarrow) or write .csv instead",
+                "error: writing .parquet needs the package pyarrow, which is not installed; "
+                "reinstall the lab (pip install -e .) or write .csv instead",
                 file=sys.stderr,
             )
             return 2
