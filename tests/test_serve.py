@@ -153,3 +153,28 @@ def test_serve_refuses_a_port_already_in_use_and_names_it(capsys, tmp_path):
         code = main(["serve", "--http", "--port", str(port), "--log", str(tmp_path / "log.jsonl")])
     err = capsys.readouterr().err
     assert code == 2 and f"127.0.0.1:{port} cannot be used" in err, (port, code, err)
+
+
+def test_the_log_view_shows_the_last_20_exchanges_by_default(tmp_path):
+    log = ReceiptLog(tmp_path / "log.jsonl")
+    for i in range(1, 26):
+        log.append({"seq": i, "method": "ping", "receipt": None})
+    view = receipt_log(log.path)
+    assert [e["seq"] for e in view.entries] == list(range(6, 26)), [e["seq"] for e in view.entries]
+
+
+def test_serve_http_listens_on_127_0_0_1_only_and_stdio_by_default(monkeypatch, tmp_path, capsys):
+    from mcp.server.mcpserver import MCPServer
+
+    calls = []
+    monkeypatch.setattr(MCPServer, "run", lambda self, transport="stdio", **kw: calls.append((transport, kw)))
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    log = tmp_path / "log.jsonl"
+    assert main(["serve", "--log", str(log)]) == 0
+    assert main(["serve", "--http", "--port", str(port), "--log", str(log)]) == 0
+    want = [("stdio", {}), ("streamable-http", {"host": "127.0.0.1", "port": port})]
+    assert calls == want, f"expected {want}, got {calls}"
+    err = capsys.readouterr().err
+    assert str(log) in err and f"http://127.0.0.1:{port}/mcp" in err, err

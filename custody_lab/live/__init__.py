@@ -17,7 +17,8 @@ that with the official Python SDK (``mcp`` 2.x) and no network:
 - :mod:`~custody_lab.live.hostile`: a misbehaving server and what the client makes of it
   (``python -m custody_lab.live.hostile`` over stdio);
 - :mod:`~custody_lab.live.agent_context`: context assembly for an autonomous agent (seed 003);
-- :mod:`~custody_lab.live.audit`: ``custody-lab audit -- COMMAND…`` for your own server.
+- :mod:`~custody_lab.live.audit`: ``custody-lab audit -- COMMAND…`` for your own server;
+- :mod:`~custody_lab.live.serve`: ``custody-lab serve`` for any client, and its receipt log.
 
 ``import custody_lab`` never imports ``mcp``. This package's names load their module on first
 use (``custody_lab.live.LabSession`` imports ``mcp``, over a second), so the main CLI can import
@@ -54,6 +55,7 @@ _EXPORTS: dict[str, str] = {
     "run_hostile_tour": "hostile",
     "assemble_context": "agent_context",
     "audit_command": "audit",
+    "receipt_log": "serve",
 }
 _EXPORTS = {name: f"{__name__}.{module}" for name, module in _EXPORTS.items()}
 
