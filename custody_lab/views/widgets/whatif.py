@@ -114,7 +114,7 @@ def table_html(
         pick = np.arange(first, stop)
     shown = swept.iloc[pick]
     marks = changed[pick]
-    was = before["outcome"].iloc[pick].astype(str).tolist() if before is not None else [None] * len(pick)
+    was: list[str] = before["outcome"].iloc[pick].astype(str).tolist() if before is not None else [""] * len(pick)
     ids = shown["id"] if "id" in shown.columns else pd.Series(shown.index, index=shown.index)
     titles = shown["title"] if "title" in shown.columns else pd.Series([None] * len(shown), index=shown.index)
     rows = []
