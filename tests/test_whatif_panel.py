@@ -73,3 +73,16 @@ def test_a_page_after_the_changed_rows_shows_the_unchanged_ones_in_inventory_ord
         want = [f"cap-{i}" for i in order[page * PAGE_ROWS : (page + 1) * PAGE_ROWS]]
         assert ids == want, f"page {page}: expected {want[:3]}…, got {ids[:3]}…"
     assert _rows(table_html(after, before, page=99)) == 120 - 2 * PAGE_ROWS, "a page past the end is the last page"
+
+
+def test_the_panel_reflows_at_640_px_controls_wrap_and_the_table_scrolls_in_its_own_box():
+    panel = WhatIfPanel(chart=False)
+    row = panel.children[0]
+    slider = panel.controls["embedLimitBytes"]
+    assert row.layout.flex_flow == "row wrap", f"expected the controls row to wrap, got {row.layout.flex_flow!r}"
+    assert (slider.layout.width, slider.layout.max_width) == ("100%", "520px"), (
+        f"expected a slider that shrinks below 520 px, got width {slider.layout.width!r}, max {slider.layout.max_width!r}"
+    )
+    assert 'style="overflow-x:auto;max-width:100%"><table class="whatif-table"' in panel.table.value, (
+        "expected the table inside a box that scrolls sideways"
+    )
