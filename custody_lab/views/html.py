@@ -59,7 +59,9 @@ KINDS: dict[str, str] = {
     "info": "border-left:6px solid #1f4e8c;color:inherit",
     "untrusted": "border:2px dotted #8a6d00;color:inherit",
     "plain": "color:inherit",
-    "muted": "color:#555555",
+    # JupyterLab's secondary text colour (4.6:1 on the light theme's white, more on the dark
+    # theme's near-black); the fixed grey is for pages without JupyterLab's variables.
+    "muted": "color:var(--jp-ui-font-color2, #555555)",
 }
 
 #: A table cell whose words stay on one line ("✓ passed" never splits into "✓" and "passed").
@@ -68,13 +70,19 @@ NOWRAP = "white-space:nowrap"
 #: Table rows that stand out: the step that fired (the error box's colours), a changed row, a row
 #: that does not count (not reached).
 ROW_STYLES: dict[str, str] = {
-    "error": "background:#fdecea;font-weight:bold;outline:2px solid #b3261e",
-    "changed": "background:#fff4d6;font-weight:bold",
-    "muted": "color:#777777",
+    # A row with its own background sets its own text colour too, so it reads in the dark theme.
+    "error": "background:#fdecea;color:#5c0f0a;font-weight:bold;outline:2px solid #b3261e",
+    "changed": "background:#fff4d6;color:#422006;font-weight:bold",
+    "muted": "color:var(--jp-ui-font-color2, #555555)",
 }
 
 #: Text colours for a verdict inside a box; the words (✓ / ✗) carry the meaning, colour repeats it.
-TONES: dict[str, str] = {"ok": "#14532d", "error": "#7f1d1d", "muted": "#555555"}
+#: Each tone carries its own light background, so the pair keeps its contrast in either theme.
+TONES: dict[str, str] = {
+    "ok": "color:#14532d;background:#e6f4ea",
+    "error": "color:#7f1d1d;background:#fdecea",
+    "muted": "color:var(--jp-ui-font-color2, #555555)",
+}
 Tone = Literal["ok", "error", "muted"]
 
 UNTRUSTED_LABEL = (
@@ -154,10 +162,10 @@ def tone(text: str, kind: Tone, *, bold: bool = False) -> Markup:
 
     Example:
         >>> tone("✓ ready", "ok")
-        '<span style="color:#14532d">✓ ready</span>'
+        '<span style="color:#14532d;background:#e6f4ea">✓ ready</span>'
     """
     weight = ";font-weight:bold" if bold else ""
-    return Markup(f'<span style="color:{TONES[kind]}{weight}">{escape(text)}</span>')
+    return Markup(f'<span style="{TONES[kind]}{weight}">{escape(text)}</span>')
 
 
 def box(body: str, kind: Kind = "plain", *, cls: str | None = None, style: str = "") -> str:
