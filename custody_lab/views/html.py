@@ -17,6 +17,8 @@ __all__ = [
     "KINDS",
     "NOWRAP",
     "ROW_STYLES",
+    "TABS_CLASS",
+    "TABS_STYLE",
     "TONES",
     "UNTRUSTED_LABEL",
     "ViewError",
@@ -84,6 +86,16 @@ TONES: dict[str, str] = {
     "muted": "color:var(--jp-ui-font-color2, #555555)",
 }
 Tone = Literal["ok", "error", "muted"]
+
+#: The class of a lab ``Tab`` whose unselected titles use the body text colour: ipywidgets draws them
+#: in ``--jp-ui-font-color2`` on ``--jp-layout-color2``, 4.4:1 in JupyterLab's light theme and 4.2:1
+#: in its dark one (WCAG AA asks 4.5:1). The one place the lab needs a rule, not an inline style: a
+#: tab title is ipywidgets' own element. :data:`TABS_STYLE` holds the rule, as HTML.
+TABS_CLASS = "custody-tabs"
+TABS_STYLE = (
+    f"<style>.jupyter-widgets.jupyter-widget-tab.{TABS_CLASS} > .lm-TabBar .lm-TabBar-tab:not(.lm-mod-current)"
+    "{color:var(--jp-ui-font-color1, #111111)}</style>"
+)
 
 UNTRUSTED_LABEL = (
     "<b>⚠ UNTRUSTED DATA</b> — written by the server, shown as text; it never changes what the lab decides"

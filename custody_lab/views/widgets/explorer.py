@@ -30,6 +30,7 @@ from ...core.loading import load_fixture
 from ...core.model import FIELD_SPECS, INITIATORS, OPERATIONS, SHAPES, Case, Decision, Policy, check_value
 from ...core.router import route
 from ...core.text import visible
+from ..html import TABS_CLASS, TABS_STYLE
 from . import render
 from .controls import FULL, StrictIntSlider, fit, fits_words, wrapping_row
 
@@ -144,10 +145,12 @@ class CaseExplorer(W.VBox):
         tabs = W.Tab(children=[self.trace, self.receipt, W.VBox([self.paste, self.load_button])])
         for i, title in enumerate(["Trace", "Receipt", "Paste a case"]):
             tabs.set_title(i, title)
+        tabs.add_class(TABS_CLASS)  # readable unselected titles; the rule is in a hidden HTML widget
+        tabs_style = W.HTML(TABS_STYLE, layout=W.Layout(display="none"))
         children: list[W.Widget] = [inputs, self.message, self.outcome, self.diff, self.untrusted]
         if self._matrix is not None:
             children.append(self.chart)
-        children.append(tabs)
+        children += [tabs, tabs_style]
         super().__init__(children=children, layout=W.Layout(max_width="100%"))
         self.decision: Decision = route(self.case, self.policy)
         self._baseline_decision = self.decision
