@@ -70,6 +70,28 @@ def require_browser() -> None:
         pytest.skip(reason)
 
 
+@contextmanager
+def workspace(prefix: str, notebook: str, cells: list[tuple[str, str]]) -> Iterator[Path]:
+    """A throwaway copy of the notebooks and data under ``<base>/root``, plus one notebook made for a
+    test file from ``cells`` (``("markdown" | "code", source)`` pairs); removed afterwards."""
+    import nbformat
+
+    require_browser()
+    base = Path(tempfile.mkdtemp(prefix=prefix))
+    root = base / "root"
+    for folder in ("notebooks", "data"):
+        shutil.copytree(ROOT / folder, root / folder, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+    new = {"markdown": nbformat.v4.new_markdown_cell, "code": nbformat.v4.new_code_cell}
+    nb.cells = [new[kind](source) for kind, source in cells]
+    nbformat.write(nb, root / notebook)
+    try:
+        yield base
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
 def isolated_jupyter_env(base: Path) -> dict[str, str]:
     """Environment for a test server: its own Jupyter config/data/runtime dirs and its own exercise
     progress file (a kernel must not see what other tests recorded), no display."""
