@@ -137,3 +137,14 @@ def test_the_glossary_names_every_rejection_code_and_every_shape():
     named = {name for _, text in glossary_terms() for name in KEBAB.findall(text)}
     missing = sorted((CODES | set(SHAPES)) - named)
     assert not missing, f"glossary never names {missing}"
+
+
+def test_the_cheat_sheet_states_live_modes_order_as_live_rules_walks_it():
+    from custody_lab.core.rules import LIVE_RULES
+
+    text = CHEATSHEET.read_text(encoding="utf-8")
+    first_two = [r.code for r in LIVE_RULES[:2]]
+    assert first_two == ["permission-denied", "side-effects-unknown"], first_two
+    assert "`permission-denied` and `side-effects-unknown` first" in text and "`LIVE_RULES`" in text
+    stages = [r.stage for r in LIVE_RULES[2:]]
+    assert stages.index("content") > stages.index("exchange") and stages.index("promise") > stages.index("content")
