@@ -201,3 +201,15 @@ def test_contributing_lists_the_six_layers_in_the_architecture_tests_order():
     assert tuple(listed) == LAYERS, f"CONTRIBUTING.md's layer table lists {listed}, the contract has {LAYERS}"
     for name in ("cli.py", "nothing imports `cli`", "600 lines", "custody_lab.uri_templates", ".exercises"):
         assert name in text, f"CONTRIBUTING.md does not mention {name!r}"
+
+
+def test_the_readme_python_example_runs_and_says_what_it_prints():
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"^```python\n(.*?)^```", text, flags=re.M | re.S)
+    example = next(b for b in blocks if "cl.route(" in b)
+    scope: dict[str, object] = {}
+    exec(compile(example, "README.md", "exec"), scope)
+    decision = scope["decision"]
+    assert decision.rejection == "embed-over-budget", decision  # the comment in the example
+    receipt = decision.to_dict()
+    assert list(receipt) == ["id", "accepted", "rejection", "custody"], receipt
