@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import re
@@ -17,8 +18,11 @@ import custody_lab as cl
 
 from . import fresh_env as fe
 
-#: Exercise progress goes to a temporary file, never into the repository (notebook kernels inherit it).
-os.environ["CUSTODY_LAB_PROGRESS"] = os.path.join(tempfile.mkdtemp(prefix="custody-lab-progress-"), "progress.json")
+#: Exercise progress goes to a temporary file, never into the repository (notebook kernels inherit it);
+#: the directory is removed when the test run ends, so runs leave nothing behind in the temp dir.
+_PROGRESS_DIR = tempfile.mkdtemp(prefix="custody-lab-progress-")
+atexit.register(shutil.rmtree, _PROGRESS_DIR, ignore_errors=True)
+os.environ["CUSTODY_LAB_PROGRESS"] = os.path.join(_PROGRESS_DIR, "progress.json")
 
 settings.register_profile("lab", deadline=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "lab"))
