@@ -8,9 +8,12 @@ artifact prints.
 from __future__ import annotations
 
 __all__ = [
+    "EXECUTORS",
     "FIXTURE_NAME",
     "FIXTURE_SHA256",
     "HINT_FIELDS",
+    "METHOD_EXECUTOR",
+    "actor_labels",
     "canonical_json",
     "digest",
     "extended_receipt",
@@ -27,7 +30,8 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from .model import Decision
+from .errors import CaseError
+from .model import APPLICATION_SHAPES, INITIATORS, Case, Decision
 
 FIXTURE_NAME = "mcp-context-custody-v1"
 #: What the seed's Node artifact prints as ``sha256`` (seed 000, "Runnable artifact").
@@ -60,15 +64,70 @@ def receipt(decision: Decision) -> dict[str, Any]:
     return decision.to_dict()
 
 
+#: Who performs the step that brings context in, by MCP method (seed 000, "Decide who initiates
+#: the context transfer": "the model chooses an operation, the server executes it"). For
+#: ``resources/read`` the application's client performs the read and the server only hands over
+#: what it holds (a read has no side effects, seed 004); for ``tools/call`` the server runs the
+#: operation. That the receipt keeps this label beside the initiator is the lab's host policy:
+#: MCP (2026-07-28) has no executor field.
+METHOD_EXECUTOR: dict[str, str] = {"resources/read": "application", "tools/call": "server"}
+#: The executor labels, in the order of :data:`METHOD_EXECUTOR`.
+EXECUTORS: tuple[str, ...] = tuple(dict.fromkeys(METHOD_EXECUTOR.values()))
+
+
+def actor_labels(
+    case: Case | None = None, *, initiator: str | None = None, method: str | None = None
+) -> dict[str, str]:
+    """The two labels a design review writes beside a context source: initiator and executor.
+
+    The initiator is who decided that the context enters (``application`` or ``model``); the
+    executor is who performs the step (:data:`METHOD_EXECUTOR`). Either comes from ``case`` (its
+    initiator, and the method its declared shape travels by: a resource shape is a
+    ``resources/read``, a tool shape a ``tools/call``) unless given. Seed 000: when the labels
+    differ, the receipt keeps both instead of flattening them into one.
+
+    Raises:
+        CaseError: an unknown initiator or method (``.field`` is ``"initiator"`` or ``"method"``),
+            or neither a case nor both labels' sources were given.
+
+    Example:
+        >>> actor_labels(initiator="model", method="resources/read")
+        {'initiator': 'model', 'executor': 'application'}
+    """
+    who = initiator if initiator is not None else (case.initiator if case is not None else None)
+    if method is None and case is not None:
+        method = "resources/read" if case.shape in APPLICATION_SHAPES else "tools/call"
+    if who not in INITIATORS:
+        raise CaseError(f"field 'initiator': {who!r} is not one of {', '.join(INITIATORS)}", "initiator")
+    if method not in METHOD_EXECUTOR:
+        raise CaseError(f"field 'method': {method!r} is not one of {', '.join(METHOD_EXECUTOR)}", "method")
+    return {"initiator": who, "executor": METHOD_EXECUTOR[method]}
+
+
 def extended_receipt(
     decision: Decision,
     *,
     template_params: dict[str, Any] | None = None,
+    actors: Mapping[str, str] | None = None,
     extra: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The seed receipt plus what later lessons need: digest, trace and template parameters.
+    """The seed receipt plus what later lessons need: digest, trace, template parameters, actors.
 
     The seed-shaped part is unchanged (its digest is ``digest``); the additions sit beside it.
+    ``actors`` (from :func:`actor_labels`) is written as its own ``actors`` block, both labels
+    kept, while the seed's ``custody.actor`` stays the one label the router decided on.
+
+    Raises:
+        CaseError: ``actors`` lacks ``initiator`` or ``executor`` or holds an unknown label
+            (``.field`` names it, for example ``"actors.executor"``).
+
+    Example:
+        >>> from custody_lab.core.loading import load_fixture
+        >>> from custody_lab.core.router import route
+        >>> report = load_fixture().case("generated-report")
+        >>> ext = extended_receipt(route(report), actors=actor_labels(report))
+        >>> ext["custody"]["actor"], ext["actors"]
+        ('model', {'initiator': 'model', 'executor': 'server'})
     """
     base = receipt(decision)
     out = dict(base)
@@ -76,6 +135,13 @@ def extended_receipt(
     out["trace"] = [{"code": s.code, "status": s.status} for s in decision.trace]
     if template_params is not None:
         out["templateParams"] = dict(template_params)
+    if actors is not None:
+        for key, known in (("initiator", INITIATORS), ("executor", EXECUTORS)):
+            if actors.get(key) not in known:
+                raise CaseError(
+                    f"field 'actors.{key}': {actors.get(key)!r} is not one of {', '.join(known)}", f"actors.{key}"
+                )
+        out["actors"] = {"initiator": actors["initiator"], "executor": actors["executor"]}
     if extra:
         out.update(extra)
     return out

@@ -23,8 +23,10 @@ from ..exercises import Exercise, ExerciseError
 SET_MODULES: tuple[str, ...] = (
     "route",
     "receipt",
+    "actors",
     "uri_expand",
     "uri_match",
+    "revision",
     "blobs",
     "links",
     "whatif",

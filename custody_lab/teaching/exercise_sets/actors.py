@@ -1,0 +1,285 @@
+"""Initiator and executor (notebook 02): two labels beside every context source, both kept.
+
+==========  =====  ===================================================================
+id          level  task
+==========  =====  ===================================================================
+actor-01    1      the two labels of the generated report (a tool the model calls)
+actor-02    2      the actors block of a read the model proposed and the host performed
+actor-03    2      which sources carry labels that differ
+==========  =====  ===================================================================
+
+Seed 000 ("Decide who initiates the context transfer"): write two labels beside every context
+source, initiator and executor, and when they differ keep both in the receipt instead of
+flattening them into one. The labels are the package's (:func:`custody_lab.core.receipts.actor_labels`),
+so every reference answer is computed. Keeping an ``actors`` block in the receipt is the lab's
+host policy: MCP (2026-07-28) has no executor field, and the seed receipt's ``custody.actor``
+holds one label.
+"""
+
+from __future__ import annotations
+
+__all__ = ["EXERCISES", "SOURCES", "Source"]
+
+from dataclasses import dataclass
+
+from ...core.loading import load_fixture
+from ...core.receipts import EXECUTORS, actor_labels
+from ..exercises import Exercise, Mistake
+from . import _answers as ans
+
+
+@dataclass(frozen=True)
+class Source:
+    """A context source as a design review lists it: who decided, and by which MCP method.
+
+    Attributes:
+        id: a short name.
+        what: the source in one sentence.
+        initiator: who decided that the context enters (``application`` or ``model``).
+        method: how it travels (``resources/read`` or ``tools/call``).
+    """
+
+    id: str
+    what: str
+    initiator: str
+    method: str
+
+    def labels(self) -> dict[str, str]:
+        """The two labels (:func:`custody_lab.core.receipts.actor_labels`)."""
+        return actor_labels(initiator=self.initiator, method=self.method)
+
+
+#: The sources of actor-03 and of notebook 02's worked example.
+SOURCES: tuple[Source, ...] = (
+    Source("handbook", "the user picks the handbook in the host's file picker", "application", "resources/read"),
+    Source("generated-report", "the model calls the report tool, which writes the report", "model", "tools/call"),
+    Source(
+        "model-proposed-read",
+        "the model asks for crm://customer/fixture-17 through the host's read_mcp_resource tool; the host reads it",
+        "model",
+        "resources/read",
+    ),
+    Source(
+        "host-prefetch",
+        "at session start the host itself calls the server's search tool to prefetch FAQ answers",
+        "application",
+        "tools/call",
+    ),
+    Source(
+        "live-status", "the host re-reads the status document after an update notice", "application", "resources/read"
+    ),
+)
+
+_BY_ID = {s.id: s for s in SOURCES}
+
+
+def _labels_of(answer: object) -> tuple[str, str] | None:
+    """An answer as ``(initiator, executor)``: a dict with both keys, or a pair; else ``None``."""
+    if isinstance(answer, dict):
+        pair = (ans.text(answer.get("initiator")), ans.text(answer.get("executor")))
+    elif isinstance(answer, list | tuple) and len(answer) == 2:
+        pair = (ans.text(answer[0]), ans.text(answer[1]))
+    else:
+        return None
+    if pair[0] is None or pair[1] is None:
+        return None
+    return pair[0].lower(), pair[1].lower()
+
+
+def _same_labels(answer: object, expected: object) -> bool:
+    return isinstance(expected, dict) and _labels_of(answer) == _labels_of(expected)
+
+
+def _flattened(answer: object) -> bool:
+    """One label where two are wanted: a single string, or both labels the same."""
+    pair = _labels_of(answer)
+    return ans.text(answer) is not None or (pair is not None and pair[0] == pair[1])
+
+
+# --------------------------------------------------------------------------------------------
+# actor-01: the generated report
+# --------------------------------------------------------------------------------------------
+
+
+def _report_labels() -> object:
+    return actor_labels(load_fixture().case("generated-report"))
+
+
+ACTOR_01 = Exercise(
+    id="actor-01",
+    title="Two labels for the generated report",
+    level=1,
+    prompt=(
+        "The seed's `generated-report` case: the model calls a tool that writes an 18,000-byte "
+        'report (`input_for("actor-01")` is the case). Write the two labels a design review puts '
+        'beside it, as a dict: `{"initiator": ..., "executor": ...}`. The initiator is who decided '
+        "that this context enters (`application` or `model`); the executor is who performs the "
+        "step that produces it (`application` or `server`)."
+    ),
+    input_label="the generated-report case",
+    wanted='a dict {"initiator": ..., "executor": ...}',
+    kind="mapping",
+    given=lambda: load_fixture().case("generated-report"),
+    reference=_report_labels,
+    compare=_same_labels,
+    mistakes=(
+        Mistake(
+            "flattened-to-one-label",
+            _flattened,
+            "That is one label written twice (or once). Seed 000 asks for two: who decided that the "
+            "report enters, and who actually ran the operation that wrote it. Ask each question on its own.",
+            example={"initiator": "model", "executor": "model"},
+        ),
+        Mistake(
+            "swapped",
+            lambda a: _labels_of(a) == ("server", "model"),
+            "The server does not decide when the model calls one of its tools; it does the work "
+            "once asked. Swap the two.",
+            example={"initiator": "server", "executor": "model"},
+        ),
+        Mistake(
+            "host-runs-tools",
+            lambda a: (p := _labels_of(a)) is not None and p[1] == "application" and p[0] != "application",
+            "The host sends tools/call, but the operation runs on the server (seed 000: the model "
+            "chooses an operation, the server executes it).",
+            example={"initiator": "model", "executor": "application"},
+        ),
+        Mistake(
+            "unknown-label",
+            lambda a: (
+                (p := _labels_of(a)) is not None and (p[0] not in ("application", "model") or p[1] not in EXECUTORS)
+            ),
+            "Use the labels of the review: the initiator is application or model, the executor application or server.",
+            example={"initiator": "user", "executor": "tool"},
+        ),
+    ),
+    hints=(
+        "Ask two questions: who decided that this report should enter the context, and where does "
+        "the code that writes it run?",
+        "A tool result is model-controlled: the model decides. Who runs the tool?",
+    ),
+)
+
+
+# --------------------------------------------------------------------------------------------
+# actor-02: a read the model proposed and the host performed
+# --------------------------------------------------------------------------------------------
+
+
+def _proposed_read_labels() -> object:
+    return _BY_ID["model-proposed-read"].labels()
+
+
+ACTOR_02 = Exercise(
+    id="actor-02",
+    title="Complete the actors block of a read the model asked for",
+    level=2,
+    prompt=(
+        "The model asks for `crm://customer/fixture-17` through the host's `read_mcp_resource` "
+        "tool, and the host performs an ordinary `resources/read` through its permission gate "
+        "(notebook 08 does this live). The router treats it as the application's read, so the "
+        'seed receipt says `"actor": "application"`. Complete the extended receipt\'s `actors` '
+        'block: `{"initiator": ..., "executor": ...}`.'
+    ),
+    input_label="the model-proposed read of crm://customer/fixture-17",
+    wanted='a dict {"initiator": ..., "executor": ...}',
+    kind="mapping",
+    given=lambda: _BY_ID["model-proposed-read"],
+    reference=_proposed_read_labels,
+    compare=_same_labels,
+    mistakes=(
+        Mistake(
+            "copied-the-receipts-actor",
+            lambda a: _labels_of(a) == ("application", "application"),
+            "That copies the seed receipt's one actor into both labels: exactly the flattening "
+            "seed 000 warns about. Who proposed this read in the first place?",
+            example={"initiator": "application", "executor": "application"},
+        ),
+        Mistake(
+            "flattened-to-one-label",
+            _flattened,
+            "One label is not enough here: the one who asked and the one who performed the read "
+            "are different parties. Answer each question on its own.",
+            example={"initiator": "model", "executor": "model"},
+        ),
+        Mistake(
+            "the-server-executes-a-read",
+            lambda a: (p := _labels_of(a)) is not None and p[1] == "server",
+            "A resources/read is performed by the host's client through its gate; the server only "
+            "hands over what it holds. Which method carries this read?",
+            example={"initiator": "model", "executor": "server"},
+        ),
+    ),
+    hints=(
+        "The method is resources/read, but it was not the application's idea. Ask who asked, then who read.",
+        "The read_mcp_resource call came from the model; the resources/read that followed came from the host.",
+    ),
+)
+
+
+# --------------------------------------------------------------------------------------------
+# actor-03: which sources carry labels that differ
+# --------------------------------------------------------------------------------------------
+
+
+def _differing() -> object:
+    return [s.id for s in SOURCES if len(set(s.labels().values())) > 1]
+
+
+def _same_ids(answer: object, expected: object) -> bool:
+    return ans.names(answer) == frozenset(expected) if isinstance(expected, list) else False
+
+
+ACTOR_03 = Exercise(
+    id="actor-03",
+    title="Where must the receipt keep both labels?",
+    level=2,
+    prompt=(
+        'Five context sources (`input_for("actor-03")`: each with its `what`, `initiator` and '
+        "`method`). For which of them do the initiator and the executor differ, so that a single "
+        "`actor` would flatten two parties into one? Answer with a list of their ids."
+    ),
+    input_label="five context sources",
+    wanted="a list of source ids",
+    kind="list",
+    given=lambda: SOURCES,
+    reference=_differing,
+    compare=_same_ids,
+    mistakes=(
+        Mistake(
+            "only-the-model-initiated",
+            lambda a: ans.names(a) == frozenset(s.id for s in SOURCES if s.initiator == "model"),
+            "Those are the sources the model initiated. Look again at the host's own decisions: "
+            "does the host also run every operation it asks for?",
+            example=["generated-report", "model-proposed-read"],
+        ),
+        Mistake(
+            "only-the-tool-calls",
+            lambda a: ans.names(a) == frozenset(s.id for s in SOURCES if s.method == "tools/call"),
+            "Those are the tool calls. A resource read can have two parties too, when someone "
+            "other than the host asked for it.",
+            example=["generated-report", "host-prefetch"],
+        ),
+        Mistake(
+            "none-differ",
+            lambda a: (ans.text(a) or "").lower() in ("none", "[]", "nothing"),
+            "At least one source has a model deciding and a server doing the work: write both labels "
+            "for each source first.",
+            example="none",
+        ),
+        Mistake(
+            "not-a-source-id",
+            lambda a: (n := ans.names(a)) is not None and not n <= set(_BY_ID),
+            "Use the ids of the sources as input_for gives them (handbook, generated-report, ...).",
+            example=["report"],
+        ),
+    ),
+    hints=(
+        "Write both labels for each source (actor_labels(initiator=..., method=...) does it), then "
+        "keep the ones where they are not the same.",
+        "A source keeps one label only when the application both decides and performs the step.",
+    ),
+)
+
+
+EXERCISES = (ACTOR_01, ACTOR_02, ACTOR_03)

@@ -1,0 +1,256 @@
+"""Versioned and moving URIs (notebook 03): what a host may cache, and what proves what was read.
+
+============  =====  =================================================================
+id            level  task
+============  =====  =================================================================
+revision-01   1      which URIs the host may cache and reuse without reading again
+revision-02   2      two reads of a versioned URI with different digests: what it means
+revision-03   2      which citation both names the revision and proves the bytes
+============  =====  =================================================================
+
+Every reference answer is computed by :mod:`custody_lab.protocol.revisions` over the lab's sample
+catalog (its digests are the sha256 of the bytes the catalog serves). Which URIs name one revision
+is the lab's host policy (:data:`custody_lab.protocol.revisions.REVISION_POLICY`): MCP 2026-07-28
+does not define immutable URIs; it gives hints (``lastModified``, ``ttlMs``) and update notices.
+"""
+
+from __future__ import annotations
+
+__all__ = ["CITATIONS", "EXERCISES", "URIS"]
+
+import hashlib
+from collections.abc import Callable
+from functools import cache
+
+from ...protocol.catalog import Catalog
+from ...protocol.revisions import READ_COMPARISONS, classify, compare_reads, evidence
+from ..exercises import Exercise, Mistake
+from . import _answers as ans
+from ._changes import code_of, same_code, several_codes
+
+# --------------------------------------------------------------------------------------------
+# revision-01: which URIs may the host cache
+# --------------------------------------------------------------------------------------------
+
+#: The URIs of revision-01.
+URIS: tuple[str, ...] = (
+    "kb://handbook/v4",
+    "status://service/current",
+    "invoices://2026-09",
+    "logs://api/today",
+    "kb://shipping",
+    "invoices://current",
+)
+
+
+def _cacheable() -> object:
+    return [uri for uri in URIS if evidence(uri).may_cache]
+
+
+def _same_uris(answer: object, expected: object) -> bool:
+    return isinstance(expected, list) and ans.names(answer) == frozenset(expected)
+
+
+def _includes(kind: str) -> Callable[[object], bool]:
+    def detect(answer: object) -> bool:
+        named = ans.names(answer)
+        return named is not None and any(u in URIS and classify(u).kind == kind for u in named)
+
+    return detect
+
+
+REVISION_01 = Exercise(
+    id="revision-01",
+    title="Which URIs may the host cache?",
+    level=1,
+    prompt=(
+        'Six URIs (`input_for("revision-01")`). Under the lab\'s host policy, which of them may the '
+        "host keep a copy of and reuse **without reading again**? Answer with a list of the URIs. "
+        "(MCP 2026-07-28 promises this of no URI; the policy is the host's, in "
+        "`custody_lab.protocol.revisions.REVISION_POLICY`.)"
+    ),
+    input_label="six URIs from the lab's servers",
+    wanted="a list of URIs",
+    kind="list",
+    given=lambda: URIS,
+    reference=_cacheable,
+    compare=_same_uris,
+    mistakes=(
+        Mistake(
+            "a-moving-uri",
+            _includes("moving"),
+            "Your list holds a URI that names whatever is current: its bytes change while its URI "
+            "stays the same. A copy of it is good only while ttlMs lasts or until an update notice.",
+            example=["kb://handbook/v4", "status://service/current"],
+        ),
+        Mistake(
+            "an-undeclared-uri",
+            _includes("undeclared"),
+            "Your list holds a URI nobody declared as one revision. Nothing in MCP makes a URI "
+            "immutable, so the host treats it as moving. Does every part after invoices:// name a month?",
+            example=["invoices://current"],
+        ),
+        Mistake(
+            "nothing-is-cacheable",
+            lambda a: (ans.text(a) or "").lower() in ("none", "nothing", "[]"),
+            "MCP makes no promise, but the lab's host policy does: it declares some URIs to name one "
+            "revision that is never edited.",
+            example="none",
+        ),
+    ),
+    hints=(
+        "Ask of each URI: does it name one revision (a version, a closed month), or whatever is current?",
+        "Run classify(uri).kind from custody_lab.protocol.revisions on each and keep the versioned ones.",
+    ),
+)
+
+
+# --------------------------------------------------------------------------------------------
+# revision-02: two reads of a versioned URI, two digests
+# --------------------------------------------------------------------------------------------
+
+_HANDBOOK = "kb://handbook/v4"
+
+
+@cache
+def _handbook_sha256() -> str:
+    return Catalog.load().read(_HANDBOOK).sha256
+
+
+def _two_reads() -> dict[str, str]:
+    """The handbook's digest as served, and the digest of the same bytes with one line added."""
+    data = Catalog.load().read(_HANDBOOK).data + b"\nReturns now take 45 days.\n"
+    return {"uri": _HANDBOOK, "first": _handbook_sha256(), "second": hashlib.sha256(data).hexdigest()}
+
+
+def _comparison() -> object:
+    reads = _two_reads()
+    return compare_reads(reads["uri"], reads["first"], reads["second"])
+
+
+REVISION_02 = Exercise(
+    id="revision-02",
+    title="The same versioned URI, two digests",
+    level=2,
+    prompt=(
+        'The host read `kb://handbook/v4` on Monday and again on Friday (`input_for("revision-02")`: '
+        "the URI and the two sha256 digests). What does `compare_reads` answer? Give one of the keys "
+        "of `READ_COMPARISONS`, and decide first what it means for the host's cached copy."
+    ),
+    input_label="two reads of kb://handbook/v4",
+    wanted="one key of READ_COMPARISONS",
+    kind="code",
+    given=_two_reads,
+    reference=_comparison,
+    compare=same_code,
+    mistakes=(
+        Mistake(
+            "treated-as-moving",
+            lambda a: code_of(a) == "new-revision",
+            "That is the answer for a URI that moves. This one names version 4, and the host's "
+            "policy says a version is never edited: different bytes under it are not news.",
+            example="new-revision",
+        ),
+        Mistake(
+            "did-not-compare",
+            lambda a: code_of(a) == "same-bytes",
+            "Compare the two digests character by character: are they the same?",
+            example="same-bytes",
+        ),
+        Mistake(
+            "several",
+            several_codes,
+            "The two reads get one answer: give one key.",
+            example=["same-bytes", "new-revision"],
+        ),
+        Mistake(
+            "not-a-key",
+            lambda a: (c := code_of(a)) is not None and c not in READ_COMPARISONS,
+            "Answer with one of the keys of READ_COMPARISONS, as the dict writes it.",
+            example="cache-it",
+        ),
+    ),
+    hints=(
+        "Two questions: are the digests the same, and what does this URI promise about its bytes?",
+        "classify(uri).kind tells you what the URI promises; a promise broken is not a new revision.",
+    ),
+)
+
+
+# --------------------------------------------------------------------------------------------
+# revision-03: which citation is pinned
+# --------------------------------------------------------------------------------------------
+
+
+def _citations() -> dict[str, dict[str, str | None]]:
+    status = Catalog.load().read("status://service/current").sha256
+    return {
+        "uri-only": {"uri": _HANDBOOK, "sha256": None},
+        "digest-only": {"uri": None, "sha256": _handbook_sha256()},
+        "moving-pair": {"uri": "status://service/current", "sha256": status},
+        "versioned-pair": {"uri": _HANDBOOK, "sha256": _handbook_sha256()},
+    }
+
+
+#: The citation ids of revision-03 (their values are computed from the catalog).
+CITATIONS: tuple[str, ...] = ("uri-only", "digest-only", "moving-pair", "versioned-pair")
+
+
+def _pinned() -> object:
+    found = [name for name, c in _citations().items() if evidence(c["uri"], c["sha256"]).pinned]
+    assert len(found) == 1, f"revision-03 is built with exactly one pinned citation; found {found}"
+    return found[0]
+
+
+REVISION_03 = Exercise(
+    id="revision-03",
+    title="Which citation says which revision, and proves it?",
+    level=2,
+    prompt=(
+        'Four citations a model could give for what it read (`input_for("revision-03")`, each a '
+        "URI, a sha256 digest, or both). Which one both says **which revision** was read and can "
+        "**prove** that the bytes were those? Give its id."
+    ),
+    input_label="four citations of what was read",
+    wanted="one citation id",
+    kind="text",
+    given=_citations,
+    reference=_pinned,
+    compare=same_code,
+    mistakes=(
+        Mistake(
+            "a-uri-alone",
+            lambda a: code_of(a) == "uri-only",
+            "A URI names the revision, but it cannot prove that the bytes in the model's context are "
+            "that revision's: nothing to compare them with.",
+            example="uri-only",
+        ),
+        Mistake(
+            "a-digest-alone",
+            lambda a: code_of(a) == "digest-only",
+            "A digest proves which bytes were read, but names nothing a reviewer can go back to: a "
+            "hash alone does not say what was read.",
+            example="digest-only",
+        ),
+        Mistake(
+            "a-pair-on-a-moving-uri",
+            lambda a: code_of(a) == "moving-pair",
+            "That pair proves the bytes, but its URI names whatever is current: it cannot say which "
+            "revision was read once the status moves on.",
+            example="moving-pair",
+        ),
+        Mistake(
+            "several",
+            several_codes,
+            "Give the one citation id that does both.",
+            example=["uri-only", "digest-only"],
+        ),
+    ),
+    hints=(
+        "For each citation ask two questions: does it name one revision, and can it prove the bytes?",
+        "evidence(uri, sha256).pinned from custody_lab.protocol.revisions answers both at once.",
+    ),
+)
+
+
+EXERCISES = (REVISION_01, REVISION_02, REVISION_03)
