@@ -31,7 +31,10 @@ SET_MODULES: tuple[str, ...] = (
     "links",
     "whatif",
     "live",
+    "hints",
     "agent",
+    "present",
+    "capstone",
 )
 
 
