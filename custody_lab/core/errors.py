@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["CaseError", "CaseFileError", "CustodyLabError", "PolicyError", "Problem", "UnknownCaseError"]
+__all__ = ["BudgetError", "CaseError", "CaseFileError", "CustodyLabError", "PolicyError", "Problem", "UnknownCaseError"]
 
 from dataclasses import dataclass
 
@@ -95,3 +95,12 @@ class UnknownCaseError(CustodyLabError, KeyError):
 
     def __str__(self) -> str:  # KeyError would show the message in quotes
         return str(self.args[0])
+
+
+class BudgetError(CustodyLabError, ValueError):
+    """A context-budget entry or limit is malformed (an unknown budget, a negative size, a block
+    without contents); ``.field`` names the key or argument at fault."""
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field

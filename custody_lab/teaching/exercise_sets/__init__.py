@@ -29,6 +29,8 @@ SET_MODULES: tuple[str, ...] = (
     "revision",
     "blobs",
     "links",
+    "budget",
+    "authorise",
     "whatif",
     "live",
     "hints",

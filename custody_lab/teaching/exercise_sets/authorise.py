@@ -1,0 +1,244 @@
+"""Authorise-before-embedding exercises (notebook 05): an embed the caller may not read.
+
+=============  =====  ===============================================================
+id             level  task
+=============  =====  ===============================================================
+authorise-01   2      the user approved the tool call; its result embeds another
+                      customer's record: which rejection code does the receipt carry
+authorise-02   3      whose policy failed, and what happens to the bytes
+=============  =====  ===============================================================
+
+Both references are computed by :func:`custody_lab.protocol.budgets.authorise_embed`, which
+routes the embed through the one rule table. What is MCP's and what is the lab's, kept apart: a
+tool result may carry an embedded ``resource`` (tools, "Embedded Resources", 2025-06-18 through
+2026-07-28), and the tools specification's Security Considerations say servers MUST implement
+proper access controls; that the host withholds the bytes and writes ``permission-denied`` is the
+lab's host policy (seed 000: "An embedded resource should be authorized before embedding").
+
+The re-read refused after permission is revoked is the same gate at a later boundary; it is
+taught in notebook 07 and checked by ``live-01``, not repeated here.
+"""
+
+from __future__ import annotations
+
+__all__ = ["CALLER_RECORD", "EMBEDDED_URI", "EXERCISES", "TOOL", "caller_may_read", "embed_block", "embed_verdict"]
+
+import functools
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ...core.model import SHAPES
+from ...protocol.budgets import EmbedVerdict, authorise_embed
+from ..exercises import Exercise, ExerciseError, Mistake
+from . import _answers as ans
+
+#: The tool the user approved, the record its caller may read, and the record it embedded.
+TOOL = "summarize_ticket"
+CALLER_RECORD = "crm://customer/fixture-17"
+EMBEDDED_URI = "crm://customer/fixture-99"
+
+
+def caller_may_read(uri: str) -> bool:
+    """The support agent's gate: of the customer records, only its own customer's.
+
+    Example:
+        >>> caller_may_read(CALLER_RECORD), caller_may_read(EMBEDDED_URI), caller_may_read("kb://shipping")
+        (True, False, True)
+    """
+    return uri == CALLER_RECORD or not uri.startswith("crm://customer/")
+
+
+def embed_block() -> dict[str, Any]:
+    """What ``summarize_ticket`` returned: another customer's record, embedded."""
+    record = {"id": "fixture-99", "name": "Another customer", "email": "someone@example.test", "tier": "gold"}
+    text = json.dumps(record, separators=(",", ":"))
+    return {"type": "resource", "resource": {"uri": EMBEDDED_URI, "mimeType": "application/json", "text": text}}
+
+
+@functools.cache
+def embed_verdict() -> EmbedVerdict:
+    """The host's decision on the embed (the rule table, via ``authorise_embed``).
+
+    Example:
+        >>> embed_verdict().decision.rejection
+        'permission-denied'
+    """
+    return authorise_embed(embed_block(), tool=TOOL, may_read=caller_may_read, provenance="crm-fixture@99")
+
+
+def _given() -> dict[str, Any]:
+    return {
+        "tool": TOOL,
+        "approved_by": "user",
+        "caller_may_read": f"{CALLER_RECORD} (and no other crm://customer/ record)",
+        "result_content": [embed_block()],
+    }
+
+
+def _code(answer: object) -> str | None:
+    text = ans.text(answer)
+    return None if text is None else text.lower()
+
+
+_CONSENT_HINT = (
+    "The user approved *calling* `summarize_ticket`: that is consent to run the tool, not "
+    f"permission to read `{EMBEDDED_URI}`. The host never chose to read that record; the server "
+    "put it in the result without checking. Which rule asks whether the caller may read the URI?"
+)
+
+AUTHORISE_01 = Exercise(
+    id="authorise-01",
+    title="The call was approved; the embed was not",
+    level=2,
+    prompt=(
+        f"A support agent works on a ticket of customer `fixture-17`. The user approves a call to "
+        f"`{TOOL}`; its result embeds the record `{EMBEDDED_URI}`, which this caller may not read "
+        f'(`input_for("authorise-01")` has the result and the gate). The host routes the embed '
+        "through the lab's rule table. **Predict first**: which rejection code does the receipt "
+        "carry? Answer with the code, as text."
+    ),
+    input_label=f"{TOOL}'s result embedding {EMBEDDED_URI}, for a caller who may read only {CALLER_RECORD}",
+    wanted="a rejection code, as text",
+    kind="code",
+    parse="text",
+    given=_given,
+    reference=lambda: embed_verdict().decision.rejection,
+    compare=lambda a, e: _code(a) == e,
+    hints=(
+        "Walk the rule table from the top: the first rule that fires decides. Which of its "
+        "questions has the answer 'no' for this caller and this URI?",
+        "Size, shape and freshness are all fine here. Look at the gate.",
+    ),
+    mistakes=(
+        Mistake(
+            "the-user-consented",
+            lambda a: _code(a) in (*SHAPES, "accepted", "none", "ok"),
+            _CONSENT_HINT,
+            example="embedded-resource",
+        ),
+        Mistake(
+            "treated-it-as-a-link",
+            lambda a: _code(a) in ("link-follow-up-denied", "link-follow-up-failed"),
+            "Those codes are for a resource_link the client was asked to follow. Nothing was "
+            "followed here: the server put the bytes in the result itself. Which case rule asks "
+            "about the caller's permission?",
+            example="link-follow-up-denied",
+        ),
+        Mistake(
+            "blamed-the-size",
+            lambda a: _code(a) == "embed-over-budget",
+            "The record is under a hundred bytes, well within the 4,096-byte embed limit; and the "
+            "permission rule comes before the size rule anyway.",
+            example="embed-over-budget",
+        ),
+        Mistake(
+            "blamed-the-shape",
+            lambda a: _code(a) == "control-shape-mismatch",
+            "A tool result the model asked for may be an embed: initiator and shape agree.",
+            example="control-shape-mismatch",
+        ),
+    ),
+)
+
+
+# --------------------------------------------------------------------------------------------
+# authorise-02: whose policy failed
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Option:
+    """One choice and the fact about the verdict that makes it true."""
+
+    code: str
+    text: str
+    holds: Callable[[EmbedVerdict], bool]
+
+
+OPTIONS = (
+    Option(
+        "consented",
+        "nothing failed: the user approved the tool call, so what its result embeds may be shown",
+        lambda v: v.revealed,
+    ),
+    Option(
+        "server-should-have-checked",
+        "the server's: it should have checked the caller's permission before embedding; the host "
+        "withholds the bytes and the receipt records the refusal",
+        lambda v: v.server_should_have_checked and not v.revealed and v.receipt.get("rejection") == "permission-denied",
+    ),
+    Option(
+        "host-read-it",
+        "the host's: it read a record the caller may not read",
+        lambda v: v.receipt["custody"]["actor"] == "application",
+    ),
+    Option(
+        "show-with-a-warning",
+        "the server's, but show the record with a warning: the bytes have arrived, so withholding "
+        "them protects nothing",
+        lambda v: v.revealed and v.server_should_have_checked,
+    ),
+)
+
+
+def _whose_policy() -> str:
+    verdict = embed_verdict()
+    holding = [o.code for o in OPTIONS if o.holds(verdict)]
+    if len(holding) != 1:
+        raise ExerciseError(f"authorise-02: exactly one option must hold; {holding} do: {verdict}")
+    return holding[0]
+
+
+AUTHORISE_02 = Exercise(
+    id="authorise-02",
+    title="Whose policy failed?",
+    level=3,
+    prompt=(
+        f"Same call as `authorise-01`: `{TOOL}` embedded `{EMBEDDED_URI}` for a caller who may not "
+        "read it. Whose policy failed, and what happens to the bytes that arrived? Answer with "
+        "the code of one option, as text.\n\n" + "\n".join(f"- `{o.code}`: {o.text}" for o in OPTIONS)
+    ),
+    input_label=f"the embed of {EMBEDDED_URI} and its receipt",
+    wanted="the code of one option, as text",
+    parse="text",
+    reference=_whose_policy,
+    compare=lambda a, e: _code(a) == e,
+    mistakes=(
+        Mistake("consent-covers-the-embed", lambda a: _code(a) == "consented", _CONSENT_HINT, example="consented"),
+        Mistake(
+            "arrival-is-not-consent",
+            lambda a: _code(a) == "show-with-a-warning",
+            "Bytes that arrived are evidence that the server skipped its check, not consent to "
+            "reveal them: the model has not seen them yet, and the host can still keep it that "
+            "way. What does the receipt say was done?",
+            example="show-with-a-warning",
+        ),
+        Mistake(
+            "the-host-never-read-it",
+            lambda a: _code(a) == "host-read-it",
+            "The host sent no `resources/read`: the receipt's `actor` is the model, and the bytes "
+            "came inside the tool's result. Who performed the read?",
+            example="host-read-it",
+        ),
+        Mistake(
+            "more-than-one-option",
+            lambda a: (
+                sum(o.code in (_code(a) or "") for o in OPTIONS) > 1
+                or (isinstance(a, list | tuple | set) and len(a) > 1)
+            ),
+            "Choose one option: they exclude each other.",
+            example="consented, host-read-it",
+        ),
+        Mistake(
+            "not-an-option",
+            lambda a: (code := _code(a)) is not None and code != "" and code not in {o.code for o in OPTIONS},
+            "Answer with the code of one option exactly as listed, not with a rejection code or a sentence.",
+            example="permission-denied",
+        ),
+    ),
+)
+
+#: This set's exercises, in id order: what :mod:`custody_lab.teaching.exercise_sets` registers.
+EXERCISES: tuple[Exercise, ...] = (AUTHORISE_01, AUTHORISE_02)
