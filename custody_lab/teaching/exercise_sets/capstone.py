@@ -1,0 +1,260 @@
+"""Capstone exercises (notebook 09): review a server's design, fix one input, read the rubric.
+
+==========  =====  ====================================================================
+id          level  task
+==========  =====  ====================================================================
+capstone-01 1      which capabilities of the given notes server are refused as designed
+capstone-02 2      the one shape that fixes ``export-notes`` without putting 52 KB inline
+capstone-03 2      which rubric step an archive fails when a tool ran without consent
+==========  =====  ====================================================================
+
+Every reference is computed with the package: the router over ``data/capstone/notes-server.csv``,
+the advisor (:func:`~custody_lab.core.advisor.advise_case`) for the export, and the rubric
+(:func:`~custody_lab.teaching.capstone_rubric.check_lines`) over an archive built by
+:func:`~custody_lab.teaching.capstone.archive_lines` from an audit report written out here (no
+server is started to check an answer).
+"""
+
+from __future__ import annotations
+
+__all__: list[str] = []
+
+import functools
+
+from ...core.advisor import advise_case
+from ...core.loading import load_cases
+from ...core.model import APPLICATION_SHAPES, Case
+from ...core.router import route
+from ..capstone import GIVEN_INVENTORY, change_one_input, review_design
+from ..capstone_rubric import RUBRIC_STEPS
+from ..exercises import Exercise, ExerciseError, Mistake
+from . import _answers as ans
+from ._changes import code_of, same_code
+
+EXPORT = "export-notes"
+
+
+@functools.cache
+def _cases() -> dict[str, Case]:
+    return {c.id: c for c in load_cases(GIVEN_INVENTORY)}
+
+
+def _refused() -> list[str]:
+    return sorted(cid for cid, case in _cases().items() if not route(case).accepted)
+
+
+def _ids(answer: object) -> frozenset[str] | None:
+    names = ans.names(answer)
+    return names if names is not None and names <= set(_cases()) else None
+
+
+def _refused_by(code: str) -> frozenset[str]:
+    return frozenset(cid for cid, case in _cases().items() if route(case).rejection == code)
+
+
+def _missed(answer: object, code: str) -> bool:
+    """A proper subset of the refusals that leaves out every capability ``code`` refuses."""
+    got = _ids(answer)
+    return got is not None and got < set(_refused()) and not got & _refused_by(code)
+
+
+CAPSTONE_01 = Exercise(
+    id="capstone-01",
+    title="Which capabilities does the design refuse?",
+    level=1,
+    prompt=(
+        "Read the notes server's inventory (`data/capstone/notes-server.csv`) column by column, "
+        "before you route it: **which capabilities are refused as designed**, under the seed's "
+        'policy? Answer with the list of their ids, such as `["note"]`.'
+    ),
+    input_label="data/capstone/notes-server.csv under the seed's policy",
+    wanted="a list of capability ids from the inventory's id column",
+    given=lambda: str(GIVEN_INVENTORY),
+    reference=_refused,
+    compare=lambda a, e: _ids(a) == ans.names(e),
+    kind="list",
+    mistakes=(
+        Mistake(
+            "gave-a-count",
+            lambda a: ans.whole_number(a) is not None,
+            "Name them: give the list of ids, not how many there are.",
+            example=4,
+        ),
+        Mistake(
+            "not-inventory-ids",
+            lambda a: ans.names(a) is not None and _ids(a) is None,
+            "Use the ids exactly as the inventory's id column writes them.",
+            example=["the export"],
+        ),
+        Mistake(
+            "missed-the-blank-field",
+            lambda a: _missed(a, "custody-incomplete"),
+            "One capability leaves a custody field empty. A receipt without its URI, MIME type or "
+            "provenance is refused, however small and harmless the tool is.",
+            example=["audit-log", "export-notes", "delete-note"],
+        ),
+        Mistake(
+            "missed-the-permission",
+            lambda a: _missed(a, "permission-denied"),
+            "Read the allowed column: a resource this caller may not read is refused before anything "
+            "else about it matters.",
+            example=["word-count", "export-notes", "delete-note"],
+        ),
+        Mistake(
+            "included-accepted",
+            lambda a: (got := _ids(a)) is not None and bool(got - set(_refused())),
+            "Some of those pass every rule: a small read with every custody field filled in is accepted.",
+            example=["notes-index", "audit-log"],
+        ),
+    ),
+    hints=(
+        "Walk the rule table in order for each row: permission, side effects, custody fields, freshness, size.",
+        "Four of the six are refused; each by a different rule.",
+    ),
+)
+
+
+def _export_shape() -> str:
+    """The advisor's shape for the export, checked to be accepted as a one-input fix."""
+    case = _cases()[EXPORT]
+    shape = advise_case(case).shape
+    if shape is None or not route(change_one_input(case, {"shape": shape})[0]).accepted:
+        raise ExerciseError(f"capstone-02: the advisor's shape {shape!r} does not fix {EXPORT!r}")
+    return shape
+
+
+CAPSTONE_02 = Exercise(
+    id="capstone-02",
+    title="Fix the export by changing one input",
+    level=2,
+    prompt=(
+        "`export-notes` returns every note, 52,000 bytes, as an embedded resource, and is refused "
+        "as `embed-over-budget`. Fix it by changing **one** input, its **shape**, so that the model "
+        "still gets every note but the 52 KB do not enter the context inline. Which shape?"
+    ),
+    input_label="export-notes in data/capstone/notes-server.csv",
+    wanted="one of the five shapes",
+    parse="text",
+    kind="code",
+    given=lambda: _cases()[EXPORT].to_dict(),
+    reference=_export_shape,
+    compare=same_code,
+    mistakes=(
+        Mistake(
+            "relabelled-as-structured",
+            lambda a: code_of(a) == "structured-tool-result",
+            "The router accepts it, but all 52,000 bytes still arrive inline in the tool result: "
+            "the embed limit measures one shape, and relabelling is not budgeting. Which shape "
+            "sends an address instead of the bytes?",
+            example="structured-tool-result",
+        ),
+        Mistake(
+            "gave-an-application-shape",
+            lambda a: code_of(a) in APPLICATION_SHAPES,
+            "The model calls a tool here; a listed or templated resource is what the application "
+            "reads. Changing only the shape makes it `control-shape-mismatch`.",
+            example="listed-resource",
+        ),
+        Mistake(
+            "kept-the-embed",
+            lambda a: code_of(a) == "embedded-resource",
+            "That is the shape it has now, and it is refused: change it.",
+            example="embedded-resource",
+        ),
+    ),
+    hints=(
+        "Seed 000: choose a link when the payload is large, reusable or likely to change.",
+        "The follow-up read of a link goes through the same permission gate, with its own receipt.",
+    ),
+)
+
+
+@functools.cache
+def _unconsented_archive() -> tuple[dict[str, object], ...]:
+    """A complete archive of the fixed design whose audit called a tool nobody approved."""
+    from ...live.audit_report import AuditReport, CapabilityAudit
+    from ..capstone import Consent, archive_lines
+
+    rows = review_design(
+        list(_cases().values()),
+        fixes={"word-count": {"uri": "urn:notes:word-count:7"}, EXPORT: {"shape": _export_shape()}},
+        reasons={"audit-log": "administrators only", "delete-note": "deletes notes; kept out of this host"},
+    )
+    custody = {
+        "actor": "model",
+        "permissionChecked": True,
+        "uri": "urn:notes:word-count:7",
+        "mime": "application/json",
+        "provenance": "notes-server@0.1.0",
+        "bytes": 25,
+        "retrievedAt": "2026-09-04T12:00:00.000Z",
+        "sideEffects": False,
+    }
+    called = CapabilityAudit("tool", "word_count", True, "called", "structured-tool-result", (), {"custody": custody})
+    exported = CapabilityAudit(
+        "tool",
+        "export_notes",
+        True,
+        "called",
+        "resource-link",
+        (),
+        {"custody": {**custody, "uri": "export://notes/all.md"}},
+    )
+    report = AuditReport(
+        ("notes_server.py",), {"name": "notes-server", "version": "0.1.0"}, "2026-07-28", (called, exported)
+    )
+    consents = (Consent("export_notes", approved_by="learner"),)
+    return tuple(archive_lines(rows, report, consents))
+
+
+def _failing_step() -> str:
+    from ..capstone_rubric import check_lines
+
+    (failed,) = [s.step for s in check_lines(_unconsented_archive()).steps if not s.passed]
+    return failed
+
+
+def _step_but(answer: object, *wrong: str) -> bool:
+    return code_of(answer) in wrong and code_of(answer) != _failing_step()
+
+
+CAPSTONE_03 = Exercise(
+    id="capstone-03",
+    title="Read the rubric: which step fails?",
+    level=2,
+    prompt=(
+        '`input_for("capstone-03")` is an archive of the fixed design: every capability routed, '
+        "every refusal with a reason, every receipt whole and listed in the summary. The live audit "
+        "called `word_count` and `export_notes`; the consent lines are at the end. Which **one** "
+        f"rubric step does it fail? Answer with the step's name ({', '.join(RUBRIC_STEPS)})."
+    ),
+    input_label="an archive of the notes server with two tool calls",
+    wanted="the name of one rubric step",
+    parse="text",
+    kind="code",
+    given=_unconsented_archive,
+    reference=_failing_step,
+    compare=same_code,
+    mistakes=(
+        Mistake(
+            "blamed-the-receipts",
+            lambda a: _step_but(a, "receipts-complete", "routed"),
+            "Every receipt has its fields and matches the summary, and every case is routed. Look at "
+            "the consent lines: which tool call did someone approve?",
+            example="receipts-complete",
+        ),
+        Mistake(
+            "blamed-the-refusals",
+            lambda a: _step_but(a, "refusals-explained"),
+            "Both refusals carry a written reason, and both tool calls were accepted. The problem is "
+            "who allowed a call, not what it returned.",
+            example="refusals-explained",
+        ),
+    ),
+    hints=(
+        "Count the tools the audit called, then the consent lines.",
+        "A readOnlyHint is not consent; only a consent line names an actor who approved a call.",
+    ),
+)
+
+EXERCISES = (CAPSTONE_01, CAPSTONE_02, CAPSTONE_03)
