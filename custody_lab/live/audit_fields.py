@@ -49,8 +49,8 @@ def provenance_field(rec: dict[str, Any], performed: bool) -> FieldSupport:
 
 
 def receipt_details(rec: dict[str, Any]) -> dict[str, Any]:
-    """The receipt's 2026-07-28 hints and provenance source, for the report's details."""
-    keys = ("hints", "provenanceSource", "mimeCheck", "template", "templateParams", "link", "followUp")
+    """The receipt's custody block, 2026-07-28 hints and provenance source, for the report's details."""
+    keys = ("custody", "hints", "provenanceSource", "mimeCheck", "template", "templateParams", "link", "followUp")
     return {k: rec[k] for k in keys if rec.get(k) is not None}
 
 
