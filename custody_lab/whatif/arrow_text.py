@@ -64,10 +64,11 @@ def _chunk_masks(chunk: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     raw = np.frombuffer(data, dtype=np.uint8) if data is not None and data.size else np.zeros(1, np.uint8)
     # The first byte of each value (an empty value's is the next value's: it is decided by its
     # length below). 0x00-0x20 wrap round to 0xDF-0xFF, so one comparison finds both ranges.
+    # Only empty values at the very end start past the last byte: clip just then (a copy).
     last = raw.size - 1
-    first = raw.take(np.minimum(starts, last) if int(ends[-1]) > last else np.asarray(starts, dtype=np.int64))
-    first -= np.uint8(_LAST_ASCII_SPACE + 1)
-    maybe = first >= np.uint8(_FIRST_WIDE_LEAD - _LAST_ASCII_SPACE - 1)
+    first = raw.take(np.minimum(starts, last) if int(starts[-1]) > last else starts)
+    np.subtract(first, np.uint8(_LAST_ASCII_SPACE + 1), out=first)
+    maybe = np.greater_equal(first, np.uint8(_FIRST_WIDE_LEAD - _LAST_ASCII_SPACE - 1), out=first.view(bool))
     empty = ends == starts
     if chunk.null_count:
         bits = np.unpackbits(np.frombuffer(validity, dtype=np.uint8), bitorder="little")
@@ -76,7 +77,7 @@ def _chunk_masks(chunk: pa.Array) -> tuple[np.ndarray, np.ndarray]:
         maybe &= ~na
     else:
         na = np.zeros(n, dtype=bool)
-    maybe &= ~empty
+    np.greater(maybe, empty, out=maybe)  # maybe and not empty
     candidates = np.flatnonzero(maybe)
     if candidates.size:
         values = chunk.take(pa.array(candidates)).to_pylist()
