@@ -317,3 +317,82 @@ async def test_contents_for_another_uri_are_a_uri_mismatch_with_one_failed_step(
             "detail": "asked for 'kb://handbook/v4', the contents item says 'kb://handbook/v3'",
         }
     ], check
+
+
+#: A fresh interpreter: which schema modules a session's start and its first structured result load.
+_SCHEMA_LOADING = """
+import importlib.util, json, sys
+import anyio
+from custody_lab.live.session import LabSession
+seen = {}
+async def go():
+    async with LabSession() as s:
+        seen["after the session's start"] = "jsonschema" in sys.modules
+        await s.read("kb://handbook/v4")
+        seen["after a read"] = "jsonschema" in sys.modules
+        r = await s.call("calculate_risk", {"customer": "crm://customer/fixture-17"})
+        seen["after a structured result"] = "jsonschema" in sys.modules
+        seen["structured result accepted"] = r.accepted
+anyio.run(go)
+for name in ("rfc3987_syntax", "isoduration"):
+    seen[name + " installed"] = importlib.util.find_spec(name) is not None
+    seen[name + " loaded"] = name in sys.modules
+print(json.dumps(seen))
+"""
+
+
+def test_the_schema_validator_loads_at_the_first_structured_result_without_its_unused_format_modules():
+    import json
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", _SCHEMA_LOADING], capture_output=True, text=True, timeout=120)
+    expected = {
+        "after the session's start": False,
+        "after a read": False,
+        "after a structured result": True,
+        "structured result accepted": True,
+        # installed, so "not loaded" means load_jsonschema kept them out before the SDK's import
+        "rfc3987_syntax installed": True,
+        "rfc3987_syntax loaded": False,
+        "isoduration installed": True,
+        "isoduration loaded": False,
+    }
+    actual = json.loads(out.stdout) if out.returncode == 0 else out.stderr[-2000:]
+    assert actual == expected, f"expected {expected}, got {actual}"
+
+
+#: Schemas the metaschema's formats (uri, uri-reference, regex) accept or refuse, with the answer.
+_FORMAT_CASES = [
+    ({"$id": "https://example.com/risk", "type": "object"}, True),
+    ({"$id": "https://exa mple.com/ risk", "type": "object"}, False),  # not a uri-reference
+    ({"$schema": "not a uri", "type": "object"}, False),  # not a uri
+    ({"type": "object", "properties": {"a": {"pattern": "(unclosed"}}}, False),  # not a regex
+]
+_CHECK_SCHEMAS = """
+import json, sys
+from custody_lab.live.values import load_jsonschema
+jsonschema = load_jsonschema()  # a fresh interpreter: this is the import that counts
+verdicts = []
+for schema in json.loads(sys.argv[1]):
+    try:
+        jsonschema.Draft202012Validator.check_schema(schema)
+        verdicts.append(True)
+    except jsonschema.SchemaError:
+        verdicts.append(False)
+print(json.dumps(verdicts))
+"""
+
+
+def test_the_schema_validator_still_checks_every_format_the_metaschema_uses():
+    import json
+    import subprocess
+    import sys
+
+    schemas = [schema for schema, _ in _FORMAT_CASES]
+    out = subprocess.run(
+        [sys.executable, "-c", _CHECK_SCHEMAS, json.dumps(schemas)], capture_output=True, text=True, timeout=120
+    )
+    actual = json.loads(out.stdout) if out.returncode == 0 else out.stderr[-2000:]
+    expected = [valid for _, valid in _FORMAT_CASES]
+    assert actual == expected, f"check_schema over {schemas}: expected valid={expected}, got {actual}"

@@ -249,8 +249,6 @@ class Recorder:
                 if not t.name.strip():
                     raise LiveError(f"tools/list item {i} has an empty name ({visible(repr(t.name))})")
             self.tools = {t.name: t for t in tools}
-            if any(t.output_schema for t in tools):
-                load_jsonschema()  # the SDK checks structured results with it: import it ahead, once
         if self.state_uri is not None and self.state_uri not in self.listed:
             self.state_uri = None
 
@@ -509,6 +507,8 @@ class Recorder:
                 "operation whose side effects nobody can state before it runs"
             )
             return self._finish(f)
+        if tool is None or tool.output_schema:
+            load_jsonschema()  # the SDK checks structured results with it: import it ahead, once
         before = await self.state_digest()
         try:
             result = await self._bounded("tools/call", name, self.client.call_tool(name, args))
