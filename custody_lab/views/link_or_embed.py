@@ -1,24 +1,38 @@
-"""Link or embed, drawn and shown: the advice, the costs table, the cumulative-bytes plot, the same-URI check.
+"""Link or embed, drawn and shown: the advice, the costs table, the cumulative-bytes plot, the same-URI check;
+and the three context budgets: the ledger table, what two hosts let in, the embed verdict.
 
-The numbers come from :mod:`custody_lab.protocol.link_or_embed`; this module only draws them
-(matplotlib, a bare ``Figure``: no pyplot state) and renders a
-:class:`~custody_lab.protocol.link_or_embed.UriInvariantCheck` with the one HTML module.
+The numbers come from :mod:`custody_lab.protocol.link_or_embed` and :mod:`custody_lab.protocol.budgets`;
+this module only draws them (matplotlib, a bare ``Figure``: no pyplot state) and renders them with the
+one HTML module. :func:`budget_panel` is the sliders over the budgets (ipywidgets, loaded on first use).
 """
 
 from __future__ import annotations
 
-__all__ = ["advice_html", "costs_table_html", "plot_cumulative", "uri_check_html"]
+__all__ = [
+    "advice_html",
+    "budget_ledger",
+    "budget_panel",
+    "costs_table_html",
+    "embed_verdict_html",
+    "hosts_html",
+    "ledger_html",
+    "plot_cumulative",
+    "uri_check_html",
+]
 
-from typing import Literal
+from collections.abc import Sequence
+from typing import Any, Literal
 
 import matplotlib
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
+from ..protocol.budgets import BudgetLimits, EmbedVerdict, Ledger, every_record_listed, reached
+from ..protocol.catalog import Catalog
 from ..protocol.link_or_embed import ShapeCosts, UriInvariantCheck
 from ..whatif.theme import MIN_TEXT, Theme, theme_of
-from .html import FONT, Markup, ViewError, box, code, escape, table, tone, untrusted
+from .html import FONT, Markup, ViewError, box, code, escape, scroll, table, tone, untrusted
 
 #: The two series' colours per theme (each ≥ 4.5:1 on that theme's background).
 _SERIES = {"light": ("#b3261e", "#1f4e8c"), "dark": ("#ff8a80", "#8ab4ff")}
@@ -162,3 +176,170 @@ def costs_table_html(costs: ShapeCosts) -> str:
         (f"total after {calls}", Markup(f"<b>{costs.embed_total:,}</b>"), Markup(f"<b>{costs.link_total:,}</b>")),
     ]
     return table(rows, head=("", "embed", "link + client cache"), cls="custody-costs", style=FONT)
+
+
+# --------------------------------------------------------------------------------------------
+# The three context budgets (seed 000, "Budget large context without hiding truncation")
+# --------------------------------------------------------------------------------------------
+
+
+def ledger_html(ledger: Ledger) -> str:
+    """The ledger as a table, one line per budget and the combined line, each status in words.
+
+    Example:
+        >>> html = ledger_html(Ledger().log("content", "export://all", 9000))
+        >>> "over by 4,904" in html and "one combined number hides" in html
+        True
+    """
+    rows = []
+    for line in ledger.lines():
+        over = line["status"] != "within"
+        status = tone(("✗ " if over else "✓ ") + line["status"], "error" if over else "ok")
+        rows.append(
+            (
+                line["budget"],
+                line["entries"],
+                f"{line['bytes']:,}",
+                f"{line['≈ tokens']:,}",
+                f"{line['limit']:,}",
+                status,
+            )
+        )
+    head = ("budget", "entries", "bytes", "≈ tokens (bytes ÷ 4)", "limit", "status")
+    warning = ""
+    if ledger.hidden():
+        warning = box(
+            f"{tone('⚠ one combined number hides', 'error', bold=True)}: "
+            f"{escape(', '.join(ledger.hidden()))} over its own limit while the total looks fine.",
+            "error",
+        )
+    return scroll(table(rows, head=head, cls="custody-ledger", style=FONT)) + warning
+
+
+def hosts_html(ledger: Ledger, items: Sequence[str]) -> str:
+    """For each named item: its bytes, and how many reach the model under three budgets and under one.
+
+    Example:
+        >>> ledger = Ledger().log("resource-catalog", "list", 20000).log("content", "kb://doc", 1800)
+        >>> "crowded out" in hosts_html(ledger, ["kb://doc"])
+        True
+    """
+    separate, combined = ledger.admit(), ledger.admit_combined()
+
+    def verdict(admissions: Any, item: str) -> Markup:
+        got = reached(admissions, item)
+        reasons = [a.reason for a in admissions if a.entry.item == item and not a.admitted]
+        if reasons:
+            return Markup(f"{tone(f'✗ {got:,}', 'error')} {escape(reasons[0])}")
+        return tone(f"✓ {got:,}", "ok")
+
+    rows = [
+        (
+            code(item),
+            f"{sum(e.bytes for e in ledger.entries if e.item == item):,}",
+            verdict(separate, item),
+            verdict(combined, item),
+        )
+        for item in items
+    ]
+    head = ("item", "bytes logged", "reach the model: three budgets", "reach the model: one combined limit")
+    return scroll(table(rows, head=head, cls="custody-hosts", style=FONT))
+
+
+def embed_verdict_html(verdict: EmbedVerdict) -> str:
+    """The host's decision on one embedded resource: the verdict in words, then the receipt's fields.
+
+    Example:
+        >>> from custody_lab.protocol.budgets import authorise_embed
+        >>> block = {"type": "resource", "resource": {"uri": "crm://x/9", "mimeType": "text/plain", "text": "t"}}
+        >>> v = authorise_embed(block, tool="t", provenance="p@1", may_read=lambda uri: False)
+        >>> "WITHHELD" in embed_verdict_html(v)
+        True
+    """
+    head = "✓ EMBED ACCEPTED" if verdict.revealed else "✗ EMBED WITHHELD"
+    kind: Literal["ok", "error"] = "ok" if verdict.revealed else "error"
+    receipt = verdict.receipt
+    fields = [
+        ("accepted", receipt["accepted"]),
+        ("rejection", receipt.get("rejection")),
+        ("actor", receipt["custody"]["actor"]),
+        ("uri", receipt["custody"]["uri"]),
+        ("bytes", receipt["custody"]["bytes"]),
+        ("into the content budget", verdict.bytes if verdict.revealed else 0),
+    ]
+    body = "".join(f"<tr><th style='text-align:left'>{escape(k)}</th><td>{code(v)}</td></tr>" for k, v in fields)
+    return box(
+        f"{tone(head, kind, bold=True)} — {untrusted(verdict.explain())}<table style='{FONT}'>{body}</table>",
+        kind,
+        cls="custody-embed-verdict",
+    )
+
+
+#: The handbook the user selected in the panel's turn (seed 000's first case).
+_SELECTED = "kb://handbook/v4"
+_EMBED_URI = "export://all"
+
+
+def budget_ledger(tool_bytes: int, listed_records: int, embed_bytes: int, limits: BudgetLimits | None = None) -> Ledger:
+    """The panel's turn: tool definitions, a listing of the lab's resources plus ``listed_records``
+    customer records one by one, the selected handbook, then an embedded result.
+
+    Example:
+        >>> budget_ledger(193, 0, 8992).hidden()
+        ('content',)
+    """
+    catalog = Catalog.load()
+    template = next(t for t in catalog.list_templates()["resourceTemplates"] if t["name"] == "customer")
+    records = every_record_listed(template, ({"id": f"c-{i:04d}"} for i in range(1, listed_records + 1)))
+    listing = {"resources": catalog.list_resources()["resources"] + records["resources"]}
+    ledger = Ledger(limits or BudgetLimits()).log("tool-definitions", "tool definitions", tool_bytes)
+    ledger = ledger.log_listing(listing).log_contents(catalog.read(_SELECTED).item, "selected by the user")
+    return ledger.log("content", _EMBED_URI, embed_bytes, "embedded by a tool")
+
+
+def budget_panel(tool_bytes: int = 193, listed_records: int = 0, embed_bytes: int = 8992) -> Any:
+    """Sliders over one turn's three budgets; the ledger and what each host lets in follow them.
+
+    Returns an ipywidgets ``VBox`` with ``.sliders`` (a dict: ``tool_bytes``, ``listed_records``,
+    ``embed_bytes``), ``.ledger`` (the current :class:`~custody_lab.protocol.budgets.Ledger`) and
+    ``.view`` (the ``HTML`` widget that shows it).
+
+    Example:
+        >>> panel = budget_panel()
+        >>> panel.sliders["listed_records"].value = 200
+        >>> panel.ledger.over()
+        ('resource-catalog', 'content')
+    """
+    import ipywidgets as widgets
+
+    from .widgets.controls import StrictIntSlider, fit
+
+    def slider(value: int, high: int, description: str) -> StrictIntSlider:
+        return StrictIntSlider(
+            value=value,
+            min=0,
+            max=max(high, value),
+            step=1,
+            description=description,
+            style={"description_width": "initial"},
+            layout=fit("460px", min_width="260px"),
+        )
+
+    sliders = {
+        "tool_bytes": slider(tool_bytes, 30000, "tool-definition bytes"),
+        "listed_records": slider(listed_records, 400, "records listed one by one"),
+        "embed_bytes": slider(embed_bytes, 20000, "embedded result bytes"),
+    }
+    view = widgets.HTML()
+    panel = widgets.VBox([*sliders.values(), view])
+
+    def redraw(_change: object = None) -> None:
+        ledger = budget_ledger(*(s.value for s in sliders.values()))
+        panel.ledger = ledger
+        view.value = ledger_html(ledger) + hosts_html(ledger, [_SELECTED, _EMBED_URI])
+
+    for s in sliders.values():
+        s.observe(redraw, names="value")
+    panel.sliders, panel.view = sliders, view
+    redraw()
+    return panel
