@@ -63,7 +63,7 @@ from ..views.sequence import Lifeline, SequenceFigure, Step, picker, sequence_fi
 from ..views.sequence import Sequence as Diagram
 from .keys import STATE_URI
 from .session import LabSession, Mode
-from .values import FIXTURE_EXCHANGES, Exchange, Frame, LiveError, LiveReceipt
+from .values import FIXTURE_EXCHANGES, Exchange, Frame, Gate, LiveError, LiveReceipt
 
 #: Strings longer than this are cut in the displayed copy of a frame (never in the frame).
 DISPLAY_CHARS = 240
@@ -260,26 +260,27 @@ def diagram(case: Case, x: Exchange, frames: Sequence[Frame], receipt: LiveRecei
     steps: list[Step] = []
     model_led = case.initiator == "model"
     tool = x.target if x.kind == "call" else None
+    if model_led:
+        intent = [
+            Step("user / host", "model", "local", visible(f"offers the tool {tool}")),
+            Step("model", "user / host", "local", visible(f"proposes calling {tool}")),
+            Step("user / host", "user / host", "approval", visible(f"user approves {tool}")),
+        ]
+    else:
+        intent = [Step("user / host", "user / host", "action", visible(f"chooses {x.target}"))]
     offered = gated = False
     subscribed: set[Any] = set()
     for i, f in enumerate(frames):
         m = f.message
         method = m.get("method")
-        listing = method in _LISTINGS
-        if _is_request(f) and not listing and not offered:
+        if _is_request(f) and method not in _LISTINGS and not offered:
             offered = True
-            if model_led:
-                steps.append(Step("user / host", "model", "local", visible(f"offers the tool {tool}")))
-                steps.append(Step("model", "user / host", "local", visible(f"proposes calling {tool}")))
-                steps.append(Step("user / host", "user / host", "approval", visible(f"user approves {tool}")))
-            else:
-                steps.append(Step("user / host", "user / host", "action", visible(f"chooses {x.target}")))
-        if _is_request(f) and not listing and method not in ("resources/unsubscribe",):
+            steps += intent
+        if _is_request(f) and method in ("tools/call", "resources/read"):
+            check = "may_call" if method == "tools/call" else "may_read"
             target = _params(m).get("uri") or _params(m).get("name")
-            if method in ("tools/call", "resources/read"):
-                check = "may_call" if method == "tools/call" else "may_read"
-                steps.append(Step("user / host", "client", "gate", visible(f"{check}({target}) passed")))
-                gated = True
+            steps.append(Step("user / host", "client", "gate", visible(f"{check}({target}) passed")))
+            gated = True
         sender, receiver = ("client", "server") if f.direction == "client→server" else ("server", "client")
         steps.append(Step(sender, receiver, _kind(f), _label(m), i))  # type: ignore[arg-type]
         if method == "tools/call" and _is_request(f):
@@ -291,21 +292,31 @@ def diagram(case: Case, x: Exchange, frames: Sequence[Frame], receipt: LiveRecei
             steps.append(
                 Step("server", "server", "action", visible(f"{x.target} changes (the lab calls advance_status)"))
             )
-    if not gated:
-        steps.append(Step("user / host", "client", "gate", "refused: nothing was sent"))
-    verdict = f"→ {receipt.outcome}" if receipt.accepted else f"✕ refused: {receipt.outcome}"
-    steps.append(Step("client", "user / host", "local", visible(f"result {verdict}")))
-    if receipt.accepted:
-        steps.append(Step("user / host", "model", "local", visible(f"{receipt.outcome} enters the context")))
+    if not gated:  # the gate refused: the host sent nothing for it
+        steps += [] if offered else intent
+        check = "may_call" if x.kind == "call" else "may_read"
+        steps.append(Step("user / host", "client", "gate", visible(f"{check}({x.target}) refused: nothing sent")))
+        steps.append(Step("user / host", "user / host", "action", visible(f"records ✕ {receipt.outcome}")))
+    else:
+        verdict = f"→ {receipt.outcome}" if receipt.accepted else f"✕ refused: {receipt.outcome}"
+        steps.append(Step("client", "user / host", "local", visible(f"result {verdict}")))
+        if receipt.accepted:
+            steps.append(Step("user / host", "model", "local", visible(f"{receipt.outcome} enters the context")))
     approved = "the user, through the host" if model_led else "the user / host's own choice (no separate approval)"
-    executor = "the server (the tool)" if x.kind == "call" else "the server (the read), for the host"
+    executor = (
+        ("the server (the tool)" if x.kind == "call" else "the server (the read), for the host")
+        if gated
+        else ("no one: the gate refused it")
+    )
     caption = (
         f"MCP {revision} · initiated by the {case.initiator} · approved by {approved} · executed by {executor} · "
         "the gate is the lab's host policy"
     )
-    roles: list[tuple[Lifeline, str]] = [("model", "initiates")] if model_led else [("user / host", "initiates")]
-    roles.append(("user / host", "approves · gates" if model_led else "gates"))
-    roles.append(("server", "executes"))
+    host = "approves · gates" if model_led else "initiates · gates"
+    roles: list[tuple[Lifeline, str]] = [("model", "initiates")] if model_led else []
+    roles.append(("user / host", host))
+    if gated:
+        roles.append(("server", "executes"))
     return Diagram(visible(f"{case.id}: {case.operation} → {case.shape}"), tuple(steps), caption, tuple(roles))
 
 
@@ -397,7 +408,11 @@ class WireRecording:
 
 
 async def record_wire(
-    server: Any = None, *, mode: Mode = "modern", exchanges: Sequence[Exchange] = FIXTURE_EXCHANGES
+    server: Any = None,
+    *,
+    mode: Mode = "modern",
+    gate: Gate | None = None,
+    exchanges: Sequence[Exchange] = FIXTURE_EXCHANGES,
 ) -> WireRecording:
     """Run the seed exchanges against a lab server in this process and keep every frame.
 
@@ -408,6 +423,8 @@ async def record_wire(
     Args:
         server: a :class:`~custody_lab.live.server.LabServer` (a fresh one when omitted).
         mode: ``"modern"`` (2026-07-28) or ``"legacy"`` (2025-11-25).
+        gate: the host's permission gate (the session's default when omitted); a refused read or
+            call sends no frame, and the diagram shows the gate refusing.
         exchanges: the exchanges to run (the six seed ones by default).
 
     Raises:
@@ -420,7 +437,7 @@ async def record_wire(
     if missing:
         raise WireError(f"exchanges {missing} name no seed case; the seed cases are {', '.join(seeds)}")
     runs: list[tuple[Exchange, int, LiveReceipt]] = []
-    async with LabSession(server, mode=mode, frames=True) as s:
+    async with LabSession(server, mode=mode, frames=True, gate=gate) as s:
         opening = tuple(s.frames)
         for x in exchanges:
             start = len(s.frames)
