@@ -406,15 +406,26 @@ class Ledger:
         return text
 
 
-def reached(admissions: Iterable[Admission], item: str) -> int:
+def reached(admissions: Iterable[Admission], item: str, budget: str | None = "content") -> int:
     """How many bytes of ``item`` got into context under these admissions (0 when withheld).
 
+    The same URI can be logged in two budgets (a listed resource's catalog entry and its
+    contents), so ``budget`` picks one: the content by default, any budget with ``None``.
+
     Example:
-        >>> ledger = Ledger().log("resource-catalog", "list", 20000).log("content", "kb://doc", 1800)
-        >>> reached(ledger.admit(), "kb://doc"), reached(ledger.admit_combined(), "kb://doc")
-        (1800, 0)
+        >>> ledger = Ledger().log("resource-catalog", "kb://doc", 90).log("content", "kb://doc", 1800)
+        >>> reached(ledger.admit(), "kb://doc"), reached(ledger.admit(), "kb://doc", None)
+        (1800, 1890)
+        >>> reached(Ledger().log("resource-catalog", "list", 20000).log("content", "kb://doc", 1800).admit_combined(), "kb://doc")
+        0
     """
-    return sum(a.entry.bytes for a in admissions if a.admitted and a.entry.item == item)
+    if budget is not None:
+        _attribute(budget)
+    return sum(
+        a.entry.bytes
+        for a in admissions
+        if a.admitted and a.entry.item == item and (budget is None or a.entry.budget == budget)
+    )
 
 
 def withheld(admissions: Iterable[Admission]) -> list[dict[str, Any]]:

@@ -217,7 +217,7 @@ def ledger_html(ledger: Ledger) -> str:
 
 
 def hosts_html(ledger: Ledger, items: Sequence[str]) -> str:
-    """For each named item: its bytes, and how many reach the model under three budgets and under one.
+    """For each named content item: its bytes, and how many reach the model under three budgets and under one.
 
     Example:
         >>> ledger = Ledger().log("resource-catalog", "list", 20000).log("content", "kb://doc", 1800)
@@ -228,7 +228,9 @@ def hosts_html(ledger: Ledger, items: Sequence[str]) -> str:
 
     def verdict(admissions: Any, item: str) -> Markup:
         got = reached(admissions, item)
-        reasons = [a.reason for a in admissions if a.entry.item == item and not a.admitted]
+        reasons = [
+            a.reason for a in admissions if a.entry.item == item and a.entry.budget == "content" and not a.admitted
+        ]
         if reasons:
             return Markup(f"{tone(f'✗ {got:,}', 'error')} {escape(reasons[0])}")
         return tone(f"✓ {got:,}", "ok")
@@ -236,13 +238,13 @@ def hosts_html(ledger: Ledger, items: Sequence[str]) -> str:
     rows = [
         (
             code(item),
-            f"{sum(e.bytes for e in ledger.entries if e.item == item):,}",
+            f"{sum(e.bytes for e in ledger.entries if e.item == item and e.budget == 'content'):,}",
             verdict(separate, item),
             verdict(combined, item),
         )
         for item in items
     ]
-    head = ("item", "bytes logged", "reach the model: three budgets", "reach the model: one combined limit")
+    head = ("content item", "bytes logged", "reach the model: three budgets", "reach the model: one combined limit")
     return scroll(table(rows, head=head, cls="custody-hosts", style=FONT))
 
 
