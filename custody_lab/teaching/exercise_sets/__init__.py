@@ -28,6 +28,8 @@ SET_MODULES: tuple[str, ...] = (
     "uri_match",
     "revision",
     "blobs",
+    "kinds",
+    "transform",
     "links",
     "budget",
     "authorise",
