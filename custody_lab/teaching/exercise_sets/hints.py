@@ -164,20 +164,19 @@ def hostile_audit() -> HostileAudit:
         >>> len(seen.tools), len(seen.claims_read_only), seen.called, seen.server_calls
         (5, 4, (), 0)
     """
-    from mcp import Client
-
     from ...live.audit import audit_client
     from ...live.hostile import HostileServer
+    from ...live.session import LabSession
 
     async def exchange() -> HostileAudit:
         hostile = HostileServer()
-        async with Client(hostile.mcp) as client:
-            report = await audit_client(client, timeout=2.0)
-            listed = (await client.list_tools()).tools
+        async with LabSession(hostile, timeout=2.0) as s:
+            report = await audit_client(s.client, timeout=2.0)
+            listed = s.recorder.tools
         tools = [c for c in report.capabilities if c.kind == "tool"]
         return HostileAudit(
             tools=tuple(c.name for c in tools),
-            claims_read_only=tuple(t.name for t in listed if t.annotations and t.annotations.read_only_hint),
+            claims_read_only=tuple(n for n, t in listed.items() if t.annotations and t.annotations.read_only_hint),
             called=tuple(c.name for c in tools if c.exercised),
             server_calls=sum(hostile.state.calls.values()),
         )
