@@ -8,7 +8,21 @@ One home for these readers, shared by every set module.
 
 from __future__ import annotations
 
-__all__ = ["is_one_of", "names", "number", "same_number", "same_text", "text", "whole_number"]
+__all__ = [
+    "code",
+    "is_one_of",
+    "names",
+    "number",
+    "one_option_mistakes",
+    "same_number",
+    "same_text",
+    "text",
+    "whole_number",
+]
+
+from collections.abc import Collection
+
+from ..exercises import Mistake
 
 
 def text(answer: object) -> str | None:
@@ -93,3 +107,45 @@ def whole_number(answer: object) -> int | None:
     if isinstance(answer, float) and answer.is_integer():
         return int(answer)
     return None
+
+
+def code(answer: object) -> str | None:
+    """The answer as stripped, lowercased text (an option or rejection code), or ``None``.
+
+    Example:
+        >>> code(" Keep-Cached "), code(["keep-cached"])
+        ('keep-cached', None)
+    """
+    found = text(answer)
+    return None if found is None else found.lower()
+
+
+def one_option_mistakes(codes: Collection[str], *, many: str, other: str) -> tuple[Mistake, Mistake]:
+    """The two mistakes every "answer with the code of one option" exercise shares.
+
+    ``more-than-one-option`` (two codes in one answer, or a list of several) and ``not-an-option``
+    (text that is no listed code); ``many`` and ``other`` are their example answers.
+
+    Example:
+        >>> several, stray = one_option_mistakes(("a-1", "b-2"), many="a-1, b-2", other="c-3")
+        >>> several.detect("a-1 b-2"), stray.detect("c-3"), stray.detect("a-1")
+        (True, True, False)
+    """
+    listed = frozenset(codes)
+    return (
+        Mistake(
+            "more-than-one-option",
+            lambda a: (
+                sum(c in (code(a) or "") for c in listed) > 1 or (isinstance(a, list | tuple | set) and len(a) > 1)
+            ),
+            "Choose one option: they exclude each other.",
+            example=many,
+        ),
+        Mistake(
+            "not-an-option",
+            lambda a: (found := code(a)) is not None and found != "" and found not in listed,
+            "Answer with the code of one option exactly as listed, not with a rejection code, a method "
+            "name or a sentence.",
+            example=other,
+        ),
+    )

@@ -77,11 +77,6 @@ def _given() -> dict[str, Any]:
     }
 
 
-def _code(answer: object) -> str | None:
-    text = ans.text(answer)
-    return None if text is None else text.lower()
-
-
 _CONSENT_HINT = (
     "The user approved *calling* `summarize_ticket`: that is consent to run the tool, not "
     f"permission to read `{EMBEDDED_URI}`. The host never chose to read that record; the server "
@@ -105,7 +100,7 @@ AUTHORISE_01 = Exercise(
     parse="text",
     given=_given,
     reference=lambda: embed_verdict().decision.rejection,
-    compare=lambda a, e: _code(a) == e,
+    compare=lambda a, e: ans.code(a) == e,
     hints=(
         "Walk the rule table from the top: the first rule that fires decides. Which of its "
         "questions has the answer 'no' for this caller and this URI?",
@@ -114,13 +109,13 @@ AUTHORISE_01 = Exercise(
     mistakes=(
         Mistake(
             "the-user-consented",
-            lambda a: _code(a) in (*SHAPES, "accepted", "none", "ok"),
+            lambda a: ans.code(a) in (*SHAPES, "accepted", "none", "ok"),
             _CONSENT_HINT,
             example="embedded-resource",
         ),
         Mistake(
             "treated-it-as-a-link",
-            lambda a: _code(a) in ("link-follow-up-denied", "link-follow-up-failed"),
+            lambda a: ans.code(a) in ("link-follow-up-denied", "link-follow-up-failed"),
             "Those codes are for a resource_link the client was asked to follow. Nothing was "
             "followed here: the server put the bytes in the result itself. Which case rule asks "
             "about the caller's permission?",
@@ -128,14 +123,14 @@ AUTHORISE_01 = Exercise(
         ),
         Mistake(
             "blamed-the-size",
-            lambda a: _code(a) == "embed-over-budget",
+            lambda a: ans.code(a) == "embed-over-budget",
             "The record is under a hundred bytes, well within the 4,096-byte embed limit; and the "
             "permission rule comes before the size rule anyway.",
             example="embed-over-budget",
         ),
         Mistake(
             "blamed-the-shape",
-            lambda a: _code(a) == "control-shape-mismatch",
+            lambda a: ans.code(a) == "control-shape-mismatch",
             "A tool result the model asked for may be an embed: initiator and shape agree.",
             example="control-shape-mismatch",
         ),
@@ -204,12 +199,12 @@ AUTHORISE_02 = Exercise(
     wanted="the code of one option, as text",
     parse="text",
     reference=_whose_policy,
-    compare=lambda a, e: _code(a) == e,
+    compare=lambda a, e: ans.code(a) == e,
     mistakes=(
-        Mistake("consent-covers-the-embed", lambda a: _code(a) == "consented", _CONSENT_HINT, example="consented"),
+        Mistake("consent-covers-the-embed", lambda a: ans.code(a) == "consented", _CONSENT_HINT, example="consented"),
         Mistake(
             "arrival-is-not-consent",
-            lambda a: _code(a) == "show-with-a-warning",
+            lambda a: ans.code(a) == "show-with-a-warning",
             "Bytes that arrived are evidence that the server skipped its check, not consent to "
             "reveal them: the model has not seen them yet, and the host can still keep it that "
             "way. What does the receipt say was done?",
@@ -217,26 +212,12 @@ AUTHORISE_02 = Exercise(
         ),
         Mistake(
             "the-host-never-read-it",
-            lambda a: _code(a) == "host-read-it",
+            lambda a: ans.code(a) == "host-read-it",
             "The host sent no `resources/read`: the receipt's `actor` is the model, and the bytes "
             "came inside the tool's result. Who performed the read?",
             example="host-read-it",
         ),
-        Mistake(
-            "more-than-one-option",
-            lambda a: (
-                sum(o.code in (_code(a) or "") for o in OPTIONS) > 1
-                or (isinstance(a, list | tuple | set) and len(a) > 1)
-            ),
-            "Choose one option: they exclude each other.",
-            example="consented, host-read-it",
-        ),
-        Mistake(
-            "not-an-option",
-            lambda a: (code := _code(a)) is not None and code != "" and code not in {o.code for o in OPTIONS},
-            "Answer with the code of one option exactly as listed, not with a rejection code or a sentence.",
-            example="permission-denied",
-        ),
+        *ans.one_option_mistakes([o.code for o in OPTIONS], many="consented, host-read-it", other="permission-denied"),
     ),
 )
 
