@@ -139,6 +139,21 @@ async def test_a_consented_call_that_breaks_its_read_only_hint_is_recorded_and_m
 
 
 @pytest.mark.anyio
+async def test_the_receipt_records_tool_and_resource_annotations_as_hints_and_the_claim_as_made():
+    async with LabSession(HostileServer(), timeout=1.0) as s:
+        weather = await s.call("lookup_weather", {"city": "Lisbon"})
+    hints_seen = weather.receipt["hints"]
+    sources = {k: hints_seen["sources"][k] for k in ("toolAnnotations", "annotations")}
+    assert sources == {"toolAnnotations": "hint", "annotations": "hint"}, sources
+    assert hints_seen["toolAnnotations"] == {"readOnlyHint": True}, hints_seen["toolAnnotations"]
+    assert weather.receipt["sideEffectsEvidence"] == {
+        "declared": False,
+        "observed": True,
+        "source": "annotations.readOnlyHint",
+    }, weather.receipt["sideEffectsEvidence"]
+
+
+@pytest.mark.anyio
 async def test_a_re_read_after_revocation_is_refused_by_the_gate_and_never_sent():
     async with LabSession() as s:
         async with s.watch("status://service/current") as watch:
@@ -220,6 +235,7 @@ async def test_the_text_equivalent_shows_the_same_labels_with_control_characters
     async with LabSession(HostileServer(), timeout=1.0) as s:
         pinned = await s.read(NOTES_URI)
     shown = present(pinned, connection="hostile")
+    assert shown.labels["approved by"].startswith("the permission gate"), shown.labels
     text = shown.text()
     for label in LABELS:
         assert f"{label:<12} {shown.labels[label]}" in text, f"{label!r} missing from\n{text}"
