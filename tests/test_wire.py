@@ -140,10 +140,18 @@ def test_the_subscription_notice_arrives_before_the_re_read_and_the_re_read_sees
     assert "contents" not in c.frames[notice].message["params"], "a notice carries no content"
 
 
-def test_the_session_negotiates_2026_07_28_and_legacy_mode_2025_11_25(wire):
+def test_the_session_opens_with_server_discover_and_speaks_2026_07_28_and_legacy_mode_2025_11_25(wire):
     assert wire.revision == "2026-07-28" and [f.message.get("method") for f in wire.opening][:1] == ["server/discover"]
+    discovered = next(f.message["result"] for f in wire.opening if "result" in f.message)
+    assert wire.revision in discovered["supportedVersions"], f"server/discover answered {discovered}"
+    for c in wire:
+        for f in c.frames:
+            if f.direction == "client→server" and "id" in f.message:  # every request
+                meta = f.message["params"]["_meta"]
+                assert meta["io.modelcontextprotocol/protocolVersion"] == "2026-07-28", (c.case.id, f.summary())
     legacy = record(mode="legacy")
     assert legacy.revision == "2025-11-25", f"legacy mode negotiated {legacy.revision}"
+    assert [f.message.get("method") for f in legacy.opening][:1] == ["initialize"], legacy.opening
 
 
 # -- attribution is by what was sent, not by position ----------------------------------------
@@ -223,6 +231,7 @@ def test_tool_cases_are_approved_by_the_user_through_the_host_and_every_request_
             assert approvals[0].sender == "user / host" and "model initiates" in c.sequence.role_line()
         else:
             assert not approvals and "user / host initiates" in c.sequence.role_line(), c.case.id
+        assert steps[-1].label.endswith("enters the context") and steps[-1].receiver == "model", steps[-1]
         for i, s in enumerate(steps):
             if s.kind == "request" and re.search(r" (tools/call|resources/read) ", s.label):
                 assert steps[i - 1].kind == "gate", f"{c.case.id}: step {i + 1} {s.label!r} follows {steps[i - 1]}"
