@@ -14,12 +14,13 @@ Prints, each in a fresh interpreter where imports are concerned:
   server listing 200 resources in pages of 2 (100 pages), and a server that hangs on the
   handshake with ``--timeout 2`` (the bound is 2 s plus start-up and shutdown; it was 24 s);
 - issue 15's live figures, medians of ``--fresh`` fresh interpreters run interleaved in the same
-  run, with bytecode cached as an installed lab has it (:func:`fresh_env`): ``custody-lab live``
-  against ``import mcp`` (target ≤ 1.5 x), and after ``import mcp`` the session's start plus the
-  first exchange (target ≤ 50 ms) for a structured result, the worst first exchange (it loads
-  ``jsonschema``, without the format modules no check uses:
-  :func:`custody_lab.live.values.load_jsonschema`), and for a read; then the same with the
-  lab's own import, and a later exchange. ``--only-first`` prints only these;
+  run, with bytecode cached as an installed lab has it (:func:`fresh_env`): the ``custody-lab live``
+  process against a ``python -c 'import mcp'`` process, wall time (target ≤ 1.5 x) and CPU time;
+  and after ``import mcp`` the session's start plus the first exchange (target ≤ 50 ms; CPU time
+  beside it) for a structured result, the worst first exchange (it loads ``jsonschema``, without
+  the format modules no check uses: :func:`custody_lab.live.values.load_jsonschema`), and for a
+  read; then the same with the lab's own import, and a later exchange. ``--only-first`` prints
+  only these;
 - the end-to-end audit of the MCP reference server (server-everything, pinned in ``tests/interop``;
   skipped with a note when it is not installed), the run ``tests/test_live_audit_reference.py``
   makes, against that test's time bound.
@@ -29,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -50,7 +52,7 @@ import anyio
 from custody_lab.live.session import LabSession
 t_import = time.perf_counter() - t
 async def go():
-    t_open = time.perf_counter()
+    t_open, cpu_open = time.perf_counter(), time.process_time()
     async with LabSession() as s:
         opened = time.perf_counter() - t_open
         if sys.argv[1] == "read":
@@ -58,10 +60,11 @@ async def go():
         else:
             exchange = lambda: s.call("calculate_risk", {"customer": "crm://customer/fixture-17"})
         t = time.perf_counter(); first = await exchange(); t_first = time.perf_counter() - t
+        cpu = time.process_time() - cpu_open
         t = time.perf_counter(); later = await exchange(); t_later = time.perf_counter() - t
-        return opened, t_first, t_later, first.accepted and later.accepted
-opened, t_first, t_later, ok = anyio.run(go)
-print(t_mcp, t_import, opened, t_first, t_later, ok)
+        return opened, t_first, t_later, cpu, first.accepted and later.accepted
+opened, t_first, t_later, cpu, ok = anyio.run(go)
+print(t_mcp, t_import, opened, t_first, t_later, cpu, ok)
 """
 
 
@@ -165,14 +168,12 @@ def _live_against_import_mcp(fresh: int) -> None:
         first_cmd = [sys.executable, "-c", FIRST_EXCHANGE]
         for cmd in (live_cmd, [*first_cmd, "read"], [*first_cmd, "call"]):  # fills the bytecode cache
             subprocess.run(cmd, capture_output=True, timeout=120, env=env, check=True)
-        mcp_s: list[float] = []
-        live_s: list[float] = []
+        mcp_s: list[float] = []  # the in-process import time
+        procs: dict[str, list[tuple[float, float]]] = {"mcp": [], "live": []}  # (wall, CPU) per process
         firsts: dict[str, list[list[float]]] = {"call": [], "read": []}
         for _ in range(fresh):
-            mcp_s.append(_import_seconds("mcp", env))
-            t = time.perf_counter()
-            subprocess.run(live_cmd, capture_output=True, timeout=120, env=env, check=True)
-            live_s.append(time.perf_counter() - t)
+            mcp_s.append(float(_timed(procs["mcp"], [sys.executable, "-c", IMPORT_MCP], env).stdout))
+            _timed(procs["live"], live_cmd, env)
             for kind, runs in firsts.items():
                 out = subprocess.run([*first_cmd, kind], capture_output=True, text=True, timeout=120, env=env)
                 *seconds, ok = out.stdout.split() or ["no output"]
@@ -182,24 +183,33 @@ def _live_against_import_mcp(fresh: int) -> None:
                     )
                     continue
                 runs.append([float(x) for x in seconds])
-    t_mcp, live = statistics.median(mcp_s), statistics.median(live_s)
-    ratio = live / t_mcp
-    print(f"import mcp, median of {fresh:<3}          {t_mcp:7.3f} s  {_spread(mcp_s, 1)}")
+    (mcp_wall, mcp_cpu), (live_wall, live_cpu) = (
+        [statistics.median(x[i] for x in procs[k]) for i in (0, 1)] for k in ("mcp", "live")
+    )
+    ratio = live_wall / mcp_wall
     print(
-        f"custody-lab live, median of {fresh:<3}    {live:7.3f} s  {_spread(live_s, 1)} = {ratio:.2f} x import mcp; "
-        f"target ≤ 1.5 x: {_verdict(ratio, 1.5)}"
+        f"python -c 'import mcp', median of {fresh:<3} {mcp_wall:7.3f} s  {_spread([w for w, _ in procs['mcp']], 1)}; "
+        f"CPU {mcp_cpu:.3f} s; the import alone {statistics.median(mcp_s):.3f} s"
+    )
+    print(
+        f"custody-lab live, median of {fresh:<3}    {live_wall:7.3f} s  {_spread([w for w, _ in procs['live']], 1)}; "
+        f"CPU {live_cpu:.3f} s"
+    )
+    print(
+        f"  = {ratio:.2f} x the import mcp process (CPU time: {live_cpu / mcp_cpu:.2f} x, less moved by the "
+        f"machine's load); target ≤ 1.5 x: {_verdict(ratio, 1.5)}"
     )
     for kind, label in (("call", "a structured result (calculate_risk)"), ("read", "a read (kb://handbook/v4)")):
         runs = firsts[kind]
         if not runs:
             continue
-        lab_import, opened, first, later = ([r[i] for r in runs] for i in range(1, 5))
+        lab_import, opened, first, later, cpu = ([r[i] for r in runs] for i in range(1, 6))
         start_and_first = [o + f for o, f in zip(opened, first, strict=True)]
         ms = statistics.median(start_and_first) * 1000
         print(f"first exchange after import mcp, {label}, median of {len(runs)}:")
         print(
             f"  session start + first exchange  {ms:7.1f} ms {_spread(start_and_first, 1000)}  "
-            f"target ≤ 50 ms: {_verdict(ms, 50)}"
+            f"target ≤ 50 ms: {_verdict(ms, 50)}; CPU {statistics.median(cpu) * 1000:.1f} ms"
         )
         print(
             f"    of which the session's start {statistics.median(opened) * 1000:.1f} ms "
@@ -208,6 +218,20 @@ def _live_against_import_mcp(fresh: int) -> None:
         with_import = [i + s for i, s in zip(lab_import, start_and_first, strict=True)]
         print(f"  the same plus the lab's import  {statistics.median(with_import) * 1000:7.1f} ms (no target)")
         print(f"  a later exchange                {statistics.median(later) * 1000:7.1f} ms")
+
+
+IMPORT_MCP = "import time; t = time.perf_counter(); import mcp; print(time.perf_counter() - t)"
+
+
+def _timed(into: list[tuple[float, float]], cmd: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """Run ``cmd`` to completion (it must succeed); append its wall and CPU seconds to ``into``."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t = time.perf_counter()
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=env, check=True)
+    wall = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    into.append((wall, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime))
+    return out
 
 
 def _spread(values: list[float], scale: float) -> str:
