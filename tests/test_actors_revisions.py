@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import hashlib
+import json
+import re
+from pathlib import Path
 
 import pytest
 
 import custody_lab as cl
 from custody_lab.core.model import APPLICATION_SHAPES
 from custody_lab.core.receipts import EXECUTORS, actor_labels
+from custody_lab.exercises import all_exercises, input_for, reveal
 from custody_lab.protocol.catalog import Catalog
 from custody_lab.protocol.revisions import (
     READ_COMPARISONS,
@@ -17,7 +21,7 @@ from custody_lab.protocol.revisions import (
     compare_reads,
     evidence,
 )
-from custody_lab.protocol.uri_templates import expand, parse
+from custody_lab.protocol.uri_templates import expand, match, parse
 from custody_lab.teaching.exercise_sets.actors import SOURCES
 
 SEED_IDS = ["handbook", "customer-record", "generated-report", "risk-score", "live-status", "approve-draft"]
@@ -206,3 +210,75 @@ def test_the_status_document_at_revisions_12_and_13_is_a_new_revision_under_the_
     digests = [hashlib.sha256(LabState(status_revision=r).status_text().encode()).hexdigest() for r in (12, 13)]
     got = compare_reads("status://service/current", *digests)
     assert digests[0] != digests[1] and got == "new-revision", f"digests {digests}: got {got}"
+
+
+def test_invoices_current_fits_the_month_template_but_no_declaration_covers_it():
+    # notebook 03: "`invoices://current` fits the template `invoices://{month}`, but `current` is not a month"
+    fits = match("invoices://{month}", "invoices://current")
+    got = (fits, classify("invoices://current").kind, evidence("invoices://current").may_cache)
+    assert got == ({"month": "current"}, "undeclared", False), got
+
+
+def test_a_listed_resource_of_the_catalog_is_still_undeclared():
+    # notebook 03: "`kb://shipping` is a listed resource of the catalog, and still undeclared"
+    listed = Catalog.load().entry("kb://shipping")
+    assert listed is not None and classify("kb://shipping").kind == "undeclared", (listed, classify("kb://shipping"))
+
+
+# --------------------------------------------------------------------------------------------
+# the notebooks use them
+# --------------------------------------------------------------------------------------------
+
+NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+GLOSSARY_LINK = re.compile(r"\[([^\]]+)\]\(\.\./docs/glossary\.md(#[^)]*)?\)")
+
+
+def _cells(stem: str, kind: str) -> list[str]:
+    nb = json.loads((NOTEBOOKS / f"{stem}.ipynb").read_text(encoding="utf-8"))
+    return ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == kind]
+
+
+def test_notebook_02_uses_every_actor_exercise_and_closes_with_their_progress_panel():
+    code = "\n".join(_cells("02-read-the-custody-matrix", "code"))
+    ids = [e.id for e in all_exercises("actor")]
+    missing = [i for i in ids if f'ExercisePanel("{i}")' not in code]
+    assert len(ids) == 3 and not missing, f"actor exercises {ids}; not in notebook 02: {missing}"
+    assert 'ProgressPanel(("actor",))' in _cells("02-read-the-custody-matrix", "code")[-1], "no closing actor panel"
+
+
+def test_notebook_03_checks_every_revision_exercise_and_shows_each_prompt_as_defined():
+    stem = "03-expand-and-match-uri-templates"
+    text = "\n".join(_cells(stem, "code") + _cells(stem, "markdown"))
+    exercises = all_exercises("revision")
+    assert len(exercises) == 3, [e.id for e in exercises]
+    for exercise in exercises:
+        assert f'check("{exercise.id}", answer)' in text, f"notebook 03 does not check {exercise.id}"
+        assert exercise.prompt in text, f"notebook 03: the prompt of {exercise.id} differs from its definition"
+    assert 'ProgressPanel("revision")' in _cells(stem, "code")[-1], "no closing revision panel"
+
+
+def test_actor_02s_input_is_the_seed_receipt_that_says_application_while_the_model_asked():
+    given = input_for("actor-02")
+    got = (given["id"], given["custody"]["actor"], reveal("actor-02"))
+    expected = ("customer-record", "application", {"initiator": "model", "executor": "application"})
+    assert got == expected, f"expected {expected}, got {got}"
+
+
+def _glossary_terms() -> set[str]:
+    text = (NOTEBOOKS.parent / "docs" / "glossary.md").read_text(encoding="utf-8")
+    return {m.group(1).casefold() for m in re.finditer(r"^- \*\*([^*]+)\*\*:", text, re.M)}
+
+
+@pytest.mark.parametrize(
+    "stem", ["01-route-a-custody-case", "02-read-the-custody-matrix", "03-expand-and-match-uri-templates"]
+)
+def test_every_glossary_link_names_a_glossary_term_and_the_cheat_sheet_is_linked(stem):
+    markdown = "\n".join(_cells(stem, "markdown"))
+    terms = _glossary_terms()
+    links = GLOSSARY_LINK.findall(markdown)
+    assert len(links) >= 5, f"{stem}: only {len(links)} glossary links"
+    for text, fragment in links:
+        said = " ".join(text.strip("*`").split()).casefold()
+        known = said == "glossary" or any(t in (said, said.removesuffix("s")) or t.endswith(" " + said) for t in terms)
+        assert known and not fragment, f"{stem}: link {text!r}{fragment} names no glossary term (or has a fragment)"
+    assert "(../docs/cheatsheet.md)" in markdown, f"{stem}: the cheat sheet is not linked"

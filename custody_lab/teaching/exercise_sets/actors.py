@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from ...core.loading import load_fixture
 from ...core.receipts import EXECUTORS, actor_labels
+from ...core.router import route
 from ..exercises import Exercise, Mistake
 from . import _answers as ans
 
@@ -178,13 +179,13 @@ ACTOR_02 = Exercise(
         "The model asks for `crm://customer/fixture-17` through the host's `read_mcp_resource` "
         "tool, and the host performs an ordinary `resources/read` through its permission gate "
         "(notebook 08 does this live). The router treats it as the application's read, so the "
-        'seed receipt says `"actor": "application"`. Complete the extended receipt\'s `actors` '
-        'block: `{"initiator": ..., "executor": ...}`.'
+        'seed receipt says `"actor": "application"` (`input_for("actor-02")` is that receipt). '
+        'Complete the extended receipt\'s `actors` block: `{"initiator": ..., "executor": ...}`.'
     ),
-    input_label="the model-proposed read of crm://customer/fixture-17",
+    input_label="the seed receipt of the read the model asked for",
     wanted='a dict {"initiator": ..., "executor": ...}',
     kind="mapping",
-    given=lambda: _BY_ID["model-proposed-read"],
+    given=lambda: route(load_fixture().case("customer-record")).to_dict(),
     reference=_proposed_read_labels,
     compare=_same_labels,
     mistakes=(

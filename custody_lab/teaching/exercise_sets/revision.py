@@ -23,7 +23,7 @@ from collections.abc import Callable
 from functools import cache
 
 from ...protocol.catalog import Catalog
-from ...protocol.revisions import READ_COMPARISONS, classify, compare_reads, evidence
+from ...protocol.revisions import READ_COMPARISONS, Evidence, classify, compare_reads, evidence
 from ..exercises import Exercise, Mistake
 from . import _answers as ans
 from ._changes import code_of, same_code, several_codes
@@ -182,22 +182,35 @@ REVISION_02 = Exercise(
 # --------------------------------------------------------------------------------------------
 
 
+#: revision-03's citations: id -> (the URI cited, the URI whose served bytes' sha256 is cited).
+_CITED: dict[str, tuple[str | None, str | None]] = {
+    "citation-1": ("logs://api/today", "logs://api/today"),
+    "citation-2": ("report://synthetic/weekly-7", "report://synthetic/weekly-7"),
+    "citation-3": ("invoices://2026-09", None),
+    "citation-4": (None, "report://synthetic/weekly-7"),
+}
+
+#: The citation ids of revision-03, in order.
+CITATIONS: tuple[str, ...] = tuple(_CITED)
+
+
+@cache
 def _citations() -> dict[str, dict[str, str | None]]:
-    status = Catalog.load().read("status://service/current").sha256
+    catalog = Catalog.load()
     return {
-        "uri-only": {"uri": _HANDBOOK, "sha256": None},
-        "digest-only": {"uri": None, "sha256": _handbook_sha256()},
-        "moving-pair": {"uri": "status://service/current", "sha256": status},
-        "versioned-pair": {"uri": _HANDBOOK, "sha256": _handbook_sha256()},
+        name: {"uri": uri, "sha256": catalog.read(source).sha256 if source else None}
+        for name, (uri, source) in _CITED.items()
     }
 
 
-#: The citation ids of revision-03 (their values are computed from the catalog).
-CITATIONS: tuple[str, ...] = ("uri-only", "digest-only", "moving-pair", "versioned-pair")
+def _evidence_of(answer: object) -> Evidence | None:
+    """What the citation the answer names proves, or ``None`` when it names none."""
+    cited = _citations().get(code_of(answer) or "")
+    return None if cited is None else evidence(cited["uri"], cited["sha256"])
 
 
 def _pinned() -> object:
-    found = [name for name, c in _citations().items() if evidence(c["uri"], c["sha256"]).pinned]
+    found = [name for name in CITATIONS if (e := _evidence_of(name)) is not None and e.pinned]
     assert len(found) == 1, f"revision-03 is built with exactly one pinned citation; found {found}"
     return found[0]
 
@@ -220,30 +233,38 @@ REVISION_03 = Exercise(
     mistakes=(
         Mistake(
             "a-uri-alone",
-            lambda a: code_of(a) == "uri-only",
+            lambda a: (e := _evidence_of(a)) is not None and e.names_revision and not e.proves_bytes,
             "A URI names the revision, but it cannot prove that the bytes in the model's context are "
             "that revision's: nothing to compare them with.",
-            example="uri-only",
+            example="citation-3",
         ),
         Mistake(
             "a-digest-alone",
-            lambda a: code_of(a) == "digest-only",
+            lambda a: (e := _evidence_of(a)) is not None and e.uri is None,
             "A digest proves which bytes were read, but names nothing a reviewer can go back to: a "
             "hash alone does not say what was read.",
-            example="digest-only",
+            example="citation-4",
         ),
         Mistake(
             "a-pair-on-a-moving-uri",
-            lambda a: code_of(a) == "moving-pair",
+            lambda a: (
+                (e := _evidence_of(a)) is not None and e.uri is not None and e.proves_bytes and not e.names_revision
+            ),
             "That pair proves the bytes, but its URI names whatever is current: it cannot say which "
             "revision was read once the status moves on.",
-            example="moving-pair",
+            example="citation-1",
+        ),
+        Mistake(
+            "not-a-citation-id",
+            lambda a: (c := code_of(a)) is not None and "," not in c and c not in _CITED,
+            'Give one of the ids of input_for("revision-03") exactly as it writes them.',
+            example="the versioned one",
         ),
         Mistake(
             "several",
             several_codes,
             "Give the one citation id that does both.",
-            example=["uri-only", "digest-only"],
+            example=["citation-3", "citation-4"],
         ),
     ),
     hints=(
