@@ -45,7 +45,6 @@ __all__ = [
     "WireRecording",
     "protocol_revision",
     "record_wire",
-    "shorten",
 ]
 
 import json
@@ -61,6 +60,7 @@ from ..protocol.uri_templates import UriTemplateError, match
 from ..views.html import box, code, escape, pre, untrusted, untrusted_block
 from ..views.sequence import Lifeline, SequenceFigure, Step, picker, sequence_figure, sequence_html, sequence_text
 from ..views.sequence import Sequence as Diagram
+from .command import _shorten as shorten  # the one home of "long strings cut visibly"
 from .keys import STATE_URI
 from .session import LabSession, Mode
 from .values import FIXTURE_EXCHANGES, Exchange, Frame, Gate, LiveError, LiveReceipt
@@ -74,22 +74,6 @@ _SUBSCRIBE = ("subscriptions/listen", "resources/subscribe", "resources/unsubscr
 
 class WireError(LiveError):
     """The wire recording could not attribute or find what it needed (the message says which case)."""
-
-
-def shorten(value: Any, limit: int = DISPLAY_CHARS) -> Any:
-    """A copy of a JSON value with every string longer than ``limit`` cut and marked.
-
-    Example:
-        >>> shorten({"text": "x" * 300, "n": [1, "ok"]}, 10)
-        {'text': 'xxxxxxxxxx… (290 more characters)', 'n': [1, 'ok']}
-    """
-    if isinstance(value, str) and len(value) > limit:
-        return f"{value[:limit]}… ({len(value) - limit} more characters)"
-    if isinstance(value, dict):
-        return {k: shorten(v, limit) for k, v in value.items()}
-    if isinstance(value, list):
-        return [shorten(v, limit) for v in value]
-    return value
 
 
 def protocol_revision(frames: Sequence[Frame]) -> str:
