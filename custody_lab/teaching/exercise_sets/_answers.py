@@ -50,6 +50,16 @@ def names(answer: object) -> frozenset[str] | None:
     return frozenset(name for name in found if name is not None)
 
 
+def same_names(answer: object, expected: object) -> bool:
+    """A ``compare`` for list answers in any order: the answer's :func:`names` equal the expected list's.
+
+    Example:
+        >>> same_names([" b", "a"], ["a", "b"]), same_names(["a"], ["a", "b"]), same_names("a", ["a"])
+        (True, False, False)
+    """
+    return isinstance(expected, list) and names(answer) == frozenset(expected)
+
+
 def is_one_of(answer: object, *candidates: str) -> bool:
     """Whether the answer, as stripped text, is one of ``candidates``.
 

@@ -227,10 +227,6 @@ def _differing() -> object:
     return [s.id for s in SOURCES if len(set(s.labels().values())) > 1]
 
 
-def _same_ids(answer: object, expected: object) -> bool:
-    return ans.names(answer) == frozenset(expected) if isinstance(expected, list) else False
-
-
 ACTOR_03 = Exercise(
     id="actor-03",
     title="Where must the receipt keep both labels?",
@@ -245,7 +241,7 @@ ACTOR_03 = Exercise(
     kind="list",
     given=lambda: SOURCES,
     reference=_differing,
-    compare=_same_ids,
+    compare=ans.same_names,
     mistakes=(
         Mistake(
             "only-the-model-initiated",

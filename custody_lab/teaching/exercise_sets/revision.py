@@ -47,10 +47,6 @@ def _cacheable() -> object:
     return [uri for uri in URIS if evidence(uri).may_cache]
 
 
-def _same_uris(answer: object, expected: object) -> bool:
-    return isinstance(expected, list) and ans.names(answer) == frozenset(expected)
-
-
 def _includes(kind: str) -> Callable[[object], bool]:
     def detect(answer: object) -> bool:
         named = ans.names(answer)
@@ -74,7 +70,7 @@ REVISION_01 = Exercise(
     kind="list",
     given=lambda: URIS,
     reference=_cacheable,
-    compare=_same_uris,
+    compare=ans.same_names,
     mistakes=(
         Mistake(
             "a-moving-uri",
