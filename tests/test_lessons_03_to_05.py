@@ -54,7 +54,8 @@ def test_each_notebook_closes_with_a_check_yourself_progress_panel_before_the_re
     headings = [
         i for i, c in enumerate(cells) if c.cell_type == "markdown" and c.source.startswith("## Check yourself")
     ]
-    panels = [i for i, c in enumerate(cells) if c.cell_type == "code" and f'ProgressPanel("{topic}")' in c.source]
+    calls = (f'ProgressPanel("{topic}")', f'ProgressPanel(("{topic}",')  # its topic alone, or first of several
+    panels = [i for i, c in enumerate(cells) if c.cell_type == "code" and any(call in c.source for call in calls)]
     recap = max(i for i, c in enumerate(cells) if c.cell_type == "markdown" and "Recap" in c.source)
     assert headings and panels, f"notebook {number}: no 'Check yourself' heading ({headings}) or panel ({panels})"
     assert headings[-1] < panels[-1] < recap, (
