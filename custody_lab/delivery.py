@@ -48,6 +48,7 @@ __all__ = [
     "stop",
     "voila_env",
     "wait_for_http",
+    "write_lab_overrides",
     "write_lab_settings",
 ]
 
@@ -95,10 +96,11 @@ THEME_ENV = THEME_VARIABLE
 
 #: JupyterLab user settings for an unattended or projected session: no "news" question, no update
 #: check (both would put a toast over the notebook and reach for the network), no autosave (a
-#: browser session must not write outputs into committed notebooks).
+#: browser session must not write outputs into committed notebooks), Markdown files (the glossary and
+#: cheat sheet the notebooks link to) open rendered.
 QUIET_LAB_SETTINGS: dict[str, dict[str, object]] = {
     "@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": False},
-    "@jupyterlab/docmanager-extension:plugin": {"autosave": False},
+    "@jupyterlab/docmanager-extension:plugin": {"autosave": False, "defaultViewers": {"markdown": "Markdown Preview"}},
 }
 
 
@@ -233,6 +235,15 @@ def write_lab_settings(
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(dict(values), indent=2) + "\n", encoding="utf-8")
     return root
+
+
+def write_lab_overrides(prefix: str | os.PathLike[str] = sys.prefix) -> Path:
+    """Make :data:`QUIET_LAB_SETTINGS` the defaults of the JupyterLab installed under ``prefix``
+    (``share/jupyter/lab/settings/overrides.json``; ``binder/postBuild`` runs this on Binder)."""
+    path = Path(prefix, "share", "jupyter", "lab", "settings", "overrides.json")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(QUIET_LAB_SETTINGS, indent=2) + "\n", encoding="utf-8")
+    return path
 
 
 def wait_for_http(

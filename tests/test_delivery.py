@@ -224,7 +224,10 @@ def test_lab_uses_the_labs_quiet_settings_written_once_and_keeps_a_learners_own_
             "fetchNews": "false",
             "checkForUpdates": False,
         },
-        "@jupyterlab/docmanager-extension/plugin.jupyterlab-settings": {"autosave": False},
+        "@jupyterlab/docmanager-extension/plugin.jupyterlab-settings": {
+            "autosave": False,
+            "defaultViewers": {"markdown": "Markdown Preview"},
+        },
     }, written
     assert "no news toast, no autosave" in out, out
     docs.write_text('{"autosave": true, "autosaveInterval": 300}\n')  # the learner turns autosave on
@@ -348,7 +351,22 @@ def test_quiet_lab_settings_turn_off_news_update_checks_and_autosave(tmp_path):
     )
     assert news == {"fetchNews": "false", "checkForUpdates": False}, news
     docs = json.loads((tmp_path / "@jupyterlab" / "docmanager-extension" / "plugin.jupyterlab-settings").read_text())
-    assert docs == {"autosave": False}, docs
+    assert docs == {"autosave": False, "defaultViewers": {"markdown": "Markdown Preview"}}, docs
+
+
+def test_lab_overrides_make_the_quiet_settings_an_environments_defaults(tmp_path):
+    path = delivery.write_lab_overrides(tmp_path)
+    assert path == tmp_path / "share" / "jupyter" / "lab" / "settings" / "overrides.json"
+    overrides = json.loads(path.read_text())
+    assert overrides == delivery.QUIET_LAB_SETTINGS, overrides
+    assert overrides["@jupyterlab/docmanager-extension:plugin"]["defaultViewers"] == {"markdown": "Markdown Preview"}
+
+
+def test_binder_writes_the_lab_overrides_after_installing_the_lab():
+    lines = [ln.strip() for ln in (ROOT / "binder" / "postBuild").read_text().splitlines() if ln.strip()]
+    install = lines.index("python -m pip install -e .")
+    writes = [i for i, ln in enumerate(lines) if "write_lab_overrides()" in ln and not ln.startswith("#")]
+    assert writes and writes[0] > install, f"postBuild must call write_lab_overrides() after the install: {lines}"
 
 
 class _Forbidden(http.server.BaseHTTPRequestHandler):
@@ -440,6 +458,7 @@ def test_custody_lab_lab_serves_the_start_notebook_and_stops_by_pid(tmp_path):
         settings["@jupyterlab/apputils-extension:notification"],
     )
     assert docs.get("autosave") is False, f"the running JupyterLab autosaves: {docs}"
+    assert docs.get("defaultViewers") == {"markdown": "Markdown Preview"}, f"Markdown opens as source: {docs}"
     assert news.get("fetchNews") == "false" and news.get("checkForUpdates") is False, f"news toast on: {news}"
     assert code is not None, f"PID {process.pid} still running"
     log_text = (tmp_path / "lab.log").read_text(errors="replace")

@@ -20,10 +20,11 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import CaseError
-from ..core.model import SHAPES, Policy
+from ..core.model import Policy
 from ..core.rules import outcome_look
 from .columns import OUTCOMES
 from .compare import Comparison
+from .plot_text import outcome_counts_by, runs, shape_size_cells
 from .theme import MIN_TEXT, Theme, drawable, theme_of
 from .validation import as_policy
 
@@ -99,13 +100,7 @@ def outcome_share(
         >>> [t.get_text() for t in fig.axes[0].get_yticklabels()]
         ['application', 'model']
     """
-    if "outcome" not in swept.columns or by not in swept.columns:
-        missing = "outcome" if "outcome" not in swept.columns else by
-        raise CaseError(f"outcome_share needs a swept frame with an {missing!r} column", missing)
-    table = pd.crosstab(swept[by].astype(object).where(swept[by].notna(), "(missing)"), swept["outcome"])
-    table = table.loc[:, [o for o in OUTCOMES if o in table.columns and table[o].sum() > 0]]
-    if table.empty:
-        raise CaseError("outcome_share needs at least one row", by)
+    table = outcome_counts_by(swept, by)
     share = table.div(table.sum(axis=1), axis=0)
     look = theme_of(theme)
     with _drawing(look) as plt:
@@ -145,16 +140,6 @@ def _outcome_share(plt: Any, look: Theme, swept: pd.DataFrame, share: pd.DataFra
 def _text_points(text: str, fontsize: float) -> float:
     """A generous estimate of a label's width in points (no renderer needed)."""
     return max(len(line) for line in text.splitlines()) * fontsize * 0.62
-
-
-def _runs(values: list[Any]) -> list[tuple[int, int]]:
-    """[start, stop) index ranges of consecutive equal values."""
-    runs, start = [], 0
-    for i in range(1, len(values) + 1):
-        if i == len(values) or values[i] != values[start]:
-            runs.append((start, i))
-            start = i
-    return runs
 
 
 def _label_x(x0: float, x1: float, line: float, width: float) -> float | None:
@@ -213,22 +198,8 @@ def bytes_shape_map(
         >>> any("embed limit" in t.get_text() for t in fig.axes[0].texts)
         True
     """
-    for col in ("bytes", "shape", "outcome", "accepted"):
-        if col not in swept.columns:
-            raise CaseError(f"bytes_shape_map needs a swept frame with a {col!r} column", col)
-    if swept.empty:
-        raise CaseError("bytes_shape_map needs at least one row", "bytes")
     p = as_policy(policy)
-    sizes = np.sort(swept["bytes"].unique())
-    shapes = [s for s in SHAPES if (swept["shape"] == s).any()]
-    accepted = swept.pivot_table(
-        index="shape", columns="bytes", values="accepted", aggfunc="mean", observed=True
-    ).reindex(index=shapes, columns=sizes)
-    totals = swept.groupby(["shape", "bytes"], observed=True).size()
-    refusals = swept.groupby(["shape", "bytes", "rejection"], observed=True).size()
-    per_cell: dict[tuple[str, int], dict[str, int]] = {}
-    for shape, size, code, count in refusals.reset_index().itertuples(index=False, name=None):
-        per_cell.setdefault((str(shape), int(size)), {})[str(code)] = int(count)
+    sizes, shapes, accepted, totals, per_cell = shape_size_cells(swept)
     mix = {cell: _mix(found, int(totals[cell])) for cell, found in per_cell.items()}
     if len(sizes) > 1:
         mids = (sizes[1:] + sizes[:-1]) / 2
@@ -266,7 +237,7 @@ def _bytes_shape_map(
     for row, shape in enumerate(shapes):
         shares = [None if np.isnan(v) else round(float(v), 4) for v in accepted.loc[shape].to_numpy()]
         mixes = [mix.get((shape, int(b)), "") for b in sizes]
-        for start, stop in _runs(list(zip(shares, mixes))):
+        for start, stop in runs(list(zip(shares, mixes))):
             share, refused = shares[start], mixes[start]
             x0, x1 = edges[start], edges[stop]
             if share is None:

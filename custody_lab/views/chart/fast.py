@@ -16,6 +16,7 @@ from typing import Any
 
 import matplotlib
 import numpy as np
+import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.transforms import Bbox
@@ -23,9 +24,10 @@ from matplotlib.transforms import Bbox
 from ...core.model import Case, Decision, Policy
 from ...core.receipts import canonical_json
 from ...core.router import route
+from ...core.text import visible
 from ...whatif.theme import Theme, theme_of
 from .draw import draw_static, label_case, new_figure
-from .regions import MARK_DY, ROW_OF, as_case, short_status, x_of
+from .regions import MARK_DY, ROW_OF, as_case, matrix_table, short_status, x_of
 from .style import (
     EDGE,
     INITIATOR_MARKER,
@@ -206,6 +208,31 @@ class CustodyMatrix:
             while len(self._cache) > self._cache_size:
                 self._cache.popitem(last=False)
         return png
+
+    def describe(self, case: Case | Mapping[str, object], decision: Decision | None = None) -> tuple[str, pd.DataFrame]:
+        """What :meth:`render` draws, in words: an alt text and the table equivalent.
+
+        The table is :func:`~.regions.matrix_table` of the explored case (first, marked
+        ``explored``) and the context cases, under the current policy.
+
+        Example:
+            >>> from custody_lab import load_fixture
+            >>> fx = load_fixture()
+            >>> alt, table = CustodyMatrix(context_cases=fx.all_cases).describe(fx.case("oversize-embed"))
+            >>> alt.split(":")[0], table.loc[0, "id"], bool(table.loc[0, "explored"]), table.loc[0, "outcome"]
+            ('Custody matrix', 'oversize-embed', True, 'embed-over-budget')
+        """
+        case = as_case(case)
+        d = decision if decision is not None else route(case, self.policy)
+        table = matrix_table([case, *self._context], self.policy)
+        table.insert(1, "explored", [True] + [False] * len(self._context))
+        verdict = f"accepted as {d.outcome}" if d.accepted else f"refused with {d.outcome}"
+        alt = (
+            f"Custody matrix: rows are the five shapes, the x axis is payload size with the embed limit at "
+            f"{self.policy.embed_limit_bytes} bytes. The explored case {visible(case.id)} ({case.initiator}, "
+            f"{case.shape}, {case.bytes} bytes) is {verdict}; {len(self._context)} other cases are drawn faintly."
+        )
+        return alt, table
 
     def _draw_frame(self, case: Case, d: Decision) -> bytes:
         fig, ax, layout = self.figure, self._layout.ax, self._layout

@@ -142,8 +142,16 @@ class CaseExplorer(W.VBox):
             ],
             layout=W.Layout(max_width="100%"),
         )
-        tabs = W.Tab(children=[self.trace, self.receipt, W.VBox([self.paste, self.load_button])])
-        for i, title in enumerate(["Trace", "Receipt", "Paste a case"]):
+        #: the chart in words: the matrix as a table (the explored case first); the image's tooltip
+        #: carries the same alt text
+        self.matrix_text = W.HTML()
+        pages = [self.trace, self.receipt, W.VBox([self.paste, self.load_button])]
+        titles = ["Trace", "Receipt", "Paste a case"]
+        if self._matrix is not None:
+            pages.insert(2, self.matrix_text)
+            titles.insert(2, "Matrix as text")
+        tabs = W.Tab(children=pages)
+        for i, title in enumerate(titles):
             tabs.set_title(i, title)
         tabs.add_class(TABS_CLASS)  # readable unselected titles; the rule is in a hidden HTML widget
         tabs_style = W.HTML(TABS_STYLE, layout=W.Layout(display="none"))
@@ -292,6 +300,9 @@ class CaseExplorer(W.VBox):
         if self._matrix is not None:
             self._matrix.set_policy(self.policy)
             self.chart.value = self._matrix.render(self.case, self.decision)
+            alt, table = self._matrix.describe(self.case, self.decision)
+            self.chart.tooltip = alt
+            self.matrix_text.value = render.matrix_text_html(alt, table)
 
     # -- actions -----------------------------------------------------------------------------
     def load(self, case: str | Case) -> None:

@@ -13,6 +13,7 @@ __all__ = [
     "diff_html",
     "error_html",
     "look_badge",
+    "matrix_text_html",
     "outcome_html",
     "policy_changes",
     "receipt_html",
@@ -22,11 +23,14 @@ __all__ = [
 
 import json
 
+import pandas as pd
+
 from ...core.explain import Change, flip_sentence
 from ...core.model import Case, Decision, Policy
 from ...core.receipts import digest
 from ...core.rules import outcome_look, rule
 from ..html import FONT, NOWRAP, ROW_STYLES, box, code, escape, pre, scroll, small, untrusted, untrusted_block
+from ..html import table as html_table
 
 
 def look_badge(outcome: str) -> str:
@@ -159,3 +163,9 @@ def error_html(message: str) -> str:
         "error",
         cls="custody-error",
     )
+
+
+def matrix_text_html(alt: str, table: pd.DataFrame) -> str:
+    """The custody matrix in words: its alt text, then every case as a row (the explored case first)."""
+    rows = table.astype(object).itertuples(index=False, name=None)
+    return scroll(f"<p>{escape(alt)}</p>" + html_table(rows, head=[str(c) for c in table.columns]))

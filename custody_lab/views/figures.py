@@ -1,0 +1,128 @@
+"""Charts that carry their own words: an image with alternative text, and its table equivalent.
+
+A matplotlib figure shown in a notebook becomes an ``<img>`` with no alternative text. A
+:class:`DescribedFigure` shows the same PNG with an ``alt`` attribute, a caption, and a
+"Text equivalent" section holding the chart's numbers as a table, so a screen reader, a reader
+at 200 % zoom and a reader of the exported page all get the content. It keeps ``savefig`` (the
+notebooks export charts with it) and the figure itself.
+
+:func:`outcome_share`, :func:`bytes_shape_map` and :func:`policy_comparison` draw the what-if
+plots of :mod:`custody_lab.whatif.plots` and attach the text of :mod:`custody_lab.whatif.plot_text`;
+:func:`described` wraps any other figure with the words its caller supplies.
+"""
+
+from __future__ import annotations
+
+__all__ = ["DescribedFigure", "bytes_shape_map", "described", "outcome_share", "policy_comparison"]
+
+import base64
+import io
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from ..core.model import Policy
+from ..whatif import plot_text, plots
+from ..whatif.compare import Comparison
+from ..whatif.theme import Theme
+from .html import ViewError, escape, table
+
+#: The class of a described figure's outer element (tests and the browser find it by this).
+FIGURE_CLASS = "custody-figure"
+
+
+@dataclass(frozen=True)
+class DescribedFigure:
+    """A matplotlib figure with its alternative text and its table equivalent.
+
+    Attributes:
+        figure: the matplotlib ``Figure``.
+        alt: what the image shows, in words (the ``alt`` attribute and the caption).
+        table: the numbers the chart draws, one row per bar, band or item.
+    """
+
+    figure: Any
+    alt: str
+    table: pd.DataFrame
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.alt, str) or not self.alt.strip():
+            raise ViewError("a described figure needs alternative text (alt): a non-empty string")
+        if not isinstance(self.table, pd.DataFrame) or self.table.empty:
+            raise ViewError("a described figure needs its table equivalent: a DataFrame with at least one row")
+
+    def savefig(self, *args: Any, **kwargs: Any) -> None:
+        """``Figure.savefig``: export the picture (PNG, SVG…) as before."""
+        self.figure.savefig(*args, **kwargs)
+
+    def png(self) -> bytes:
+        """The picture as PNG bytes."""
+        buffer = io.BytesIO()
+        self.figure.savefig(buffer, format="png")
+        return buffer.getvalue()
+
+    def text(self) -> str:
+        """The alt text and the table as plain text (what a terminal or ``print`` shows)."""
+        return f"{self.alt}\n\n{self.table.to_string(index=False)}"
+
+    def html(self) -> str:
+        """The image with ``alt``, its caption, and the table equivalent under a "Text equivalent" summary."""
+        data = base64.b64encode(self.png()).decode("ascii")
+        rows = self.table.astype(object).where(self.table.notna(), None).itertuples(index=False, name=None)
+        body = table(rows, head=[str(c) for c in self.table.columns], style="border-collapse:collapse")
+        return (
+            f'<figure class="{FIGURE_CLASS}" style="margin:4px 0;max-width:100%">'
+            f'<img src="data:image/png;base64,{data}" alt="{escape(self.alt)}" style="max-width:100%;height:auto">'
+            f"<figcaption>{escape(self.alt)}</figcaption>"
+            f"<details><summary>Text equivalent (the chart's numbers as a table)</summary>{body}</details>"
+            "</figure>"
+        )
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+        return {"text/html": self.html(), "text/plain": self.text()}
+
+
+def described(figure: Any, alt: str, rows: pd.DataFrame | Sequence[Mapping[str, object]]) -> DescribedFigure:
+    """Any figure with the words its caller supplies: ``alt`` and the rows of its table equivalent.
+
+    Example:
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        >>> import matplotlib.pyplot as plt
+        >>> fig, ax = plt.subplots(); _ = ax.bar(["a", "b"], [1, 2])
+        >>> d = described(fig, "Two bars: a is 1, b is 2.", [{"bar": "a", "value": 1}, {"bar": "b", "value": 2}])
+        >>> 'alt="Two bars: a is 1, b is 2."' in d.html(), d.table["value"].tolist()
+        (True, [1, 2])
+    """
+    frame = rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(list(rows))
+    return DescribedFigure(figure, alt, frame)
+
+
+def outcome_share(
+    swept: pd.DataFrame, by: str = "shape", *, title: str | None = None, theme: str | Theme | None = None
+) -> DescribedFigure:
+    """:func:`custody_lab.whatif.plots.outcome_share` with its alt text and table equivalent."""
+    text = plot_text.outcome_share_text(swept, by)
+    return DescribedFigure(plots.outcome_share(swept, by, title=title, theme=theme), text.alt, text.table)
+
+
+def bytes_shape_map(
+    swept: pd.DataFrame,
+    policy: Policy | Mapping[str, Any] | None = None,
+    *,
+    title: str | None = None,
+    theme: str | Theme | None = None,
+) -> DescribedFigure:
+    """:func:`custody_lab.whatif.plots.bytes_shape_map` with its alt text and table equivalent."""
+    text = plot_text.bytes_shape_text(swept, policy)
+    return DescribedFigure(plots.bytes_shape_map(swept, policy, title=title, theme=theme), text.alt, text.table)
+
+
+def policy_comparison(
+    comparison: Comparison, *, title: str | None = None, theme: str | Theme | None = None
+) -> DescribedFigure:
+    """:func:`custody_lab.whatif.plots.policy_comparison` with its alt text and table equivalent."""
+    text = plot_text.policy_comparison_text(comparison)
+    return DescribedFigure(plots.policy_comparison(comparison, title=title, theme=theme), text.alt, text.table)

@@ -1,0 +1,104 @@
+"""Charts with words: every what-if plot has alternative text and a table equivalent of its own numbers."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from custody_lab.sweep import compare, grid, sweep
+from custody_lab.views import figures
+from custody_lab.views.html import ViewError
+from custody_lab.whatif import plot_text
+
+
+@pytest.fixture(scope="module")
+def swept() -> pd.DataFrame:
+    return sweep(grid(bytes=[0, 1000, 2048, 4096, 4097, 8000]))
+
+
+def test_outcome_share_table_holds_the_bar_segments_the_figure_draws(swept):
+    shown = figures.outcome_share(swept, by="shape")
+    ax = shown.figure.axes[0]
+    widths = sorted(round(p.get_width(), 6) for p in ax.patches if p.get_width() > 0)
+    counts = plot_text.outcome_counts_by(swept, "shape")
+    expected = sorted(round(n / counts.loc[v].sum(), 6) for v in counts.index for n in counts.loc[v] if n)
+    assert widths == expected, f"segment widths {widths[:5]}… differ from the table's shares {expected[:5]}…"
+    assert shown.table["rows"].sum() == len(swept)
+    assert shown.table["shape"].tolist() == [str(v) for v in counts.index]
+
+
+def test_policy_comparison_table_holds_the_bar_lengths_the_figure_draws():
+    comparison = compare(grid(), None, {"embedLimitBytes": 2048})
+    shown = figures.policy_comparison(comparison)
+    bars = [p.get_width() for p in shown.figure.axes[0].patches]
+    n = len(shown.table)
+    assert bars[:n] == shown.table["before"].tolist() and bars[n:] == shown.table["after"].tolist()
+    assert (shown.table["change"] == shown.table["after"] - shown.table["before"]).all()
+    assert f"{comparison.changed:,} cases change outcome" in shown.alt
+
+
+def test_bytes_shape_bands_cover_every_row_once_and_merge_only_equal_results(swept):
+    text = plot_text.bytes_shape_text(swept)
+    for shape, bands in text.table.groupby("shape", sort=False):
+        assert bands["rows"].sum() == int((swept["shape"] == shape).sum()), shape
+        assert (bands["from bytes"].to_numpy()[1:] > bands["to bytes"].to_numpy()[:-1]).all(), shape
+    embedded = text.table[text.table["shape"] == "embedded-resource"]
+    # the embed limit (4096) splits the embedded resource's sizes: 4097 and 8000 are over budget
+    assert embedded["to bytes"].tolist()[0] == 4096 and "embed-over-budget" in embedded["refusals"].iloc[-1]
+
+
+def test_the_html_has_the_alt_text_on_the_image_and_the_table_under_text_equivalent(swept):
+    html = figures.bytes_shape_map(swept).html()
+    assert '<img src="data:image/png;base64,' in html and 'alt="A map of share accepted by shape' in html
+    assert "<summary>Text equivalent" in html and "<th>from bytes</th>" in html
+    bundle = figures.bytes_shape_map(swept)._repr_mimebundle_()
+    assert set(bundle) == {"text/html", "text/plain"} and "from bytes" in bundle["text/plain"]
+
+
+def test_values_from_the_data_are_escaped_in_the_alt_text_and_the_table():
+    frame = pd.DataFrame({"team": ['"><script>alert(1)</script>', "ops"], "outcome": ["listed-resource"] * 2})
+    html = figures.outcome_share(frame, by="team").html()
+    assert "<script>" not in html and "&lt;script&gt;" in html
+
+
+@pytest.mark.parametrize("alt", ["", "   ", None])
+def test_a_figure_without_alternative_text_is_refused(alt):
+    with pytest.raises(ViewError, match="alternative text"):
+        figures.described(object(), alt, [{"a": 1}])  # type: ignore[arg-type]
+
+
+def test_a_figure_without_a_table_equivalent_is_refused():
+    with pytest.raises(ViewError, match="table equivalent"):
+        figures.described(object(), "a chart", [])
+
+
+def test_savefig_still_exports_the_picture(tmp_path, swept):
+    path = tmp_path / "share.png"
+    figures.outcome_share(swept).savefig(path)
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert np.asarray(matplotlib.image.imread(path)).shape[0] > 100
+
+
+def test_the_case_explorer_says_in_words_what_its_matrix_shows_and_follows_each_change():
+    from custody_lab.widgets import CaseExplorer
+
+    ex = CaseExplorer("approve-draft")
+    assert "is accepted as embedded-resource" in ex.chart.tooltip
+    ex.controls["bytes"].value = 5000
+    assert "5000 bytes) is refused with embed-over-budget" in ex.chart.tooltip, ex.chart.tooltip
+    assert "<td>approve-draft</td><td>True</td>" in ex.matrix_text.value  # the explored row comes first
+    assert ex.matrix_text.value.count("<tr>") == 1 + 1 + 10  # header, the explored case, ten context cases
+
+
+def test_a_hostile_case_id_is_escaped_in_the_matrix_text():
+    import custody_lab as cl
+    from custody_lab.widgets import CaseExplorer
+
+    hostile = cl.load_fixture().case("handbook").with_changes(id="<img src=x onerror=alert(1)>")
+    ex = CaseExplorer(hostile)
+    assert "<img src=x" not in ex.matrix_text.value and "&lt;img src=x" in ex.matrix_text.value
