@@ -246,25 +246,28 @@ def _complete(lines: Sequence[Mapping[str, Any]]) -> list[str]:
     summary = lines[-1]
     if summary.get("kind") != "summary" or not isinstance(summary.get("receipts"), list):
         return [*problems, f"line {len(lines)}: the last line is not the summary (field 'kind')"]
-    listed: dict[int, Mapping[str, Any]] = {}
+    listed: dict[tuple[object, object], Mapping[str, Any]] = {}
     for item in summary["receipts"]:
-        if isinstance(item, Mapping) and isinstance(item.get("line"), int):
-            listed[item["line"]] = item
-    for at, item in listed.items():
-        name = visible(repr(item.get("id")))
-        held = present.get(at)
-        if held is None:
+        if isinstance(item, Mapping):
+            listed[(item.get("kind"), item.get("id"))] = item
+    held = {
+        (line["kind"], line["receipt"].get("id")): (n, line)
+        for n, line in present.items()
+        if isinstance(line["receipt"], Mapping)
+    }
+    for key, item in listed.items():
+        name = f"{visible(key[0])} receipt {visible(repr(key[1]))}"
+        if key not in held:
             problems.append(
-                f"the summary lists receipt {name} at line {at}, but that line holds no receipt (receipt missing)"
+                f"the summary lists {name} (line {item.get('line')}), the archive lacks it (receipt missing)"
             )
-        elif held["receipt"].get("id") != item.get("id"):
-            problems.append(f"line {at}: the summary lists receipt {name} there, the line holds another (field 'id')")
-        elif digest(held["receipt"]) != item.get("sha256"):
+        elif digest(held[key][1]["receipt"]) != item.get("sha256"):
+            n, line = held[key]
             problems.append(
-                f"{_who(at, held)}: the receipt does not match the sha256 the summary lists (field 'sha256')"
+                f"{_who(n, line)}: the receipt does not match the sha256 the summary lists (field 'sha256')"
             )
-    for n, line in present.items():
-        if n not in listed:
+    for key, (n, line) in held.items():
+        if key not in listed:
             problems.append(f"{_who(n, line)}: a receipt the summary does not list (field 'receipts')")
     return problems
 

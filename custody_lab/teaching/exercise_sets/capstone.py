@@ -225,7 +225,7 @@ CAPSTONE_03 = Exercise(
     prompt=(
         '`input_for("capstone-03")` is an archive of the fixed design: every capability routed, '
         "every refusal with a reason, every receipt whole and listed in the summary. The live audit "
-        "called `word_count` and `export_notes`; the consent lines are at the end. Which **one** "
+        "called `word_count` and `export_notes`; the consent lines come before the live lines. Which **one** "
         f"rubric step does it fail? Answer with the step's name ({', '.join(RUBRIC_STEPS)})."
     ),
     input_label="an archive of the notes server with two tool calls",
