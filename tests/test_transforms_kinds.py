@@ -7,6 +7,7 @@ import csv
 import hashlib
 import io
 import json
+import re
 import zlib
 from dataclasses import replace
 from typing import Any
@@ -14,8 +15,8 @@ from typing import Any
 import pytest
 
 import custody_lab as cl
-from custody_lab.core.paths import data_path
-from custody_lab.exercises import get
+from custody_lab.core.paths import NOTEBOOKS_DIR, data_path
+from custody_lab.exercises import all_exercises, get
 from custody_lab.protocol import catalog as catalog_module
 from custody_lab.protocol.catalog import Catalog, ResourceNotFound
 from custody_lab.protocol.pdf_text import PdfError, extract_text
@@ -64,7 +65,7 @@ def make_pdf(pages: list[bytes], *, flate: frozenset[int] = frozenset(), extra: 
     objects = [
         b"<< /Type /Catalog /Pages 2 0 R >>",
         f"<< /Type /Pages /Kids [{kids}] /Count {n} >>".encode(),
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>" + extra,
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica" + extra + b" >>",
     ]
     length_obj = 4 + 2 * n
     for i, content in enumerate(pages):
@@ -135,8 +136,9 @@ def test_a_page_range_of_a_pdf_is_named_as_truncation_with_the_pages_left_out():
         (make_pdf([b"BT (x) Tj ET"]).replace(b"/Length 6 0 R", b"/Length 6 0 R /Filter /LZWDecode"), "/LZWDecode"),
         (make_pdf([b"BT (x) Tj ET"]).replace(b"/Subtype /Type1", b"/Subtype /Type0"), "composite (Type0)"),
         (make_pdf([b"BT (x) Tj ET"]).replace(b"/Type /Catalog", b"/Type /Katalog"), "one /Catalog"),
+        (make_pdf([b"BT (x) Tj ET"], extra=b" /Type /ObjStm"), "object streams"),
     ],
-    ids=["not-a-pdf", "encrypted", "unknown-filter", "cid-font", "no-catalog"],
+    ids=["not-a-pdf", "encrypted", "unknown-filter", "cid-font", "no-catalog", "object-stream"],
 )
 def test_a_pdf_the_lab_cannot_read_is_refused_by_name_never_guessed(pdf, words):
     with pytest.raises(TransformError) as caught:
@@ -474,3 +476,50 @@ def test_the_kind_exercises_references_are_the_lessons_answers():
     assert get("kind-01").reference() == ["static-file", "record", "log", "schema", "live-document"]
     assert get("kind-02").reference() == ["kb://handbook/v4", "logs://api/2026-09-03"]
     assert get("kind-03").reference() == "2026-09-04"
+
+
+# --------------------------------------------------------------------------------------------
+# What notebook 04 says
+# --------------------------------------------------------------------------------------------
+
+NOTEBOOK = NOTEBOOKS_DIR / "04-read-text-and-blob-contents.ipynb"
+
+
+def _notebook(kind: str | None = None) -> str:
+    cells = json.loads(NOTEBOOK.read_text(encoding="utf-8"))["cells"]
+    return "\n".join("".join(c["source"]) for c in cells if kind is None or c["cell_type"] == kind)
+
+
+@pytest.mark.parametrize("topic", ["kind", "transform"])
+def test_notebook_04_checks_every_kind_and_transform_exercise_with_its_prompt_as_defined(topic):
+    exercises = all_exercises(f"{topic}-")
+    text = _notebook()
+    assert len(exercises) == 3, [e.id for e in exercises]
+    for exercise in exercises:
+        assert f'check("{exercise.id}", answer)' in text, f"notebook 04 does not check {exercise.id}"
+        assert exercise.prompt in text, f"notebook 04: the prompt of {exercise.id} differs from its definition"
+    assert 'ProgressPanel(("kind", "transform"))' in text, "no progress panel for the kind and transform exercises"
+
+
+def test_notebook_04_links_glossary_terms_that_exist_and_the_cheat_sheet():
+    glossary = (NOTEBOOKS_DIR.parent / "docs" / "glossary.md").read_text(encoding="utf-8")
+    terms = {m.lower().replace(" ", "-") for m in re.findall(r"^- \*\*([^*]+)\*\*:", glossary, flags=re.M)}
+    anchors = set(re.findall(r"\(\.\./docs/glossary\.md#([a-z0-9-]+)\)", _notebook("markdown")))
+    assert {"resource-kind", "source-range", "transform-step", "blob"} <= anchors, anchors
+    assert anchors <= terms, f"anchors naming no glossary term: {sorted(anchors - terms)}"
+    assert "(../docs/cheatsheet.md)" in _notebook("markdown")
+
+
+def test_the_numbers_notebook_04_quotes_about_transforms_and_kinds_hold():
+    text = _notebook("markdown")
+    rows = csv_to_json(csv_source()).step.source_range.total
+    cut = excerpt(source(REPORT), 4096).step
+    assert "has 15 data rows" in text and rows == 15, rows
+    assert "against 4,050 bytes instead of the report's 18,000" in text and (cut.size, cut.source_bytes) == (
+        4050,
+        18000,
+    )
+    assert "bytes 1–4,096 of 18,000" in text
+    assert summarise(source(REPORT), 4096).step.source_range.describe() == "bytes 1–4,096 of 18,000"
+    assert "the lab's clock is 2026-09-04 12:00 UTC" in text and cl.Policy().now == "2026-09-04T12:00:00.000Z"
+    assert "takes a `uri` and nothing else" in text, "the notebook's claim about resources/read (MCP 2026-07-28)"
