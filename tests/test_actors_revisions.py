@@ -282,3 +282,15 @@ def test_every_glossary_link_names_a_glossary_term_and_the_cheat_sheet_is_linked
         known = said == "glossary" or any(t in (said, said.removesuffix("s")) or t.endswith(" " + said) for t in terms)
         assert known and not fragment, f"{stem}: link {text!r}{fragment} names no glossary term (or has a fragment)"
     assert "(../docs/cheatsheet.md)" in markdown, f"{stem}: the cheat sheet is not linked"
+
+
+def test_notebook_02s_alt_text_counts_what_the_matrix_draws(fixture):
+    # notebook 02's alt text: five shape rows (two application, three model), ten cases, 4,096 bytes
+    from custody_lab.core.model import MODEL_SHAPES
+
+    got = (len(APPLICATION_SHAPES), len(MODEL_SHAPES), len(fixture.all_cases), cl.Policy().embed_limit_bytes)
+    assert got == (2, 3, 10, 4096), f"expected (2, 3, 10, 4096), got {got}"
+    code = "\n".join(_cells("02-read-the-custody-matrix", "code"))
+    images = code.count("display(Image(")
+    assert images == 2 and code.count("alt=(") == images, f"{images} images, {code.count('alt=(')} with alt text"
+    assert "chart.matrix_table(fixture.all_cases, strict)" in code, "the stricter map has no table equivalent"
