@@ -157,7 +157,7 @@ ACTOR_01 = Exercise(
     hints=(
         "Ask two questions: who decided that this report should enter the context, and where does "
         "the code that writes it run?",
-        "A tool result is model-controlled: the model decides. Who runs the tool?",
+        "Tools are model-controlled (MCP 2026-07-28): the model decides. Who runs the tool?",
     ),
 )
 

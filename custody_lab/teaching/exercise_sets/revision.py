@@ -82,14 +82,14 @@ REVISION_01 = Exercise(
         Mistake(
             "an-undeclared-uri",
             _includes("undeclared"),
-            "Your list holds a URI nobody declared as one revision. Nothing in MCP makes a URI "
+            "Your list holds a URI nobody declared as one revision. Nothing in MCP 2026-07-28 makes a URI "
             "immutable, so the host treats it as moving. Does every part after invoices:// name a month?",
             example=["invoices://current"],
         ),
         Mistake(
             "nothing-is-cacheable",
             lambda a: (ans.text(a) or "").lower() in ("none", "nothing", "[]"),
-            "MCP makes no promise, but the lab's host policy does: it declares some URIs to name one "
+            "MCP 2026-07-28 makes no promise, but the lab's host policy does: it declares some URIs to name one "
             "revision that is never edited.",
             example="none",
         ),
