@@ -66,7 +66,8 @@ def _chunk_masks(chunk: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     # length below). 0x00-0x20 wrap round to 0xDF-0xFF, so one comparison finds both ranges.
     # Only empty values at the very end start past the last byte: clip just then (a copy).
     last = raw.size - 1
-    first = raw.take(np.minimum(starts, last) if int(starts[-1]) > last else starts)
+    at: np.ndarray = np.minimum(starts, last) if int(starts[-1]) > last else starts
+    first: np.ndarray = raw.take(at)
     np.subtract(first, np.uint8(_LAST_ASCII_SPACE + 1), out=first)
     maybe = np.greater_equal(first, np.uint8(_FIRST_WIDE_LEAD - _LAST_ASCII_SPACE - 1), out=first.view(bool))
     empty = ends == starts

@@ -25,6 +25,7 @@ from ..core.errors import CaseError
 from ..core.model import FIELD_SPECS, INITIATORS, MAX_BYTES, OPERATIONS, SHAPES, Policy
 from .arrow_text import arrow_chunks, arrow_text_masks
 from .columns import OUTPUT_COLUMNS, TEXT_FIELDS, Codes, Cols, Text, Tri, all_false, everywhere, nothing
+from .object_columns import enum_codes, text_masks
 
 _REQUIRED = ("initiator", "shape", "bytes", "current", "allowed", "sideEffects")
 _SHOW = 5  # how many bad rows an error message quotes
@@ -69,12 +70,17 @@ def _enum(frame: pd.DataFrame, name: str, choices: tuple[str, ...]) -> Codes:
             codes = table.take(raw)
             bad = codes < 0
     else:
-        # Factorize (Arrow strings as they are, anything else as Python objects: a Python-backed
-        # string Index looks values up several times slower), then map the few distinct values
-        # to codes once; a missing value (-1) takes the last slot, which is "bad".
-        found, distinct = pd.factorize(s if arrow_chunks(s) is not None else s.to_numpy(dtype=object))
-        table = np.array([_choice(choices, v) for v in distinct] + [-1], dtype=np.int8)
-        codes = table.take(found)
+        # Python objects: their few distinct objects decided once each, or one C hash lookup a
+        # value (object_columns). Arrow strings (or anything that needs it): factorize as they
+        # are, then map the few distinct values to codes once; a missing value (-1) takes the
+        # last slot, which is "bad".
+        arrow = arrow_chunks(s) is not None
+        found = None if arrow else enum_codes(s.to_numpy(dtype=object), choices, _choice, strings=_is_str(s.dtype))
+        if found is None:
+            found, distinct = pd.factorize(s if arrow else s.to_numpy(dtype=object))
+            table = np.array([_choice(choices, v) for v in distinct] + [-1], dtype=np.int8)
+            found = table.take(found)
+        codes = found
         bad = codes < 0
     if bad.any():
         raise _bad_rows(frame, name, bad, _expected(name))
@@ -165,40 +171,9 @@ def _bool(frame: pd.DataFrame, name: str, na: str) -> Any:
     return value
 
 
-#: Python's whitespace (``str.isspace``, which the router's ``ScalarOps.blank`` uses too) is the
-#: ASCII characters up to ``" "`` and others from NEXT LINE (U+0085) on; tests/test_blank_text.py
-#: checks that against every code point.
-FIRST_WIDE_SPACE = "\x85"
-
-
-def _blank(values: np.ndarray) -> np.ndarray:
-    """Which strings of an object array (no missing values) are empty or only whitespace.
-
-    A blank string is empty or starts with a whitespace character: below ``"!"`` (the ASCII
-    ones) or at or after ``"\\x85"`` (the others). Two comparisons, done in C, find those
-    candidates; ``str.isspace`` decides each, so the answer is Python's exactly.
-
-    Example:
-        >>> _blank(np.array(["", " ", "a", "\\u3000", "\\xe9", " a"], dtype=object)).tolist()
-        [True, True, False, True, False, False]
-    """
-    out = np.zeros(len(values), dtype=bool)
-    if not len(values):
-        return out
-    candidates = np.flatnonzero(
-        np.asarray(values < "!", dtype=bool) | np.asarray(values >= FIRST_WIDE_SPACE, dtype=bool)
-    )
-    if candidates.size:
-        out[candidates] = [v == "" or v.isspace() for v in values[candidates]]
-    return out
-
-
-def _blank_where_present(raw: np.ndarray, na: np.ndarray) -> np.ndarray:
-    if not na.any():
-        return _blank(raw)
-    out = np.zeros(len(raw), dtype=bool)
-    out[~na] = _blank(raw[~na])
-    return out
+def _is_str(dt: Any) -> bool:
+    """A pandas string dtype: its values are text or its missing value, nothing else."""
+    return isinstance(dt, pd.StringDtype)
 
 
 def _text_masks(na: np.ndarray, empty: np.ndarray) -> Text:
@@ -207,8 +182,12 @@ def _text_masks(na: np.ndarray, empty: np.ndarray) -> Text:
     return Text(na if not all_false(na) and na.any() else none, empty if not all_false(empty) and empty.any() else none)
 
 
+def _not_text(frame: pd.DataFrame, name: str) -> np.ndarray:
+    return _per_value(frame, name, lambda v: pd.isna(v) or isinstance(v, str))
+
+
 def _refuse_non_text(frame: pd.DataFrame, name: str) -> None:
-    bad = _per_value(frame, name, lambda v: pd.isna(v) or isinstance(v, str))
+    bad = _not_text(frame, name)
     if bad.any():
         raise _bad_rows(frame, name, bad, "must hold text (or be missing)")
 
@@ -238,19 +217,11 @@ def _text(frame: pd.DataFrame, name: str, assume_present: bool) -> Text:
     chunks = arrow_chunks(s)
     if chunks is not None:  # pyarrow strings: read the null bitmap and the offsets, not the values
         return _text_masks(*arrow_text_masks(chunks))
-    if isinstance(dt, pd.StringDtype):
-        raw = s.to_numpy(dtype=object)
-        try:  # a string column's values are strings or its missing value, which does not compare
-            return _text_masks(nothing(n), _blank(raw))
-        except TypeError:
-            na = s.isna().to_numpy()
-            return _text_masks(na, _blank_where_present(raw, na))
-    if dt == np.dtype(object):
-        raw = s.to_numpy(dtype=object)
-        na = pd.isna(raw)
-        if pd.api.types.infer_dtype(raw[~na], skipna=False) not in ("string", "empty"):
-            _refuse_non_text(frame, name)
-        return _text_masks(na, _blank_where_present(raw, na))
+    if _is_str(dt) or dt == np.dtype(object):  # Python objects (object_columns)
+        masks = text_masks(s.to_numpy(dtype=object), na_value=dt.na_value if isinstance(dt, pd.StringDtype) else None)
+        if masks is None:  # a present value that is not text: quote those rows
+            raise _bad_rows(frame, name, _not_text(frame, name), "must hold text (or be missing)")
+        return _text_masks(*masks)
     if s.isna().all():
         return Text(np.ones(n, dtype=bool), np.zeros(n, dtype=bool))
     raise _bad_rows(frame, name, s.notna().to_numpy(), "must hold text (or be missing)")

@@ -1,0 +1,175 @@
+"""Columns of Python objects (whatif/object_columns.py) are decided exactly as one value at a time
+is, whichever way the reduction goes: a few distinct objects looked up by address, objects
+factorized by address, or every value visited in C."""
+
+from __future__ import annotations
+
+import sys
+from contextlib import contextmanager
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from custody_lab.core.errors import CaseError
+from custody_lab.core.model import INITIATORS, SHAPES
+from custody_lab.core.rules import ScalarOps
+from custody_lab.sweep import sweep
+from custody_lab.whatif import object_columns as oc
+from custody_lab.whatif.validation import _choice, columns_of
+
+#: The three ways a column of objects can be reduced, forced by shrinking the module's limits.
+PATHS = ("slots", "factorize", "every value")
+
+ODD = [None, float("nan"), pd.NA, 1, b"model", np.str_("model"), "Model", "model ", "\u3000", "\x85", "\x1c", ""]
+
+
+@contextmanager
+def forced(path: str):
+    with pytest.MonkeyPatch.context() as mp:
+        if path == "factorize":
+            mp.setattr(oc, "_slots", lambda sample: None)
+        elif path == "every value":
+            mp.setattr(oc, "_FEW", -1)
+        yield
+
+
+def objects(draw_values: list, repeat: int) -> np.ndarray:
+    """The values repeated as the *same* objects (a few distinct objects over many rows)."""
+    out = np.empty(len(draw_values) * repeat, dtype=object)
+    for i in range(repeat):
+        out[i * len(draw_values) : (i + 1) * len(draw_values)] = draw_values
+    return out
+
+
+def scalar_kind(v):
+    if isinstance(v, str):
+        return "blank" if ScalarOps().blank(v) else "text"
+    if v is None or (pd.api.types.is_scalar(v) and pd.isna(v)):
+        return "missing"
+    return "not text"
+
+
+text_values = st.lists(st.one_of(st.sampled_from(ODD), st.text(max_size=3)), min_size=1, max_size=8)
+
+
+@pytest.mark.parametrize("path", PATHS)
+@settings(max_examples=150, deadline=None)
+@given(values=text_values, repeat=st.integers(1, 3))
+def test_text_masks_say_missing_and_blank_as_one_value_at_a_time_does(path, values, repeat):
+    arr = objects(values, repeat)
+    kinds = [scalar_kind(v) for v in arr]
+    with forced(path):
+        got = oc.text_masks(arr)
+    if "not text" in kinds:
+        assert got is None, f"{path}: {values!r} holds a non-text value; expected None, got {got}"
+        return
+    assert got is not None, f"{path}: {values!r}: expected masks, got None"
+    want = ([k == "missing" for k in kinds], [k == "blank" for k in kinds])
+    assert (got[0].tolist(), got[1].tolist()) == want, f"{path}: {values!r}: expected {want}, got {got}"
+
+
+@pytest.mark.parametrize("path", PATHS)
+@settings(max_examples=150, deadline=None)
+@given(values=st.lists(st.one_of(st.sampled_from(ODD + list(SHAPES)), st.text(max_size=2)), min_size=1, max_size=8))
+def test_enum_codes_are_each_values_own_code_in_the_closed_set(path, values):
+    arr = objects(values, 2)
+    want = [_choice(SHAPES, v) for v in arr]
+    with forced(path):
+        got = oc.enum_codes(arr, SHAPES, _choice, strings=False)
+    if got is None:  # only when a present value is not a str: the caller then asks row by row
+        assert any(scalar_kind(v) == "not text" for v in arr), f"{path}: {values!r}: expected codes, got None"
+        return
+    assert got.tolist() == want, f"{path}: {values!r}: expected {want}, got {got.tolist()}"
+
+
+def test_an_object_first_seen_far_below_the_first_rows_gets_its_own_code():
+    arr = np.array(["application"] * 70_000, dtype=object)
+    arr[69_001] = "".join(["mod", "el"])  # objects of their own, first seen far down
+    arr[69_002] = "".join(["nob", "ody"])
+    arr[5] = "".join(["appli", "cation"])
+    codes = oc.enum_codes(arr, INITIATORS, _choice, strings=False)
+    got = None if codes is None else (codes[69_001], codes[69_002], codes[5])
+    assert got == (1, -1, 0), f"expected rows 69001, 69002, 5 -> model 1, nobody -1, application 0; got {got}"
+    assert codes is not None and (np.delete(codes, [69_001, 69_002]) == 0).all(), "expected every other row 0"
+
+
+def test_a_bad_value_far_below_the_first_rows_is_named_by_its_row():
+    n = 70_000
+    frame = pd.DataFrame(
+        {
+            "initiator": np.array(["model"] * n, dtype=object),
+            "shape": np.array(["resource-link"] * n, dtype=object),
+            "bytes": np.zeros(n, dtype=np.int64),
+            "current": True,
+            "allowed": True,
+            "sideEffects": False,
+            "uri": np.array(["u://x"] * n, dtype=object),
+        }
+    ).astype({"initiator": object, "shape": object, "uri": object})  # (pandas would infer str)
+    frame.loc[66_666, "initiator"] = "nobody"
+    frame.loc[66_667, "uri"] = 7
+    with pytest.raises(CaseError) as e:
+        columns_of(frame)
+    assert "row 66666: 'nobody'" in str(e.value), f"expected row 66666 named, got {e.value}"
+    frame.loc[66_666, "initiator"] = "model"
+    with pytest.raises(CaseError) as e:
+        columns_of(frame)
+    assert e.value.field == "uri" and "row 66667: 7" in str(e.value), f"expected uri row 66667, got {e.value}"
+
+
+@pytest.mark.parametrize("na_value", [pd.NA, np.nan])
+def test_a_python_string_column_with_missing_values_is_read_as_the_router_reads_each(na_value):
+    values = ["u://a", None, " ", "\u2003", "b", "", None] * 700  # distinct enough: every value path
+    s = pd.Series(["".join(list(v)) if v else v for v in values], dtype=pd.StringDtype("python", na_value=na_value))
+    masks = oc.text_masks(s.to_numpy(dtype=object), na_value=s.dtype.na_value)
+    want_na = [v is None for v in values]
+    want_blank = [v is not None and ScalarOps().blank(v) for v in values]
+    assert masks is not None and masks[0].tolist() == want_na and masks[1].tolist() == want_blank, (
+        f"{na_value!r}: expected missing {want_na[:7]} and blank {want_blank[:7]}…, got {masks}"
+    )
+
+
+def test_a_missing_object_other_than_the_dtypes_own_is_still_read_as_missing():
+    arr = np.array(["".join(["u", str(i)]) for i in range(5000)], dtype=object)
+    arr[4321] = np.nan  # not pd.NA: the quick address test misses it, the comparison refuses it
+    with forced("every value"):
+        masks = oc.text_masks(arr, na_value=pd.NA)
+    assert masks is not None and np.flatnonzero(masks[0]).tolist() == [4321], f"expected row 4321 missing, got {masks}"
+
+
+def test_python_whitespace_starts_below_the_exclamation_mark_or_from_next_line_on():
+    late = [c for c in map(chr, range(sys.maxunicode + 1)) if c.isspace() and "!" <= c < oc.FIRST_WIDE_SPACE]
+    assert late == [], f"expected every whitespace character below '!' or from U+0085 on; these are not: {late!r}"
+    assert oc.FIRST_WIDE_SPACE.isspace(), "expected U+0085 itself to be whitespace"
+
+
+@pytest.mark.parametrize("layout", ["shared objects", "separate objects"])
+def test_object_and_python_string_frames_sweep_as_the_arrow_frame(layout):
+    rng = np.random.default_rng(7)
+    n = 20_000
+    pick = lambda options: [options[k] for k in rng.integers(0, len(options), n)]  # noqa: E731
+    texts = ["u://a", " ", "", "\u3000", "p@1", None]
+    data = {
+        "initiator": pick(list(INITIATORS)),
+        "shape": pick(list(SHAPES)),
+        "bytes": rng.integers(0, 9000, n),
+        "current": rng.random(n) < 0.8,
+        "allowed": rng.random(n) < 0.9,
+        "sideEffects": rng.random(n) < 0.3,
+        "uri": pick(texts),
+        "mime": pick(texts),
+        "provenance": pick(texts),
+    }
+    if layout == "separate objects":
+        for name in ("initiator", "shape", "uri", "mime", "provenance"):
+            data[name] = ["".join(list(v)) if v else v for v in data[name]]
+    base = pd.DataFrame(data)
+    names = ["initiator", "shape", "uri", "mime", "provenance"]
+    want = sweep(base.astype(dict.fromkeys(names, "str")))["outcome"].tolist()
+    for dtype in (object, pd.StringDtype("python")):
+        got = sweep(base.astype(dict.fromkeys(names, dtype)))["outcome"].tolist()
+        diff = [i for i, (a, b) in enumerate(zip(got, want)) if a != b]
+        assert not diff, f"{layout}, {dtype}: rows {diff[:5]} differ from the arrow frame"
