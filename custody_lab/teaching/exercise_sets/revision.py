@@ -135,7 +135,7 @@ REVISION_02 = Exercise(
     ),
     input_label="two reads of kb://handbook/v4",
     wanted="one key of READ_COMPARISONS",
-    kind="code",
+    kind="text",
     given=_two_reads,
     reference=_comparison,
     compare=same_code,
