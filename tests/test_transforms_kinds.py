@@ -7,6 +7,7 @@ import csv
 import hashlib
 import io
 import json
+import random
 import re
 import zlib
 from dataclasses import replace
@@ -19,7 +20,7 @@ from custody_lab.core.paths import NOTEBOOKS_DIR, data_path
 from custody_lab.exercises import all_exercises, get
 from custody_lab.protocol import catalog as catalog_module
 from custody_lab.protocol.catalog import Catalog, ResourceNotFound
-from custody_lab.protocol.pdf_text import PdfError, extract_text
+from custody_lab.protocol.pdf_text import MAX_INFLATED, PdfError, extract_text
 from custody_lab.protocol.resource_kinds import (
     KINDS,
     classify,
@@ -137,14 +138,30 @@ def test_a_page_range_of_a_pdf_is_named_as_truncation_with_the_pages_left_out():
         (make_pdf([b"BT (x) Tj ET"]).replace(b"/Subtype /Type1", b"/Subtype /Type0"), "composite (Type0)"),
         (make_pdf([b"BT (x) Tj ET"]).replace(b"/Type /Catalog", b"/Type /Katalog"), "one /Catalog"),
         (make_pdf([b"BT (x) Tj ET"], extra=b" /Type /ObjStm"), "object streams"),
+        (make_pdf([b"BT (x) Tj ET " + b"[" * 5000]), "too deeply"),
+        (make_pdf([b"BT (x) Tj ET %" + b" " * (MAX_INFLATED + 1)], flate=frozenset({0})), "inflates to more than"),
     ],
-    ids=["not-a-pdf", "encrypted", "unknown-filter", "cid-font", "no-catalog", "object-stream"],
+    ids=["not-a-pdf", "encrypted", "unknown-filter", "cid-font", "no-catalog", "object-stream", "deep", "inflate-bomb"],
 )
 def test_a_pdf_the_lab_cannot_read_is_refused_by_name_never_guessed(pdf, words):
     with pytest.raises(TransformError) as caught:
         pdf_to_text(Source("docs://x", "application/pdf", pdf))
     assert caught.value.field == "source" and words in str(caught.value), (words, str(caught.value))
     assert isinstance(caught.value.__cause__, PdfError), caught.value.__cause__
+
+
+def test_mangled_pdf_bytes_give_text_or_a_pdf_error_and_nothing_else():
+    rng = random.Random(2026)
+    seeds = [data_path("resources", "brochure.pdf").read_bytes(), make_pdf(THREE_PAGES, flate=frozenset({1}))]
+    for _ in range(400):
+        data = bytearray(rng.choice(seeds))
+        for _ in range(rng.randint(1, 4)):
+            at = rng.randrange(len(data))
+            data[at : at + rng.randint(0, 8)] = bytes(rng.choice(b"()<>[]/\\ 07RTj%") for _ in range(rng.randint(0, 4)))
+        try:
+            extract_text(bytes(data))
+        except PdfError:
+            pass
 
 
 def test_a_page_range_outside_the_document_is_refused_naming_pages():

@@ -14,13 +14,14 @@ it cannot read instead of guessing:
   text (§9.6.2.2, Annex D).
 
 Refused, each with a :class:`PdfError` naming the object or byte position: encrypted files
-(§7.6), object streams (§7.5.7), filters other than ``/FlateDecode``, composite (``Type0``) fonts
-whose glyph codes need a ``ToUnicode`` map (§9.10). The module is pure: standard library only.
+(§7.6), object streams (§7.5.7), filters other than ``/FlateDecode``, a stream that inflates past
+:data:`MAX_INFLATED`, composite (``Type0``) fonts whose glyph codes need a ``ToUnicode`` map
+(§9.10), nesting too deep to read. The module is pure: standard library only.
 """
 
 from __future__ import annotations
 
-__all__ = ["PdfError", "PdfText", "extract_text"]
+__all__ = ["MAX_INFLATED", "PdfError", "PdfText", "extract_text"]
 
 import re
 import zlib
@@ -79,6 +80,8 @@ class PdfText:
         return len(self.pages)
 
 
+#: The most bytes one compressed content stream may inflate to (a small file must not fill memory).
+MAX_INFLATED = 16 * 1024 * 1024
 _WHITE = b" \t\r\n\f\x00"
 _DELIM = b"()<>[]{}/%"
 _ESCAPES = {ord("n"): b"\n", ord("r"): b"\r", ord("t"): b"\t", ord("b"): b"\b", ord("f"): b"\f"}
@@ -244,10 +247,13 @@ def _decoded(objects: dict[int, tuple[Any, bytes | None]], ref: Any) -> bytes:
     for name in names:
         if name != "FlateDecode":
             raise PdfError(f"object {number}: the /{name} filter is not one the lab reads (only /FlateDecode)")
+        inflater = zlib.decompressobj()
         try:
-            raw = zlib.decompress(raw)
+            raw = inflater.decompress(raw, MAX_INFLATED + 1)
         except zlib.error as e:
             raise PdfError(f"object {number}: its /FlateDecode stream does not inflate ({e})") from e
+        if len(raw) > MAX_INFLATED:
+            raise PdfError(f"object {number}: its /FlateDecode stream inflates to more than {MAX_INFLATED:,} bytes")
     return raw
 
 
@@ -269,9 +275,9 @@ def _pages(objects: dict[int, tuple[Any, bytes | None]], node: Any, seen: set[in
 
 
 def _check_fonts(objects: dict[int, tuple[Any, bytes | None]], page: dict[str, Any], index: int) -> None:
-    resources = _resolve(objects, page.get("Resources")) or {}
+    resources = _resolve(objects, page.get("Resources"))
     fonts = _resolve(objects, resources.get("Font")) if isinstance(resources, dict) else None
-    for name, font in (fonts or {}).items():
+    for name, font in (fonts if isinstance(fonts, dict) else {}).items():
         if isinstance(font := _resolve(objects, font), dict) and font.get("Subtype") == Name("Type0"):
             raise PdfError(
                 f"page {index + 1}: font /{name} is a composite (Type0) font; its codes need a ToUnicode map"
@@ -328,6 +334,13 @@ def extract_text(data: bytes) -> PdfText:
     """
     if not data.startswith(b"%PDF-"):
         raise PdfError("the bytes do not start with the %PDF- header", 0)
+    try:
+        return _extract(data)
+    except RecursionError as e:
+        raise PdfError("the file nests arrays or dictionaries too deeply to read") from e
+
+
+def _extract(data: bytes) -> PdfText:
     objects = _objects(data)
     if re.search(rb"/Encrypt\b", data):
         raise PdfError("the file is encrypted (/Encrypt); the lab does not decrypt PDFs")
