@@ -295,7 +295,9 @@ def test_the_rubric_html_escapes_what_the_inventory_and_server_wrote():
 
 
 def _notebook_cells() -> list[str]:
-    return ["".join(c["source"]) for c in json.loads(NOTEBOOK.read_text(encoding="utf-8"))["cells"]]
+    """The source of every code cell of notebook 09."""
+    cells = json.loads(NOTEBOOK.read_text(encoding="utf-8"))["cells"]
+    return ["".join(c["source"]) for c in cells if c["cell_type"] == "code"]
 
 
 def _server_source() -> str:
@@ -398,3 +400,42 @@ def test_the_good_archive_is_not_mutated_by_the_checks():
     kept = copy.deepcopy(lines)
     check_lines(lines, inventory=CASES)
     assert lines == kept
+
+
+def test_the_rubric_checks_exactly_the_custody_fields_of_the_seed_receipt():
+    from custody_lab.teaching.capstone_rubric import CUSTODY_FIELDS
+
+    expected = tuple(cl.fixture_payload()["accepted"][0]["custody"])
+    assert CUSTODY_FIELDS == expected, f"expected {expected}, got {CUSTODY_FIELDS}"
+
+
+def test_the_notebook_writes_the_fixes_and_the_reason_these_tests_check():
+    found = {}
+    for cell in _notebook_cells():
+        if cell.startswith("%%"):
+            continue
+        for node in ast.walk(ast.parse(cell)):
+            if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
+                if node.targets[0].id in ("FIXES", "REASONS"):
+                    found[node.targets[0].id] = ast.literal_eval(node.value)
+    assert found.get("FIXES") == FIXES, f"notebook FIXES {found.get('FIXES')}, tests {FIXES}"
+    assert set(found.get("REASONS", {})) == set(REASONS), f"notebook REASONS {found.get('REASONS')}"
+
+
+def test_a_receipt_the_summary_does_not_list_fails_naming_it():
+    lines = _good_lines()
+    extra = copy.deepcopy(_line(lines, "live", "word_count"))
+    extra.update({"capability": "resource", "name": "notes://extra"})
+    extra["receipt"]["id"] = "notes://extra"
+    lines.insert(-1, extra)
+    failed = _failures(lines)
+    assert list(failed) == ["receipts-complete"], failed
+    (problem,) = failed["receipts-complete"]
+    assert "'notes://extra'" in problem and "does not list" in problem, problem
+
+
+def test_a_receipt_written_twice_fails_naming_the_second_line():
+    lines = _good_lines()
+    lines.insert(3, copy.deepcopy(_line(lines, "design", "notes-index")))
+    problems = _failures(lines)["receipts-complete"]
+    assert any("line 4 (design 'notes-index')" in p and "a second receipt" in p for p in problems), problems

@@ -34,7 +34,7 @@ from typing import Any
 
 from ..core.errors import CaseError, PolicyError
 from ..core.loading import load_cases
-from ..core.model import INITIATORS, SHAPES, Case, Policy
+from ..core.model import INITIATORS, SHAPES, Case, Custody, Policy
 from ..core.receipts import digest
 from ..core.router import route
 from ..core.text import visible
@@ -43,17 +43,8 @@ from .capstone import ARCHIVE_FORMAT, DESIGN_INPUTS, CapstoneError
 #: The rubric's steps, in the order the notebook takes them.
 RUBRIC_STEPS: tuple[str, ...] = ("routed", "refusals-explained", "receipts-complete", "calls-consented")
 
-#: The custody fields every receipt carries, in the seed's order (core/model.py ``Custody``).
-CUSTODY_FIELDS: tuple[str, ...] = (
-    "actor",
-    "permissionChecked",
-    "uri",
-    "mime",
-    "provenance",
-    "bytes",
-    "retrievedAt",
-    "sideEffects",
-)
+#: The custody fields every receipt carries, in the seed's order: the keys ``Custody.to_dict`` writes.
+CUSTODY_FIELDS: tuple[str, ...] = tuple(Custody("application", True, None, None, None, 0, "", None).to_dict())
 
 
 @dataclass(frozen=True)
@@ -250,11 +241,13 @@ def _complete(lines: Sequence[Mapping[str, Any]]) -> list[str]:
     for item in summary["receipts"]:
         if isinstance(item, Mapping):
             listed[(item.get("kind"), item.get("id"))] = item
-    held = {
-        (line["kind"], line["receipt"].get("id")): (n, line)
-        for n, line in present.items()
-        if isinstance(line["receipt"], Mapping)
-    }
+    held: dict[tuple[object, object], tuple[int, Mapping[str, Any]]] = {}
+    for n, line in present.items():
+        key = (line["kind"], line["receipt"].get("id") if isinstance(line["receipt"], Mapping) else None)
+        if key in held:
+            problems.append(f"{_who(n, line)}: a second receipt for the same capability (field 'id')")
+        else:
+            held[key] = (n, line)
     for key, item in listed.items():
         name = f"{visible(key[0])} receipt {visible(repr(key[1]))}"
         if key not in held:
