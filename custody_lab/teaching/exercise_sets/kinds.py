@@ -233,6 +233,16 @@ def _your_clock() -> str:
     return datetime.datetime.now(datetime.UTC).date().isoformat()
 
 
+def _near_your_clock(answer: object) -> bool:
+    """A date within a day of the machine's clock (so a check just after midnight still sees it)."""
+    try:
+        day = datetime.date.fromisoformat(ans.text(answer) or "")
+    except ValueError:
+        return False
+    today = datetime.datetime.now(datetime.UTC).date()
+    return abs((day - today).days) <= 1 and day.isoformat() != _day_covered()
+
+
 KIND_03 = Exercise(
     id="kind-03",
     title="Which day does the log cover?",
@@ -263,7 +273,7 @@ KIND_03 = Exercise(
         ),
         Mistake(
             "used-your-own-clock",
-            lambda a: ans.same_text(a, _your_clock()) and _your_clock() != _day_covered(),
+            _near_your_clock,
             "That is your computer's date. A host records the period the read states, not the time "
             "it happens to be where the host runs.",
             example=_your_clock(),
