@@ -9,8 +9,9 @@ seed's own Node ``route`` (``tests/reference/seed_router.mjs``, which builds the
 every row) routes the same cases with the same URIs, MIME types and provenances; it runs
 ``--node-repeat`` times before the Python timings and as many times after them, in the same run,
 and its figure is the median of all of those. Every Python figure is the median of ``--repeat``
-runs. The decisions of every frame are compared row by row with Node's (sha256 of the
-newline-joined outcomes).
+runs; each sweep line also prints its best and worst run and the best against Node's best run
+(on a busy machine the spread is the noise to read the figures with). The decisions of every
+frame are compared row by row with Node's (sha256 of the newline-joined outcomes).
 
 It prints: sweep ms and the ratio to Node on (1) the realistic frame as ``load_inventory``
 returns it (pyarrow strings, categoricals), (2) the same cases with plain Python ``str`` columns
@@ -128,13 +129,18 @@ def outcomes_sha256(outcome: pd.Series) -> str:
     return hashlib.sha256(("\n".join(outcome.astype(str).tolist()) + "\n").encode()).hexdigest()
 
 
-def median_of(fn: Callable[[], object], repeat: int) -> float:
+def times_of(fn: Callable[[], object], repeat: int) -> list[float]:
+    """``repeat`` wall-clock timings of ``fn()``, in seconds."""
     times = []
     for _ in range(repeat):
         t0 = time.perf_counter()
         fn()
         times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+    return times
+
+
+def median_of(fn: Callable[[], object], repeat: int) -> float:
+    return statistics.median(times_of(fn, repeat))
 
 
 def node_payload(cols: dict[str, np.ndarray], text: dict[str, list[str]] | None, path: Path) -> None:
@@ -205,7 +211,7 @@ def main(argv: list[str] | None = None) -> int:
         for label, (frame, _) in frames.items():
             sweep(frame)  # warm up
             timed[label] = (
-                median_of(lambda frame=frame: sweep(frame), args.repeat),
+                times_of(lambda frame=frame: sweep(frame), args.repeat),
                 outcomes_sha256(sweep(frame)["outcome"]),
             )
 
@@ -219,17 +225,19 @@ def main(argv: list[str] | None = None) -> int:
 
     if node_runs:
         t_node = statistics.median(r["seconds"] for r in node_runs)
+        best_node = min(r["seconds"] for r in node_runs)
         node_hash = {r["outcomesSha256"] for r in node_runs}
         all_runs = ", ".join(f"{r['seconds'] * 1e3:.0f}" for r in node_runs)
         show(
             "seed Node route, custody object per row", f"{t_node * 1e3:7.1f} ms median of {len(node_runs)} ({all_runs})"
         )
     else:
-        t_node, node_hash = float("nan"), set()
+        t_node, best_node, node_hash = float("nan"), float("nan"), set()
         show("seed Node route", "node is not installed — no ratio, no cross-check")
     synth_hash = {r["outcomesSha256"] for r in synth_node}
-    for label, (seconds, digest) in timed.items():
+    for label, (times, digest) in timed.items():
         target = frames[label][1]
+        seconds, best = statistics.median(times), min(times)
         ratio = seconds / t_node
         want = synth_hash if label.startswith("(4)") else node_hash
         same = "identical to Node" if digest in want and len(want) == 1 else "DIFFERENT from Node"
@@ -237,6 +245,11 @@ def main(argv: list[str] | None = None) -> int:
         show(
             f"sweep {label}",
             f"{seconds * 1e3:7.1f} ms · {ratio:6.3f} × Node ({1 / ratio:5.1f}× faster) · {goal} · {same}",
+        )
+        show(
+            "",
+            f"  best {best * 1e3:.1f} ms, worst {max(times) * 1e3:.1f} ms of {len(times)} · "
+            f"best against Node's best: {best / best_node:.3f} ×",
         )
     show(
         f"load_inventory, {n:,}-row CSV ({size / 1e6:.0f} MB)",
