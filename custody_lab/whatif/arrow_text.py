@@ -15,8 +15,6 @@ from __future__ import annotations
 
 __all__ = ["arrow_chunks", "arrow_text_masks"]
 
-from typing import Any
-
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -53,12 +51,13 @@ def arrow_chunks(s: pd.Series) -> list[pa.Array] | None:
     return [c.cast(pa.large_string()) if pa.types.is_string_view(c.type) else c for c in chunks]
 
 
-def _chunk_masks(chunk: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+def _chunk_masks(chunk: pa.Array, na: np.ndarray, empty: np.ndarray) -> None:
+    """Fill ``na`` and ``empty`` (this chunk's rows of the column's masks) from its buffers."""
     n = len(chunk)
+    if not n:
+        return
     validity, offsets, data = chunk.buffers()[:3]
     width = np.int64 if pa.types.is_large_string(chunk.type) else np.int32
-    if not n:
-        return np.zeros(0, dtype=bool), np.zeros(0, dtype=bool)
     off = np.frombuffer(offsets, dtype=width, count=chunk.offset + n + 1)[chunk.offset :]
     starts, ends = off[:-1], off[1:]
     raw = np.frombuffer(data, dtype=np.uint8) if data is not None and data.size else np.zeros(1, np.uint8)
@@ -70,20 +69,17 @@ def _chunk_masks(chunk: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     first: np.ndarray = raw.take(at)
     np.subtract(first, np.uint8(_LAST_ASCII_SPACE + 1), out=first)
     maybe = np.greater_equal(first, np.uint8(_FIRST_WIDE_LEAD - _LAST_ASCII_SPACE - 1), out=first.view(bool))
-    empty = ends == starts
+    np.equal(ends, starts, out=empty)
     if chunk.null_count:
         bits = np.unpackbits(np.frombuffer(validity, dtype=np.uint8), bitorder="little")
-        na = bits[chunk.offset : chunk.offset + n] == 0
-        empty &= ~na
-        maybe &= ~na
-    else:
-        na = np.zeros(n, dtype=bool)
+        np.equal(bits[chunk.offset : chunk.offset + n], 0, out=na)
+        np.greater(empty, na, out=empty)  # empty and not missing
+        np.greater(maybe, na, out=maybe)
     np.greater(maybe, empty, out=maybe)  # maybe and not empty
     candidates = np.flatnonzero(maybe)
     if candidates.size:
         values = chunk.take(pa.array(candidates)).to_pylist()
         empty[candidates] = [v.isspace() for v in values]
-    return na, empty
 
 
 def arrow_text_masks(chunks: list[pa.Array]) -> tuple[np.ndarray, np.ndarray]:
@@ -95,9 +91,10 @@ def arrow_text_masks(chunks: list[pa.Array]) -> tuple[np.ndarray, np.ndarray]:
         >>> na.tolist(), empty.tolist()
         ([False, True, False, False, False, False], [False, False, True, True, True, False])
     """
-    if len(chunks) == 1:
-        return _chunk_masks(chunks[0])
-    parts: list[Any] = [_chunk_masks(c) for c in chunks]
-    if not parts:
-        return np.zeros(0, dtype=bool), np.zeros(0, dtype=bool)
-    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+    n = sum(len(c) for c in chunks)
+    na, empty = np.zeros(n, dtype=bool), np.empty(n, dtype=bool)
+    at = 0
+    for chunk in chunks:
+        _chunk_masks(chunk, na[at : at + len(chunk)], empty[at : at + len(chunk)])
+        at += len(chunk)
+    return na, empty
