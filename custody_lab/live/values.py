@@ -79,16 +79,19 @@ def first_problem(e: ValidationError) -> str:
 
 
 def load_jsonschema() -> ModuleType:
-    """Import ``jsonschema`` once, without the two format modules that cost most of its import.
+    """Import ``jsonschema`` once, without the format modules no check of the lab's uses.
 
-    ``jsonschema``'s format module imports, when installed, ``rfc3987_syntax`` (it builds a parser
-    grammar: most of a second) to check the ``iri`` formats, and ``isoduration`` (it imports
-    ``arrow`` and ``dateutil``: about 10 ms, a quarter of the import) to check ``duration``. No
-    metaschema uses either format (they use ``uri``, ``uri-reference`` and ``regex``, whose checks
-    stay), and neither the SDK's output-schema check nor the audit's passes a format checker (in
-    JSON Schema 2020-12 ``format`` is an annotation unless a checker is asked for), so no decision
-    of the lab's reads them: they are kept out while ``jsonschema`` is imported, and importable
-    again afterwards (issue 15). The recorder calls this ahead of the first structured result.
+    ``jsonschema``'s format module imports, when installed, a module per optional format check:
+    ``rfc3987_syntax`` builds a parser grammar (most of a second; ``iri``), ``isoduration``
+    imports ``arrow`` and ``dateutil`` (about 10 ms, a quarter of the import; ``duration``), and
+    the others cost 3 ms together (``date-time``, ``hostname``, ``color``, ``json-pointer``,
+    ``uri-template``). Neither the SDK's output-schema check nor the audit's passes a format
+    checker (in JSON Schema 2020-12 ``format`` is an annotation unless a checker is asked for);
+    the one place formats are checked is ``check_schema`` against the metaschemas, which use
+    ``uri``, ``uri-reference`` and ``regex`` only, so ``rfc3986_validator`` (uri) is kept and the
+    rest are kept out while ``jsonschema`` is imported, and importable again afterwards (issue 15;
+    a ``FormatChecker`` made later in the same process checks those formats no more). The
+    recorder calls this ahead of the first structured result.
 
     Example:
         >>> load_jsonschema().__name__
@@ -107,8 +110,16 @@ def load_jsonschema() -> ModuleType:
     return jsonschema
 
 
-#: Modules ``jsonschema`` imports only to offer format checks the lab never runs (``iri``, ``duration``).
-_UNUSED_FORMAT_MODULES = ("rfc3987_syntax", "isoduration")
+#: Modules ``jsonschema`` imports only for format checks no metaschema uses (see :func:`load_jsonschema`).
+_UNUSED_FORMAT_MODULES = (
+    "rfc3987_syntax",
+    "isoduration",
+    "rfc3339_validator",
+    "fqdn",
+    "webcolors",
+    "jsonpointer",
+    "uri_template",
+)
 
 
 def wire_fields(obj: Any, keys: tuple[str, ...] = ()) -> dict[str, Any] | None:
