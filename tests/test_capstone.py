@@ -18,11 +18,12 @@ import pytest
 
 import custody_lab as cl
 from custody_lab.core.receipts import digest
+from custody_lab.live.presentation import Consent, ConsentLog
 from custody_lab.teaching.capstone import (
     DESIGN_INPUTS,
     GIVEN_INVENTORY,
     CapstoneError,
-    Consent,
+    allow_call,
     archive_lines,
     change_one_input,
     design_table,
@@ -146,7 +147,7 @@ def _report():
 
 def _good_lines() -> list[dict]:
     rows = review_design(CASES, fixes=FIXES, reasons=REASONS)
-    consents = [Consent("word_count", approved_by="learner", arguments={"id": "7"})]
+    consents = [Consent("word_count", {"id": "7"}, "learner")]
     return archive_lines(rows, _report(), consents, reasons={"notes://{id}": "no id to try yet"})
 
 
@@ -321,7 +322,7 @@ def audits(tmp_path_factory):
 
     server = tmp_path_factory.mktemp("capstone") / "notes_server.py"
     server.write_text(_server_source(), encoding="utf-8")
-    consents = [Consent("word_count", "learner", {"id": "7"}), Consent("export_notes", "learner")]
+    consents = [Consent("word_count", {"id": "7"}, "learner"), Consent("export_notes", {}, "learner")]
     run = {"consents": consents, "template_values": ['id="7"'], "timeout": 20.0}
     first = audit_server(python_server(server), **run)
     diff = edit_once(server, *_notebook_edit())
@@ -348,7 +349,7 @@ def test_the_notebooks_one_line_change_gives_the_tool_result_its_uri_and_the_rub
     word = next(c for c in second.capabilities if c.name == "word_count")
     assert word.outcome == "structured-tool-result" and word.details["custody"]["uri"] == "urn:notes:word-count:7", word
     rows = review_design(CASES, fixes=FIXES, reasons=REASONS)
-    consents = [Consent("word_count", "learner", {"id": "7"}), Consent("export_notes", "learner")]
+    consents = [Consent("word_count", {"id": "7"}, "learner"), Consent("export_notes", {}, "learner")]
     before = check_archive(write_archive(tmp_path / "1.jsonl", archive_lines(rows, first, consents)), inventory=CASES)
     after = check_archive(write_archive(tmp_path / "2.jsonl", archive_lines(rows, second, consents)), inventory=CASES)
     assert [s.step for s in before.steps if not s.passed] == ["refusals-explained"], before.text()
@@ -377,7 +378,7 @@ def test_two_consents_for_one_tool_are_refused_before_anything_starts():
 
     with pytest.raises(CapstoneError, match="consent given twice for 'echo'"):
         audit_server(
-            [sys.executable, "-c", "raise SystemExit(9)"], consents=[Consent("echo", "a"), Consent("echo", "b")]
+            [sys.executable, "-c", "raise SystemExit(9)"], consents=[Consent("echo", {}, "a"), Consent("echo", {}, "b")]
         )
 
 
@@ -390,9 +391,12 @@ def test_edit_once_refuses_text_that_is_not_there_exactly_once(tmp_path):
     assert path.read_text(encoding="utf-8") == "a = 1\na = 1\n", "a refused edit must leave the file alone"
 
 
-def test_a_consent_is_written_as_audit_allow_calls_writes_it():
-    assert Consent("word_count", "learner", {"id": "7"}).allow_call() == 'word_count={"id":"7"}'
-    assert Consent("export_notes", "learner").allow_call() == "export_notes"
+def test_a_consent_from_the_hosts_log_is_written_as_audit_allow_calls_writes_it():
+    log = ConsentLog()
+    log.approve("word_count", {"id": "7"}, by="learner")
+    log.approve("export_notes", by="learner")
+    got = [allow_call(c) for c in log.entries]
+    assert got == ['word_count={"id":"7"}', "export_notes"], got
 
 
 def test_the_good_archive_is_not_mutated_by_the_checks():

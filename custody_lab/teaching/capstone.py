@@ -9,7 +9,8 @@ walks that path for one server, the learner's own or the given notes server
    (:func:`change_one_input`, :func:`review_design`) or keep it refused with a written reason.
 2. **Live audit.** Start the server over stdio and audit it as ``custody-lab audit`` does
    (:func:`audit_server`, :func:`custody_lab.live.audit.audit_command`): every listed resource is
-   read, each template once, and a tool is called only when a :class:`Consent` names it (the lab's
+   read, each template once, and a tool is called only when a consent names it (an entry of the
+   host's :class:`~custody_lab.live.presentation.ConsentLog`; the lab's
    host policy: MCP 2025-11-25 and 2026-07-28 say clients MUST consider tool annotations untrusted
    unless the server is trusted, so a ``readOnlyHint`` is no consent).
 3. **Archive.** :func:`write_archive` writes one JSON line per receipt (design and live), one per
@@ -38,12 +39,13 @@ __all__ = [
     "DESIGN_INPUTS",
     "GIVEN_INVENTORY",
     "CapstoneError",
-    "Consent",
     "DesignRow",
     "Fix",
+    "allow_call",
     "archive_lines",
     "audit_server",
     "change_one_input",
+    "consent_line",
     "design_table",
     "edit_once",
     "everything_server",
@@ -58,7 +60,7 @@ import json
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -72,6 +74,7 @@ from ..core.text import visible
 
 if TYPE_CHECKING:  # the live layer (and mcp) load only when a server is audited
     from ..live.audit_report import AuditReport, CapabilityAudit
+    from ..live.presentation import Consent
 
 #: The name and version written into every archive's header.
 ARCHIVE_FORMAT = "custody-lab-capstone-archive/1"
@@ -239,25 +242,27 @@ def design_table(rows: Iterable[DesignRow]) -> list[dict[str, Any]]:
 # -- 2. the live audit -----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Consent:
-    """The user's approval of one tool call: who approved it (a host-named actor) and its arguments.
+def allow_call(consent: Consent) -> str:
+    """A consent (the host's record, :class:`~custody_lab.live.presentation.Consent`) as
+    ``custody-lab audit --allow-calls`` writes it: the tool's name, and its arguments as JSON.
 
     Example:
-        >>> Consent("word_count", approved_by="learner", arguments={"id": "7"}).allow_call()
-        'word_count={"id":"7"}'
+        >>> from custody_lab.live.presentation import Consent
+        >>> allow_call(Consent("word_count", {"id": "7"}, "learner")), allow_call(Consent("export", {}, "learner"))
+        ('word_count={"id":"7"}', 'export')
     """
+    arguments = dict(consent.arguments)
+    return f"{consent.tool}={canonical_json(arguments)}" if arguments else consent.tool
 
-    tool: str
-    approved_by: str
-    arguments: Mapping[str, Any] = field(default_factory=dict)
 
-    def allow_call(self) -> str:
-        """The consent as ``custody-lab audit --allow-calls`` writes it."""
-        return f"{self.tool}={canonical_json(dict(self.arguments))}" if self.arguments else self.tool
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"kind": "consent", "tool": self.tool, "approvedBy": self.approved_by, "arguments": dict(self.arguments)}
+def consent_line(consent: Consent) -> dict[str, Any]:
+    """A consent as its archive line."""
+    return {
+        "kind": "consent",
+        "tool": consent.tool,
+        "approvedBy": consent.approved_by,
+        "arguments": dict(consent.arguments),
+    }
 
 
 def python_server(path: str | Path) -> list[str]:
@@ -302,7 +307,7 @@ def audit_server(
     twice = sorted({t for t in tools if tools.count(t) > 1})
     if twice:
         raise CapstoneError(f"consent given twice for {', '.join(map(repr, twice))}: give one each", where=twice[0])
-    allow = [c.allow_call() for c in consents]
+    allow = [allow_call(c) for c in consents]
     run = partial(
         audit_command, list(command), allow_calls=allow, template_values=list(template_values), timeout=timeout
     )
@@ -384,7 +389,7 @@ def archive_lines(
                 "reason": r.reason,
             }
         )
-    lines += [c.to_dict() for c in consents]
+    lines += [consent_line(c) for c in consents]
     for cap in report.capabilities:
         lines.append(
             {

@@ -173,7 +173,8 @@ CAPSTONE_02 = Exercise(
 def _unconsented_archive() -> tuple[dict[str, object], ...]:
     """A complete archive of the fixed design whose audit called a tool nobody approved."""
     from ...live.audit_report import AuditReport, CapabilityAudit
-    from ..capstone import Consent, archive_lines
+    from ...live.presentation import Consent
+    from ..capstone import archive_lines
 
     rows = review_design(
         list(_cases().values()),
@@ -203,7 +204,7 @@ def _unconsented_archive() -> tuple[dict[str, object], ...]:
     report = AuditReport(
         ("notes_server.py",), {"name": "notes-server", "version": "0.1.0"}, "2026-07-28", (called, exported)
     )
-    consents = (Consent("export_notes", approved_by="learner"),)
+    consents = (Consent("export_notes", {}, "learner"),)
     return tuple(archive_lines(rows, report, consents))
 
 
