@@ -346,10 +346,11 @@ def test_the_sweep_finds_blank_text_in_every_column_layout_exactly_as_str_isspac
     import pandas as pd
 
     from custody_lab.whatif import validation
+    from custody_lab.whatif.object_columns import FIRST_WIDE_SPACE
 
     spaces = [chr(c) for c in range(0x110000) if chr(c).isspace()]
     assert all(c < "!" for c in spaces if c.isascii()) and min(c for c in spaces if not c.isascii()) == (
-        validation.FIRST_WIDE_SPACE
+        FIRST_WIDE_SPACE
     ), "the two comparisons no longer bracket Python's whitespace"
     strings = ["", " ", "a", " a", "\u3000\u2028", "é", "\x1f", "\x1e ", "\u200b", "u://x", *spaces]
     for values in (strings, [*strings, None]):  # with and without a missing value

@@ -4,7 +4,6 @@ factorized by address, or every value visited in C."""
 
 from __future__ import annotations
 
-import sys
 from contextlib import contextmanager
 
 import numpy as np
@@ -138,12 +137,6 @@ def test_a_missing_object_other_than_the_dtypes_own_is_still_read_as_missing():
     with forced("every value"):
         masks = oc.text_masks(arr, na_value=pd.NA)
     assert masks is not None and np.flatnonzero(masks[0]).tolist() == [4321], f"expected row 4321 missing, got {masks}"
-
-
-def test_python_whitespace_starts_below_the_exclamation_mark_or_from_next_line_on():
-    late = [c for c in map(chr, range(sys.maxunicode + 1)) if c.isspace() and "!" <= c < oc.FIRST_WIDE_SPACE]
-    assert late == [], f"expected every whitespace character below '!' or from U+0085 on; these are not: {late!r}"
-    assert oc.FIRST_WIDE_SPACE.isspace(), "expected U+0085 itself to be whitespace"
 
 
 @pytest.mark.parametrize("layout", ["shared objects", "separate objects"])

@@ -31,8 +31,8 @@ import numpy as np
 import pandas as pd
 
 #: Python's whitespace (``str.isspace``, which the router's ``ScalarOps.blank`` uses too) is the
-#: ASCII characters up to ``" "`` and others from NEXT LINE (U+0085) on; the tests check that
-#: against every code point.
+#: ASCII characters up to ``" "`` and others from NEXT LINE (U+0085) on; tests/test_loading_edges.py
+#: checks that against every code point.
 FIRST_WIDE_SPACE = "\x85"
 
 #: A column's first rows decide whether it is worth factorizing its objects' addresses: more
