@@ -175,3 +175,15 @@ def test_the_sweep_decides_arrow_python_and_object_text_columns_alike(storage):
     got = sweep(frame.astype({"uri": convert, "mime": convert, "provenance": convert}))["outcome"].tolist()
     assert got == want, f"{storage}: expected {want[:5]}…, got {got[:5]}…"
     assert want[:3] == ["custody-incomplete"] * 3, want[:3]
+
+
+def test_to_frame_holds_every_field_of_every_case_as_case_get_reads_it():
+    cases = [
+        c.with_changes(title=f"t{i}", requiresCurrent=i % 2 == 0)
+        for i, c in enumerate(cl.load_cases(data_path("cases.json")))
+    ]
+    frame = to_frame(cases)
+    for name in frame.columns:
+        want = [c.get(name) for c in cases]
+        got = [None if pd.isna(v) else v for v in frame[name].astype(object)]
+        assert got == want, f"column {name!r}: expected {want}, got {got}"

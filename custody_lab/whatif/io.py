@@ -13,6 +13,8 @@ from __future__ import annotations
 
 __all__ = ["load_inventory", "read_grid", "read_grid_and_policy", "to_frame"]
 
+import operator
+import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -24,6 +26,14 @@ from ..core.errors import CaseFileError
 from ..core.loading import Progress, read_cases
 from ..core.model import FIELDS, Case, Policy
 from .inventory_csv import read_csv_frame
+
+
+def _snake(name: str) -> str:
+    return re.sub("([A-Z])", lambda m: "_" + m.group(1).lower(), name)
+
+
+#: Each case field (camelCase) read straight off a Case's attribute (snake_case), in C.
+_GETTERS = {spec.name: operator.attrgetter(_snake(spec.name)) for spec in FIELDS}
 
 
 def to_frame(cases: Iterable[Case | Mapping[str, Any]]) -> pd.DataFrame:
@@ -40,7 +50,7 @@ def to_frame(cases: Iterable[Case | Mapping[str, Any]]) -> pd.DataFrame:
     rows = [c if isinstance(c, Case) else Case.from_dict(c) for c in cases]
     data: dict[str, Any] = {}
     for spec in FIELDS:
-        values = [c.get(spec.name) for c in rows]
+        values = list(map(_GETTERS[spec.name], rows))
         if spec.kind == "enum":
             data[spec.name] = pd.Categorical(values, categories=list(spec.choices))
         elif spec.kind == "int":
