@@ -15,7 +15,7 @@ CHEATSHEET = DOCS / "cheatsheet.md"
 GLOSSARY = DOCS / "glossary.md"
 
 CODES = {r.code for r in RULES + EXCHANGE_RULES}
-TERM = re.compile(r"^- \*\*(?P<term>[^*]+)\*\*: (?P<text>.+)$")
+TERM = re.compile(r'^- <a id="[a-z0-9-]+"></a>\*\*(?P<term>[^*]+)\*\*: (?P<text>.+)$')
 KEBAB = re.compile(r"`([a-z]+(?:-[a-z]+)+)`")
 
 
@@ -50,7 +50,7 @@ def glossary_terms() -> list[tuple[str, str]]:
     lines = [line for line in GLOSSARY.read_text().splitlines() if line.startswith("- ")]
     parsed = [TERM.match(line) for line in lines]
     bad = [line for line, m in zip(lines, parsed, strict=True) if m is None]
-    assert not bad, f"glossary lines not in the form '- **term**: text': {bad}"
+    assert not bad, f"glossary lines not in the form '- <a id=(anchor)></a>**term**: text': {bad}"
     return [(m.group("term"), m.group("text")) for m in parsed if m]
 
 

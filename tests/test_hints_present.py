@@ -366,7 +366,10 @@ def test_the_notebooks_option_lists_are_the_exercises_own():
 
 def test_the_notebooks_link_the_glossary_terms_they_introduce_to_lines_that_exist():
     glossary = (ROOT / "docs" / "glossary.md").read_text(encoding="utf-8")
-    terms = {m.lower().replace(" ", "-") for m in re.findall(r"^- \*\*([^*]+)\*\*:", glossary, flags=re.M)}
+    terms = {
+        m.lower().replace(" ", "-")
+        for m in re.findall(r"^- <a id=\"[^\"]+\"></a>\*\*([^*]+)\*\*:", glossary, flags=re.M)
+    }
     for name in ("07-talk-to-a-live-server.ipynb", "08-assemble-agent-context.ipynb"):
         text = "".join("".join(c["source"]) for c in _cells(name))
         anchors = re.findall(r"\(\.\./docs/glossary\.md#([a-z0-9-]+)\)", text)

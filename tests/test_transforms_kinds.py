@@ -520,7 +520,10 @@ def test_notebook_04_checks_every_kind_and_transform_exercise_with_its_prompt_as
 
 def test_notebook_04_links_glossary_terms_that_exist_and_the_cheat_sheet():
     glossary = (NOTEBOOKS_DIR.parent / "docs" / "glossary.md").read_text(encoding="utf-8")
-    terms = {m.lower().replace(" ", "-") for m in re.findall(r"^- \*\*([^*]+)\*\*:", glossary, flags=re.M)}
+    terms = {
+        m.lower().replace(" ", "-")
+        for m in re.findall(r"^- <a id=\"[^\"]+\"></a>\*\*([^*]+)\*\*:", glossary, flags=re.M)
+    }
     anchors = set(re.findall(r"\(\.\./docs/glossary\.md#([a-z0-9-]+)\)", _notebook("markdown")))
     assert {"resource-kind", "source-range", "transform-step", "blob"} <= anchors, anchors
     assert anchors <= terms, f"anchors naming no glossary term: {sorted(anchors - terms)}"
