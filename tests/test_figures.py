@@ -102,3 +102,22 @@ def test_a_hostile_case_id_is_escaped_in_the_matrix_text():
     hostile = cl.load_fixture().case("handbook").with_changes(id="<img src=x onerror=alert(1)>")
     ex = CaseExplorer(hostile)
     assert "<img src=x" not in ex.matrix_text.value and "&lt;img src=x" in ex.matrix_text.value
+
+
+def test_the_cumulative_chart_table_holds_the_two_lines_points_and_the_alt_names_the_break_even():
+    from custody_lab.protocol.link_or_embed import compare_shapes
+
+    costs = compare_shapes(18000, 5)
+    shown = figures.cumulative(costs)
+    lines = [line.get_ydata().tolist() for line in shown.figure.axes[0].get_lines() if len(line.get_ydata()) == 5]
+    table = [shown.table.iloc[:, 1].tolist(), shown.table.iloc[:, 2].tolist()]
+    assert sorted(lines) == sorted(table), (lines, table)
+    assert "from call 2 on" in shown.alt
+    assert "never ahead" in figures.cumulative_text(compare_shapes(100, 1))[0]
+
+
+def test_the_link_or_embed_calculator_image_has_the_same_words_as_its_chart():
+    from custody_lab.views.widgets.link_embed import LinkOrEmbedCalculator
+
+    calc = LinkOrEmbedCalculator()
+    assert calc.plot.tooltip and calc.plot.tooltip.startswith("Two lines, bytes in context")

@@ -13,7 +13,15 @@ plots of :mod:`custody_lab.whatif.plots` and attach the text of :mod:`custody_la
 
 from __future__ import annotations
 
-__all__ = ["DescribedFigure", "bytes_shape_map", "described", "outcome_share", "policy_comparison"]
+__all__ = [
+    "DescribedFigure",
+    "bytes_shape_map",
+    "cumulative",
+    "cumulative_text",
+    "described",
+    "outcome_share",
+    "policy_comparison",
+]
 
 import base64
 import io
@@ -24,10 +32,12 @@ from typing import Any
 import pandas as pd
 
 from ..core.model import Policy
+from ..protocol.link_or_embed import ShapeCosts
 from ..whatif import plot_text, plots
 from ..whatif.compare import Comparison
 from ..whatif.theme import Theme
 from .html import ViewError, escape, table
+from .link_or_embed import plot_cumulative
 
 #: The class of a described figure's outer element (tests and the browser find it by this).
 FIGURE_CLASS = "custody-figure"
@@ -126,3 +136,35 @@ def policy_comparison(
     """:func:`custody_lab.whatif.plots.policy_comparison` with its alt text and table equivalent."""
     text = plot_text.policy_comparison_text(comparison)
     return DescribedFigure(plots.policy_comparison(comparison, title=title, theme=theme), text.alt, text.table)
+
+
+def cumulative_text(costs: ShapeCosts) -> tuple[str, pd.DataFrame]:
+    """What :func:`~custody_lab.views.link_or_embed.plot_cumulative` draws, in words and as a table.
+
+    Example:
+        >>> from custody_lab.protocol.link_or_embed import compare_shapes
+        >>> alt, rows = cumulative_text(compare_shapes(18000, 5))
+        >>> rows.iloc[-1].tolist(), "from call 2 on" in alt
+        ([5, 90505, 18610], True)
+    """
+    rows = pd.DataFrame(
+        {
+            "call": range(1, len(costs.embed_cumulative) + 1),
+            "embed: bytes in context": costs.embed_cumulative,
+            "link with cache: bytes in context": costs.link_cumulative,
+        }
+    )
+    ahead = [n for n, (e, k) in enumerate(zip(costs.embed_cumulative, costs.link_cumulative), 1) if k < e]
+    where = f"the link puts fewer bytes in context from call {ahead[0]} on" if ahead else "the link is never ahead"
+    alt = (
+        f"Two lines, bytes in context after each of {costs.reuse} calls returning the same "
+        f"{costs.payload_bytes:,}-byte content: embed (solid, circles) reaches {costs.embed_cumulative[-1]:,}, "
+        f"link with a client cache (dashed, squares) {costs.link_cumulative[-1]:,}; {where}."
+    )
+    return alt, rows
+
+
+def cumulative(costs: ShapeCosts, *, theme: str | Theme | None = None) -> DescribedFigure:
+    """:func:`~custody_lab.views.link_or_embed.plot_cumulative` with its alt text and table equivalent."""
+    alt, rows = cumulative_text(costs)
+    return DescribedFigure(plot_cumulative(costs, theme=theme), alt, rows)

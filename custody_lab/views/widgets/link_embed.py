@@ -27,6 +27,7 @@ from ...protocol.link_or_embed import (
     resource_link_block,
     same_uri_invariant,
 )
+from ..figures import cumulative_text
 from ..html import box, scroll, untrusted
 from ..link_or_embed import advice_html, costs_table_html, plot_cumulative, uri_check_html
 from .controls import StrictIntSlider, fit, fits_words, wrapping_row
@@ -155,6 +156,7 @@ class LinkOrEmbedCalculator(widgets.VBox):
         self.advice.value = advice_html(costs)
         self.table.value = scroll(costs_table_html(costs))  # a wide table scrolls in its own box
         self.plot.value = _png(costs)
+        self.plot.tooltip = cumulative_text(costs)[0]  # the chart in words; the table above holds its numbers
 
     def _fail(self, message: str) -> None:
         self.error.value = box(
