@@ -59,6 +59,46 @@ def test_notebook_runs_top_to_bottom_without_an_error(path):
             os.environ["MPLBACKEND"] = env_before
     errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
     assert not errors, f"{path.name}: {errors[0].ename}: {errors[0].evalue}"
+    unworded = images_without_words(nb)
+    assert not unworded, f"{path.name}: images without alternative text in cells {unworded}"
+
+
+def images_without_words(nb: nbformat.NotebookNode) -> list[int]:
+    """Code cells whose output shows an image with no alternative text.
+
+    A PNG/SVG output needs an ``alt`` in its metadata (``IPython.display.Image(..., alt=...)``);
+    an ``<img>`` inside HTML needs a non-empty ``alt`` attribute (a described figure has both that
+    and its table under "Text equivalent").
+    """
+    import re
+
+    found = []
+    for i, cell in enumerate(nb.cells):
+        for out in cell.get("outputs", []) if cell.cell_type == "code" else []:
+            data, meta = out.get("data", {}), out.get("metadata", {})
+            for mime in ("image/png", "image/svg+xml", "image/jpeg"):
+                if mime in data and not (meta.get(mime, {}) or {}).get("alt") and "text/html" not in data:
+                    found.append(i)
+            for img in re.findall(r"<img\b[^>]*>", str(data.get("text/html", ""))):
+                if not re.search(r'\balt="[^"]+"', img):
+                    found.append(i)
+    return sorted(set(found))
+
+
+def test_the_image_check_flags_a_bare_figure_and_accepts_alt_text():
+    bare = nbformat.v4.new_code_cell(outputs=[nbformat.v4.new_output("display_data", data={"image/png": "iVBOR"})])
+    html = nbformat.v4.new_code_cell(
+        outputs=[nbformat.v4.new_output("display_data", data={"text/html": '<img src="x.png">'})]
+    )
+    worded = nbformat.v4.new_code_cell(
+        outputs=[
+            nbformat.v4.new_output(
+                "display_data", data={"image/png": "iVBOR"}, metadata={"image/png": {"alt": "a matrix"}}
+            ),
+            nbformat.v4.new_output("display_data", data={"text/html": '<img alt="two bars" src="x.png">'}),
+        ]
+    )
+    assert images_without_words(nbformat.v4.new_notebook(cells=[bare, html, worded])) == [0, 1]
 
 
 def test_the_start_notebooks_map_lists_exactly_the_notebooks_that_exist():
