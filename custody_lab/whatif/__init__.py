@@ -8,6 +8,8 @@ comparison, inventories and their plots (numpy, pandas).
 - :mod:`~custody_lab.whatif.io`: frames from cases and files (the core's one reader)
 - :mod:`~custody_lab.whatif.inventory_csv`: inventory CSVs read column by column (pyarrow), with
   the row-by-row reader for any file it cannot prove good
+- :mod:`~custody_lab.whatif.inventory_json`: JSON inventories checked column by column, with the
+  row-by-row loader for any file it cannot prove good
 - :mod:`~custody_lab.whatif.arrow_text`: text columns reduced from Arrow buffers (missing, blank)
 - :mod:`~custody_lab.whatif.object_columns`: columns of Python objects reduced in C (codes, missing, blank)
 - :mod:`~custody_lab.whatif.plots` and :mod:`~custody_lab.whatif.command` (``custody-lab sweep``)

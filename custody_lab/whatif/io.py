@@ -5,8 +5,10 @@ the same problems reported with the same line and field. A CSV file is first rea
 column (:mod:`custody_lab.whatif.inventory_csv`: pyarrow, each column checked at once with the
 same cell and field checks); any file that reader cannot prove good — a bad row, or syntax only
 the row-by-row reader handles — is read by :mod:`custody_lab.core.tables` with every row
-validated by :meth:`Case.from_dict`, which gives the row-numbered messages. Text columns come out
-pyarrow-backed, the enumerations as categoricals.
+validated by :meth:`Case.from_dict`, which gives the row-numbered messages. A JSON file is parsed
+by that same reader and its fields then checked column by column
+(:mod:`custody_lab.whatif.inventory_json`), with the row-by-row loader for any file it cannot
+prove good. Text columns come out pyarrow-backed, the enumerations as categoricals.
 """
 
 from __future__ import annotations
@@ -25,7 +27,9 @@ import pandas as pd
 from ..core.errors import CaseFileError
 from ..core.loading import Progress, read_cases
 from ..core.model import FIELDS, Case, Policy
+from ..core.tables import read_table
 from .inventory_csv import read_csv_frame
+from .inventory_json import json_columns
 
 
 def _snake(name: str) -> str:
@@ -48,9 +52,14 @@ def to_frame(cases: Iterable[Case | Mapping[str, Any]]) -> pd.DataFrame:
         ['listed-resource', 'templated-resource']
     """
     rows = [c if isinstance(c, Case) else Case.from_dict(c) for c in cases]
+    return _frame({spec.name: list(map(_GETTERS[spec.name], rows)) for spec in FIELDS})
+
+
+def _frame(columns: Mapping[str, list[Any]]) -> pd.DataFrame:
+    """The sweep frame of validated columns (each value as :meth:`Case.from_dict` keeps it)."""
     data: dict[str, Any] = {}
     for spec in FIELDS:
-        values = list(map(_GETTERS[spec.name], rows))
+        values = columns[spec.name]
         if spec.kind == "enum":
             data[spec.name] = pd.Categorical(values, categories=list(spec.choices))
         elif spec.kind == "int":
@@ -88,6 +97,13 @@ def read_grid_and_policy(path: str | Path, *, progress: Progress | None = None) 
         frame = read_csv_frame(path, progress)  # column by column; None: it needs the row-by-row reader
         if frame is not None:
             return frame, None
+    elif Path(path).suffix.lower() == ".json":
+        table = read_table(path)
+        columns = json_columns(table)  # column by column; None: it needs the row-by-row loader
+        if columns is not None:
+            if progress is not None:
+                progress(table.size, table.size)
+            return _frame(columns), table.policy
     result = read_cases(path, progress=progress)
     if result.problems:
         raise CaseFileError(str(path), result.problems, result.cases)

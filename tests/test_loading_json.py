@@ -1,0 +1,122 @@
+"""JSON inventories checked column by column (whatif/inventory_json.py) mean exactly what the
+row-by-row loader makes of them: the same frame when every case is good, and otherwise the
+row-by-row loader's own messages (the column-wise check steps aside)."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import custody_lab.whatif.io as wio
+from custody_lab.core.errors import CaseFileError
+from custody_lab.core.loading import parse_cases, read_cases
+from custody_lab.core.model import FIELD_SPECS, MAX_BYTES
+from custody_lab.core.tables import parse_table
+from custody_lab.whatif.inventory_json import json_columns
+from custody_lab.whatif.io import read_grid_and_policy, to_frame
+
+GOOD = {
+    "id": "c0",
+    "initiator": "model",
+    "operation": "read",
+    "shape": "embedded-resource",
+    "uri": "kb://x",
+    "mime": "text/plain",
+    "bytes": 760,
+    "current": True,
+    "allowed": True,
+    "sideEffects": False,
+    "provenance": "p@1",
+}
+#: Values any field may be given: right for some fields, wrong for others, and the look-alikes
+#: (1, 1.0 and True are equal in Python; "\ud800" is half a character).
+ODD = [None, True, False, 0, 1, 1.0, 10.0, 1.5, -1, MAX_BYTES, MAX_BYTES + 1, "", " ", "x", "é", "\ud800"]
+ODD += ["model", "application", "read", "resource-link", [], {}]
+FIELD_NAMES = [*FIELD_SPECS, "sideEfects"]  # and a misspelt, unknown key
+
+changes = st.lists(
+    st.tuples(st.sampled_from(FIELD_NAMES), st.one_of(st.sampled_from(ODD), st.just("<drop>"))), max_size=3
+)
+
+
+def cases_text(edits: list[list[tuple[str, object]]], layout: str) -> str:
+    cases = []
+    for i, edit in enumerate(edits):
+        case = {**GOOD, "id": f"c{i}"}
+        for key, value in edit:
+            if value == "<drop>":
+                case.pop(key, None)
+            else:
+                case[key] = value
+        cases.append(case)
+    doc: object = cases if layout == "list" else {"cases": cases, "policy": {"embedLimitBytes": 2048}}
+    return json.dumps(doc)  # ASCII escapes: a lone surrogate stays a "\ud800" escape
+
+
+@settings(max_examples=300, deadline=None)
+@given(edits=st.lists(changes, min_size=1, max_size=5), layout=st.sampled_from(["list", "case file"]))
+def test_the_column_wise_check_accepts_only_files_the_loader_accepts_whole_and_builds_its_frame(edits, layout):
+    text = cases_text(edits, layout)
+    columns = json_columns(parse_table(text, fmt="json"))
+    slow = parse_cases(text, fmt="json")
+    if columns is None:
+        return  # the row-by-row loader reads it, messages and all
+    assert not slow.problems, f"{edits}: accepted column-wise, but the loader reports {slow.problems}"
+    pd.testing.assert_frame_equal(wio._frame(columns), to_frame(slow.cases))
+
+
+def test_every_single_field_change_is_read_column_wise_only_when_the_loader_accepts_it():
+    for key in FIELD_NAMES:
+        for value in [*ODD, "<drop>"]:
+            text = cases_text([[], [(key, value)]], "list")
+            columns = json_columns(parse_table(text, fmt="json"))
+            slow = parse_cases(text, fmt="json")
+            if columns is None:
+                continue
+            assert not slow.problems, f"{key}={value!r}: accepted column-wise, but the loader reports {slow.problems}"
+            pd.testing.assert_frame_equal(wio._frame(columns), to_frame(slow.cases), obj=f"{key}={value!r}")
+
+
+def test_a_good_json_inventory_is_read_column_wise_with_its_policy(tmp_path, monkeypatch):
+    path = tmp_path / "inv.json"
+    path.write_text(cases_text([[], [("bytes", 10.0)], [("sideEffects", None), ("uri", "<drop>")]], "case file"))
+    want = to_frame(parse_cases(path.read_text(), fmt="json").cases)
+    monkeypatch.setattr(wio, "read_cases", lambda *a, **k: pytest.fail("the row-by-row loader was used"))
+    seen = []
+    frame, policy = read_grid_and_policy(path, progress=lambda done, total: seen.append((done, total)))
+    pd.testing.assert_frame_equal(frame, want)
+    assert policy is not None and policy.embed_limit_bytes == 2048, policy
+    assert seen and seen[-1][0] == seen[-1][1], f"expected a final progress report, got {seen}"
+
+
+@pytest.mark.parametrize(
+    ("edit", "field"),
+    [
+        ([("bytes", True)], "bytes"),
+        ([("current", 1)], "current"),
+        ([("initiator", "robot")], "initiator"),
+        ([("uri", "\ud800")], "uri"),
+        ([("id", " ")], "id"),
+        ([("sideEfects", True)], "sideEfects"),
+        ([("shape", "<drop>")], "shape"),
+    ],
+)
+def test_a_bad_json_inventory_gets_the_row_by_row_loaders_messages(tmp_path, edit, field):
+    path = tmp_path / "inv.json"
+    path.write_text(cases_text([[], edit], "list"))
+    with pytest.raises(CaseFileError) as e:
+        read_grid_and_policy(path)
+    slow = read_cases(path)
+    assert [(p.location, p.field, p.message) for p in e.value.problems] == [
+        (p.location, p.field, p.message) for p in slow.problems
+    ], f"{edit}: expected the loader's problems {slow.problems}, got {e.value.problems}"
+    assert field in [p.field for p in e.value.problems], f"{edit}: expected field {field!r} named, got {e.value}"
+
+
+def test_a_repeated_id_is_left_to_the_row_by_row_loader():
+    text = cases_text([[], [("id", "c0")]], "list")
+    assert json_columns(parse_table(text, fmt="json")) is None, "expected the repeated id to need the loader"
