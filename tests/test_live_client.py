@@ -114,6 +114,21 @@ async def test_a_denied_read_is_refused_before_the_server_sees_it():
 
 
 @pytest.mark.anyio
+async def test_an_embedded_resource_the_caller_may_not_read_is_refused_and_its_content_not_kept():
+    # Consent to the call is not permission to read what the server embeds (seed 000: authorise
+    # before embedding); the gate is asked for the embedded URI as for any read.
+    async with LabSession(gate=Gate(deny=("draft://",))) as s:
+        r = await s.call("approve_draft", {"draft_id": "9"})
+    assert r.rejection == "permission-denied", r.outcome
+    assert r.receipt["custody"]["uri"].startswith("draft://"), r.receipt["custody"]
+    assert r.content is None, r.content
+    assert "may not read" in " ".join(c["detail"] for c in r.receipt["liveChecks"]), r.receipt["liveChecks"]
+    async with LabSession() as s:
+        ok = await s.call("approve_draft", {"draft_id": "9"})
+    assert ok.outcome == "embedded-resource" and ok.content, ok.outcome
+
+
+@pytest.mark.anyio
 async def test_an_embed_over_the_policy_limit_is_rejected_from_the_actual_bytes():
     async with LabSession(policy=cl.Policy(embed_limit_bytes=500)) as s:
         r = await s.call("approve_draft", {"draft_id": "9"})

@@ -38,7 +38,6 @@ from __future__ import annotations
 __all__ = ["MAX_PAGES", "MAX_TEXT_CHARS", "Recorder", "first_problem"]
 
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
 import anyio
@@ -48,11 +47,15 @@ from mcp.shared.exceptions import MCPError
 from mcp.shared.uri_template import UriTemplate
 from pydantic import ValidationError
 
-from ..core.model import MAX_BYTES, OPERATIONS, Case, Policy
+from ..core.model import OPERATIONS, Case, Policy
 from ..core.receipts import canonical_json, digest, extended_receipt, server_hints
 from ..core.router import route
 from ..core.text import visible
 from ..protocol.blobs import BlobError, read_contents
+from .facts import Facts as _Facts
+from .facts import check_size as _check_size
+from .facts import item_dict as _item_dict
+from .facts import meta_of as _meta_of
 from .keys import OPERATION_KEY, PROVENANCE_KEY, SIDE_EFFECTS_KEY, URI_KEY
 from .transport import RecordingCacheStore
 from .values import (
@@ -75,54 +78,6 @@ _T = TypeVar("_T")
 MAX_PAGES = 100
 #: Text contents longer than this many characters are not copied (the blob limit is 10 MiB too).
 MAX_TEXT_CHARS = 10 * 1024 * 1024
-
-
-def _check_size(size: int | None, what: str) -> None:
-    """A declared ``size`` must be a byte count the lab can hold (0 to ``MAX_BYTES``)."""
-    if size is not None and not 0 <= size <= MAX_BYTES:
-        raise LiveError(f"{what} declares size {size}: a size is a whole number of bytes from 0 to {MAX_BYTES}")
-
-
-@dataclass
-class _Facts:
-    """What one exchange established, before it becomes a Case and a receipt."""
-
-    case_id: str
-    initiator: Literal["application", "model"]
-    operation: str
-    shape: str
-    method: str
-    target: str
-    uri: str | None = None
-    mime: str | None = None
-    size: int = 0
-    provenance: str | None = None
-    current: bool = True
-    allowed: bool = True
-    side_effects: bool | None = None
-    requires_current: bool = False
-    content: str | bytes | None = None
-    content_digest: str | None = None
-    delivery: str = "none"
-    performed: bool = True
-    extra: dict[str, Any] = field(default_factory=dict)
-    #: what was observed about the exchange itself (keys of ``EXCHANGE_FACTS``), for the router
-    exchange: dict[str, Any] = field(default_factory=dict)
-    #: explanations for people, keyed by the check each one explains (never decisive)
-    notes: dict[str, str] = field(default_factory=dict)
-    template_params: dict[str, Any] | None = None
-    #: what the server said about the answer (wire keys), for the 2026-07-28 fields of the receipt
-    hints: dict[str, Any] | None = None
-
-
-def _meta_of(obj: Any) -> dict[str, Any]:
-    meta = getattr(obj, "meta", None)
-    return dict(meta) if isinstance(meta, Mapping) else {}
-
-
-def _item_dict(item: Any) -> dict[str, Any]:
-    """A contents item as the wire mapping ``read_contents`` expects."""
-    return item.model_dump(by_alias=True, mode="json", exclude_none=True)
 
 
 class Recorder:
@@ -544,6 +499,9 @@ class Recorder:
             f.hints["described"] = wire_fields(embedded[0])
             self._take_contents(f, embedded[0].resource, delivery="embedded")
             f.provenance = _meta_of(embedded[0].resource).get(PROVENANCE_KEY, f.provenance)
+            if not self.gate.may_read(f.uri or ""):  # authorise before embedding (seed 000): the server should have
+                f.allowed, f.content = False, None  # checked; consent to the call is not consent to read this URI
+                f.notes["permission-denied"] = f"the result embeds {f.uri!r}, which the caller may not read; not kept"
         elif links:
             f.shape = "resource-link"
             f.hints["described"] = wire_fields(links[0])
