@@ -11,7 +11,7 @@ One home for both, so the CLI, the audit, the live report and the untrusted-data
 
 from __future__ import annotations
 
-__all__ = ["INVISIBLE", "terminal_json", "visible", "visible_controls"]
+__all__ = ["INVISIBLE", "shorten", "terminal_json", "visible", "visible_controls"]
 
 import json
 import unicodedata
@@ -65,8 +65,8 @@ _JSON_UNSAFE = {
 }
 
 
-def terminal_json(value: Any) -> str:
-    """``value`` as indented JSON with every C0 and C1 control and bidi/zero-width character escaped.
+def terminal_json(value: Any, indent: int | None = 2) -> str:
+    """``value`` as JSON (one line with ``indent=None``), every C0/C1 control and bidi/zero-width escaped.
 
     ``json.dumps(..., ensure_ascii=False)`` escapes C0 controls but leaves DEL, the C1 controls
     (``\\x9b`` is a terminal's one-byte CSI) and bidi overrides raw; here they become ``\\u`` escapes,
@@ -78,4 +78,20 @@ def terminal_json(value: Any) -> str:
           "name": "a\\u001b[2J\\u009b\\u202e"
         }
     """
-    return json.dumps(value, indent=2, ensure_ascii=False).translate(_JSON_UNSAFE)
+    return json.dumps(value, indent=indent, ensure_ascii=False).translate(_JSON_UNSAFE)
+
+
+def shorten(value: object, limit: int = 160) -> object:
+    """Long strings cut visibly (``…[+N chars]``), in nested dicts and lists too; nothing else changes.
+
+    Example:
+        >>> shorten({"text": "abcdefgh", "n": [1, "ok"]}, limit=3)
+        {'text': 'abc…[+5 chars]', 'n': [1, 'ok']}
+    """
+    if isinstance(value, str) and len(value) > limit:
+        return f"{value[:limit]}…[+{len(value) - limit} chars]"
+    if isinstance(value, dict):
+        return {k: shorten(v, limit) for k, v in value.items()}
+    if isinstance(value, list):
+        return [shorten(v, limit) for v in value]
+    return value

@@ -18,7 +18,6 @@ from __future__ import annotations
 __all__ = ["configure_audit", "configure_live", "run_audit", "run_live"]
 
 import argparse
-import json
 import sys
 
 from .audit_report import STOP_EXCHANGES, TOTAL_EXCHANGES
@@ -42,6 +41,7 @@ def configure_live(p: argparse.ArgumentParser) -> None:
 
 
 def run_live(args: argparse.Namespace) -> int:
+    from ..core.text import shorten, terminal_json
     from .compare import NOT_COMPARED, compare_fixture, comparison_table
     from .session import record_fixture
     from .values import LiveError, run_sync
@@ -59,11 +59,11 @@ def run_live(args: argparse.Namespace) -> int:
         for r in receipts:
             print(f"== {r.case_id}")
             for frame in r.frames:
-                shown = _shorten({"direction": frame.direction, **frame.message})
-                print(json.dumps(shown, ensure_ascii=False))
+                shown = shorten({"direction": frame.direction, **frame.message})
+                print(terminal_json(shown, indent=None))  # a server's text: safe for a terminal
         print()
     if args.json:
-        print(json.dumps([r.receipt for r in receipts], indent=2, ensure_ascii=False))
+        print(terminal_json([r.receipt for r in receipts]))
     else:
         first = receipts[0].receipt if receipts else {}
         server = first.get("server", {})
@@ -79,17 +79,6 @@ def run_live(args: argparse.Namespace) -> int:
         return EXIT_AGREE
     print(f"FAIL: {len(comparisons) - len(agree)} of {len(comparisons)} cases differ (named above)", file=sys.stderr)
     return EXIT_DIFFER
-
-
-def _shorten(value: object, limit: int = 160) -> object:
-    """Long strings cut visibly (``…[+N chars]``), so frames stay readable; nothing is hidden."""
-    if isinstance(value, str) and len(value) > limit:
-        return f"{value[:limit]}…[+{len(value) - limit} chars]"
-    if isinstance(value, dict):
-        return {k: _shorten(v, limit) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_shorten(v, limit) for v in value]
-    return value
 
 
 def configure_audit(p: argparse.ArgumentParser) -> None:

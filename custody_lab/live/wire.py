@@ -55,12 +55,11 @@ from typing import Any
 
 from ..core.loading import load_fixture
 from ..core.model import Case
-from ..core.text import terminal_json, visible
+from ..core.text import shorten, terminal_json, visible
 from ..protocol.uri_templates import UriTemplateError, match
 from ..views.html import box, code, escape, pre, untrusted, untrusted_block
 from ..views.sequence import Lifeline, SequenceFigure, Step, picker, sequence_figure, sequence_html, sequence_text
 from ..views.sequence import Sequence as Diagram
-from .command import _shorten as shorten  # the one home of "long strings cut visibly"
 from .keys import STATE_URI
 from .session import LabSession, Mode
 from .values import FIXTURE_EXCHANGES, Exchange, Frame, Gate, LiveError, LiveReceipt

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from ...live.hint_policy import HOST_ACTIONS, unasked
 from ..exercises import Exercise, ExerciseError, Mistake
 from . import _answers as ans
-from .live import _run
+from .live import run_exchange
 
 
 def _same_codes(answer: object, expected: object) -> bool:
@@ -181,7 +181,7 @@ def hostile_audit() -> HostileAudit:
             server_calls=sum(hostile.state.calls.values()),
         )
 
-    return _run(exchange)
+    return run_exchange(exchange)
 
 
 @dataclass(frozen=True)

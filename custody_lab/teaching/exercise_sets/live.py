@@ -40,7 +40,7 @@ STATUS = "status://service/current"
 REPORT_TOOL, REPORT_PREFIX = "generate_report", "report://"
 
 
-def _run(async_fn: Callable[[], Awaitable[_T]]) -> _T:
+def run_exchange(async_fn: Callable[[], Awaitable[_T]]) -> _T:
     """Run ``async_fn()`` to completion on a fresh event loop in a worker thread."""
     from ...live.values import run_sync  # mcp and anyio, loaded on first use
 
@@ -111,7 +111,7 @@ def notice_seen() -> NoticeSeen:
                 revoked_outcome=revoked.outcome,
             )
 
-    return _run(exchange)
+    return run_exchange(exchange)
 
 
 @dataclass(frozen=True)
@@ -266,7 +266,7 @@ def denied_link() -> DeniedLink:
                 link_uri=uri,
             )
 
-    return _run(exchange)
+    return run_exchange(exchange)
 
 
 def _receipt_record() -> tuple[str | None, bool]:
@@ -401,7 +401,7 @@ def cached_read() -> CachedRead:
             bypass_outcome=fresh.outcome,
         )
 
-    return _run(exchange)
+    return run_exchange(exchange)
 
 
 _WIRE_FAILURES = ("server-timeout", "server-error", "resource-not-found", "tool-error")

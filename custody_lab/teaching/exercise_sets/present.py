@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from ..exercises import Exercise, ExerciseError, Mistake
 from . import _answers as ans
-from .live import _run
+from .live import run_exchange
 
 #: Who approved the draft, in the host's consent log (present-01).
 APPROVER = "dana (support lead)"
@@ -83,7 +83,7 @@ def _shown(hostile: bool, consent_by: str | None) -> Shown:
         shown = present(live, connection="the server this notebook connected to", consents=log)
         return Shown(shown.labels["approved by"], consent_by, _claimed_approver(live.content), title, live.outcome)
 
-    return _run(exchange)
+    return run_exchange(exchange)
 
 
 @functools.cache
