@@ -43,6 +43,11 @@ WIDGETS = {
     "blob viewer": ("from custody_lab.widgets import BlobViewer\nBlobViewer()", "text=Resource:"),
     "exercise panel": ('from custody_lab.widgets import ExercisePanel\nExercisePanel("blob-01")', "text=Answer:"),
     "predict panel": ('from custody_lab.widgets import PredictPanel\nPredictPanel("route-02")', "text=I predict:"),
+    "wire picker": (
+        "from custody_lab.live.wire import record_wire\nwire = await record_wire()\nwire.picker()",
+        ".custody-sequence-box",
+    ),
+    "budget panel": ("from custody_lab.views.link_or_embed import budget_panel\nbudget_panel()", ".custody-ledger"),
 }
 
 #: The ipywidgets controls a learner reaches (a closed tab's controls have no box and are skipped).
