@@ -68,6 +68,10 @@ print(t_mcp, t_import, opened, t_first, t_later, cpu, ok)
 """
 
 
+#: Fresh interpreters per live figure (``--fresh``); bench_sweep.py uses the same.
+FRESH = 7
+
+
 def fresh_env(cache_dir: str) -> dict[str, str]:
     """The environment of the timed interpreters: bytecode cached, as an installed lab has it.
 
@@ -94,7 +98,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=20, help="warm fixture runs (default 20)")
     parser.add_argument("--trips", type=int, default=300, help="round trips timed (default 300)")
-    parser.add_argument("--fresh", type=int, default=7, help="fresh interpreters per live figure (default 7)")
+    parser.add_argument(
+        "--fresh", type=int, default=FRESH, help=f"fresh interpreters per live figure (default {FRESH})"
+    )
     parser.add_argument("--only-first", action="store_true", help="print only issue 15's live figures")
     args = parser.parse_args(argv)
     if args.only_first:

@@ -281,7 +281,7 @@ def main(argv: list[str] | None = None) -> int:
         if spec is not None and spec.loader is not None:
             live = importlib.util.module_from_spec(spec)
             spec.loader.exec_module(live)
-            live._live_against_import_mcp()
+            live._live_against_import_mcp(live.FRESH)
     return 0
 
 

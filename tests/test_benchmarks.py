@@ -1,0 +1,51 @@
+"""The benchmarks run: each script finishes on a small input and prints its figures (never timed here).
+
+Speed is measured by ``benchmarks/``, not asserted by the suite; this only proves the scripts a
+performance engineer runs still work end to end (a renamed helper once crashed ``bench_sweep.py``
+after all its figures were computed).
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from . import fresh_env as fe
+
+BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
+
+
+def run(script: str, *args: str, timeout: float = 600) -> str:
+    done = subprocess.run(
+        [sys.executable, str(BENCH / script), *args], capture_output=True, text=True, timeout=timeout, check=False
+    )
+    assert done.returncode == 0, f"{script} {' '.join(args)} exited {done.returncode}:\n{done.stderr[-2000:]}"
+    return done.stdout
+
+
+def test_bench_sweep_prints_every_frame_against_node_with_identical_decisions():
+    fe.need(shutil.which("node"), "node is not on PATH; bench_sweep.py compares with the seed's Node router")
+    out = run("bench_sweep.py", "--rows", "20000", "--repeat", "2", "--node-repeat", "1", "--load-repeat", "1")
+    for label in ("(1) realistic", "(2) realistic, plain Python str", "(3) realistic, object", "(4) synthetic"):
+        line = next((ln for ln in out.splitlines() if label in ln), "")
+        assert "identical to Node" in line, f"{label}: {line!r}\n{out}"
+    for figure in ("load_inventory", "grid()", "peak memory", "custody-lab live"):
+        assert figure in out, f"bench_sweep.py printed no {figure!r} figure:\n{out}"
+
+
+@pytest.mark.parametrize(
+    ("script", "args", "expected"),
+    [
+        ("bench_live.py", ("--fresh", "1", "--only-first"), "import mcp"),
+        ("bench_loading.py", ("--sizes", "0.2", "--repeat", "1"), "load_inventory"),
+        ("bench_explorer.py", (), "ms"),
+        ("bench_chart.py", ("--full", "1", "--frames", "5"), "ms"),
+        ("bench_sniff.py", ("--repeat", "1", "--no-big"), "ms"),
+    ],
+)
+def test_each_benchmark_script_finishes_and_prints_its_figures(script, args, expected):
+    assert expected in run(script, *args), script
