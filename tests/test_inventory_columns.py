@@ -192,3 +192,33 @@ def test_to_frame_holds_every_field_of_every_case_as_case_get_reads_it():
         want = [c.get(name) for c in cases]
         got = [None if pd.isna(v) else v for v in frame[name].astype(object)]
         assert got == want, f"column {name!r}: expected {want}, got {got}"
+
+
+def test_load_inventory_marks_its_text_columns_blank_free_and_the_sweep_agrees_with_a_full_check(tmp_path):
+    from custody_lab.whatif.arrow_text import known_masks
+
+    rows = [HEADER] + [GOOD.format(id=f"r{i}", size=4090 + i) for i in range(12)]
+    rows.append("x,,application,read,listed-resource,  ,NULL,10,TRUE, False ,null,\u3000,")
+    path = tmp_path / "inv.csv"
+    path.write_text("\n".join(rows) + "\n")
+    frame = load_inventory(path)
+    assert all(known_masks(frame[c]) is not None for c in ("uri", "mime", "provenance")), "not marked"
+    unmarked = frame.assign(**{c: pd.Series(list(frame[c]), dtype="str") for c in ("uri", "mime", "provenance")})
+    assert known_masks(unmarked["uri"]) is None
+    assert sweep(frame)["outcome"].tolist() == sweep(unmarked)["outcome"].tolist()
+    assert sweep(frame)["outcome"].iloc[-1] == "custody-incomplete"
+
+
+@pytest.mark.parametrize("blank", ["", " ", "\u3000", "\t"])
+def test_a_blank_written_into_a_loaded_column_is_seen_the_mark_does_not_survive_a_change(tmp_path, blank):
+    from custody_lab.whatif.arrow_text import known_masks
+
+    path = tmp_path / "inv.csv"
+    path.write_text("\n".join([HEADER] + [GOOD.format(id=f"r{i}", size=10) for i in range(3)]) + "\n")
+    frame = load_inventory(path)
+    assert sweep(frame)["outcome"].tolist() == ["embedded-resource"] * 3
+    copied = frame.copy()
+    copied.loc[1, "uri"] = blank
+    assert known_masks(copied["uri"]) is None and known_masks(frame["uri"]) is not None
+    assert sweep(copied)["outcome"].tolist() == ["embedded-resource", "custody-incomplete", "embedded-resource"]
+    assert sweep(frame.iloc[1:])["outcome"].tolist() == ["embedded-resource"] * 2  # a slice: checked in full

@@ -9,11 +9,19 @@ each value says whether it *could* be whitespace (a byte up to ``0x20``, or a le
 ``0xC2`` or more: every non-ASCII whitespace character, from NEXT LINE U+0085 on, starts so).
 Only those few candidates become Python strings, and ``str.isspace`` decides them, so the answer
 is Python's exactly.
+
+A column whose blank cells were already made missing when it was built (the inventory CSV reader
+does this: a blank cell is an absent value) is marked with :func:`mark_without_blanks`; then
+:func:`known_masks` reads its validity bitmap alone. The mark names one Arrow array object: Arrow
+arrays are immutable and pandas puts a new one in place on any assignment, so the mark cannot
+outlive the fact (a changed column is checked in full again).
 """
 
 from __future__ import annotations
 
-__all__ = ["arrow_chunks", "arrow_text_masks"]
+__all__ = ["arrow_chunks", "arrow_text_masks", "known_masks", "mark_without_blanks"]
+
+import weakref
 
 import numpy as np
 import pandas as pd
@@ -49,6 +57,42 @@ def arrow_chunks(s: pd.Series) -> list[pa.Array] | None:
     data = s.array.__arrow_array__()
     chunks = data.chunks if isinstance(data, pa.ChunkedArray) else [data]
     return [c.cast(pa.large_string()) if pa.types.is_string_view(c.type) else c for c in chunks]
+
+
+#: Arrow columns known to hold no blank value, by ``id`` (weak: an entry goes with its array).
+_WITHOUT_BLANKS: weakref.WeakValueDictionary[int, pa.ChunkedArray] = weakref.WeakValueDictionary()
+
+
+def mark_without_blanks(column: pd.Series) -> pd.Series:
+    """Record that the pyarrow string ``column`` holds no empty or whitespace-only value (its caller
+    made each such cell missing); return it. A column of any other storage is left unmarked."""
+    data = column.array.__arrow_array__() if arrow_chunks(column) is not None else None
+    if isinstance(data, pa.ChunkedArray):
+        _WITHOUT_BLANKS[id(data)] = data
+    return column
+
+
+def known_masks(s: pd.Series) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(missing, blank-but-present)`` of a column marked by :func:`mark_without_blanks`, from its
+    validity bitmap alone (nothing is blank); ``None`` for an unmarked column.
+
+    Example:
+        >>> s = mark_without_blanks(pd.Series(["u://x", None], dtype="str"))
+        >>> [m.tolist() for m in known_masks(s)], known_masks(s.where(s.isna(), " "))
+        ([[False, True], [False, False]], None)
+    """
+    if arrow_chunks(s) is None:
+        return None
+    data = s.array.__arrow_array__()
+    if not isinstance(data, pa.ChunkedArray) or _WITHOUT_BLANKS.get(id(data)) is not data:
+        return None
+    na, at = np.zeros(len(data), dtype=bool), 0
+    for chunk in data.chunks:
+        if chunk.null_count:
+            bits = np.unpackbits(np.frombuffer(chunk.buffers()[0], dtype=np.uint8), bitorder="little")
+            np.equal(bits[chunk.offset : chunk.offset + len(chunk)], 0, out=na[at : at + len(chunk)])
+        at += len(chunk)
+    return na, np.zeros(len(data), dtype=bool)
 
 
 def _chunk_masks(chunk: pa.Array, na: np.ndarray, empty: np.ndarray) -> None:

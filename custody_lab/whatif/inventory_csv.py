@@ -37,7 +37,7 @@ from ..core.csv_table import csv_cell
 from ..core.errors import CaseError
 from ..core.loading import Progress
 from ..core.model import FIELD_SPECS, FIELDS, MAX_BYTES, check_value
-from .arrow_text import arrow_text_masks
+from .arrow_text import arrow_text_masks, mark_without_blanks
 
 _BOM = b"\xef\xbb\xbf"
 #: The file is parsed in pieces of about this size: the parser's working memory stays a small
@@ -108,7 +108,7 @@ def _text(col: pa.ChunkedArray, name: str) -> pd.Series:
             blank[i] = csv_cell(name, col[int(i)].as_py()) is None
     if blank.any():
         col = pa.chunked_array(_with_nulls(chunk, part) for chunk, part in _split(col, blank))
-    return col.to_pandas()
+    return mark_without_blanks(col.to_pandas())  # every blank cell is missing now
 
 
 def _ends_may_be(byte: np.ndarray, letters: bytes) -> np.ndarray:

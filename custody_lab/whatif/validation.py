@@ -23,7 +23,7 @@ import pandas as pd
 
 from ..core.errors import CaseError
 from ..core.model import FIELD_SPECS, INITIATORS, MAX_BYTES, OPERATIONS, SHAPES, Policy
-from .arrow_text import arrow_chunks, arrow_text_masks
+from .arrow_text import arrow_chunks, arrow_text_masks, known_masks
 from .columns import OUTPUT_COLUMNS, TEXT_FIELDS, Codes, Cols, Text, Tri, all_false, everywhere, nothing
 from .object_columns import enum_codes, text_masks
 
@@ -214,6 +214,9 @@ def _text(frame: pd.DataFrame, name: str, assume_present: bool) -> Text:
         else:
             empty = np.isin(raw, blank)
         return _text_masks(na, empty)
+    known = known_masks(s)
+    if known is not None:  # built without blanks (load_inventory): the null bitmap says it all
+        return _text_masks(*known)
     chunks = arrow_chunks(s)
     if chunks is not None:  # pyarrow strings: read the null bitmap and the offsets, not the values
         return _text_masks(*arrow_text_masks(chunks))
