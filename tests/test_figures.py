@@ -88,9 +88,10 @@ def test_the_case_explorer_says_in_words_what_its_matrix_shows_and_follows_each_
     from custody_lab.widgets import CaseExplorer
 
     ex = CaseExplorer("approve-draft")
-    assert "is accepted as embedded-resource" in ex.chart.tooltip
+    assert "is accepted as embedded-resource" in ex.chart_caption.value
+    assert ex.children.index(ex.chart_caption) == ex.children.index(ex.chart) + 1  # shown right under the chart
     ex.controls["bytes"].value = 5000
-    assert "5000 bytes) is refused with embed-over-budget" in ex.chart.tooltip, ex.chart.tooltip
+    assert "5000 bytes) is refused with embed-over-budget" in ex.chart_caption.value, ex.chart_caption.value
     assert "<td>approve-draft</td><td>True</td>" in ex.matrix_text.value  # the explored row comes first
     assert ex.matrix_text.value.count("<tr>") == 1 + 1 + 10  # header, the explored case, ten context cases
 
@@ -116,8 +117,8 @@ def test_the_cumulative_chart_table_holds_the_two_lines_points_and_the_alt_names
     assert "never ahead" in figures.cumulative_text(compare_shapes(100, 1))[0]
 
 
-def test_the_link_or_embed_calculator_image_has_the_same_words_as_its_chart():
+def test_the_link_or_embed_calculator_shows_its_charts_words_under_it():
     from custody_lab.views.widgets.link_embed import LinkOrEmbedCalculator
 
     calc = LinkOrEmbedCalculator()
-    assert calc.plot.tooltip and calc.plot.tooltip.startswith("Two lines, bytes in context")
+    assert "Two lines, bytes in context" in calc.plot_caption.value

@@ -121,6 +121,9 @@ class CaseExplorer(W.VBox):
         self.untrusted = W.HTML()
         self.message = W.HTML()
         self.chart = W.Image(format="png", layout=W.Layout(max_width="min(900px, 100%)", height="auto"))
+        #: the chart's alternative text, shown under it (an Image widget has no alt attribute, and
+        #: a tooltip on it kept the image from drawing in JupyterLab)
+        self.chart_caption = W.HTML()
 
         for widget in self.controls.values():
             widget.observe(self._on_input, names="value")
@@ -157,7 +160,7 @@ class CaseExplorer(W.VBox):
         tabs_style = W.HTML(TABS_STYLE, layout=W.Layout(display="none"))
         children: list[W.Widget] = [inputs, self.message, self.outcome, self.diff, self.untrusted]
         if self._matrix is not None:
-            children.append(self.chart)
+            children += [self.chart, self.chart_caption]
         children += [tabs, tabs_style]
         super().__init__(children=children, layout=W.Layout(max_width="100%"))
         self.decision: Decision = route(self.case, self.policy)
@@ -301,7 +304,7 @@ class CaseExplorer(W.VBox):
             self._matrix.set_policy(self.policy)
             self.chart.value = self._matrix.render(self.case, self.decision)
             alt, table = self._matrix.describe(self.case, self.decision)
-            self.chart.tooltip = alt
+            self.chart_caption.value = render.caption_html(alt + " The Matrix as text tab has every case as a table.")
             self.matrix_text.value = render.matrix_text_html(alt, table)
 
     # -- actions -----------------------------------------------------------------------------

@@ -31,6 +31,7 @@ from ..figures import cumulative_text
 from ..html import box, scroll, untrusted
 from ..link_or_embed import advice_html, costs_table_html, plot_cumulative, uri_check_html
 from .controls import StrictIntSlider, fit, fits_words, wrapping_row
+from .render import caption_html
 
 
 def _slider(value: int, scale: tuple[int, int], description: str) -> StrictIntSlider:
@@ -101,6 +102,7 @@ class LinkOrEmbedCalculator(widgets.VBox):
         self.advice = widgets.HTML()
         self.table = widgets.HTML()
         self.plot = widgets.Image(format="png", layout=widgets.Layout(max_width="min(720px, 100%)", height="auto"))
+        self.plot_caption = widgets.HTML()  # the plot's alternative text, under it
         self.error = widgets.HTML()
         self.costs: ShapeCosts | None = None
 
@@ -132,6 +134,7 @@ class LinkOrEmbedCalculator(widgets.VBox):
                 self.advice,
                 self.table,
                 self.plot,
+                self.plot_caption,
                 widgets.HTML(
                     "<b>Same URI (seed 001):</b> the URI in a link or an embed must be the "
                     "URI the resource is registered under."
@@ -156,7 +159,7 @@ class LinkOrEmbedCalculator(widgets.VBox):
         self.advice.value = advice_html(costs)
         self.table.value = scroll(costs_table_html(costs))  # a wide table scrolls in its own box
         self.plot.value = _png(costs)
-        self.plot.tooltip = cumulative_text(costs)[0]  # the chart in words; the table above holds its numbers
+        self.plot_caption.value = caption_html(cumulative_text(costs)[0])  # the table above holds its numbers
 
     def _fail(self, message: str) -> None:
         self.error.value = box(

@@ -12,6 +12,7 @@ from __future__ import annotations
 __all__ = [
     "diff_html",
     "error_html",
+    "caption_html",
     "look_badge",
     "matrix_text_html",
     "outcome_html",
@@ -169,3 +170,8 @@ def matrix_text_html(alt: str, table: pd.DataFrame) -> str:
     """The custody matrix in words: its alt text, then every case as a row (the explored case first)."""
     rows = table.astype(object).itertuples(index=False, name=None)
     return scroll(f"<p>{escape(alt)}</p>" + html_table(rows, head=[str(c) for c in table.columns]))
+
+
+def caption_html(text: str) -> str:
+    """A chart's words under the chart: its alternative text, escaped, in small type."""
+    return small(escape(text))
