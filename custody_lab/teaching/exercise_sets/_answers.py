@@ -9,6 +9,7 @@ One home for these readers, shared by every set module.
 from __future__ import annotations
 
 __all__ = [
+    "Option",
     "code",
     "is_one_of",
     "names",
@@ -20,9 +21,24 @@ __all__ = [
     "whole_number",
 ]
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection
+from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 from ..exercises import Mistake
+
+_Seen = TypeVar("_Seen")
+
+
+@dataclass(frozen=True)
+class Option(Generic[_Seen]):
+    """One choice of a one-option exercise and the observation that makes it true: ``holds(seen)``
+    says whether the choice is right for what the package observed (``seen``), so the reference is
+    computed, never typed in."""
+
+    code: str
+    text: str
+    holds: Callable[[_Seen], bool]
 
 
 def text(answer: object) -> str | None:

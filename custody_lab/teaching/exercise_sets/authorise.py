@@ -25,8 +25,6 @@ __all__ = ["CALLER_RECORD", "EMBEDDED_URI", "EXERCISES", "TOOL", "caller_may_rea
 
 import functools
 import json
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from ...core.model import SHAPES
@@ -143,13 +141,7 @@ AUTHORISE_01 = Exercise(
 # --------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Option:
-    """One choice and the fact about the verdict that makes it true."""
-
-    code: str
-    text: str
-    holds: Callable[[EmbedVerdict], bool]
+Option = ans.Option[EmbedVerdict]  # one choice and the observation that makes it true
 
 
 OPTIONS = (

@@ -184,13 +184,7 @@ def hostile_audit() -> HostileAudit:
     return run_exchange(exchange)
 
 
-@dataclass(frozen=True)
-class AuditOption:
-    """One answer to hint-02 and the observation of the real audit that makes it true."""
-
-    code: str
-    text: str
-    holds: Callable[[HostileAudit], bool]
+AuditOption = ans.Option[HostileAudit]  # one choice and the observation that makes it true
 
 
 AUDIT_OPTIONS = (

@@ -114,13 +114,7 @@ def notice_seen() -> NoticeSeen:
     return run_exchange(exchange)
 
 
-@dataclass(frozen=True)
-class Option:
-    """One choice of a multiple-choice exercise and the observation that makes it true."""
-
-    code: str
-    text: str
-    holds: Callable[[NoticeSeen], bool]
+Option = ans.Option[NoticeSeen]  # one choice and the observation that makes it true
 
 
 NOTICE_OPTIONS = (

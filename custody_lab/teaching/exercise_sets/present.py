@@ -109,13 +109,7 @@ def unconsented_weather() -> Shown:
     return _shown(hostile=True, consent_by=None)
 
 
-@dataclass(frozen=True)
-class Source:
-    """One possible source of the "approved by" label, and the observation that makes it true."""
-
-    code: str
-    text: str
-    holds: Callable[[Shown], bool]
+Source = ans.Option[Shown]  # one choice and the observation that makes it true
 
 
 def _the_one(exercise_id: str, sources: tuple[Source, ...], seen: Shown) -> str:
