@@ -11,6 +11,7 @@ from __future__ import annotations
 __all__ = [
     "Option",
     "code",
+    "the_one",
     "is_one_of",
     "names",
     "number",
@@ -25,7 +26,7 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
-from ..exercises import Mistake
+from ..exercises import ExerciseError, Mistake
 
 _Seen = TypeVar("_Seen")
 
@@ -39,6 +40,18 @@ class Option(Generic[_Seen]):
     code: str
     text: str
     holds: Callable[[_Seen], bool]
+
+
+def the_one(exercise_id: str, options: tuple[Option[_Seen], ...], seen: _Seen, what: str = "hold") -> str:
+    """The code of the one option that holds for ``seen`` (the exercise's computed reference).
+
+    Raises:
+        ExerciseError: none or several hold (the exercise is built wrong; the message names them).
+    """
+    holding = [o.code for o in options if o.holds(seen)]
+    if len(holding) != 1:
+        raise ExerciseError(f"{exercise_id}: exactly one option must {what}; {holding} do: {seen}")
+    return holding[0]
 
 
 def text(answer: object) -> str | None:

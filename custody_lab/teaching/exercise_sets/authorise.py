@@ -29,7 +29,7 @@ from typing import Any
 
 from ...core.model import SHAPES
 from ...protocol.budgets import EmbedVerdict, authorise_embed
-from ..exercises import Exercise, ExerciseError, Mistake
+from ..exercises import Exercise, Mistake
 from . import _answers as ans
 
 #: The tool the user approved, the record its caller may read, and the record it embedded.
@@ -171,11 +171,7 @@ OPTIONS = (
 
 
 def _whose_policy() -> str:
-    verdict = embed_verdict()
-    holding = [o.code for o in OPTIONS if o.holds(verdict)]
-    if len(holding) != 1:
-        raise ExerciseError(f"authorise-02: exactly one option must hold; {holding} do: {verdict}")
-    return holding[0]
+    return ans.the_one("authorise-02", OPTIONS, embed_verdict())
 
 
 AUTHORISE_02 = Exercise(

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ...live.hint_policy import HOST_ACTIONS, unasked
-from ..exercises import Exercise, ExerciseError, Mistake
+from ..exercises import Exercise, Mistake
 from . import _answers as ans
 from .live import run_exchange
 
@@ -207,11 +207,7 @@ AUDIT_OPTIONS = (
 
 
 def _what_the_audit_calls() -> str:
-    seen = hostile_audit()
-    holding = [o.code for o in AUDIT_OPTIONS if o.holds(seen)]
-    if len(holding) != 1:
-        raise ExerciseError(f"hint-02: exactly one option must describe the audit; {holding} do: {seen}")
-    return holding[0]
+    return ans.the_one("hint-02", AUDIT_OPTIONS, hostile_audit(), "describe the audit")
 
 
 def _code(answer: object) -> str | None:

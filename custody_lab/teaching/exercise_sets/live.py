@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from ...core.model import SHAPES
-from ..exercises import Exercise, ExerciseError, Mistake
+from ..exercises import Exercise, Mistake
 from . import _answers as ans
 
 _T = TypeVar("_T")
@@ -149,11 +149,7 @@ NOTICE_OPTIONS = (
 
 
 def _what_the_client_does() -> str:
-    seen = notice_seen()
-    holding = [o.code for o in NOTICE_OPTIONS if o.holds(seen)]
-    if len(holding) != 1:
-        raise ExerciseError(f"live-01: exactly one option must describe what the client did; {holding} do: {seen}")
-    return holding[0]
+    return ans.the_one("live-01", NOTICE_OPTIONS, notice_seen(), "describe what the client did")
 
 
 LIVE_01 = Exercise(

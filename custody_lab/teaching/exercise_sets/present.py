@@ -25,7 +25,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..exercises import Exercise, ExerciseError, Mistake
+from ..exercises import Exercise, Mistake
 from . import _answers as ans
 from .live import run_exchange
 
@@ -113,10 +113,7 @@ Source = ans.Option[Shown]  # one choice and the observation that makes it true
 
 
 def _the_one(exercise_id: str, sources: tuple[Source, ...], seen: Shown) -> str:
-    holding = [s.code for s in sources if s.holds(seen)]
-    if len(holding) != 1:
-        raise ExerciseError(f"{exercise_id}: exactly one option must match what the host showed; {holding} do: {seen}")
-    return holding[0]
+    return ans.the_one(exercise_id, sources, seen, "match what the host showed")
 
 
 def _code(answer: object) -> str | None:
