@@ -86,13 +86,16 @@ def known_masks(s: pd.Series) -> tuple[np.ndarray, np.ndarray] | None:
     data = s.array.__arrow_array__()
     if not isinstance(data, pa.ChunkedArray) or _WITHOUT_BLANKS.get(id(data)) is not data:
         return None
-    na, at = np.zeros(len(data), dtype=bool), 0
+    n = len(data)
+    if not data.null_count:  # nothing missing, nothing blank: two columns that take no memory
+        return np.broadcast_to(False, (n,)), np.broadcast_to(False, (n,))
+    na, at = np.zeros(n, dtype=bool), 0
     for chunk in data.chunks:
         if chunk.null_count:
             bits = np.unpackbits(np.frombuffer(chunk.buffers()[0], dtype=np.uint8), bitorder="little")
             np.equal(bits[chunk.offset : chunk.offset + len(chunk)], 0, out=na[at : at + len(chunk)])
         at += len(chunk)
-    return na, np.zeros(len(data), dtype=bool)
+    return na, np.broadcast_to(False, (n,))
 
 
 def _chunk_masks(chunk: pa.Array, na: np.ndarray, empty: np.ndarray) -> None:
