@@ -52,10 +52,7 @@ from ..core.receipts import canonical_json, digest, extended_receipt, server_hin
 from ..core.router import route
 from ..core.text import visible
 from ..protocol.blobs import BlobError, read_contents
-from .facts import Facts as _Facts
-from .facts import check_size as _check_size
-from .facts import item_dict as _item_dict
-from .facts import meta_of as _meta_of
+from .facts import Facts, check_size, item_dict, meta_of
 from .keys import OPERATION_KEY, PROVENANCE_KEY, SIDE_EFFECTS_KEY, URI_KEY
 from .transport import RecordingCacheStore
 from .values import (
@@ -189,7 +186,7 @@ class Recorder:
             for i, r in enumerate(resources):
                 if not r.uri.strip():
                     raise LiveError(f"resources/list item {i} ({visible(r.name)!r}) has an empty URI")
-                _check_size(r.size, f"resources/list item {i} ({visible(r.uri)!r})")
+                check_size(r.size, f"resources/list item {i} ({visible(r.uri)!r})")
             self.listed = {r.uri: r for r in resources}
             self.templates = await self._list_all(
                 "resources/templates/list",
@@ -245,12 +242,12 @@ class Recorder:
         ann = tool.annotations
         if ann is not None and ann.read_only_hint is not None:
             return (not ann.read_only_hint), "annotations.readOnlyHint"
-        declared = _meta_of(tool).get(SIDE_EFFECTS_KEY)
+        declared = meta_of(tool).get(SIDE_EFFECTS_KEY)
         if isinstance(declared, bool):
             return declared, f"_meta {SIDE_EFFECTS_KEY}"
         return None, "nobody declared (no readOnlyHint, no lab declaration)"
 
-    def _finish(self, f: _Facts) -> LiveReceipt:
+    def _finish(self, f: Facts) -> LiveReceipt:
         now, server = self.clock(), self._server()
         # MCP has no provenance field; the host can still name the source it asked (the lab's host
         # policy): serverInfo name@version, the method, the URI and the retrieval time.
@@ -322,7 +319,7 @@ class Recorder:
         """
         matched = self.match_template(uri) if uri not in self.listed else None
         listed = self.listed.get(uri) or self._template(matched)
-        f = _Facts(
+        f = Facts(
             case_id=case_id or uri,
             initiator="application",
             operation=operation or ("read-template" if matched else "read"),
@@ -381,12 +378,12 @@ class Recorder:
         }
         return self._finish(f)
 
-    def _take_contents(self, f: _Facts, item: Any, *, delivery: str) -> None:
+    def _take_contents(self, f: Facts, item: Any, *, delivery: str) -> None:
         """Fill URI, MIME type, size, digest and provenance from a contents item."""
         f.delivery = delivery
         f.uri = item.uri
         f.mime = item.mime_type
-        meta = _meta_of(item)
+        meta = meta_of(item)
         if isinstance(meta.get(PROVENANCE_KEY), str):
             f.provenance = meta[PROVENANCE_KEY]
         text = getattr(item, "text", None)
@@ -396,7 +393,7 @@ class Recorder:
             )
             return
         try:
-            reading = read_contents(_item_dict(item))
+            reading = read_contents(item_dict(item))
         except BlobError as e:
             f.extra["contentError"] = str(e)
             return
@@ -410,7 +407,7 @@ class Recorder:
             "reason": reading.mismatch_reason,
         }
 
-    def _failed(self, f: _Facts, message: str, **facts: Any) -> LiveReceipt:
+    def _failed(self, f: Facts, message: str, **facts: Any) -> LiveReceipt:
         """Record an exchange that got no usable answer (``facts``: ``timedOut`` or ``errorCode``)."""
         f.exchange.update(facts)
         f.performed = not facts.get("timedOut", False)
@@ -437,8 +434,8 @@ class Recorder:
         args = dict(arguments or {})
         tool = self.tools.get(name)
         declared, source = self._declared_side_effects(tool)
-        op = _meta_of(tool).get(OPERATION_KEY) if tool else None
-        f = _Facts(
+        op = meta_of(tool).get(OPERATION_KEY) if tool else None
+        f = Facts(
             case_id=case_id or name,
             initiator="model",
             operation=op if op in OPERATIONS else ("mutate" if declared else "calculate"),
@@ -482,7 +479,7 @@ class Recorder:
                 f.notes["read-only-hint-violated"] = (
                     f"{name!r} declared read-only ({source}) but the state digest changed"
                 )
-        meta = _meta_of(result)
+        meta = meta_of(result)
         if isinstance(meta.get(PROVENANCE_KEY), str):
             f.provenance = meta[PROVENANCE_KEY]
         if result.is_error:
@@ -498,7 +495,7 @@ class Recorder:
             f.shape = "embedded-resource"
             f.hints["described"] = wire_fields(embedded[0])
             self._take_contents(f, embedded[0].resource, delivery="embedded")
-            f.provenance = _meta_of(embedded[0].resource).get(PROVENANCE_KEY, f.provenance)
+            f.provenance = meta_of(embedded[0].resource).get(PROVENANCE_KEY, f.provenance)
             if not self.gate.may_read(f.uri or ""):  # authorise before embedding (seed 000): the server should have
                 f.allowed, f.content = False, None  # checked; consent to the call is not consent to read this URI
                 f.notes["permission-denied"] = f"the result embeds {f.uri!r}, which the caller may not read; not kept"
@@ -522,13 +519,13 @@ class Recorder:
             f.content_digest = "sha256:" + digest(body)
         return self._finish(f)
 
-    async def _take_link(self, f: _Facts, link: mt.ResourceLink, *, follow: bool) -> None:
+    async def _take_link(self, f: Facts, link: mt.ResourceLink, *, follow: bool) -> None:
         """Keep the link; following it is a second read through the same gate."""
         f.delivery = "linked"
-        _check_size(link.size, f"{f.method} {visible(f.target)!r}: the resource_link to {visible(link.uri)!r}")
+        check_size(link.size, f"{f.method} {visible(f.target)!r}: the resource_link to {visible(link.uri)!r}")
         f.uri, f.mime = link.uri, link.mime_type
         f.size = link.size or 0
-        prov = _meta_of(link).get(PROVENANCE_KEY)
+        prov = meta_of(link).get(PROVENANCE_KEY)
         if isinstance(prov, str):
             f.provenance = prov
         f.extra["link"] = {"uri": link.uri, "mimeType": link.mime_type, "declaredSize": link.size, "name": link.name}
