@@ -2,6 +2,7 @@
 
     python3 -m custody_lab.bootstrap lab     # create .venv if missing, install, open JupyterLab
     python3 -m custody_lab.bootstrap test    # create .venv if missing, install, run every test
+    python3 -m custody_lab.bootstrap quick   # the same, without the slow tests: the loop while you work
 
 This module uses the standard library only: it runs *before* the lab's dependencies exist. The
 virtual environment lives in ``.venv/`` at the repository root and is reinstalled whenever
@@ -57,6 +58,11 @@ def ensure_env(extras: str = "test") -> Path:
     return py
 
 
+#: The quick subset: every test not marked ``slow`` (notebooks, browser, interop, benchmarks, fresh
+#: environments, the whole-package mypy and the long property runs are ``slow``).
+QUICK_ARGS = ["-m", "not slow"]
+
+
 def run_tests(extra_args: list[str]) -> int:
     """Run the whole suite; pytest's "no tests collected" (exit 5) is a failure, never a pass."""
     py = ensure_env("test")
@@ -110,12 +116,14 @@ def open_lab(extra_args: list[str]) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    if not args or args[0] not in ("lab", "test", "setup"):
+    if not args or args[0] not in ("lab", "test", "quick", "setup"):
         print(__doc__)
         return 2
     verb, rest = args[0], args[1:]
     if verb == "test":
         return run_tests(rest)
+    if verb == "quick":
+        return run_tests([*QUICK_ARGS, *rest])
     if verb == "lab":
         return open_lab(rest)
     ensure_env("test")

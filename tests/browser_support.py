@@ -26,6 +26,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from .timing import scaled_ms
+
 ROOT = Path(__file__).resolve().parent.parent
 #: Screenshots and server logs (gitignored; CI keeps the folder as artifacts, ``CUSTODY_LAB_ARTIFACTS``
 #: moves it). The suite prints where it is.
@@ -45,9 +47,10 @@ LAUNCH_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-#: Seconds to wait for a kernel-backed change to show (a first kernel start on a busy CI machine).
-SLOW = 90_000
-QUICK = 30_000
+#: Milliseconds to wait for a kernel-backed change to show (a first kernel start on a busy CI
+#: machine), scaled by ``CUSTODY_LAB_TIMEOUT_FACTOR`` (tests/timing.py): deadlines, never pauses.
+SLOW = scaled_ms(90_000)
+QUICK = scaled_ms(30_000)
 
 
 def in_ci() -> bool:
@@ -188,12 +191,26 @@ def screenshots(page: Any, name: str, sizes: tuple[tuple[int, int], ...] = SCREE
     try:
         for width, height in sizes:
             page.set_viewport_size({"width": width, "height": height})
-            page.wait_for_timeout(500)  # let the layout reflow
+            wait_for_layout(page)
             paths.append(screenshot(page, f"{name}-{width}x{height}"))
     finally:
         if before:
             page.set_viewport_size(before)
     return paths
+
+
+def wait_for_layout(page: Any, timeout: float = QUICK) -> None:
+    """Wait until the page has laid itself out after a resize: the size of every element on it,
+    read in two animation frames in a row, is the same (a condition, not a pause)."""
+    page.wait_for_function(
+        """() => new Promise(resolve => {
+            const sizes = () => Array.from(document.querySelectorAll('body *'), el => {
+                const r = el.getBoundingClientRect(); return `${r.width}x${r.height}`; }).join();
+            requestAnimationFrame(() => { const a = sizes();
+                requestAnimationFrame(() => resolve(a === sizes())); });
+        })""",
+        timeout=timeout,
+    )
 
 
 # -- JupyterLab ---------------------------------------------------------------------------------

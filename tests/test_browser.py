@@ -28,6 +28,7 @@ import custody_lab as cl
 from custody_lab import delivery
 
 from . import browser_support as bs
+from .timing import scaled
 
 ROOT = bs.ROOT
 NOTEBOOK_01 = "notebooks/01-route-a-custody-case.ipynb"
@@ -358,7 +359,7 @@ def test_every_notebook_runs_in_jupyterlab_offline_without_stderr_or_temporary_f
         bs.run_all_cells(page)
         bs.wait_for_run_all(page, code_cells(path), timeout=5 * bs.SLOW)
         page.keyboard.press("Control+s")  # the workspace's copy, to read the outputs the page got
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + scaled(30)
         while time.monotonic() < deadline and not _outputs(saved_path):
             page.wait_for_timeout(250)
     finally:

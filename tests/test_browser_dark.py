@@ -220,7 +220,10 @@ def test_the_presented_explorer_has_a_chart_in_the_page_theme_and_every_text_mee
         assert count >= 2, f"expected the explorer's tabs, found {count}"
         for i in range(count):  # each tab's texts: a hidden tab's are not on the screen
             tabs.nth(i).click()
-            page.wait_for_timeout(300)
+            from playwright.sync_api import expect
+
+            expect(tabs.nth(i)).to_have_class(re.compile(r"\blm-mod-current\b"), timeout=bs.QUICK)
+            bs.wait_for_layout(page)
             texts, base = measure(explorer)
             title = tabs.nth(i).inner_text().strip()
             known = {(m["tag"], m["text"], m["fg"], m["bg"]) for m in measured}  # once, not once per tab

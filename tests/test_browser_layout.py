@@ -150,9 +150,10 @@ def test_typing_4097_in_the_bytes_box_gives_the_case_4097_and_embed_over_budget_
             words = "embed-over-budget" if typed > limit else "ACCEPTED"
             expect(explorer.locator(".custody-outcome")).to_contain_text(words, timeout=bs.QUICK)
             expect(readout).to_have_text(str(typed))
-            # a rounding slider answers after a round trip: let it, then read everything again
-            page.wait_for_timeout(1500)
+            # a rounding slider would answer after a round trip: the receipt is the kernel's own
+            # word, so wait for it to show the typed size, then read everything again
             explorer.get_by_role("tab", name="Receipt").click()
+            expect(explorer.locator(".custody-receipt")).to_contain_text(f'"bytes": {typed}', timeout=bs.QUICK)
             seen = {
                 "box": box.input_value(),
                 "slider": (readout.text_content() or "").strip(),
@@ -169,7 +170,6 @@ def test_typing_4097_in_the_bytes_box_gives_the_case_4097_and_embed_over_budget_
         payload = bs.labelled(calculator, "widget-slider", "payload bytes")
         bs.set_slider(page, payload, limit + 1)
         expect(calculator).to_contain_text(f"{limit + 1} bytes", timeout=bs.QUICK)
-        page.wait_for_timeout(1500)
         shown = (payload.locator(".widget-readout").text_content() or "").strip()
         assert shown == str(limit + 1), f"{surface}: typed {limit + 1} in 'payload bytes': readout {shown!r}"
         expect(calculator).to_contain_text(f"{limit + 1} bytes")
@@ -211,7 +211,7 @@ def test_at_640_css_px_every_widget_control_lies_inside_its_output_area_and_read
     bs.bring_into_view(bs.find_explorer(page))
     bs.screenshot(page, f"layout-2-explorer-1280x900-{surface}")
     page.set_viewport_size({"width": 640, "height": 450})
-    page.wait_for_timeout(500)  # let the page lay itself out again
+    bs.wait_for_layout(page)
     problems, counted = [], {}
     for name, (_source, marker) in WIDGETS.items():
         area = output_of(page, marker)
