@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from .timing import scaled
+
 #: Set in the environment of a suite that a fresh-environment test started.
 NESTED = "CUSTODY_LAB_NESTED_SUITE"
 _LEAKY = (
@@ -75,7 +77,10 @@ def child_env(path_first: Path | None = None, **extra: str) -> dict[str, str]:
 
 
 def run(cmd: Sequence[str], *, cwd: Path, env: dict[str, str], timeout: float, what: str) -> str:
-    """Run a step; on failure, fail with the command, its exit code and the tail of its output."""
+    """Run a step; on failure, fail with the command, its exit code and the tail of its output.
+
+    ``timeout`` is a deadline against hanging, scaled by ``CUSTODY_LAB_TIMEOUT_FACTOR`` (tests/timing.py)."""
+    timeout = scaled(timeout)
     try:
         out = subprocess.run(
             list(cmd),

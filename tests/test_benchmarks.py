@@ -15,13 +15,18 @@ from pathlib import Path
 import pytest
 
 from . import fresh_env as fe
+from .timing import scaled
 
 BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
 
 
 def run(script: str, *args: str, timeout: float = 600) -> str:
     done = subprocess.run(
-        [sys.executable, str(BENCH / script), *args], capture_output=True, text=True, timeout=timeout, check=False
+        [sys.executable, str(BENCH / script), *args],
+        capture_output=True,
+        text=True,
+        timeout=scaled(timeout),
+        check=False,
     )
     assert done.returncode == 0, f"{script} {' '.join(args)} exited {done.returncode}:\n{done.stderr[-2000:]}"
     return done.stdout

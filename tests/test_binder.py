@@ -186,18 +186,19 @@ _DRIVER = textwrap.dedent('''
     from jupyter_client.kernelspec import KernelSpecManager
     from nbclient import NotebookClient
 
+    factor = float(os.environ.get("CUSTODY_LAB_TIMEOUT_FACTOR") or 1)  # tests/timing.py's factor
     report = {"python": sys.executable, "prefix": sys.prefix,
               "blas": {k: os.environ.get(k) for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")},
               "kernel": KernelSpecManager().get_kernel_spec("python3").argv, "notebooks": {}}
     probe = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
         "import sys, custody_lab; print(sys.prefix); print(custody_lab.__file__)")])
-    NotebookClient(probe, timeout=120, kernel_name="python3").execute()
+    NotebookClient(probe, timeout=int(120 * factor), kernel_name="python3").execute()
     report["kernel_prefix"], report["custody_lab"] = probe.cells[0].outputs[0]["text"].split()
     for name in sys.argv[1:]:
         path = Path(name).resolve()
         nb = nbformat.read(path, as_version=4)
         try:
-            NotebookClient(nb, timeout=600, kernel_name="python3",
+            NotebookClient(nb, timeout=int(600 * factor), kernel_name="python3",
                            resources={"metadata": {"path": str(path.parent)}}).execute()
             errors = [f"{o.ename}: {o.evalue}" for c in nb.cells if c.cell_type == "code"
                       for o in c.outputs if o.output_type == "error"]
