@@ -53,6 +53,7 @@ def test_the_top_level_is_the_agreed_layout():
         "docs",
         "CONTRIBUTING.md",
         ".gitignore",
+        ".pre-commit-config.yaml",
     }
     assert top and top <= allowed, f"unexpected top-level entries: {sorted(top - allowed)}"
 
