@@ -1,4 +1,5 @@
-"""Capstone exercises (notebook 09): review a server's design, fix one input, read the rubric.
+"""Server review, the capstone's exercises (notebook 09): review a server's design, fix one input,
+read the rubric.
 
 ==========  =====  ====================================================================
 id          level  task
@@ -10,8 +11,8 @@ capstone-03 2      which rubric step an archive fails when a tool ran without co
 
 Every reference is computed with the package: the router over ``data/capstone/notes-server.csv``,
 the advisor (:func:`~custody_lab.core.advisor.advise_case`) for the export, and the rubric
-(:func:`~custody_lab.teaching.capstone_rubric.check_lines`) over an archive built by
-:func:`~custody_lab.teaching.capstone.archive_lines` from an audit report written out here (no
+(:func:`~custody_lab.teaching.capstone.rubric.check_lines`) over an archive built by
+:func:`~custody_lab.teaching.capstone.archive.archive_lines` from an audit report written out here (no
 server is started to check an answer).
 """
 
@@ -25,8 +26,8 @@ from ...core.advisor import advise_case
 from ...core.loading import load_cases
 from ...core.model import APPLICATION_SHAPES, Case
 from ...core.router import route
-from ..capstone import GIVEN_INVENTORY, change_one_input, review_design
-from ..capstone_rubric import RUBRIC_STEPS
+from ..capstone.design_review import GIVEN_INVENTORY, change_one_input, review_design
+from ..capstone.rubric import RUBRIC_STEPS
 from ..exercises import Exercise, ExerciseError, Mistake
 from . import _answers as ans
 from ._changes import code_of, same_code
@@ -174,7 +175,7 @@ def _unconsented_archive() -> tuple[dict[str, object], ...]:
     """A complete archive of the fixed design whose audit called a tool nobody approved."""
     from ...live.audit_report import AuditReport, CapabilityAudit
     from ...live.presentation import Consent
-    from ..capstone import archive_lines
+    from ..capstone.archive import archive_lines
 
     rows = review_design(
         list(_cases().values()),
@@ -209,7 +210,7 @@ def _unconsented_archive() -> tuple[dict[str, object], ...]:
 
 
 def _failing_step() -> str:
-    from ..capstone_rubric import check_lines
+    from ..capstone.rubric import check_lines
 
     (failed,) = [s.step for s in check_lines(_unconsented_archive()).steps if not s.passed]
     return failed
