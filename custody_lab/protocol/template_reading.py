@@ -45,6 +45,7 @@ __all__ = [
     "DotSegment",
     "Preview",
     "ReadOutcome",
+    "Role",
     "TemplateProblem",
     "TemplateVariable",
     "dot_segments",
