@@ -36,8 +36,8 @@ from ..protocol.link_or_embed import ShapeCosts
 from ..whatif import plot_text, plots
 from ..whatif.compare import Comparison
 from ..whatif.theme import Theme
-from .html import ViewError, escape, table
 from .context_costs import plot_cumulative
+from .html import ViewError, escape, table
 
 #: The class of a described figure's outer element (tests and the browser find it by this).
 FIGURE_CLASS = "custody-figure"

@@ -27,9 +27,9 @@ from ...protocol.link_or_embed import (
     resource_link_block,
     same_uri_invariant,
 )
+from ..context_costs import advice_html, costs_table_html, plot_cumulative, uri_check_html
 from ..figures import cumulative_text
 from ..html import box, scroll, untrusted
-from ..context_costs import advice_html, costs_table_html, plot_cumulative, uri_check_html
 from .controls import StrictIntSlider, fit, fits_words, wrapping_row
 from .render import caption_html
 
