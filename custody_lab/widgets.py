@@ -16,7 +16,7 @@ _VIEWS = "custody_lab.views.widgets"
 _PANELS = {
     "CaseExplorer": f"{_VIEWS}.explorer",
     "BlobViewer": f"{_VIEWS}.blob_viewer",
-    "LinkOrEmbedCalculator": f"{_VIEWS}.link_embed",
+    "LinkOrEmbedCalculator": f"{_VIEWS}.link_or_embed_calculator",
     "LoadBar": f"{_VIEWS}.load_bar",
     "TemplateReader": f"{_VIEWS}.template_reader",
     "WhatIfPanel": f"{_VIEWS}.whatif",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import custody_lab as cl
-from custody_lab.core.advisor import size_reuse_table
+from custody_lab.core.advisor import HIGH_REUSE, size_reuse_table
 
 
 @pytest.mark.parametrize(
@@ -59,6 +59,24 @@ def test_the_inline_budget_comes_from_the_policy():
     strict = cl.Policy(embed_limit_bytes=2048)
     advice = cl.advise("model", "generate", payload_bytes=3000, policy=strict)
     assert advice.shape == "resource-link" and "2048-byte" in advice.reasons[-1]
+
+
+@pytest.mark.parametrize(
+    ("reuse", "shape"),
+    [(HIGH_REUSE - 1, "embedded-resource"), (HIGH_REUSE, "resource-link"), (HIGH_REUSE + 1, "resource-link")],
+)
+def test_content_reused_high_reuse_times_or_more_is_linked_and_below_it_embedded(reuse, shape):
+    # HIGH_REUSE is inclusive ("this many times or more"): exactly at it is already "high".
+    advice = cl.advise("model", "generate", payload_bytes=512, reuse=reuse)
+    reused = any(f"reused {reuse} times" in reason for reason in advice.reasons)
+    actual = (advice.shape, reused)
+    expected = (shape, shape == "resource-link")
+    assert actual == expected, f"reuse={reuse} (HIGH_REUSE={HIGH_REUSE}): expected {expected}, got {actual}"
+
+
+def test_the_high_reuse_threshold_is_two_uses_in_a_session():
+    # Seed 001's "frequently reused": a second use already pays for a client cache.
+    assert HIGH_REUSE == 2, f"expected HIGH_REUSE == 2, got {HIGH_REUSE}"
 
 
 def test_validated_fields_win_over_size_for_a_tool():

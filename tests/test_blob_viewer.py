@@ -7,7 +7,7 @@ import pytest
 from custody_lab.blobs import encode
 from custody_lab.protocol.catalog import Catalog
 from custody_lab.views.widgets.blob_viewer import PASTE, BlobViewer, reading_summary_html
-from custody_lab.views.widgets.link_embed import LinkOrEmbedCalculator
+from custody_lab.views.widgets.link_or_embed_calculator import LinkOrEmbedCalculator
 
 LOGO_BASE64 = (
     "iVBORw0KGgoAAAANSUhEUgAAABAAAAAQCAYAAAAf8/9hAAAAMElEQVR42mPkndLxn4ECwMRA"

@@ -47,7 +47,7 @@ WIDGETS = {
         "from custody_lab.live.wire import record_wire\nwire = await record_wire()\nwire.picker()",
         ".custody-sequence-box",
     ),
-    "budget panel": ("from custody_lab.views.link_or_embed import budget_panel\nbudget_panel()", ".custody-ledger"),
+    "budget panel": ("from custody_lab.views.context_costs import budget_panel\nbudget_panel()", ".custody-ledger"),
 }
 
 #: The ipywidgets controls a learner reaches (a closed tab's controls have no box and are skipped).

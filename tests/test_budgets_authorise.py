@@ -28,7 +28,7 @@ from custody_lab.protocol.budgets import (
     withheld,
 )
 from custody_lab.teaching.exercise_sets import authorise, budget
-from custody_lab.views.link_or_embed import budget_panel, embed_verdict_html, hosts_html, ledger_html
+from custody_lab.views.context_costs import budget_panel, embed_verdict_html, hosts_html, ledger_html
 
 HANDBOOK, EXPORT = "kb://handbook/v4", "export://all"
 

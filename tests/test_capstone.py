@@ -33,7 +33,7 @@ from custody_lab.teaching.capstone import (
     review_design,
     write_archive,
 )
-from custody_lab.teaching.capstone_rubric import RUBRIC_STEPS, check_archive, check_lines, read_archive
+from custody_lab.teaching.capstone.rubric import RUBRIC_STEPS, check_archive, check_lines, read_archive
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK = ROOT / "notebooks" / "09-design-your-servers-custody.ipynb"
@@ -318,7 +318,7 @@ def _notebook_edit() -> tuple[str, str]:
 @pytest.fixture(scope="module")
 def audits(tmp_path_factory):
     pytest.importorskip("mcp")
-    from custody_lab.teaching.capstone import audit_server, python_server
+    from custody_lab.teaching.capstone.live_audit import audit_server, python_server
 
     server = tmp_path_factory.mktemp("capstone") / "notes_server.py"
     server.write_text(_server_source(), encoding="utf-8")
@@ -363,7 +363,7 @@ def test_the_reference_server_is_skipped_with_a_reason_when_it_is_not_installed(
 
 def test_the_reference_server_is_found_and_audited_without_calling_any_tool(reference_server):
     """Skips off CI when node or the pinned install is missing; fails under CI=true (conftest)."""
-    from custody_lab.teaching.capstone import audit_server
+    from custody_lab.teaching.capstone.live_audit import audit_server
 
     command, why = everything_server()
     assert command == reference_server, (
@@ -376,7 +376,7 @@ def test_the_reference_server_is_found_and_audited_without_calling_any_tool(refe
 
 
 def test_two_consents_for_one_tool_are_refused_before_anything_starts():
-    from custody_lab.teaching.capstone import audit_server
+    from custody_lab.teaching.capstone.live_audit import audit_server
 
     with pytest.raises(CapstoneError, match="consent given twice for 'echo'"):
         audit_server(
@@ -409,7 +409,7 @@ def test_the_good_archive_is_not_mutated_by_the_checks():
 
 
 def test_the_rubric_checks_exactly_the_custody_fields_of_the_seed_receipt():
-    from custody_lab.teaching.capstone_rubric import CUSTODY_FIELDS
+    from custody_lab.teaching.capstone.rubric import CUSTODY_FIELDS
 
     expected = tuple(cl.fixture_payload()["accepted"][0]["custody"])
     assert CUSTODY_FIELDS == expected, f"expected {expected}, got {CUSTODY_FIELDS}"

@@ -20,7 +20,7 @@ import nbformat
 import pytest
 
 from custody_lab import bootstrap, cli, delivery
-from custody_lab.delivery import DeliveryError
+from custody_lab.delivery import DeliveryError, lab, launch, present
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -60,7 +60,7 @@ def test_present_binds_to_localhost_strips_code_and_never_moves_port_silently():
 def test_present_caps_and_culls_kernels_and_requires_a_token_unless_told_not_to():
     argv = delivery.present_argv("n.ipynb", python="py", max_kernels=3, cull_idle=120)
     for flag in (
-        "--VoilaConfiguration.multi_kernel_manager_class=custody_lab.voila_kernels.CappedKernelManager",
+        "--VoilaConfiguration.multi_kernel_manager_class=custody_lab.delivery.voila_kernels.CappedKernelManager",
         "--CappedKernelManager.max_kernels=3",
         "--MappingKernelManager.cull_idle_timeout=120",
         "--MappingKernelManager.cull_interval=60",
@@ -78,7 +78,7 @@ class _Exec:
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.calls: list[tuple[list[str], Path, dict[str, str]]] = []
         monkeypatch.setattr(
-            delivery, "_exec", lambda argv, cwd, env=None: self.calls.append((argv, cwd, dict(env))) or 0
+            launch, "exec_server", lambda argv, cwd, env=None: self.calls.append((argv, cwd, dict(env))) or 0
         )
 
     @property
@@ -166,7 +166,7 @@ def test_present_with_a_busy_port_says_which_and_to_use_another_port(monkeypatch
         code, run, out, err = _present(monkeypatch, capsys, "--port", str(port))
         assert code == 2 and not run.calls, (code, run.calls)
         assert f"port {port} on 127.0.0.1 is in use" in err and "--port N" in err, err
-        monkeypatch.setattr(delivery, "PRESENT_PORT", port)
+        monkeypatch.setattr(present, "PRESENT_PORT", port)
         code, run, out, err = _present(monkeypatch, capsys)
     assert code == 0, err
     chosen = int(next(a for a in run.argv if a.startswith("--port=")).split("=")[1])
@@ -185,8 +185,8 @@ def test_present_refuses_a_kernel_limit_or_idle_time_below_one(monkeypatch, caps
 def _lab(monkeypatch, capsys, *flags: str, root: bool = False, settings: Path | None = None):
     monkeypatch.delenv("JUPYTER_TOKEN", raising=False)
     monkeypatch.delenv("JUPYTERLAB_SETTINGS_DIR", raising=False)
-    monkeypatch.setattr(delivery, "LAB_SETTINGS_DIR", settings or Path(_LAB_TMP.name) / "settings")
-    monkeypatch.setattr(delivery, "_is_root", lambda: root)
+    monkeypatch.setattr(lab, "LAB_SETTINGS_DIR", settings or Path(_LAB_TMP.name) / "settings")
+    monkeypatch.setattr(lab, "_is_root", lambda: root)
     run = _Exec(monkeypatch)
     code = cli.main(["lab", "--no-browser", *flags])
     out, err = capsys.readouterr()
@@ -312,7 +312,7 @@ def test_the_printed_command_line_never_shows_a_token(monkeypatch, capsys):
     seen = []
     monkeypatch.setattr(os, "execve", lambda path, argv, env: seen.append(argv))
     monkeypatch.setattr(os, "chdir", lambda path: None)
-    delivery._exec(["py", "--IdentityProvider.token=s3cret", "--Voila.token=other", "--port=1"], ROOT)
+    launch.exec_server(["py", "--IdentityProvider.token=s3cret", "--Voila.token=other", "--port=1"], ROOT)
     out = capsys.readouterr().out
     assert "s3cret" not in out and "other" not in out and "--IdentityProvider.token=…" in out, out
     assert seen and "--IdentityProvider.token=s3cret" in seen[0], "the real flag must still be passed"

@@ -118,7 +118,7 @@ def test_the_cumulative_chart_table_holds_the_two_lines_points_and_the_alt_names
 
 
 def test_the_link_or_embed_calculator_shows_its_charts_words_under_it():
-    from custody_lab.views.widgets.link_embed import LinkOrEmbedCalculator
+    from custody_lab.views.widgets.link_or_embed_calculator import LinkOrEmbedCalculator
 
     calc = LinkOrEmbedCalculator()
     assert "Two lines, bytes in context" in calc.plot_caption.value

@@ -19,8 +19,8 @@ from custody_lab.protocol.link_or_embed import (
     resource_link_block,
     same_uri_invariant,
 )
+from custody_lab.views.context_costs import plot_cumulative, uri_check_html
 from custody_lab.views.html import ViewError
-from custody_lab.views.link_or_embed import plot_cumulative, uri_check_html
 
 
 @pytest.fixture(scope="module")

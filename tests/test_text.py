@@ -54,3 +54,28 @@ def test_terminal_json_is_the_same_json_value_with_nothing_raw_left(value):
     out = terminal_json(value)
     assert json.loads(out) == value
     assert not any(0x7F <= ord(c) <= 0x9F or c in INVISIBLE for c in out), repr(out)
+
+
+#: The bidirectional formatting characters of Unicode UAX #9, written out here rather than read
+#: from ``INVISIBLE``, so a character dropped from that set fails a test instead of leaving it.
+BIDI_FORMATTING = {
+    "\u202a": "LRE (left-to-right embedding)",
+    "\u202b": "RLE (right-to-left embedding)",
+    "\u202c": "PDF (pop directional formatting)",
+    "\u202d": "LRO (left-to-right override)",
+    "\u202e": "RLO (right-to-left override)",
+    "\u2066": "LRI (left-to-right isolate)",
+    "\u2067": "RLI (right-to-left isolate)",
+    "\u2068": "FSI (first strong isolate)",
+    "\u2069": "PDI (pop directional isolate)",
+}
+
+
+@pytest.mark.parametrize("ch", sorted(BIDI_FORMATTING), ids=lambda ch: BIDI_FORMATTING[ch].split()[0])
+def test_every_bidi_embedding_override_and_isolate_is_escaped_for_a_terminal_and_a_page(ch):
+    from custody_lab.core.text import terminal_json
+
+    escape = f"\\u{ord(ch):04x}"
+    actual = (visible(f"invoice{ch}fdp.exe"), terminal_json(f"invoice{ch}fdp.exe", indent=None))
+    expected = (f"invoice{escape}fdp.exe", f'"invoice{escape}fdp.exe"')
+    assert actual == expected, f"{BIDI_FORMATTING[ch]}: expected {expected}, got {actual}"

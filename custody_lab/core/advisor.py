@@ -17,7 +17,7 @@ large     high   resource_link — the canonical win
 
 from __future__ import annotations
 
-__all__ = ["Advice", "advise", "advise_case", "size_reuse_table"]
+__all__ = ["HIGH_REUSE", "Advice", "advise", "advise_case", "size_reuse_table"]
 
 from dataclasses import dataclass
 

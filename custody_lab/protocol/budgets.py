@@ -46,6 +46,7 @@ from __future__ import annotations
 
 __all__ = [
     "BUDGETS",
+    "CROWDED_OUT",
     "OVERFLOW",
     "Admission",
     "Budget",

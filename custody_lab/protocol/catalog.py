@@ -35,6 +35,7 @@ __all__ = [
     "KINDS",
     "Catalog",
     "CatalogError",
+    "Kind",
     "ReadResult",
     "ResourceEntry",
     "ResourceNotFound",
@@ -61,7 +62,7 @@ Kind = Literal["text", "image", "data"]
 KINDS: tuple[str, ...] = ("text", "image", "data")
 
 #: Log levels the log template accepts for ``{?level}``.
-LOG_LEVELS: tuple[str, ...] = ("debug", "info", "warn", "error")
+_LOG_LEVELS: tuple[str, ...] = ("debug", "info", "warn", "error")
 
 
 class CatalogError(CustodyLabError, ValueError):
@@ -493,8 +494,8 @@ class Catalog:
                 raise ResourceNotFound(uri, f"the template {template.uri_template} matches, but no record has {shown}")
             node = node[value]
         level = params.get("level")
-        if template.reader == "log-lines" and level is not None and level not in LOG_LEVELS:
-            raise ResourceNotFound(uri, f"level must be one of {', '.join(LOG_LEVELS)}; got {level!r}")
+        if template.reader == "log-lines" and level is not None and level not in _LOG_LEVELS:
+            raise ResourceNotFound(uri, f"level must be one of {', '.join(_LOG_LEVELS)}; got {level!r}")
         return node
 
     def _load_records(self, template: TemplateEntry) -> Any:

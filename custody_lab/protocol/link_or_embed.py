@@ -24,7 +24,7 @@ is registered under, or the client can neither match it against its cache nor fo
 lab's catalog.
 
 The module is pure (standard library only); the views layer draws the costs and shows a check
-(:mod:`custody_lab.views.link_or_embed`).
+(:mod:`custody_lab.views.context_costs`).
 """
 
 from __future__ import annotations

@@ -44,7 +44,7 @@ class PdfError(CustodyLabError, ValueError):
 
 
 @dataclass(frozen=True)
-class Ref:
+class _Ref:
     """An indirect reference ``N G R``."""
 
     number: int
@@ -52,14 +52,14 @@ class Ref:
 
 
 @dataclass(frozen=True)
-class Name:
+class _Name:
     """A PDF name such as ``/Type`` (without the slash)."""
 
     value: str
 
 
 @dataclass(frozen=True)
-class Op:
+class _Op:
     """An operator in a content stream (``Tj``, ``BT``...)."""
 
     value: str
@@ -106,7 +106,7 @@ class _Lexer:
                 return
 
     def value(self) -> Any:
-        """The next object; ``N G R`` becomes a :class:`Ref`, a bare word an :class:`Op`."""
+        """The next object; ``N G R`` becomes a :class:`_Ref`, a bare word an :class:`_Op`."""
         self.skip()
         data, start = self.data, self.pos
         if start >= len(data):
@@ -137,7 +137,7 @@ class _Lexer:
                 items.append(self.value())
         if ch == ord("/"):
             self.pos += 1
-            return Name(self._word().decode("latin-1"))
+            return _Name(self._word().decode("latin-1"))
         word = self._word()
         if not word:
             raise PdfError(f"unexpected character {chr(ch)!r}", start)
@@ -145,7 +145,7 @@ class _Lexer:
             return self._maybe_ref(int(word))
         if re.fullmatch(rb"[+-]?(\d+\.\d*|\.\d+)", word):
             return float(word)
-        return {b"true": True, b"false": False, b"null": None}.get(word, Op(word.decode("latin-1")))
+        return {b"true": True, b"false": False, b"null": None}.get(word, _Op(word.decode("latin-1")))
 
     def _word(self) -> bytes:
         start = self.pos
@@ -153,12 +153,12 @@ class _Lexer:
             self.pos += 1
         return self.data[start : self.pos]
 
-    def _maybe_ref(self, number: int) -> int | Ref:
+    def _maybe_ref(self, number: int) -> int | _Ref:
         found = re.compile(rb"\s+(\d+)\s+R(?![^\s()<>\[\]{}/%])").match(self.data, self.pos)
         if found is None:
             return number
         self.pos = found.end()
-        return Ref(number, int(found.group(1)))
+        return _Ref(number, int(found.group(1)))
 
     def _dict(self) -> dict[str, Any]:
         self.pos += 2
@@ -169,7 +169,7 @@ class _Lexer:
                 self.pos += 2
                 return out
             key = self.value()
-            if not isinstance(key, Name):
+            if not isinstance(key, _Name):
                 raise PdfError("a dictionary key is not a name", self.pos)
             out[key.value] = self.value()
 
@@ -221,7 +221,7 @@ def _objects(data: bytes) -> dict[int, tuple[Any, bytes | None]]:
         found[int(match.group(1))] = (value, raw)
     for number, length in lengths.items():
         value, raw = found[number]
-        size = found.get(length.number, (None, None))[0] if isinstance(length, Ref) else length
+        size = found.get(length.number, (None, None))[0] if isinstance(length, _Ref) else length
         if not isinstance(size, int) or raw is None or size < 0 or size > len(raw):
             raise PdfError(f"object {number}: its stream /Length is not a usable byte count ({size!r})")
         found[number] = (value, raw[:size])
@@ -229,7 +229,7 @@ def _objects(data: bytes) -> dict[int, tuple[Any, bytes | None]]:
 
 
 def _resolve(objects: dict[int, tuple[Any, bytes | None]], value: Any) -> Any:
-    if isinstance(value, Ref):
+    if isinstance(value, _Ref):
         if value.number not in objects:
             raise PdfError(f"object {value.number} is referenced but not in the file")
         return objects[value.number][0]
@@ -237,13 +237,13 @@ def _resolve(objects: dict[int, tuple[Any, bytes | None]], value: Any) -> Any:
 
 
 def _decoded(objects: dict[int, tuple[Any, bytes | None]], ref: Any) -> bytes:
-    number = ref.number if isinstance(ref, Ref) else None
+    number = ref.number if isinstance(ref, _Ref) else None
     if number is None or objects.get(number, (None, None))[1] is None:
         raise PdfError(f"a page's /Contents is not a stream reference ({ref!r})")
     head, raw = objects[number]
     assert raw is not None
     filters = _resolve(objects, head.get("Filter"))
-    names = [f.value for f in (filters if isinstance(filters, list) else [filters]) if isinstance(f, Name)]
+    names = [f.value for f in (filters if isinstance(filters, list) else [filters]) if isinstance(f, _Name)]
     for name in names:
         if name != "FlateDecode":
             raise PdfError(f"object {number}: the /{name} filter is not one the lab reads (only /FlateDecode)")
@@ -258,7 +258,7 @@ def _decoded(objects: dict[int, tuple[Any, bytes | None]], ref: Any) -> bytes:
 
 
 def _pages(objects: dict[int, tuple[Any, bytes | None]], node: Any, seen: set[int]) -> list[dict[str, Any]]:
-    if isinstance(node, Ref):
+    if isinstance(node, _Ref):
         if node.number in seen:
             raise PdfError(f"object {node.number}: the page tree loops back on itself")
         seen.add(node.number)
@@ -266,10 +266,10 @@ def _pages(objects: dict[int, tuple[Any, bytes | None]], node: Any, seen: set[in
     if not isinstance(value, dict):
         raise PdfError(f"a page tree node is not a dictionary ({node!r})")
     kind = value.get("Type")
-    if kind == Name("Page"):
+    if kind == _Name("Page"):
         return [value]
     kids = _resolve(objects, value.get("Kids"))
-    if kind != Name("Pages") or not isinstance(kids, list):
+    if kind != _Name("Pages") or not isinstance(kids, list):
         raise PdfError(f"a page tree node is neither /Page nor /Pages with /Kids ({node!r})")
     return [page for kid in kids for page in _pages(objects, kid, seen)]
 
@@ -278,7 +278,7 @@ def _check_fonts(objects: dict[int, tuple[Any, bytes | None]], page: dict[str, A
     resources = _resolve(objects, page.get("Resources"))
     fonts = _resolve(objects, resources.get("Font")) if isinstance(resources, dict) else None
     for name, font in (fonts if isinstance(fonts, dict) else {}).items():
-        if isinstance(font := _resolve(objects, font), dict) and font.get("Subtype") == Name("Type0"):
+        if isinstance(font := _resolve(objects, font), dict) and font.get("Subtype") == _Name("Type0"):
             raise PdfError(
                 f"page {index + 1}: font /{name} is a composite (Type0) font; its codes need a ToUnicode map"
             )
@@ -305,7 +305,7 @@ def _page_text(content: bytes) -> str:
         if lexer.pos >= len(content):
             break
         token = lexer.value()
-        if not isinstance(token, Op):
+        if not isinstance(token, _Op):
             operands.append(token)
             continue
         op = token.value
@@ -344,9 +344,9 @@ def _extract(data: bytes) -> PdfText:
     objects = _objects(data)
     if re.search(rb"/Encrypt\b", data):
         raise PdfError("the file is encrypted (/Encrypt); the lab does not decrypt PDFs")
-    if any(isinstance(v, dict) and v.get("Type") == Name("ObjStm") for v, _ in objects.values()):
+    if any(isinstance(v, dict) and v.get("Type") == _Name("ObjStm") for v, _ in objects.values()):
         raise PdfError("the file keeps objects in compressed object streams (/ObjStm), which the lab does not read")
-    catalogs = [v for v, _ in objects.values() if isinstance(v, dict) and v.get("Type") == Name("Catalog")]
+    catalogs = [v for v, _ in objects.values() if isinstance(v, dict) and v.get("Type") == _Name("Catalog")]
     if len(catalogs) != 1:
         raise PdfError(f"expected one /Catalog object, found {len(catalogs)}")
     pages = _pages(objects, catalogs[0].get("Pages"), set())
@@ -354,7 +354,7 @@ def _extract(data: bytes) -> PdfText:
     for index, page in enumerate(pages):
         _check_fonts(objects, page, index)
         contents = page.get("Contents")
-        if isinstance(contents, Ref) and objects.get(contents.number, (None, None))[1] is None:
+        if isinstance(contents, _Ref) and objects.get(contents.number, (None, None))[1] is None:
             contents = _resolve(objects, contents)  # an indirect array of streams
         refs = contents if isinstance(contents, list) else [] if contents is None else [contents]
         streams = b"\n".join(_decoded(objects, ref) for ref in refs)

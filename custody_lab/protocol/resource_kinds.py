@@ -36,6 +36,7 @@ from __future__ import annotations
 __all__ = [
     "KINDS",
     "SCHEMA_MIMES",
+    "KindName",
     "KindReport",
     "Period",
     "ResourceKind",

@@ -30,6 +30,7 @@ __all__ = [
     "READ_COMPARISONS",
     "REVISION_POLICY",
     "Evidence",
+    "RevisionKind",
     "UriRevision",
     "UriRule",
     "classify",

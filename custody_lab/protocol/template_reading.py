@@ -45,6 +45,7 @@ __all__ = [
     "DotSegment",
     "Preview",
     "ReadOutcome",
+    "Role",
     "TemplateProblem",
     "TemplateVariable",
     "dot_segments",
@@ -64,7 +65,8 @@ from typing import Any, Literal
 from .blobs import BlobError, read_contents
 from .catalog import Catalog, ReadResult, ResourceNotFound
 from .dot_segments import DotSegment, dot_segments
-from .uri_templates import Expression, UriTemplate, UriTemplateError, excerpt_window, expand_parts, parse
+from .uri_templates import Expression, UriTemplate, UriTemplateError, expand_parts, parse
+from .uri_templates.errors import excerpt_window
 
 Role = Literal["path", "query", "matrix", "fragment"]
 

@@ -34,6 +34,7 @@ __all__ = [
     "TransformError",
     "TransformStep",
     "Transformed",
+    "Unit",
     "check_step",
     "csv_to_json",
     "excerpt",
@@ -60,7 +61,7 @@ Unit = Literal["bytes", "pages", "rows"]
 #: The units a source range is counted in.
 UNITS: tuple[str, ...] = ("bytes", "pages", "rows")
 #: Who runs the lab's transforms (the ``by`` of their records).
-HOST = "host (custody_lab.protocol.transforms)"
+_HOST = "host (custody_lab.protocol.transforms)"
 _DIGEST = re.compile(r"^sha256:[0-9a-f]{64}$")
 
 
@@ -228,7 +229,7 @@ def _record(name: str, source: Source, rng: SourceRange, mime: str, output: byte
     rest = source.uri if (source.rereadable and not rng.covers_all) else None
     reachable = source.rereadable and bool(source.uri)
     step = TransformStep(
-        name, HOST, source.uri, source.mime, len(source.data), _sha256(source.data), rng, mime, len(output),
+        name, _HOST, source.uri, source.mime, len(source.data), _sha256(source.data), rng, mime, len(output),
         _sha256(output), rest, reachable,
     )  # fmt: skip
     return Transformed(output, step)

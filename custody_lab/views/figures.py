@@ -36,8 +36,8 @@ from ..protocol.link_or_embed import ShapeCosts
 from ..whatif import plot_text, plots
 from ..whatif.compare import Comparison
 from ..whatif.theme import Theme
+from .context_costs import plot_cumulative
 from .html import ViewError, escape, table
-from .link_or_embed import plot_cumulative
 
 #: The class of a described figure's outer element (tests and the browser find it by this).
 FIGURE_CLASS = "custody-figure"
@@ -139,7 +139,7 @@ def policy_comparison(
 
 
 def cumulative_text(costs: ShapeCosts) -> tuple[str, pd.DataFrame]:
-    """What :func:`~custody_lab.views.link_or_embed.plot_cumulative` draws, in words and as a table.
+    """What :func:`~custody_lab.views.context_costs.plot_cumulative` draws, in words and as a table.
 
     Example:
         >>> from custody_lab.protocol.link_or_embed import compare_shapes
@@ -165,6 +165,6 @@ def cumulative_text(costs: ShapeCosts) -> tuple[str, pd.DataFrame]:
 
 
 def cumulative(costs: ShapeCosts, *, theme: str | Theme | None = None) -> DescribedFigure:
-    """:func:`~custody_lab.views.link_or_embed.plot_cumulative` with its alt text and table equivalent."""
+    """:func:`~custody_lab.views.context_costs.plot_cumulative` with its alt text and table equivalent."""
     alt, rows = cumulative_text(costs)
     return DescribedFigure(plot_cumulative(costs, theme=theme), alt, rows)

@@ -38,7 +38,7 @@ SET_MODULES: tuple[str, ...] = (
     "hints",
     "agent",
     "present",
-    "capstone",
+    "server_review",
 )
 
 

@@ -21,7 +21,7 @@ from functools import cache
 from typing import Any
 
 #: The dotted name Voila is given.
-MANAGER = "custody_lab.voila_kernels.CappedKernelManager"
+MANAGER = "custody_lab.delivery.voila_kernels.CappedKernelManager"
 
 
 def limit_message(max_kernels: int) -> str:

@@ -1,6 +1,6 @@
 """The capstone's rubric: four checked steps over a receipt archive (notebook 09).
 
-:func:`check_archive` reads an archive written by :func:`custody_lab.teaching.capstone.write_archive`
+:func:`check_archive` reads an archive written by :func:`~custody_lab.teaching.capstone.archive.write_archive`
 and checks, naming the line, the capability and the field of every problem:
 
 ``routed``
@@ -24,7 +24,7 @@ and checks, naming the line, the capability and the field of every problem:
 
 from __future__ import annotations
 
-__all__ = ["RUBRIC_STEPS", "Rubric", "RubricStep", "check_archive", "check_lines", "read_archive"]
+__all__ = ["CUSTODY_FIELDS", "RUBRIC_STEPS", "Rubric", "RubricStep", "check_archive", "check_lines", "read_archive"]
 
 import json
 from collections.abc import Mapping, Sequence
@@ -32,13 +32,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..core.errors import CaseError, PolicyError
-from ..core.loading import load_cases
-from ..core.model import INITIATORS, SHAPES, Case, Custody, Policy
-from ..core.receipts import digest
-from ..core.router import route
-from ..core.text import visible
-from .capstone import ARCHIVE_FORMAT, DESIGN_INPUTS, CapstoneError
+from ...core.errors import CaseError, PolicyError
+from ...core.loading import load_cases
+from ...core.model import INITIATORS, SHAPES, Case, Custody, Policy
+from ...core.receipts import digest
+from ...core.router import route
+from ...core.text import visible
+from .archive import ARCHIVE_FORMAT
+from .design_review import DESIGN_INPUTS, CapstoneError
 
 #: The rubric's steps, in the order the notebook takes them.
 RUBRIC_STEPS: tuple[str, ...] = ("routed", "refusals-explained", "receipts-complete", "calls-consented")
@@ -83,7 +84,7 @@ class Rubric:
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
-        from ..views.html import box, escape, untrusted
+        from ...views.html import box, escape, untrusted
 
         items = "".join(
             f"<li><b>{'✓' if s.passed else '✗'} {escape(s.step)}</b>"

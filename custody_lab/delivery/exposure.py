@@ -21,7 +21,7 @@ import errno
 import ipaddress
 import socket
 
-from .core.errors import CustodyLabError
+from ..core.errors import CustodyLabError
 
 #: How many ports from the default a server tries before asking for ``--port N``.
 PORT_TRIES = 10

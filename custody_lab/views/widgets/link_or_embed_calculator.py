@@ -2,7 +2,7 @@
 
 A thin view over :func:`custody_lab.protocol.link_or_embed.compare_shapes` (which asks the advisor) and
 :func:`custody_lab.protocol.link_or_embed.same_uri_invariant`, drawn and shown by
-:mod:`custody_lab.views.link_or_embed`. Moving a slider redraws everything. The sliders and the URI
+:mod:`custody_lab.views.context_costs`. Moving a slider redraws everything. The sliders and the URI
 box shrink with a narrow output area (640 CSS px at 200 % zoom) and the row under them wraps.
 """
 
@@ -27,9 +27,9 @@ from ...protocol.link_or_embed import (
     resource_link_block,
     same_uri_invariant,
 )
+from ..context_costs import advice_html, costs_table_html, plot_cumulative, uri_check_html
 from ..figures import cumulative_text
 from ..html import box, scroll, untrusted
-from ..link_or_embed import advice_html, costs_table_html, plot_cumulative, uri_check_html
 from .controls import StrictIntSlider, fit, fits_words, wrapping_row
 from .render import caption_html
 

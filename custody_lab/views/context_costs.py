@@ -1,5 +1,6 @@
-"""Link or embed, drawn and shown: the advice, the costs table, the cumulative-bytes plot, the same-URI check;
-and the three context budgets: the ledger table, what two hosts let in, the embed verdict.
+"""What content costs in context, drawn and shown: for link or embed, the advice, the costs table,
+the cumulative-bytes plot and the same-URI check; for the three context budgets, the ledger table,
+what two hosts let in and the embed verdict.
 
 The numbers come from :mod:`custody_lab.protocol.link_or_embed` and :mod:`custody_lab.protocol.budgets`;
 this module only draws them (matplotlib, a bare ``Figure``: no pyplot state) and renders them with the

@@ -1,4 +1,5 @@
-"""Capstone exercises (notebook 09): review a server's design, fix one input, read the rubric.
+"""Server review, the capstone's exercises (notebook 09): review a server's design, fix one input,
+read the rubric.
 
 ==========  =====  ====================================================================
 id          level  task
@@ -10,14 +11,14 @@ capstone-03 2      which rubric step an archive fails when a tool ran without co
 
 Every reference is computed with the package: the router over ``data/capstone/notes-server.csv``,
 the advisor (:func:`~custody_lab.core.advisor.advise_case`) for the export, and the rubric
-(:func:`~custody_lab.teaching.capstone_rubric.check_lines`) over an archive built by
-:func:`~custody_lab.teaching.capstone.archive_lines` from an audit report written out here (no
+(:func:`~custody_lab.teaching.capstone.rubric.check_lines`) over an archive built by
+:func:`~custody_lab.teaching.capstone.archive.archive_lines` from an audit report written out here (no
 server is started to check an answer).
 """
 
 from __future__ import annotations
 
-__all__: list[str] = []
+__all__ = ["EXERCISES"]
 
 import functools
 
@@ -25,13 +26,13 @@ from ...core.advisor import advise_case
 from ...core.loading import load_cases
 from ...core.model import APPLICATION_SHAPES, Case
 from ...core.router import route
-from ..capstone import GIVEN_INVENTORY, change_one_input, review_design
-from ..capstone_rubric import RUBRIC_STEPS
+from ..capstone.design_review import GIVEN_INVENTORY, change_one_input, review_design
+from ..capstone.rubric import RUBRIC_STEPS
 from ..exercises import Exercise, ExerciseError, Mistake
 from . import _answers as ans
 from ._changes import code_of, same_code
 
-EXPORT = "export-notes"
+_EXPORT = "export-notes"
 
 
 @functools.cache
@@ -58,7 +59,7 @@ def _missed(answer: object, code: str) -> bool:
     return got is not None and got < set(_refused()) and not got & _refused_by(code)
 
 
-CAPSTONE_01 = Exercise(
+_CAPSTONE_01 = Exercise(
     id="capstone-01",
     title="Which capabilities does the design refuse?",
     level=1,
@@ -116,14 +117,14 @@ CAPSTONE_01 = Exercise(
 
 def _export_shape() -> str:
     """The advisor's shape for the export, checked to be accepted as a one-input fix."""
-    case = _cases()[EXPORT]
+    case = _cases()[_EXPORT]
     shape = advise_case(case).shape
     if shape is None or not route(change_one_input(case, {"shape": shape})[0]).accepted:
-        raise ExerciseError(f"capstone-02: the advisor's shape {shape!r} does not fix {EXPORT!r}")
+        raise ExerciseError(f"capstone-02: the advisor's shape {shape!r} does not fix {_EXPORT!r}")
     return shape
 
 
-CAPSTONE_02 = Exercise(
+_CAPSTONE_02 = Exercise(
     id="capstone-02",
     title="Fix the export by changing one input",
     level=2,
@@ -136,7 +137,7 @@ CAPSTONE_02 = Exercise(
     wanted="one of the five shapes",
     parse="text",
     kind="code",
-    given=lambda: _cases()[EXPORT].to_dict(),
+    given=lambda: _cases()[_EXPORT].to_dict(),
     reference=_export_shape,
     compare=same_code,
     mistakes=(
@@ -174,11 +175,11 @@ def _unconsented_archive() -> tuple[dict[str, object], ...]:
     """A complete archive of the fixed design whose audit called a tool nobody approved."""
     from ...live.audit_report import AuditReport, CapabilityAudit
     from ...live.presentation import Consent
-    from ..capstone import archive_lines
+    from ..capstone.archive import archive_lines
 
     rows = review_design(
         list(_cases().values()),
-        fixes={"word-count": {"uri": "urn:notes:word-count:7"}, EXPORT: {"shape": _export_shape()}},
+        fixes={"word-count": {"uri": "urn:notes:word-count:7"}, _EXPORT: {"shape": _export_shape()}},
         reasons={"audit-log": "administrators only", "delete-note": "deletes notes; kept out of this host"},
     )
     custody = {
@@ -209,7 +210,7 @@ def _unconsented_archive() -> tuple[dict[str, object], ...]:
 
 
 def _failing_step() -> str:
-    from ..capstone_rubric import check_lines
+    from ..capstone.rubric import check_lines
 
     (failed,) = [s.step for s in check_lines(_unconsented_archive()).steps if not s.passed]
     return failed
@@ -219,7 +220,7 @@ def _step_but(answer: object, *wrong: str) -> bool:
     return code_of(answer) in wrong and code_of(answer) != _failing_step()
 
 
-CAPSTONE_03 = Exercise(
+_CAPSTONE_03 = Exercise(
     id="capstone-03",
     title="Read the rubric: which step fails?",
     level=2,
@@ -258,4 +259,4 @@ CAPSTONE_03 = Exercise(
     ),
 )
 
-EXERCISES = (CAPSTONE_01, CAPSTONE_02, CAPSTONE_03)
+EXERCISES = (_CAPSTONE_01, _CAPSTONE_02, _CAPSTONE_03)

@@ -1,0 +1,66 @@
+"""Replacing this process with a server: the command line printed (tokens hidden), then exec.
+
+``custody-lab lab`` and ``custody-lab present`` only *build* a command line and then hand this
+process over to it (:func:`exec_server`), so the server's PID is the command's PID and Ctrl+C
+stops it. The few helpers both commands need to read their flags and speak live here too.
+"""
+
+from __future__ import annotations
+
+__all__ = ["TOKEN_FLAGS", "exec_server", "flag_value", "say", "token_or_new"]
+
+import os
+import re
+import secrets
+import subprocess
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+#: Flags that carry a token: their value is never printed with the command line.
+TOKEN_FLAGS = ("IdentityProvider.token", "ServerApp.token", "NotebookApp.token", "Voila.token")
+_SECRET = re.compile(r"^(--(?:" + "|".join(re.escape(f) for f in TOKEN_FLAGS) + r")=).+$")
+
+
+def exec_server(argv: list[str], cwd: Path, env: Mapping[str, str] | None = None) -> int:
+    """Replace this process with ``argv`` (same PID) — or, on Windows, run it and wait.
+
+    The command line is printed first, with the value of every :data:`TOKEN_FLAGS` flag hidden.
+    """
+    print("[custody-lab] $ " + " ".join(_SECRET.sub(r"\1…", a) for a in argv), flush=True)
+    os.chdir(cwd)
+    full_env = dict(os.environ if env is None else env)
+    if os.name == "nt":
+        return subprocess.call(argv, env=full_env)
+    os.execve(argv[0], argv, full_env)
+    return 0  # not reached
+
+
+def say(line: str, *, warning: bool = False) -> None:
+    """Print one line for the person at the terminal: ``[custody-lab] line``, or a warning on stderr."""
+    print(line if warning else f"[custody-lab] {line}", file=sys.stderr if warning else sys.stdout, flush=True)
+
+
+def flag_value(argv: Sequence[str], names: Sequence[str]) -> str | None:
+    """The value of the last ``--name=value`` or ``--name value`` among ``argv`` (as traitlets
+    reads them, surrounding quotes removed), or ``None``.
+
+    Example:
+        >>> flag_value(["--port=1", "--ServerApp.port", "'2'"], ("port", "ServerApp.port"))
+        '2'
+    """
+    value = None
+    for i, arg in enumerate(argv):
+        for name in names:
+            if arg.startswith(f"--{name}="):
+                value = arg.split("=", 1)[1]
+            elif arg == f"--{name}" and i + 1 < len(argv):
+                value = argv[i + 1]
+    if value is not None and len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+        value = value[1:-1]
+    return value
+
+
+def token_or_new(given: str | None) -> str:
+    """``given``, else ``JUPYTER_TOKEN`` from the environment, else a fresh random token."""
+    return given if given is not None else (os.environ.get("JUPYTER_TOKEN") or secrets.token_urlsafe(24))

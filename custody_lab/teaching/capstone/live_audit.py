@@ -1,0 +1,111 @@
+"""The capstone's second step: audit the server live, calling only the tools consented to.
+
+Start the server over stdio and audit it as ``custody-lab audit`` does (:func:`audit_server`,
+:func:`custody_lab.live.audit.audit_command`): every listed resource is read, each template once,
+and a tool is called only when a consent names it (an entry of the host's
+:class:`~custody_lab.live.presentation.ConsentLog`; the lab's host policy: MCP 2025-11-25 and
+2026-07-28 say clients MUST consider tool annotations untrusted unless the server is trusted, so a
+``readOnlyHint`` is no consent). :func:`edit_once` makes the one edit of a server file a fix needs.
+"""
+
+from __future__ import annotations
+
+__all__ = ["allow_call", "audit_server", "edit_once", "everything_server", "python_server"]
+
+import difflib
+import sys
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ...core.paths import data_path
+from ...core.receipts import canonical_json
+from .design_review import CapstoneError
+
+if TYPE_CHECKING:  # the live layer (and mcp) load only when a server is audited
+    from ...live.audit_report import AuditReport
+    from ...live.presentation import Consent
+
+
+def allow_call(consent: Consent) -> str:
+    """A consent (the host's record, :class:`~custody_lab.live.presentation.Consent`) as
+    ``custody-lab audit --allow-calls`` writes it: the tool's name, and its arguments as JSON.
+
+    Example:
+        >>> from custody_lab.live.presentation import Consent
+        >>> allow_call(Consent("word_count", {"id": "7"}, "learner")), allow_call(Consent("export", {}, "learner"))
+        ('word_count={"id":"7"}', 'export')
+    """
+    arguments = dict(consent.arguments)
+    return f"{consent.tool}={canonical_json(arguments)}" if arguments else consent.tool
+
+
+def python_server(path: str | Path) -> list[str]:
+    """The command that starts a server file with this Python (its ``mcp`` SDK included)."""
+    return [sys.executable, str(Path(path).resolve())]
+
+
+def everything_server(root: str | Path | None = None) -> tuple[list[str] | None, str]:
+    """The MCP project's reference "everything" server over stdio, if ``node`` and the pinned
+    package (``npm ci --prefix tests/interop``) are here: ``(command, "")``, else ``(None, why)``."""
+    import shutil
+
+    base = Path(root) if root is not None else data_path().parent
+    script = base / "tests" / "interop" / "node_modules" / "@modelcontextprotocol" / "server-everything" / "dist"
+    node = shutil.which("node")
+    if node is None:
+        return None, "node is not installed here, so the reference server cannot start (skipped)"
+    if not (script / "index.js").is_file():
+        return None, f"the pinned reference server is not installed ({script}); run npm ci --prefix tests/interop"
+    return [node, str(script / "index.js"), "stdio"], ""
+
+
+def audit_server(
+    command: Sequence[str],
+    *,
+    consents: Sequence[Consent] = (),
+    template_values: Sequence[str] = (),
+    timeout: float = 10.0,
+) -> AuditReport:
+    """Audit a stdio server as ``custody-lab audit`` does, calling only the tools consented to.
+
+    It runs :func:`~custody_lab.live.audit.audit_command` in a worker thread, so it also works in a
+    notebook cell (whose kernel already runs an event loop).
+
+    Raises:
+        AuditError: the server did not start or misbehaved (the message says how).
+        CapstoneError: two consents name the same tool.
+    """
+    from ...live.audit import audit_command
+
+    tools = [c.tool for c in consents]
+    twice = sorted({t for t in tools if tools.count(t) > 1})
+    if twice:
+        raise CapstoneError(f"consent given twice for {', '.join(map(repr, twice))}: give one each", where=twice[0])
+    allow = [allow_call(c) for c in consents]
+    run = partial(
+        audit_command, list(command), allow_calls=allow, template_values=list(template_values), timeout=timeout
+    )
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(run).result()
+
+
+def edit_once(path: str | Path, old: str, new: str) -> str:
+    """Replace the one occurrence of ``old`` in a file by ``new``; return the change as a diff.
+
+    Raises:
+        CapstoneError: ``old`` occurs zero or several times (the message says how often).
+    """
+    target = Path(path)
+    text = target.read_text(encoding="utf-8")
+    count = text.count(old)
+    if count != 1:
+        raise CapstoneError(
+            f"{target.name}: the text to replace occurs {count} times; it must occur once", where=str(target)
+        )
+    changed = text.replace(old, new)
+    target.write_text(changed, encoding="utf-8")
+    diff = difflib.unified_diff(text.splitlines(), changed.splitlines(), target.name, target.name, lineterm="", n=1)
+    return "\n".join(diff)
