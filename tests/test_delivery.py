@@ -22,6 +22,8 @@ import pytest
 from custody_lab import bootstrap, cli, delivery
 from custody_lab.delivery import DeliveryError, lab, launch, present
 
+from .timing import scaled
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -383,7 +385,7 @@ def test_readiness_accepts_any_http_reply_even_403():
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        status = delivery.wait_for_http(f"http://127.0.0.1:{server.server_port}/api/status", timeout=10)
+        status = delivery.wait_for_http(f"http://127.0.0.1:{server.server_port}/api/status", timeout=scaled(10))
     finally:
         server.shutdown()
     assert status == 403
@@ -393,12 +395,12 @@ def test_readiness_reports_a_server_that_exited_before_answering():
     process = subprocess.Popen([sys.executable, "-c", "raise SystemExit(3)"])
     process.wait()
     with pytest.raises(DeliveryError, match=r"exited with code 3"):
-        delivery.wait_for_http(f"http://127.0.0.1:{delivery.free_port()}/", timeout=10, process=process)
+        delivery.wait_for_http(f"http://127.0.0.1:{delivery.free_port()}/", timeout=scaled(10), process=process)
 
 
 def test_readiness_gives_up_after_the_timeout_with_the_last_error():
     with pytest.raises(DeliveryError, match=r"nothing answered .* within 1 s"):
-        delivery.wait_for_http(f"http://127.0.0.1:{delivery.free_port()}/", timeout=1)
+        delivery.wait_for_http(f"http://127.0.0.1:{delivery.free_port()}/", timeout=scaled(1))
 
 
 # -- the real servers ------------------------------------------------------------------------------
@@ -437,18 +439,18 @@ def test_custody_lab_lab_serves_the_start_notebook_and_stops_by_pid(tmp_path):
             env={**os.environ, **env},
         )
         try:
-            delivery.wait_for_http(f"http://127.0.0.1:{port}/api/status", timeout=120, process=process)
+            delivery.wait_for_http(f"http://127.0.0.1:{port}/api/status", timeout=scaled(120), process=process)
             request = urllib.request.Request(
                 f"http://127.0.0.1:{port}/api/contents/{delivery.LAB_START}?content=0",
                 headers={"Authorization": f"token {token}"},
             )
-            with urllib.request.urlopen(request, timeout=10) as response:
+            with urllib.request.urlopen(request, timeout=scaled(10)) as response:
                 model = json.loads(response.read())
             for plugin in ("@jupyterlab/docmanager-extension:plugin", "@jupyterlab/apputils-extension:notification"):
                 request = urllib.request.Request(
                     f"http://127.0.0.1:{port}/lab/api/settings/{plugin}", headers={"Authorization": f"token {token}"}
                 )
-                with urllib.request.urlopen(request, timeout=10) as response:
+                with urllib.request.urlopen(request, timeout=scaled(10)) as response:
                     settings[plugin] = json.loads(response.read())["settings"]
         finally:
             code = delivery.stop(process)
@@ -482,7 +484,7 @@ def test_present_serves_the_start_notebook_as_an_app_without_its_code(tmp_path):
         process, url = delivery.serve_voila(delivery.LAB_START, env=env, log=log)
         try:
             assert url.startswith("http://127.0.0.1:"), url
-            with urllib.request.urlopen(url, timeout=300) as response:  # Voila runs the notebook to answer
+            with urllib.request.urlopen(url, timeout=scaled(300)) as response:  # Voila runs the notebook to answer
                 page = response.read().decode("utf-8", errors="replace")
         finally:
             code = delivery.stop(process)
@@ -499,7 +501,7 @@ def test_present_serves_the_start_notebook_as_an_app_without_its_code(tmp_path):
 def _fetch(url: str) -> tuple[int, str, str]:
     """(status, final URL, body) of a GET that follows redirects; an HTTP error is a reply too."""
     try:
-        with urllib.request.urlopen(url, timeout=120) as response:
+        with urllib.request.urlopen(url, timeout=scaled(120)) as response:
             return response.status, response.url, response.read().decode("utf-8", errors="replace")
     except urllib.error.HTTPError as e:
         return e.code, url, e.read().decode("utf-8", errors="replace")
@@ -527,7 +529,7 @@ def test_present_requires_its_token_caps_its_kernels_and_culls_idle_ones(tmp_pat
             wrong = _fetch(f"{base}?token=not-{token}")
             first = _fetch(url)
             second = _fetch(url)  # the first page's kernel is still running: the limit is reached
-            deadline, third = time.monotonic() + 90, (0, "", "")
+            deadline, third = time.monotonic() + scaled(90), (0, "", "")
             while time.monotonic() < deadline and third[0] != 200:  # "does not hang": culled, then served
                 time.sleep(1)
                 third = _fetch(url)
