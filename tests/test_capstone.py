@@ -35,6 +35,8 @@ from custody_lab.teaching.capstone import (
 )
 from custody_lab.teaching.capstone.rubric import RUBRIC_STEPS, check_archive, check_lines, read_archive
 
+from .timing import scaled
+
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK = ROOT / "notebooks" / "09-design-your-servers-custody.ipynb"
 CASES = cl.load_cases(GIVEN_INVENTORY)
@@ -323,7 +325,7 @@ def audits(tmp_path_factory):
     server = tmp_path_factory.mktemp("capstone") / "notes_server.py"
     server.write_text(_server_source(), encoding="utf-8")
     consents = [Consent("word_count", {"id": "7"}, "learner"), Consent("export_notes", {}, "learner")]
-    run = {"consents": consents, "template_values": ['id="7"'], "timeout": 20.0}
+    run = {"consents": consents, "template_values": ['id="7"'], "timeout": scaled(20.0)}
     first = audit_server(python_server(server), **run)
     diff = edit_once(server, *_notebook_edit())
     return first, audit_server(python_server(server), **run), diff
@@ -369,7 +371,7 @@ def test_the_reference_server_is_found_and_audited_without_calling_any_tool(refe
     assert command == reference_server, (
         f"the notebook would start {command} ({why}); the pinned one is {reference_server}"
     )
-    report = audit_server(command, timeout=20.0)
+    report = audit_server(command, timeout=scaled(20.0))
     called = [c.name for c in report.capabilities if c.kind == "tool" and c.exercised]
     tools = [c.name for c in report.capabilities if c.kind == "tool"]
     assert tools and called == [], f"tools {tools}; called without consent: {called}"

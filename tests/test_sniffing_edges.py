@@ -21,6 +21,8 @@ from custody_lab.protocol.blobs.sniffing import (
     nests_deeper_than,
 )
 
+from .timing import scaled
+
 SVG = '<svg xmlns="http://www.w3.org/2000/svg"/>'
 
 # ------------------------------------------------------------ markup sniffing
@@ -124,7 +126,9 @@ def test_sniffing_adversarial_one_mebibyte_heads_finishes_instead_of_hanging() -
         print(json.dumps({{name: sniff_mime(eval(expression)) for name, expression in heads.items()}}))
         """
     )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=scaled(120), check=False
+    )
     assert done.returncode == 0, f"sniffing adversarial heads failed: {done.stderr[-2000:]}"
     actual = json.loads(done.stdout)
     expected = {

@@ -26,6 +26,8 @@ from custody_lab.uri_templates import (
     parse,
 )
 
+from .timing import scaled
+
 
 def _expand_says(template: str, variables: dict[str, object], expected: str) -> None:
     actual = expand(template, variables)
@@ -102,7 +104,7 @@ def test_floats_expand_exactly_as_javascript_writes_them() -> None:
         0.1 + 0.2,
     ]
     script = f"console.log(JSON.stringify({[repr(v) for v in values]!r}.map(s => String(Number(s)))))"
-    done = subprocess.run(["node", "-e", script], capture_output=True, text=True, timeout=60, check=True)
+    done = subprocess.run(["node", "-e", script], capture_output=True, text=True, timeout=scaled(60), check=True)
     expected = done.stdout.strip()
     actual = "[" + ",".join(f'"{expand("{+v}", {"v": v})}"' for v in values) + "]"
     assert actual == expected, f"values {values}: expected (node) {expected}, got {actual}"
@@ -223,7 +225,9 @@ def test_matchability_of_thousands_of_expressions_is_checked_in_linear_time() ->
             print(type(e).__name__, e.position)
         """
     )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=scaled(120), check=False
+    )
     assert done.returncode == 0, f"the matchability check failed: {done.stderr[-2000:]}"
     n = 20_000
     last = sum(len(f"/{{s{k}}}") for k in range(n - 1)) + 1  # the last {s...}: {t}{u} may follow it unseen
