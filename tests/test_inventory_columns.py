@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import custody_lab as cl
+from custody_lab.core.blank import is_blank
 from custody_lab.core.loading import read_cases
 from custody_lab.core.paths import data_path
 from custody_lab.sweep import load_inventory, sweep
@@ -154,7 +155,7 @@ def test_arrow_buffers_say_missing_and_blank_exactly_as_python_strings_do(values
     s = pd.Series(values, dtype="str")
     na, blank = arrow_text_masks(arrow_chunks(s))
     want_na = [v is None for v in values]
-    want_blank = [v is not None and (v == "" or v.isspace()) for v in values]
+    want_blank = [v is not None and is_blank(v) for v in values]
     assert na.tolist() == want_na, f"{values!r}: expected missing {want_na}, got {na.tolist()}"
     assert blank.tolist() == want_blank, f"{values!r}: expected blank {want_blank}, got {blank.tolist()}"
 

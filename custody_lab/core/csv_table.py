@@ -11,6 +11,7 @@ from collections import deque
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from .blank import is_blank, strip_blank
 from .errors import CaseError, Problem
 from .model import FIELD_SPECS, short
 from .table_entry import Entry, Table
@@ -54,7 +55,7 @@ def csv_cell(name: str, raw: str) -> Any:
         custody_lab.core.errors.CaseError: field 'bytes' must be ...; got '1_000' (write it without '_' separators)
     """
     spec = FIELD_SPECS[name]
-    text = raw.strip()
+    text = strip_blank(raw)
     if text == "" or (spec.nullable and text.lower() == "null"):
         return None
     if spec.kind == "bool":
@@ -194,7 +195,7 @@ def _csv_entries(lines: _Lines, reader: Any, header: list[str], source: str) -> 
         if flaws:
             yield Entry(where, None, tuple(Problem(where, None, f) for f in flaws), lines.offset)
             continue
-        if not any(cell.strip() for cell in row):
+        if all(map(is_blank, row)):
             continue
         if len(lines.taken) > 1:  # quoted line breaks: only free text may hold them
             broken = [
@@ -242,7 +243,7 @@ def parse_csv(raw: Iterable[bytes | str], source: str, size: int) -> Table:
         return Table(source, problems=(Problem(where, None, flaw),))
     if isinstance(first, Exception):
         return Table(source, problems=(Problem(where, None, f"the header: {_csv_error(first, 1)}"),))
-    header = [h.strip() for h in first]
+    header = [strip_blank(h) for h in first]
     problems = _header_problems(header, where)
     if problems:  # the whole file is refused: no row means what its author meant
         return Table(source, problems=tuple(problems))

@@ -33,6 +33,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
+from ..core.blank import ASCII_SPACE_MAX, strip_blank
 from ..core.csv_table import csv_cell
 from ..core.errors import CaseError
 from ..core.loading import Progress
@@ -113,8 +114,9 @@ def _text(col: pa.ChunkedArray, name: str) -> pd.Series:
 
 def _ends_may_be(byte: np.ndarray, letters: bytes) -> np.ndarray:
     """A cell's first (last) byte allows ``null`` once stripped: one of ``letters``, or a byte that
-    may be (part of) whitespace ``str.strip`` removes (ASCII up to space, or any non-ASCII byte)."""
-    return np.isin(byte, list(letters)) | (byte <= 0x20) | (byte >= 0x80)
+    may be (part of) whitespace the core strips (:mod:`custody_lab.core.blank`: ASCII up to its
+    last ASCII whitespace character, or any non-ASCII byte)."""
+    return np.isin(byte, list(letters)) | (byte <= ord(ASCII_SPACE_MAX)) | (byte >= 0x80)
 
 
 def _may_be_null(col: pa.ChunkedArray) -> np.ndarray:
@@ -198,7 +200,7 @@ def _plain_quotes(raw: bytes) -> bool:
 def _header(data: memoryview) -> list[str]:
     end = bytes(data[:65536]).find(b"\n")
     line = bytes(data[: end if end >= 0 else len(data)]).decode("utf-8", "strict").rstrip("\r")
-    return [h.strip() for h in line.split(",")]
+    return [strip_blank(h) for h in line.split(",")]
 
 
 def _convert(cols: dict[str, pa.ChunkedArray], n: int) -> pd.DataFrame:
