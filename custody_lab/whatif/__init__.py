@@ -12,8 +12,8 @@ comparison, inventories and their plots (numpy, pandas).
   row-by-row loader for any file it cannot prove good
 - :mod:`~custody_lab.whatif.arrow_text`: text columns reduced from Arrow buffers (missing, blank)
 - :mod:`~custody_lab.whatif.object_columns`: columns of Python objects reduced in C (codes, missing, blank)
-- :mod:`~custody_lab.whatif.plots` and :mod:`~custody_lab.whatif.command` (``custody-lab sweep``)
+- :mod:`~custody_lab.whatif.plots` and :mod:`~custody_lab.whatif.sweep_command` (``custody-lab sweep``)
 
 This package's ``__init__`` stays light (it imports nothing): the command line imports
-:mod:`custody_lab.whatif.command`, which loads pandas only when the command runs.
+:mod:`custody_lab.whatif.sweep_command`, which loads pandas only when the command runs.
 """
