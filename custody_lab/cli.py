@@ -26,7 +26,7 @@ from .core.text import terminal_json, visible
 from .live import command as live_command
 from .live import serve as serve_command
 from .teaching import solutions
-from .whatif import command as sweep_command
+from .whatif import sweep_command
 
 #: A subcommand's two halves: add its arguments, then run it (returning the exit code).
 Configure = Callable[[argparse.ArgumentParser], None]

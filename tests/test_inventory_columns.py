@@ -10,7 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import custody_lab as cl
-from custody_lab.core.loading import read_cases
+from custody_lab.core.blank import is_blank
+from custody_lab.core.loading import LoadResult, read_cases
 from custody_lab.core.paths import data_path
 from custody_lab.sweep import load_inventory, sweep
 from custody_lab.whatif.arrow_text import arrow_chunks, arrow_text_masks
@@ -76,11 +77,16 @@ def csv_files(draw: st.DrawFn) -> bytes:
 
 
 def _same_reading(path) -> bool:
-    """Assert the column-wise reader agrees with the row-by-row one; True when it read the file."""
+    """Assert the column-wise reader agrees with the row-by-row one; True when it read the file
+    (a frame, or the same problems and good cases found from its own parse)."""
     fast = read_csv_frame(path)
     slow = read_cases(path)
     if fast is None:
         return False
+    if isinstance(fast, LoadResult):
+        assert fast.problems == slow.problems, f"{path.read_bytes()!r}: expected {slow.problems}, got {fast.problems}"
+        assert fast.cases == slow.cases, f"{path.read_bytes()!r}: the good cases differ"
+        return True
     assert not slow.problems, f"{path.read_bytes()!r}: read column-wise, but the row-by-row reader says {slow.problems}"
     pd.testing.assert_frame_equal(fast, to_frame(slow.cases))
     return True
@@ -120,16 +126,13 @@ def test_an_ordinary_inventory_takes_the_column_wise_path_with_quotes_crlf_bom_a
         ("a quoted line break", GOOD.format(id='"a\nb"', size=1)),
         ("a NUL byte", GOOD.format(id="a\x00", size=1)),
         ("a bare carriage return", GOOD.format(id="a", size=1) + "\rb"),
-        ("a bad size", GOOD.format(id="a", size="1e3")),
-        ("a duplicate id", GOOD.format(id="r1", size=1)),
-        ("a blank id", GOOD.format(id=" ", size=1)),
-        ("a row of blank cells", ",,,,,,,,,,,,"),
         ("a short row", "a,b"),
+        ("not UTF-8", GOOD.format(id="a\udcff", size=1)),
     ],
 )
-def test_a_file_only_the_row_by_row_reader_reads_exactly_is_left_to_it(tmp_path, why, row):
+def test_a_file_whose_syntax_only_the_line_reader_reads_exactly_is_left_to_it(tmp_path, why, row):
     path = tmp_path / "inv.csv"
-    path.write_bytes(f"{HEADER}\n{GOOD.format(id='r1', size=5)}\n{row}\n".encode())
+    path.write_bytes(f"{HEADER}\n{GOOD.format(id='r1', size=5)}\n{row}\n".encode("utf-8", "surrogateescape"))
     assert read_csv_frame(path) is None, f"{why}: expected the column-wise reader to decline, it read the file"
     slow = read_cases(path)
     try:
@@ -139,6 +142,53 @@ def test_a_file_only_the_row_by_row_reader_reads_exactly_is_left_to_it(tmp_path,
     else:
         assert not slow.problems, f"{why}: load_inventory accepted a file route refuses"
         pd.testing.assert_frame_equal(got, to_frame(slow.cases))
+
+
+@pytest.mark.parametrize(
+    ("why", "row", "header"),
+    [
+        ("a bad size", GOOD.format(id="a", size="1e3"), HEADER),
+        ("a duplicate id", GOOD.format(id="r1", size=1), HEADER),
+        ("a blank id", GOOD.format(id=" ", size=1), HEADER),
+        ("a row of blank cells", ",,,,,,,,,,,,", HEADER),
+        (
+            "a bad flag and a bad shape",
+            GOOD.format(id="b", size=1).replace("true", "yes").replace("embedded-", "x"),
+            HEADER,
+        ),
+        (
+            "no operation column",
+            "z,Title,model,embedded-resource,u://z,text/plain,1,true,true,false,p@1,false",
+            HEADER.replace(",operation", ""),
+        ),
+        ("an unknown column", GOOD.format(id="u", size=1) + ",x", HEADER + ",kind"),
+    ],
+)
+def test_a_bad_row_is_found_from_the_column_wise_parse_with_the_line_readers_messages(tmp_path, why, row, header):
+    path = tmp_path / "inv.csv"
+    good = GOOD.format(id="r1", size=5)
+    if header != HEADER:
+        good = row.replace("z,", "r1,", 1) if "operation" not in header else good + ",y"
+    path.write_bytes(f"{header}\n{good}\n\n{row}\n".encode())
+    got = read_csv_frame(path)
+    slow = read_cases(path)
+    assert isinstance(got, LoadResult), f"{why}: expected the problems from the column-wise parse, got {type(got)}"
+    assert got.problems == slow.problems, f"{why}: expected {slow.problems}, got {got.problems}"
+    assert got.cases == slow.cases, f"{why}: expected the good cases {slow.cases}, got {got.cases}"
+    assert slow.problems or why == "a row of blank cells", f"{why}: the line-by-line reader found no problem"
+    lines = {p.location.split(" line ")[-1] for p in got.problems}
+    assert lines <= {"1", "2", "4"}, f"{why}: the row after the empty line is line 4; got {got.problems}"
+
+
+def test_a_bad_row_is_not_read_again_by_the_line_by_line_reader(tmp_path, monkeypatch):
+    from custody_lab.core import tables
+
+    path = tmp_path / "inv.csv"
+    path.write_bytes(f"{HEADER}\n{GOOD.format(id='r1', size=5)}\n{GOOD.format(id='r2', size='1e3')}\n".encode())
+    monkeypatch.setattr(tables, "parse_csv", lambda *a, **k: pytest.fail("the file was parsed a second time"))
+    with pytest.raises(cl.CaseFileError) as info:
+        load_inventory(path)
+    assert [(p.location, p.field) for p in info.value.problems] == [("inv.csv line 3", "bytes")], info.value.problems
 
 
 def test_every_data_inventory_is_read_column_by_column_and_identically():
@@ -154,7 +204,7 @@ def test_arrow_buffers_say_missing_and_blank_exactly_as_python_strings_do(values
     s = pd.Series(values, dtype="str")
     na, blank = arrow_text_masks(arrow_chunks(s))
     want_na = [v is None for v in values]
-    want_blank = [v is not None and (v == "" or v.isspace()) for v in values]
+    want_blank = [v is not None and is_blank(v) for v in values]
     assert na.tolist() == want_na, f"{values!r}: expected missing {want_na}, got {na.tolist()}"
     assert blank.tolist() == want_blank, f"{values!r}: expected blank {want_blank}, got {blank.tolist()}"
 

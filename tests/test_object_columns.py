@@ -16,6 +16,7 @@ from custody_lab.core.errors import CaseError
 from custody_lab.core.model import INITIATORS, SHAPES
 from custody_lab.core.rules import ScalarOps
 from custody_lab.sweep import sweep
+from custody_lab.whatif import _identity
 from custody_lab.whatif import object_columns as oc
 from custody_lab.whatif.validation import _choice, columns_of
 
@@ -29,9 +30,9 @@ ODD = [None, float("nan"), pd.NA, 1, b"model", np.str_("model"), "Model", "model
 def forced(path: str):
     with pytest.MonkeyPatch.context() as mp:
         if path == "factorize":
-            mp.setattr(oc, "_slots", lambda sample: None)
+            mp.setattr(_identity, "_slots", lambda sample: None)
         elif path == "every value":
-            mp.setattr(oc, "_FEW", -1)
+            mp.setattr(_identity, "_FEW", -1)
         yield
 
 

@@ -1,16 +1,29 @@
 """The CSV half of the case-table reader (see :mod:`custody_lab.core.tables` for what a file may
-hold): line by line, each record's lines known, so a bad record costs its own row only."""
+hold): line by line, each record's lines known, so a bad record costs its own row only.
+
+The rules and messages of a CSV file live here once, in two layers:
+
+- the **syntax** of the file (a line that is not UTF-8 or holds a NUL, an unclosed quote, a cell
+  over the csv module's field limit, a bare carriage return, a quoted line break outside free
+  text), which only :func:`parse_csv`, the line-by-line reader, reads and reports;
+- the **header, rows and cells** (:func:`header_problems`, :func:`csv_row`, :func:`csv_cell`):
+  what a record's cells mean, whoever split the file into cells. :func:`parse_csv` calls them for
+  each record, and so does the column-wise inventory reader
+  (:mod:`custody_lab.whatif.inventory_csv`) for the cells of the file it parsed itself, so a
+  problem of a row is found by the same function and worded by the same sentence on both paths.
+"""
 
 from __future__ import annotations
 
-__all__ = ["MAX_RECORD_LINES", "csv_cell", "parse_csv"]
+__all__ = ["MAX_RECORD_LINES", "blank_row", "csv_cell", "csv_row", "header_problems", "parse_csv"]
 
 import csv
 import difflib
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
+from .blank import is_blank, strip_blank
 from .errors import CaseError, Problem
 from .model import FIELD_SPECS, short
 from .table_entry import Entry, Table
@@ -54,7 +67,7 @@ def csv_cell(name: str, raw: str) -> Any:
         custody_lab.core.errors.CaseError: field 'bytes' must be ...; got '1_000' (write it without '_' separators)
     """
     spec = FIELD_SPECS[name]
-    text = raw.strip()
+    text = strip_blank(raw)
     if text == "" or (spec.nullable and text.lower() == "null"):
         return None
     if spec.kind == "bool":
@@ -67,7 +80,15 @@ def csv_cell(name: str, raw: str) -> Any:
     return raw
 
 
-def _header_problems(header: list[str], where: str) -> list[Problem]:
+def header_problems(header: Sequence[str], where: str) -> list[Problem]:
+    """What is wrong with a header of (stripped) column names: a column named twice, a column that
+    is not a case field (with a close name when there is one). Any problem refuses the whole file.
+
+    Example:
+        >>> [p.message for p in header_problems(["id", "bytes", "id"], "g.csv line 1")]
+        ["column 'id' appears more than once"]
+    """
+    header = list(header)
     problems = []
     allowed = ", ".join(FIELD_SPECS)
     for i, col in enumerate(header):
@@ -194,9 +215,7 @@ def _csv_entries(lines: _Lines, reader: Any, header: list[str], source: str) -> 
         if flaws:
             yield Entry(where, None, tuple(Problem(where, None, f) for f in flaws), lines.offset)
             continue
-        if not any(cell.strip() for cell in row):
-            continue
-        if len(lines.taken) > 1:  # quoted line breaks: only free text may hold them
+        if len(lines.taken) > 1 and not blank_row(row):  # quoted line breaks: only free text may hold them
             broken = [
                 h for h, cell in zip(header, row) if FIELD_SPECS[h].kind != "text" and ("\n" in cell or "\r" in cell)
             ]
@@ -208,26 +227,62 @@ def _csv_entries(lines: _Lines, reader: Any, header: list[str], source: str) -> 
                 lines.give_back()
                 yield Entry(where, None, (Problem(where, broken[0], message),), lines.offset)
                 continue
-        if len(row) != len(header):
-            message = f"row has {len(row)} values but the header names {len(header)} columns"
-            if len(lines.taken) > 1:  # a quoted cell ran over lines: they may be rows of their own
-                message += (
+            if len(row) != len(header):  # a quoted cell ran over lines: they may be rows of their own
+                message = _count_message(row, header) + (
                     f" (its quoted cells run over {len(lines.taken)} lines; the lines after the first are read again)"
                 )
                 lines.give_back()
-            yield Entry(where, None, (Problem(where, None, message),), lines.offset)
-            continue
-        mapping: dict[str, Any] = {}
-        problems = []
-        for name, cell in zip(header, row):
-            try:
-                value = csv_cell(name, cell)
-            except CaseError as e:
-                problems.append(Problem(where, e.field, str(e)))
+                yield Entry(where, None, (Problem(where, None, message),), lines.offset)
                 continue
-            if value is not None:
-                mapping[name] = value
-        yield Entry(where, mapping, tuple(problems), lines.offset)  # with problems: the cells that could be read
+        entry = csv_row(header, row, where, lines.offset)
+        if entry is not None:
+            yield entry
+
+
+def blank_row(cells: Sequence[str]) -> bool:
+    """A record of blank cells only (or none): not a row, skipped.
+
+    Example:
+        >>> blank_row([" ", "", "\u3000"]), blank_row(["", "x"])
+        (True, False)
+    """
+    return all(map(is_blank, cells))
+
+
+def _count_message(cells: Sequence[str], header: Sequence[str]) -> str:
+    return f"row has {len(cells)} values but the header names {len(header)} columns"
+
+
+def csv_row(header: Sequence[str], cells: Sequence[str], where: str, offset: int = 0) -> Entry | None:
+    """One record's entry from its cells, by :func:`csv_cell`; ``None`` for a blank row (skipped).
+
+    A record with more or fewer cells than the header is a problem of its row; a cell
+    :func:`csv_cell` refuses is a problem of its field, and the entry keeps the cells that could be
+    read (so the loader finds their problems too). ``offset``: where the record ends in the file,
+    in bytes (for progress reports).
+
+    Example:
+        >>> e = csv_row(["id", "bytes", "current"], ["a", "1_000", "TRUE"], "g.csv line 2")
+        >>> e.value, [p.field for p in e.problems]
+        ({'id': 'a', 'current': True}, ['bytes'])
+        >>> csv_row(["id", "bytes"], ["", " "], "g.csv line 3") is None
+        True
+    """
+    if blank_row(cells):
+        return None
+    if len(cells) != len(header):
+        return Entry(where, None, (Problem(where, None, _count_message(cells, header)),), offset)
+    mapping: dict[str, Any] = {}
+    problems = []
+    for name, cell in zip(header, cells):
+        try:
+            value = csv_cell(name, cell)
+        except CaseError as e:
+            problems.append(Problem(where, e.field, str(e)))
+            continue
+        if value is not None:
+            mapping[name] = value
+    return Entry(where, mapping, tuple(problems), offset)  # with problems: the cells that could be read
 
 
 def parse_csv(raw: Iterable[bytes | str], source: str, size: int) -> Table:
@@ -242,8 +297,8 @@ def parse_csv(raw: Iterable[bytes | str], source: str, size: int) -> Table:
         return Table(source, problems=(Problem(where, None, flaw),))
     if isinstance(first, Exception):
         return Table(source, problems=(Problem(where, None, f"the header: {_csv_error(first, 1)}"),))
-    header = [h.strip() for h in first]
-    problems = _header_problems(header, where)
+    header = [strip_blank(h) for h in first]
+    problems = header_problems(header, where)
     if problems:  # the whole file is refused: no row means what its author meant
         return Table(source, problems=tuple(problems))
     return Table(source, _csv_entries(lines, reader, header, source), size=size)

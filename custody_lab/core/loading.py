@@ -22,6 +22,7 @@ __all__ = [
     "load_cases",
     "load_fixture",
     "load_policy",
+    "load_table",
     "parse_cases",
     "progress_line",
     "read_cases",
@@ -237,6 +238,22 @@ def _load(table: Table, progress: Progress | None = None) -> tuple[LoadResult, l
     return LoadResult(table.source, cases + adversarial, problems, table.policy, expected), adversarial
 
 
+def load_table(table: Table, progress: Progress | None = None) -> LoadResult:
+    """Validate every entry of a parsed table as a case (the one loader, whoever parsed the file).
+
+    ``read_cases`` calls it on what :func:`~custody_lab.core.tables.read_table` parsed; the
+    what-if readers call it on the same parse when a file is not one they accept whole, so the
+    problems they report are this function's, of the one parse.
+
+    Example:
+        >>> from custody_lab.core.tables import parse_table
+        >>> r = load_table(parse_table("id,bytes\\nx,1\\n", fmt="csv", source="g.csv"))
+        >>> [(p.location, p.field) for p in r.problems][:2]
+        [('g.csv line 2', 'initiator'), ('g.csv line 2', 'operation')]
+    """
+    return _load(table, progress)[0]
+
+
 def parse_cases(text: str, *, fmt: str, source: str = "<text>") -> LoadResult:
     """Parse case text in ``fmt`` ("json" or "csv"); never raises for bad rows, reports them.
 
@@ -249,7 +266,7 @@ def parse_cases(text: str, *, fmt: str, source: str = "<text>") -> LoadResult:
         >>> r.cases, [(p.location, p.field) for p in r.problems]
         ([], [('c.csv line 2', 'initiator'), ('c.csv line 2', 'bytes'), ('c.csv line 2', 'allowed')])
     """
-    return _load(parse_table(text, fmt=fmt, source=source))[0]
+    return load_table(parse_table(text, fmt=fmt, source=source))
 
 
 def read_cases(path: str | Path, *, progress: Progress | None = None) -> LoadResult:
@@ -273,7 +290,7 @@ def read_cases(path: str | Path, *, progress: Progress | None = None) -> LoadRes
         >>> len(r.cases), seen[-1]
         (10, True)
     """
-    return _load(read_table(path), progress)[0]
+    return load_table(read_table(path), progress)
 
 
 def load_cases(path: str | Path, *, progress: Progress | None = None) -> list[Case]:

@@ -34,6 +34,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
+from .blank import is_blank
 from .errors import CustodyLabError
 from .model import APPLICATION_SHAPES
 
@@ -85,7 +86,7 @@ class ScalarOps:
 
     def blank(self, a: Any) -> bool:
         # The lab's host policy: a URI, MIME type or provenance of only whitespace names nothing.
-        return a is None or (isinstance(a, str) and (a == "" or a.isspace()))
+        return a is None or (isinstance(a, str) and is_blank(a))
 
 
 @dataclass(frozen=True)

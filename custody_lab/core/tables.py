@@ -58,7 +58,7 @@ from .json_table import TOP_KEYS, JsonDoc, parse_json
 from .model import Policy
 from .table_entry import Entry, Table
 
-FORMATS = ("json", "csv")
+_FORMATS = ("json", "csv")
 
 
 def _not_utf8(data: bytes, e: UnicodeDecodeError) -> str:
@@ -103,7 +103,7 @@ def format_of(path: str | Path) -> str:
     """
     p = Path(path)
     fmt = p.suffix.lower()[1:]
-    if fmt not in FORMATS:
+    if fmt not in _FORMATS:
         raise CaseFileError(str(p), [Problem(str(p), None, "expected a .json or .csv file")])
     return fmt
 

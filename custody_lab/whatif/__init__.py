@@ -12,8 +12,12 @@ comparison, inventories and their plots (numpy, pandas).
   row-by-row loader for any file it cannot prove good
 - :mod:`~custody_lab.whatif.arrow_text`: text columns reduced from Arrow buffers (missing, blank)
 - :mod:`~custody_lab.whatif.object_columns`: columns of Python objects reduced in C (codes, missing, blank)
-- :mod:`~custody_lab.whatif.plots` and :mod:`~custody_lab.whatif.command` (``custody-lab sweep``)
+- :mod:`~custody_lab.whatif._identity` (private): the only facts kept by object identity — marks on Arrow
+  arrays and object addresses — with what each survives written down and tested
+- :mod:`~custody_lab.whatif.plots` and :mod:`~custody_lab.whatif.sweep_command` (``custody-lab sweep``)
 
 This package's ``__init__`` stays light (it imports nothing): the command line imports
-:mod:`custody_lab.whatif.command`, which loads pandas only when the command runs.
+:mod:`custody_lab.whatif.sweep_command`, which loads pandas only when the command runs.
 """
+
+__all__ = ()  # a namespace: every name lives in a submodule

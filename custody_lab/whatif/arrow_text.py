@@ -1,36 +1,37 @@
 """Text columns reduced at the Arrow buffer level: which values are missing, which are blank.
 
 A custody text field (``uri``, ``mime``, ``provenance``) only matters to the rules as "present"
-or "blank" (missing, empty, or only whitespace: the lab's host policy, the same
-``str.isspace`` as the router's ``ScalarOps.blank``). For a pyarrow-backed string column that is
-read from the column's own buffers, never from Python strings: the validity bitmap says which
-values are missing, the offsets give each value's length (zero: empty), and the first byte of
-each value says whether it *could* be whitespace (a byte up to ``0x20``, or a lead byte of
-``0xC2`` or more: every non-ASCII whitespace character, from NEXT LINE U+0085 on, starts so).
-Only those few candidates become Python strings, and ``str.isspace`` decides them, so the answer
-is Python's exactly.
+or "blank" (missing, empty, or only whitespace: :mod:`custody_lab.core.blank`, the definition the
+router's ``ScalarOps.blank`` uses). For a pyarrow-backed string column that is read from the
+column's own buffers, never from Python strings: the validity bitmap says which values are
+missing, the offsets give each value's length (zero: empty), and the first byte of each value
+says whether it *could* be whitespace (a byte at or below the last ASCII whitespace character,
+:data:`~custody_lab.core.blank.ASCII_SPACE_MAX`, or a lead byte at or above the first non-ASCII
+one's, :data:`~custody_lab.core.blank.WIDE_SPACE_MIN_LEAD`). Only those few candidates become
+Python strings, and :func:`~custody_lab.core.blank.is_blank` decides them.
 
 A column whose blank cells were already made missing when it was built (the inventory CSV reader
 does this: a blank cell is an absent value) is marked with :func:`mark_without_blanks`; then
-:func:`known_masks` reads its validity bitmap alone. The mark names one Arrow array object: Arrow
-arrays are immutable and pandas puts a new one in place on any assignment, so the mark cannot
-outlive the fact (a changed column is checked in full again).
+:func:`known_masks` reads its validity bitmap alone. The mark names one Arrow array object
+(:class:`~custody_lab.whatif._identity.IdentityMarks`, where what a mark survives and what it
+does not is written down and tested): a changed, sliced or rebuilt column is checked in full again.
 """
 
 from __future__ import annotations
 
 __all__ = ["arrow_chunks", "arrow_text_masks", "known_masks", "mark_without_blanks"]
 
-import weakref
-
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-#: The largest first byte that is an ASCII whitespace candidate (``" "``), and the smallest lead
-#: byte of a non-ASCII one (U+0085 is ``C2 85`` in UTF-8).
-_LAST_ASCII_SPACE = 0x20
-_FIRST_WIDE_LEAD = 0xC2
+from ..core.blank import ASCII_SPACE_MAX, WIDE_SPACE_MIN_LEAD, is_blank
+from ._identity import IdentityMarks
+
+#: The largest first byte that is an ASCII whitespace candidate, and the smallest lead byte of a
+#: non-ASCII one (both from the core's definition).
+_LAST_ASCII_SPACE = ord(ASCII_SPACE_MAX)
+_FIRST_WIDE_LEAD = WIDE_SPACE_MIN_LEAD
 
 
 def arrow_chunks(s: pd.Series) -> list[pa.Array] | None:
@@ -59,8 +60,8 @@ def arrow_chunks(s: pd.Series) -> list[pa.Array] | None:
     return [c.cast(pa.large_string()) if pa.types.is_string_view(c.type) else c for c in chunks]
 
 
-#: Arrow columns known to hold no blank value, by ``id`` (weak: an entry goes with its array).
-_WITHOUT_BLANKS: weakref.WeakValueDictionary[int, pa.ChunkedArray] = weakref.WeakValueDictionary()
+#: The Arrow arrays known to hold no blank value.
+_WITHOUT_BLANKS = IdentityMarks()
 
 
 def mark_without_blanks(column: pd.Series) -> pd.Series:
@@ -68,7 +69,7 @@ def mark_without_blanks(column: pd.Series) -> pd.Series:
     made each such cell missing); return it. A column of any other storage is left unmarked."""
     data = column.array.__arrow_array__() if arrow_chunks(column) is not None else None
     if isinstance(data, pa.ChunkedArray):
-        _WITHOUT_BLANKS[id(data)] = data
+        _WITHOUT_BLANKS.add(data)
     return column
 
 
@@ -84,7 +85,7 @@ def known_masks(s: pd.Series) -> tuple[np.ndarray, np.ndarray] | None:
     if arrow_chunks(s) is None:
         return None
     data = s.array.__arrow_array__()
-    if not isinstance(data, pa.ChunkedArray) or _WITHOUT_BLANKS.get(id(data)) is not data:
+    if not isinstance(data, pa.ChunkedArray) or data not in _WITHOUT_BLANKS:
         return None
     n = len(data)
     if not data.null_count:  # nothing missing, nothing blank: two columns that take no memory
@@ -126,7 +127,7 @@ def _chunk_masks(chunk: pa.Array, na: np.ndarray, empty: np.ndarray) -> None:
     candidates = np.flatnonzero(maybe)
     if candidates.size:
         values = chunk.take(pa.array(candidates)).to_pylist()
-        empty[candidates] = [v.isspace() for v in values]
+        empty[candidates] = [is_blank(v) for v in values]
 
 
 def arrow_text_masks(chunks: list[pa.Array]) -> tuple[np.ndarray, np.ndarray]:

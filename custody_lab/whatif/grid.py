@@ -12,8 +12,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import CaseError
-from ..core.model import FIELD_SPECS, INITIATORS, SHAPES
-from ..core.model import check_value as _check_value
+from ..core.model import FIELD_SPECS, INITIATORS, SHAPES, check_value
 from .columns import DECISIVE
 
 #: The value :func:`grid` writes for "a URI / MIME type / provenance is there" (any non-empty text),
@@ -51,7 +50,7 @@ def _axis_values(name: str, values: Any) -> list[Any]:
     for v in items:
         if name == "requiresCurrent" and v is None:
             raise CaseError("grid axis 'requiresCurrent' must hold true or false, not None", name)
-        checked.append(_check_value(FIELD_SPECS[name], v))  # the same checks as Case.from_dict
+        checked.append(check_value(FIELD_SPECS[name], v))  # the same checks as Case.from_dict
     return checked
 
 

@@ -1,20 +1,23 @@
-"""Inventory CSV files read column by column (pyarrow), decided exactly as the row-by-row reader.
+"""Inventory CSV files read column by column (pyarrow): one parse, the core's rules and messages.
 
-:func:`custody_lab.core.loading.read_cases` reads a CSV line by line and validates every row as a
-:class:`~custody_lab.core.model.Case`: right for reporting every bad row by line and field, and
-about 35 s for a million rows. :func:`read_csv_frame` reads the same file with pyarrow's CSV
-reader, every cell as text, and checks each column at once with the same cell rules
-(:func:`~custody_lab.core.csv_table.csv_cell`) and field checks
-(:func:`~custody_lab.core.model.check_value`): a column's common values are checked by
+:func:`read_csv_frame` reads a file with pyarrow's CSV reader, every cell as text, and checks each
+column at once with the core's cell rules (:func:`~custody_lab.core.csv_table.csv_cell`) and field
+checks (:func:`~custody_lab.core.model.check_value`): a column's common values are checked by
 vectorised comparisons, and every other distinct value goes through those two functions
-themselves, once per distinct value, so a value means here exactly what it means there.
+themselves, once per distinct value, so a value means here exactly what it means to ``route``.
 
-It returns ``None`` — "use the row-by-row reader" — whenever it cannot prove the file is one the
-row-by-row reader accepts whole: any problem at all (that reader then produces the row-numbered
-messages), and every file whose *syntax* only that reader handles exactly (a quote anywhere but
-around a whole cell, a line break inside quotes, NUL bytes, bare carriage returns, a blank id).
-So a fast answer is always the frame :func:`~custody_lab.whatif.io.to_frame` would build from
-the cases that reader returns, and every refusal carries the same messages.
+When some row is not a valid case (a bad cell, a missing required field, a duplicate or blank
+id, a blank row), the problems are found from **the same parse**: each row's cells, as pyarrow
+split them, go through the core's row function (:func:`~custody_lab.core.csv_table.csv_row`) and
+the one loader (:func:`~custody_lab.core.loading.load_table`), with the row's line number read
+from the file's line ends. The file is not read again; the messages are the core's own.
+
+It returns ``None`` — "the line-by-line reader reads this file" — only for a file whose *syntax*
+only that reader reads exactly, decided before anything is parsed (a quote anywhere but around a
+whole cell, a quoted line break, a NUL byte, a bare carriage return, a line longer than the csv
+module's field limit, a quoted or blank header), or one pyarrow's parser refuses (text that is not
+UTF-8, a row with more or fewer cells than the header): those files are then read once, by
+:func:`~custody_lab.core.tables.read_table`.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ __all__ = ["read_csv_frame"]
 
 import csv
 import re
-from collections.abc import Callable
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -33,20 +36,24 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
-from ..core.csv_table import csv_cell
+from ..core.blank import ASCII_SPACE_MAX, is_blank, strip_blank
+from ..core.csv_table import csv_cell, csv_row, header_problems
 from ..core.errors import CaseError
-from ..core.loading import Progress
+from ..core.loading import LoadResult, Progress, load_table
 from ..core.model import FIELD_SPECS, FIELDS, MAX_BYTES, check_value
+from ..core.table_entry import Entry, Table
 from .arrow_text import arrow_text_masks, mark_without_blanks
 
 _BOM = b"\xef\xbb\xbf"
 #: The file is parsed in pieces of about this size: the parser's working memory stays a small
 #: part of the file, and each column comes out in a few large chunks.
 _PIECE_BYTES = 16 << 20
+#: Rows per block when a file's rows are handed to the core's row function (its problems).
+_ROWS = 1 << 16
 
 
-class _NotFast(Exception):
-    """The file needs the row-by-row reader (a problem to report, or syntax only it reads)."""
+class _RowByRow(Exception):
+    """Some row is not a valid case as it stands: its problems are found row by row (same parse)."""
 
 
 def _cell_value(name: str, raw: str) -> Any:
@@ -55,29 +62,27 @@ def _cell_value(name: str, raw: str) -> Any:
         value = csv_cell(name, raw)
         if value is None:
             if FIELD_SPECS[name].required:
-                raise _NotFast
+                raise _RowByRow
             return None
         return check_value(FIELD_SPECS[name], value)
     except CaseError as e:
-        raise _NotFast from e
+        raise _RowByRow from e
 
 
-def _per_distinct(col: pa.ChunkedArray, name: str, convert: Callable[[str, str], Any]) -> tuple[list[Any], np.ndarray]:
-    """The column's distinct values converted once each, and each row's index into them."""
+def _per_distinct(col: pa.ChunkedArray, name: str) -> tuple[list[Any], np.ndarray]:
+    """The column's distinct values read once each (:func:`_cell_value`), and each row's index."""
     encoded = pc.dictionary_encode(col).combine_chunks()
-    values = [convert(name, v) for v in encoded.dictionary.to_pylist()]
+    values = [_cell_value(name, v) for v in encoded.dictionary.to_pylist()]
     return values, encoded.indices.to_numpy(zero_copy_only=False)
 
 
-def _enum(col: pa.ChunkedArray, name: str) -> Any:
+def _enum(name: str, values: list[Any], index: np.ndarray) -> Any:
     choices = FIELD_SPECS[name].choices
-    values, index = _per_distinct(col, name, _cell_value)
     table = np.array([choices.index(v) for v in values], dtype=np.int8)
     return pd.Categorical.from_codes(table.take(index), dtype=pd.CategoricalDtype(list(choices)))
 
 
-def _bool(col: pa.ChunkedArray, name: str) -> Any:
-    values, index = _per_distinct(col, name, _cell_value)
+def _bool(name: str, values: list[Any], index: np.ndarray) -> Any:
     if name == "requiresCurrent":  # absent means false (as in Case.from_dict)
         values = [bool(v) for v in values]
     if any(v is None for v in values):
@@ -93,10 +98,10 @@ def _bytes(col: pa.ChunkedArray) -> np.ndarray:
     if pc.all(plain).as_py():
         out = pc.cast(col, pa.int64()).to_numpy()
     else:
-        values, index = _per_distinct(col, "bytes", _cell_value)
+        values, index = _per_distinct(col, "bytes")
         out = np.array(values, dtype=np.int64).take(index)
     if out.size and (out.min() < 0 or out.max() > MAX_BYTES):
-        raise _NotFast
+        raise _RowByRow
     return out
 
 
@@ -113,8 +118,9 @@ def _text(col: pa.ChunkedArray, name: str) -> pd.Series:
 
 def _ends_may_be(byte: np.ndarray, letters: bytes) -> np.ndarray:
     """A cell's first (last) byte allows ``null`` once stripped: one of ``letters``, or a byte that
-    may be (part of) whitespace ``str.strip`` removes (ASCII up to space, or any non-ASCII byte)."""
-    return np.isin(byte, list(letters)) | (byte <= 0x20) | (byte >= 0x80)
+    may be (part of) whitespace the core strips (:mod:`custody_lab.core.blank`: ASCII up to its
+    last ASCII whitespace character, or any non-ASCII byte)."""
+    return np.isin(byte, list(letters)) | (byte <= ord(ASCII_SPACE_MAX)) | (byte >= 0x80)
 
 
 def _may_be_null(col: pa.ChunkedArray) -> np.ndarray:
@@ -139,21 +145,6 @@ def _may_be_null(col: pa.ChunkedArray) -> np.ndarray:
             out[at : at + k] = (np.diff(offsets) >= 4) & _ends_may_be(first, b"nN") & _ends_may_be(last, b"lL")
         at += k
     return out
-
-
-def _longest(col: pa.ChunkedArray) -> int:
-    """The longest cell of a string column in bytes, read from its offsets (no pass over the text).
-
-    Example:
-        >>> _longest(pa.chunked_array([["a", "abc"], [], ["ab"]]))
-        3
-    """
-    longest = 0
-    for chunk in col.chunks:
-        if len(chunk):
-            offsets = np.frombuffer(chunk.buffers()[1], dtype=np.int32)[chunk.offset : chunk.offset + len(chunk) + 1]
-            longest = max(longest, int(np.diff(offsets).max()))
-    return longest
 
 
 def _split(col: pa.ChunkedArray, mask: np.ndarray) -> list[tuple[pa.Array, np.ndarray]]:
@@ -195,28 +186,109 @@ def _plain_quotes(raw: bytes) -> bool:
     return all(_QUOTED_LINE.fullmatch(m.group()) for m in _LINE_WITH_QUOTE.finditer(raw))
 
 
-def _header(data: memoryview) -> list[str]:
-    end = bytes(data[:65536]).find(b"\n")
-    line = bytes(data[: end if end >= 0 else len(data)]).decode("utf-8", "strict").rstrip("\r")
-    return [h.strip() for h in line.split(",")]
+class _Lines:
+    r"""Where the file's lines end, read from each piece's bytes just before it is parsed: the
+    longest line, and the line number of each non-empty line after the header (pyarrow's rows, in
+    order: no quoted cell holds a line break here, and pyarrow skips empty lines).
+
+    Example:
+        >>> raw = b"h\r\na\r\n\r\nbc\n\nd"
+        >>> lines = _Lines()
+        >>> lines.add(raw, 0, 8), lines.add(raw, 8, len(raw))
+        (None, None)
+        >>> lines.longest, lines.rows.tolist()
+        (2, [2, 4, 6])
+    """
+
+    def __init__(self) -> None:
+        self.count = 0  # lines seen so far
+        self.longest = 0
+        self._rows: list[np.ndarray] = []
+
+    def add(self, raw: bytes, a: int, b: int) -> None:
+        """The lines of ``raw[a:b]`` (whole lines: a piece starts at a line start)."""
+        data = np.frombuffer(raw, dtype=np.uint8, count=b - a, offset=a)
+        # Scanned a megabyte at a time: the comparison's temporary stays small.
+        step = 1 << 20
+        breaks = np.concatenate(
+            [np.flatnonzero(data[k : k + step] == 10) + k for k in range(0, data.size, step)] or [np.zeros(0, np.intp)]
+        )
+        starts = np.concatenate(([0], breaks + 1))
+        ends = np.concatenate((breaks, [data.size]))
+        if starts[-1] == data.size:  # the piece ends with a line end
+            starts, ends = starts[:-1], ends[:-1]
+        length = ends - starts
+        if length.size:
+            self.longest = max(self.longest, int(length.max()))
+        # A line is empty when it holds nothing, or only the "\r" of "\r\n" (bare ones are declined).
+        empty = (length == 0) | ((length == 1) & (data[np.minimum(starts, max(data.size - 1, 0))] == 13))
+        if self.count == 0:
+            empty[:1] = True  # the header is not a row
+        rows = np.flatnonzero(~empty)
+        self._rows.append(rows + self.count + 1)
+        self.count += len(starts)
+
+    def __len__(self) -> int:
+        """How many rows (non-empty lines after the header) there are."""
+        return sum(map(len, self._rows))
+
+    @property
+    def rows(self) -> np.ndarray:
+        return np.concatenate(self._rows) if self._rows else np.zeros(0, dtype=np.intp)
 
 
-def _convert(cols: dict[str, pa.ChunkedArray], n: int) -> pd.DataFrame:
-    """The frame from the file's text columns; each column is dropped once it is converted."""
-    _, id_blank = arrow_text_masks(cols["id"].chunks)
-    if id_blank.any():  # a blank id is a problem, or a row of blank cells that is skipped
-        raise _NotFast
-    limit = csv.field_size_limit()
-    if n and max(_longest(col) for col in cols.values()) > limit:
-        raise _NotFast
+def _header_line(raw: bytes, start: int) -> str:
+    end = raw.find(b"\n", start)
+    return raw[start : end if end >= 0 else len(raw)].decode("utf-8", "strict").rstrip("\r")
+
+
+def _entries(
+    header: list[str], cols: dict[str, pa.ChunkedArray], lines: _Lines, source: str, size: int
+) -> Iterator[Entry]:
+    """Every row's entry by the core's row function, from the cells this parse split (block by
+    block, so the rows are never all Python strings at once). A row's offset, for progress
+    reports, is its share of the file's size."""
+    numbers = lines.rows
+    n = len(numbers)
+    for a in range(0, n, _ROWS):
+        k = min(_ROWS, n - a)
+        cells = zip(*(cols[h].slice(a, k).to_pylist() for h in header))
+        for i, row in enumerate(cells, start=a):
+            entry = csv_row(header, row, f"{source} line {numbers[i]}", size * (i + 1) // n)
+            if entry is not None:
+                yield entry
+
+
+def _checked(cols: dict[str, pa.ChunkedArray], n: int) -> dict[str, Any]:
+    """Every column checked, nothing converted yet (so a problem leaves every cell to read row by
+    row): the distinct values of the closed sets and flags, and the sizes.
+
+    Raises:
+        _RowByRow: when some row is not a valid case as it stands.
+    """
+    if "id" not in cols or arrow_text_masks(cols["id"].chunks)[1].any():
+        raise _RowByRow  # no id, a blank id, or a row of blank cells (which is skipped)
     if pc.count_distinct(cols["id"]).as_py() != n:
-        raise _NotFast  # a duplicate id
+        raise _RowByRow  # a duplicate id
+    checked: dict[str, Any] = {}
+    for spec in FIELDS:
+        col = cols.get(spec.name)
+        if col is None:
+            if spec.required:
+                raise _RowByRow
+        elif spec.kind in ("enum", "bool"):
+            checked[spec.name] = _per_distinct(col, spec.name)
+        elif spec.kind == "int":
+            checked[spec.name] = _bytes(col)
+    return checked
+
+
+def _convert(cols: dict[str, pa.ChunkedArray], n: int, checked: dict[str, Any]) -> pd.DataFrame:
+    """The frame from the checked columns; each text column is dropped once it is converted."""
     data: dict[str, Any] = {}
     for spec in FIELDS:
         col = cols.pop(spec.name, None)
         if col is None:
-            if spec.required:
-                raise _NotFast
             if spec.name == "requiresCurrent":
                 data[spec.name] = np.zeros(n, dtype=bool)
             elif spec.name == "sideEffects":
@@ -224,11 +296,11 @@ def _convert(cols: dict[str, pa.ChunkedArray], n: int) -> pd.DataFrame:
             else:  # an absent text column: all null, built by Arrow (not a million Python Nones)
                 data[spec.name] = pa.chunked_array([pa.nulls(n, pa.string())]).to_pandas()
         elif spec.kind == "enum":
-            data[spec.name] = _enum(col, spec.name)
+            data[spec.name] = _enum(spec.name, *checked.pop(spec.name))
         elif spec.kind == "int":
-            data[spec.name] = _bytes(col)
+            data[spec.name] = checked.pop(spec.name)
         elif spec.kind == "bool":
-            data[spec.name] = _bool(col, spec.name)
+            data[spec.name] = _bool(spec.name, *checked.pop(spec.name))
         else:
             data[spec.name] = _text(col, spec.name) if spec.name != "id" else col.to_pandas()
     return pd.DataFrame({k: (v.array if isinstance(v, pd.Series) else v) for k, v in data.items()})
@@ -247,10 +319,15 @@ def _parts(raw: bytes, start: int, count: int) -> list[tuple[int, int]]:
     return [(a, b) for a, b in zip(cuts, cuts[1:]) if b > a]
 
 
-def read_csv_frame(path: str | Path, progress: Progress | None = None) -> pd.DataFrame | None:
-    """The sweep frame of an inventory CSV read column by column, or ``None`` when the file must
-    go through the row-by-row reader (see the module docstring: any problem, unusual quoting, NUL
-    bytes, bare carriage returns, a blank id, an empty file).
+def _syntax_only_the_line_reader_reads(raw: bytes) -> bool:
+    return b"\x00" in raw or (b"\r" in raw and raw.count(b"\r") != raw.count(b"\r\n")) or not _plain_quotes(raw)
+
+
+def read_csv_frame(path: str | Path, progress: Progress | None = None) -> pd.DataFrame | LoadResult | None:
+    """An inventory CSV read column by column: its sweep frame when every row is a valid case, the
+    loader's result (every problem, by line and field, and the good cases) when some row is not,
+    or ``None`` when the file's syntax is the line-by-line reader's to read (see the module
+    docstring: NUL bytes, bare carriage returns, unusual quoting, text that is not UTF-8, ...).
 
     ``progress(done, total)`` (bytes of the file) is called as each tenth of the file is parsed,
     and at the end.
@@ -264,16 +341,21 @@ def read_csv_frame(path: str | Path, progress: Progress | None = None) -> pd.Dat
     try:
         raw = Path(path).read_bytes()
     except OSError:
-        return None  # the row-by-row reader reports it
-    if b"\x00" in raw or (b"\r" in raw and raw.count(b"\r") != raw.count(b"\r\n")) or not _plain_quotes(raw):
+        return None  # the line-by-line reader reports it
+    if _syntax_only_the_line_reader_reads(raw):
         return None
     start = len(_BOM) if raw.startswith(_BOM) else 0
     try:
-        header = _header(memoryview(raw)[start:])
+        line = _header_line(raw, start)
     except UnicodeDecodeError:
         return None
-    if len(set(header)) != len(header) or any(h not in FIELD_SPECS for h in header):
+    if '"' in line or is_blank(line):
         return None
+    source, header = Path(path).name, [strip_blank(h) for h in line.split(",")]
+    problems = header_problems(header, f"{source} line 1")
+    if problems:  # the whole file is refused, as the line-by-line reader refuses it
+        return load_table(Table(source, problems=tuple(problems)))
+    lines = _Lines()
     names = [f"c{i}" for i in range(len(header))]
     parse = pacsv.ParseOptions(quote_char='"', double_quote=True, newlines_in_values=False, ignore_empty_lines=True)
     convert = pacsv.ConvertOptions(
@@ -286,6 +368,9 @@ def read_csv_frame(path: str | Path, progress: Progress | None = None) -> pd.Dat
         pieces = max(total // _PIECE_BYTES, 10 if progress is not None else 1)
         for i, (a, b) in enumerate(_parts(raw, start, pieces)):
             options = pacsv.ReadOptions(column_names=names, skip_rows=1 if i == 0 else 0)
+            lines.add(raw, a, b)
+            if lines.longest > csv.field_size_limit():
+                return None  # a cell may be over the csv module's limit: that reader says so, by line
             piece = pa.py_buffer(memoryview(raw)[a:b])
             # Parsed in parallel blocks, then one chunk a column per piece (the sweep reads a
             # column's chunks one by one: few large ones are faster than many small ones).
@@ -293,15 +378,21 @@ def read_csv_frame(path: str | Path, progress: Progress | None = None) -> pd.Dat
             del piece
             if progress is not None and b < total:
                 progress(b, total)
-        del raw  # the cells are in Arrow's own buffers now
-        table = pa.concat_tables(tables)
-        n, columns = table.num_rows, dict(zip(header, table.columns))
-        del tables, table
-        if not n:
-            return None
-        frame = _convert(columns, n)
-    except (pa.ArrowInvalid, _NotFast):
+    except pa.ArrowInvalid:
+        return None  # not UTF-8, or a row with more or fewer cells than the header
+    del raw  # the cells are in Arrow's own buffers now
+    table = pa.concat_tables(tables)
+    n, columns = table.num_rows, dict(zip(header, table.columns))
+    del tables, table
+    if n != len(lines):  # pragma: no cover - pyarrow split the rows otherwise than the lines
         return None
+    try:
+        checked = _checked(columns, n) if n else None
+    except _RowByRow:
+        checked = None
+    if checked is None:  # some row is not a valid case (or there is none): its problems, same parse
+        return load_table(Table(source, _entries(header, columns, lines, source, total), size=total), progress)
+    frame = _convert(columns, n, checked)
     if progress is not None:
         progress(total, total)
     return frame

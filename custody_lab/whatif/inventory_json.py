@@ -22,6 +22,7 @@ __all__ = ["json_columns"]
 import operator
 from typing import Any
 
+from ..core.blank import is_blank
 from ..core.errors import CaseError
 from ..core.model import FIELD_SPECS, FIELDS, MAX_BYTES, FieldSpec, check_value
 from ..core.table_entry import Table
@@ -39,7 +40,7 @@ def _text(spec: FieldSpec, values: list[Any], kinds: set[type]) -> list[Any] | N
     if null and not spec.nullable and spec.required:  # pragma: no cover - refused just above
         return None
     strings = values if kinds == {str} else [v for v in values if type(v) is str]
-    if spec.kind == "str" and not spec.nullable and not all(map(str.strip, strings)):
+    if spec.kind == "str" and not spec.nullable and any(map(is_blank, strings)):
         return None
     if not "".join(strings).isascii():
         try:

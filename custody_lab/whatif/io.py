@@ -1,14 +1,15 @@
 """Frames from cases and files: the what-if side of the one case-file reader.
 
 A grid or inventory file means what it means to ``custody-lab route``: the same rows are accepted,
-the same problems reported with the same line and field. A CSV file is first read column by
-column (:mod:`custody_lab.whatif.inventory_csv`: pyarrow, each column checked at once with the
-same cell and field checks); any file that reader cannot prove good — a bad row, or syntax only
-the row-by-row reader handles — is read by :mod:`custody_lab.core.tables` with every row
-validated by :meth:`Case.from_dict`, which gives the row-numbered messages. A JSON file is parsed
-by that same reader and its fields then checked column by column
-(:mod:`custody_lab.whatif.inventory_json`), with the row-by-row loader for any file it cannot
-prove good. Text columns come out pyarrow-backed, the enumerations as categoricals.
+the same problems reported with the same line and field, and every file is parsed once. A CSV
+file is read column by column (:mod:`custody_lab.whatif.inventory_csv`: pyarrow, each column
+checked at once with the core's cell and field checks); when a row is not a valid case, the core's
+row function and loader (:func:`~custody_lab.core.loading.load_table`) read the cells of that same
+parse and give the row-numbered messages. Only a file whose syntax the line-by-line reader alone
+reads exactly is read by :mod:`custody_lab.core.tables` instead. A JSON file is parsed by that
+reader and its fields then checked column by column (:mod:`custody_lab.whatif.inventory_json`),
+with the one loader on the same parse for any file it cannot prove good. Text columns come out
+pyarrow-backed, the enumerations as categoricals.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import CaseFileError
-from ..core.loading import Progress, read_cases
+from ..core.loading import LoadResult, Progress, load_table, read_cases
 from ..core.model import FIELDS, Case, Policy
 from ..core.tables import read_table
 from .inventory_csv import read_csv_frame
@@ -93,18 +94,23 @@ def read_grid_and_policy(path: str | Path, *, progress: Progress | None = None) 
         >>> len(frame), policy.embed_limit_bytes
         (10, 4096)
     """
-    if Path(path).suffix.lower() == ".csv":
-        frame = read_csv_frame(path, progress)  # column by column; None: it needs the row-by-row reader
-        if frame is not None:
-            return frame, None
-    elif Path(path).suffix.lower() == ".json":
+    suffix = Path(path).suffix.lower()
+    result: LoadResult | None = None
+    if suffix == ".csv":
+        got = read_csv_frame(path, progress)  # column by column; None: the line-by-line reader's syntax
+        if isinstance(got, pd.DataFrame):
+            return got, None
+        result = got
+    elif suffix == ".json":
         table = read_table(path)
-        columns = json_columns(table)  # column by column; None: it needs the row-by-row loader
+        columns = json_columns(table)  # column by column; None: some entry must be read alone
         if columns is not None:
             if progress is not None:
                 progress(table.size, table.size)
             return _frame(columns), table.policy
-    result = read_cases(path, progress=progress)
+        result = load_table(table, progress)  # the same parse, every entry validated
+    if result is None:
+        result = read_cases(path, progress=progress)
     if result.problems:
         raise CaseFileError(str(path), result.problems, result.cases)
     return to_frame(result.cases), result.policy

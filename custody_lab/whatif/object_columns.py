@@ -6,22 +6,19 @@ code, missing or blank — is answered by C loops over the objects, never a Pyth
 
 - **Few distinct objects.** Many such columns repeat a handful of objects: pandas' CSV parser
   reuses one object per distinct cell, a categorical converted to ``object`` repeats its
-  categories, Python literals are shared. The array's own buffer holds each object's address;
-  read as integers, they are factorized at integer speed and each distinct *object* is decided
-  once, by the same test a single value gets. Identity only changes the cost, never the answer:
-  equal strings that are separate objects are decided separately, and alike.
+  categories, Python literals are shared. Each distinct *object* is then decided once
+  (:func:`~custody_lab.whatif._identity.per_object`, which groups the rows by object address).
 - **Otherwise**, every value is visited in C: an enumeration by one hash lookup into its closed
   set (after pandas' type inference proves every present value is a ``str``), a text column by
-  two comparisons that find the few strings that *could* be blank (below ``"!"`` or from
-  ``"\\x85"`` on, :data:`FIRST_WIDE_SPACE`), which ``str.isspace`` then decides.
-
-The lab's host policy: a value of only whitespace is blank, as the router's ``ScalarOps.blank``
-says (the same ``str.isspace``).
+  two comparisons that find the few strings that *could* be blank (a first character at or below
+  :data:`~custody_lab.core.blank.ASCII_SPACE_MAX` or at or above
+  :data:`~custody_lab.core.blank.WIDE_SPACE_MIN`), which :func:`~custody_lab.core.blank.is_blank`
+  then decides: what is blank is the core's one definition.
 """
 
 from __future__ import annotations
 
-__all__ = ["FIRST_WIDE_SPACE", "blank_strings", "enum_codes", "per_object", "text_masks"]
+__all__ = ["blank_strings", "enum_codes", "text_masks"]
 
 import importlib
 from collections.abc import Callable
@@ -30,88 +27,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-#: Python's whitespace (``str.isspace``, which the router's ``ScalarOps.blank`` uses too) is the
-#: ASCII characters up to ``" "`` and others from NEXT LINE (U+0085) on; tests/test_loading_edges.py
-#: checks that against every code point.
-FIRST_WIDE_SPACE = "\x85"
+from ..core.blank import ASCII_SPACE_MAX, WIDE_SPACE_MIN, is_blank
+from ._identity import per_object, rows_holding
 
-#: A column's first rows decide whether it is worth factorizing its objects' addresses: more
-#: distinct objects than _FEW among them, and it is not.
-_SAMPLE, _FEW = 4096, 64
-#: After factorizing, more distinct objects than this are decided value by value instead.
-_MANY = 4096
-#: Rows per block of the address lookup.
-_BLOCK = 1 << 16
-
-
-def _addresses(values: np.ndarray) -> np.ndarray:
-    """Each object's address as an unsigned integer, read from a contiguous object array's own
-    buffer (not a copy; the array keeps the objects alive while the addresses are in use)."""
-    return np.frombuffer(values, dtype=np.uintp)
-
-
-def _slots(sample: np.ndarray) -> tuple[int, np.ndarray] | None:
-    """A direct-mapped table for a few addresses: ``(bits, addresses by slot)`` such that each
-    address has its own slot ``(address >> 4) & (2**bits - 1)`` (objects are 16-byte aligned),
-    or ``None`` when no small table separates them."""
-    for bits in (8, 10, 12, 14):
-        slot = (sample >> 4) & ((1 << bits) - 1)
-        if len(np.unique(slot)) == len(sample):
-            table = np.zeros(1 << bits, dtype=np.uintp)
-            table[slot] = sample
-            return bits, table
-    return None
-
-
-def per_object(values: np.ndarray, decide: Callable[[Any], Any], dtype: Any) -> np.ndarray | None:
-    """``decide(value)`` for every row, called once per distinct *object* (as a ``dtype``
-    column), when an object array repeats few distinct objects; ``None`` when it holds many.
-
-    The distinct objects of the first rows get a slot each in a small table; every row's
-    address is looked up there by a shift, a mask and one comparison that proves the row holds
-    that very object (block by block, so the temporaries stay in the CPU cache). A column with
-    other objects further down is factorized by address instead.
-
-    Example:
-        >>> a, b = "model", "application"
-        >>> per_object(np.array([a, b, a, a], dtype=object), len, np.int8).tolist()
-        [5, 11, 5, 5]
-    """
-    values = np.ascontiguousarray(values)
-    if values.dtype != np.dtype(object) or not len(values):
-        return None
-    address = _addresses(values)
-    head = address[:_SAMPLE]
-    sample = pd.unique(head)
-    if len(sample) > _FEW:
-        return None
-    found = _slots(sample)
-    if found is not None:
-        bits, table = found
-        mask = (1 << bits) - 1
-        answers = np.zeros(len(table), dtype=dtype)
-        answers[(sample >> 4) & mask] = [decide(values[int(np.argmax(head == a))]) for a in sample]
-        out = np.empty(len(values), dtype=dtype)
-        for start in range(0, len(values), _BLOCK):
-            block = address[start : start + _BLOCK]
-            slot = np.right_shift(block, 4)
-            np.bitwise_and(slot, mask, out=slot)
-            index = slot.view(np.intp)
-            if not np.array_equal(table.take(index), block):  # an object not among the first rows'
-                break
-            answers.take(index, out=out[start : start + _BLOCK])
-        else:
-            return out
-    codes, distinct = pd.factorize(address)
-    if len(distinct) > _MANY:
-        return None
-    # Codes are numbered in order of first appearance: each distinct object's first row.
-    first = np.zeros(len(distinct), dtype=np.intp)
-    seen = np.unique(codes[:_SAMPLE], return_index=True)
-    first[seen[0]] = seen[1]
-    for code in np.setdiff1d(np.arange(len(distinct)), seen[0], assume_unique=True):
-        first[code] = int(np.argmax(codes == code))
-    return np.array([decide(v) for v in values[first]], dtype=dtype).take(codes)
+#: A string below this one starts with a character at or below the last ASCII whitespace (or is
+#: empty): a blank candidate.
+_ABOVE_ASCII_SPACE = chr(ord(ASCII_SPACE_MAX) + 1)
 
 
 def _lookup(choices: tuple[str, ...]) -> Callable[[np.ndarray], np.ndarray] | None:
@@ -156,9 +77,10 @@ def enum_codes(
 def blank_strings(values: np.ndarray) -> np.ndarray:
     """Which strings of an object array (no missing values) are empty or only whitespace.
 
-    A blank string is empty or starts with a whitespace character: below ``"!"`` (the ASCII
-    ones) or at or after :data:`FIRST_WIDE_SPACE` (the others). Two comparisons, done in C,
-    find those candidates; ``str.isspace`` decides each, so the answer is Python's exactly.
+    A blank string is empty or starts with a whitespace character: at or below
+    :data:`~custody_lab.core.blank.ASCII_SPACE_MAX` (the ASCII ones) or at or above
+    :data:`~custody_lab.core.blank.WIDE_SPACE_MIN` (the others). Two comparisons, done in C,
+    find those candidates; :func:`~custody_lab.core.blank.is_blank` decides each.
 
     Raises:
         TypeError: when a value is not a string (it does not compare with one).
@@ -170,10 +92,10 @@ def blank_strings(values: np.ndarray) -> np.ndarray:
     out = np.zeros(len(values), dtype=bool)
     if not len(values):
         return out
-    low = np.less(values, "!")
-    candidates = np.flatnonzero(np.logical_or(low, np.greater_equal(values, FIRST_WIDE_SPACE), out=low))
+    low = np.less(values, _ABOVE_ASCII_SPACE)
+    candidates = np.flatnonzero(np.logical_or(low, np.greater_equal(values, WIDE_SPACE_MIN), out=low))
     if candidates.size:
-        out[candidates] = [v == "" or v.isspace() for v in values[candidates]]
+        out[candidates] = [is_blank(v) for v in values[candidates]]
     return out
 
 
@@ -183,7 +105,7 @@ _TEXT, _MISSING, _BLANK, _NOT_TEXT = 0, 1, 2, 3
 def _kind(value: Any) -> int:
     """One value of a text column: text, missing (as ``pd.isna`` says), blank, or not text."""
     if isinstance(value, str):
-        return _BLANK if value == "" or value.isspace() else _TEXT
+        return _BLANK if is_blank(value) else _TEXT
     if value is None or (pd.api.types.is_scalar(value) and pd.isna(value)):
         return _MISSING
     return _NOT_TEXT
@@ -207,7 +129,7 @@ def text_masks(values: np.ndarray, *, na_value: Any = None) -> tuple[np.ndarray,
             return None
         return kind == _MISSING, kind == _BLANK
     if na_value is not None:  # a string[python] column: its values are str or its missing value
-        na = _addresses(values) == id(na_value)
+        na = rows_holding(values, na_value)
         present = values[~na] if na.any() else values
         try:
             empty = blank_strings(present)

@@ -6,7 +6,7 @@ by column: an unknown initiator, negative or fractional bytes, 1/0 in a flag col
 required column raise; nothing is coerced. A ``uri`` / ``mime`` / ``provenance`` column that is
 absent means absent on every row (``custody-incomplete``, as ``route`` decides a case without
 them), unless the caller asks for ``assume_present=True``. A value of only whitespace is blank,
-as the router's ``ScalarOps.blank`` says (the lab's host policy): the same ``str.isspace``.
+as the router's ``ScalarOps.blank`` says (the lab's host policy, :mod:`custody_lab.core.blank`).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..core.blank import is_blank
 from ..core.errors import CaseError
 from ..core.model import FIELD_SPECS, INITIATORS, MAX_BYTES, OPERATIONS, SHAPES, Policy
 from .arrow_text import arrow_chunks, arrow_text_masks, known_masks
@@ -206,7 +207,7 @@ def _text(frame: pd.DataFrame, name: str, assume_present: bool) -> Text:
         if not n:
             return Text(none, none)
         na = raw < 0 if raw.min() < 0 else none
-        blank = np.flatnonzero([isinstance(c, str) and (c == "" or c.isspace()) for c in dt.categories])
+        blank = np.flatnonzero([isinstance(c, str) and is_blank(c) for c in dt.categories])
         if not blank.size:
             empty = none
         elif blank.size == 1:
