@@ -37,6 +37,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from .blank import is_blank
 from .errors import CaseError, CustodyLabError, PolicyError
 
 Initiator = Literal["application", "model"]
@@ -213,7 +214,7 @@ def check_value(spec: FieldSpec, value: object) -> object:
             if value == choice:
                 return choice  # the one shared string: a million rows do not hold a million copies
         raise CaseError(f"field {name!r} must be {spec.expected()}; got {short(value)}", name)
-    if spec.kind == "str" and not spec.nullable and not value.strip():
+    if spec.kind == "str" and not spec.nullable and is_blank(value):
         raise CaseError(f"field {name!r} must be a non-empty string; got {short(value)}", name)
     if not value.isascii():
         try:
