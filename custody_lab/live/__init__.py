@@ -56,6 +56,22 @@ _EXPORTS: dict[str, str] = {
     "assemble_context": "agent_context",
     "audit_command": "audit",
     "receipt_log": "serve",
+    # used by the lessons (notebooks import only public paths: docs/design.md, "Public surface")
+    "comparison_html": "compare",
+    "comparison_table": "compare",
+    "listing_html": "compare",
+    "receipt_html": "compare",
+    "rows_html": "compare",
+    "HANDOVER_NOTE": "hostile",
+    "HANDOVER_URI": "hostile",
+    "HOSTILE_EXPECTED": "hostile",
+    "fence_lookalikes": "agent_context",
+    "resolve_read_tool_call": "agent_context",
+    "audit_client": "audit",
+    "format_report": "audit_report",
+    "ConsentLog": "presentation",
+    "present": "presentation",
+    "record_wire": "wire",
 }
 _EXPORTS = {name: f"{__name__}.{module}" for name, module in _EXPORTS.items()}
 
