@@ -10,6 +10,8 @@ virtual environment lives in ``.venv/`` at the repository root and is reinstalle
 
 from __future__ import annotations
 
+__all__ = ["ROOT", "STAMP", "VENV", "ensure_env", "lab_args", "main", "open_lab", "run_tests"]
+
 import hashlib
 import os
 import subprocess

@@ -29,6 +29,49 @@ from __future__ import annotations
 
 from ..core.lazy import lazy_exports
 
+__all__ = [
+    "COMPARED_FIELDS",
+    "DEFAULT_TIMEOUT",
+    "FIXTURE_EXCHANGES",
+    "HANDOVER_NOTE",
+    "HANDOVER_URI",
+    "HOSTILE_EXPECTED",
+    "NOT_COMPARED",
+    "CaseComparison",
+    "ConsentLog",
+    "Exchange",
+    "FieldDiff",
+    "Frame",
+    "Gate",
+    "HostileServer",
+    "LabServer",
+    "LabSession",
+    "LabState",
+    "LiveError",
+    "LiveReceipt",
+    "LiveTimeout",
+    "Recorder",
+    "assemble_context",
+    "audit_client",
+    "audit_command",
+    "compare_fixture",
+    "compare_receipts",
+    "comparison_html",
+    "comparison_table",
+    "fence_lookalikes",
+    "format_report",
+    "listing_html",
+    "present",
+    "receipt_html",
+    "receipt_log",
+    "record_fixture",
+    "record_wire",
+    "resolve_read_tool_call",
+    "rows_html",
+    "run_hostile_tour",
+    "run_sync",
+]
+
 #: public name -> the submodule that defines it
 _EXPORTS: dict[str, str] = {
     "DEFAULT_TIMEOUT": "values",
@@ -75,5 +118,4 @@ _EXPORTS: dict[str, str] = {
 }
 _EXPORTS = {name: f"{__name__}.{module}" for name, module in _EXPORTS.items()}
 
-__all__ = sorted(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -55,7 +55,7 @@ def _includes(kind: str) -> Callable[[object], bool]:
     return detect
 
 
-REVISION_01 = Exercise(
+_REVISION_01 = Exercise(
     id="revision-01",
     title="Which URIs may the host cache?",
     level=1,
@@ -124,7 +124,7 @@ def _comparison() -> object:
     return compare_reads(reads["uri"], reads["first"], reads["second"])
 
 
-REVISION_02 = Exercise(
+_REVISION_02 = Exercise(
     id="revision-02",
     title="The same versioned URI, two digests",
     level=2,
@@ -211,7 +211,7 @@ def _pinned() -> object:
     return found[0]
 
 
-REVISION_03 = Exercise(
+_REVISION_03 = Exercise(
     id="revision-03",
     title="Which citation says which revision, and proves it?",
     level=2,
@@ -270,4 +270,4 @@ REVISION_03 = Exercise(
 )
 
 
-EXERCISES = (REVISION_01, REVISION_02, REVISION_03)
+EXERCISES = (_REVISION_01, _REVISION_02, _REVISION_03)
