@@ -88,6 +88,38 @@ def test_notebook_imports_only_the_public_paths_of_the_design_page(path):
     assert not bad, f"{path.name} imports paths outside docs/design.md's public surface:\n" + "\n".join(bad)
 
 
+def imported_names(source: str) -> list[tuple[str, str]]:
+    """``(public path, name)`` for each ``from custody_lab… import name`` of one cell."""
+    import ast
+
+    if source.startswith("%%writefile"):
+        return []
+    python = "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines())
+    return [
+        (node.module, alias.name)
+        for node in ast.walk(ast.parse(python))
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "custody_lab"
+        for alias in node.names
+    ]
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_every_name_a_notebook_imports_is_promised_by_its_public_path(path):
+    from importlib import import_module
+
+    from .test_public_api import public_paths
+
+    public = set(public_paths())
+    nb = nbformat.read(path, as_version=4)
+    names = [pair for c in nb.cells if c.cell_type == "code" for pair in imported_names(c.source)]
+    unpromised = [
+        f"from {module} import {name}"
+        for module, name in names
+        if module in public and name not in import_module(module).__all__ and f"{module}.{name}" not in public
+    ]
+    assert not unpromised, f"{path.name} imports names its public paths do not list in __all__: {unpromised}"
+
+
 @pytest.mark.parametrize(
     ("source", "expected"),
     [
