@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import os
 from pathlib import Path
 
@@ -40,21 +41,23 @@ def test_notebook_opens_with_what_youll_do_learn_need_and_ends_with_a_recap(path
     assert "Recap" in last_md, f"{path.name}: the last markdown cell must be the recap"
 
 
+def cell_tree(source: str) -> ast.Module:
+    """One code cell as Python: IPython magics and shell lines blanked, a ``%%writefile`` cell
+    (it holds a file's text, not lesson code) empty."""
+    if source.startswith("%%writefile"):
+        return ast.Module(body=[], type_ignores=[])
+    return ast.parse("\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines()))
+
+
 def notebook_imports(source: str) -> list[tuple[int, str]]:
     """``(line, import path)`` for each ``custody_lab`` import in one code cell's source.
 
     ``import custody_lab.x as y`` gives ``custody_lab.x``; ``from custody_lab.x.y import z`` gives
     ``custody_lab.x.y``; ``from custody_lab import z`` gives ``custody_lab.z`` when ``z`` is not a
-    name the package itself exports. IPython magics and shell lines are left out; a cell that
-    writes a file (``%%writefile``) holds no lesson code.
+    name the package itself exports (read by :func:`cell_tree`).
     """
-    import ast
-
-    if source.startswith("%%writefile"):
-        return []
-    python = "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines())
     found: list[tuple[int, str]] = []
-    for node in ast.walk(ast.parse(python)):
+    for node in ast.walk(cell_tree(source)):
         if isinstance(node, ast.Import):
             found += [(node.lineno, a.name) for a in node.names if a.name.split(".")[0] == "custody_lab"]
         elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "custody_lab":
@@ -90,14 +93,9 @@ def test_notebook_imports_only_the_public_paths_of_the_design_page(path):
 
 def imported_names(source: str) -> list[tuple[str, str]]:
     """``(public path, name)`` for each ``from custody_lab… import name`` of one cell."""
-    import ast
-
-    if source.startswith("%%writefile"):
-        return []
-    python = "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines())
     return [
         (node.module, alias.name)
-        for node in ast.walk(ast.parse(python))
+        for node in ast.walk(cell_tree(source))
         if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "custody_lab"
         for alias in node.names
     ]
