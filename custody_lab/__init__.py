@@ -1,23 +1,38 @@
 """custody_lab: who initiates context, which shape carries it, and the receipt that keeps custody.
 
-The public face of the lab's pure core. Heavy modules (pandas, matplotlib, ipywidgets, mcp) are
-imported only where they are used, so ``import custody_lab`` stays light.
+The public face of the lab's pure core (``docs/design.md`` lists every public path and what it
+holds). Heavy modules (pandas, matplotlib, ipywidgets, mcp) are imported only where they are used,
+so ``import custody_lab`` stays light.
+
+``cl.sweep`` is the public module :mod:`custody_lab.sweep`, and that module is callable:
+``cl.sweep(frame, policy)`` runs :func:`custody_lab.sweep.sweep` (pandas loads on that first call).
+Type checkers see ``cl.sweep`` as that function, through the ``TYPE_CHECKING`` import below.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
-from . import sweep as _sweep_module
-from .core.advisor import Advice, advise, advise_case
+from .core.advisor import Advice, advise, advise_case, size_reuse_table
 from .core.errors import CaseError, CaseFileError, CustodyLabError, PolicyError, Problem
+from .core.explain import diff, flip_sentence
 from .core.loading import LoadResult, load_cases, load_fixture, parse_cases, read_cases
-from .core.model import SHAPES, Case, Custody, Decision, Policy, TraceStep
-from .core.receipts import canonical_json, digest, extended_receipt, fixture_payload, receipt
+from .core.model import APPLICATION_SHAPES, MODEL_SHAPES, SHAPES, Case, Custody, Decision, Policy, TraceStep
+from .core.paths import data_path
+from .core.receipts import actor_labels, canonical_json, digest, extended_receipt, fixture_payload, receipt
 from .core.router import route
-from .core.rules import RULES, Rule
+from .core.rules import RESOURCE_NOT_FOUND_CODES, RULES, Rule
+from .core.text import visible
+
+if TYPE_CHECKING:
+    from .whatif.sweep import sweep
+else:
+    from . import sweep  # the callable module (light: its names load pandas on first use)
 
 __all__ = [
+    "APPLICATION_SHAPES",
+    "MODEL_SHAPES",
+    "RESOURCE_NOT_FOUND_CODES",
     "RULES",
     "SHAPES",
     "Advice",
@@ -33,35 +48,25 @@ __all__ = [
     "Problem",
     "Rule",
     "TraceStep",
+    "actor_labels",
     "advise",
     "advise_case",
     "canonical_json",
+    "data_path",
+    "diff",
     "digest",
     "extended_receipt",
     "fixture_payload",
+    "flip_sentence",
     "load_cases",
     "load_fixture",
     "parse_cases",
     "read_cases",
     "receipt",
     "route",
+    "size_reuse_table",
     "sweep",
+    "visible",
 ]
 
 __version__ = "0.1.0"
-
-
-# ``cl.sweep`` is the function and ``custody_lab.sweep`` the module of the same name (both public,
-# DESIGN.md). Python binds a package attribute to a submodule when it first imports it, so the
-# light module is imported above, once (its names load pandas on first use), and that binding is
-# dropped here: the module stays in sys.modules, so a later ``from custody_lab.sweep import grid``
-# finds it loaded and leaves the package alone, and the name ``sweep`` resolves in __getattr__
-# below, to the function.
-globals().pop("sweep")
-
-
-def __getattr__(name: str) -> Any:
-    # ``sweep`` needs pandas: import it on first use, not with the package.
-    if name == "sweep":
-        return _sweep_module.sweep
-    raise AttributeError(f"module 'custody_lab' has no attribute {name!r}")

@@ -11,6 +11,8 @@ virtual environment lives in ``.venv/`` at the repository root and is reinstalle
 
 from __future__ import annotations
 
+__all__ = ["ROOT", "STAMP", "VENV", "ensure_env", "lab_args", "main", "open_lab", "run_tests"]
+
 import hashlib
 import os
 import subprocess
@@ -60,7 +62,7 @@ def ensure_env(extras: str = "test") -> Path:
 
 #: The quick subset: every test not marked ``slow`` (notebooks, browser, interop, benchmarks, fresh
 #: environments, the whole-package mypy and the long property runs are ``slow``).
-QUICK_ARGS = ["-m", "not slow"]
+_QUICK_ARGS = ["-m", "not slow"]
 
 
 def run_tests(extra_args: list[str]) -> int:
@@ -123,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     if verb == "test":
         return run_tests(rest)
     if verb == "quick":
-        return run_tests([*QUICK_ARGS, *rest])
+        return run_tests([*_QUICK_ARGS, *rest])
     if verb == "lab":
         return open_lab(rest)
     ensure_env("test")

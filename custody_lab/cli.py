@@ -11,7 +11,7 @@ each command imports pandas, ``mcp`` or Jupyter only when it runs.
 
 from __future__ import annotations
 
-__all__ = ["main"]
+__all__ = ["build_parser", "main"]
 
 import argparse
 import json
@@ -29,8 +29,8 @@ from .teaching import solutions
 from .whatif import sweep_command
 
 #: A subcommand's two halves: add its arguments, then run it (returning the exit code).
-Configure = Callable[[argparse.ArgumentParser], None]
-Run = Callable[[argparse.Namespace], int]
+_Configure = Callable[[argparse.ArgumentParser], None]
+_Run = Callable[[argparse.Namespace], int]
 
 
 def _load_policy(path: str | None) -> Policy | None:
@@ -111,7 +111,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the receipts as JSON")
     p.add_argument("--policy", help='a policy JSON file ({"embedLimitBytes": 2048})')
     p.set_defaults(run=_cmd_route)
-    commands: list[tuple[str, str, Configure, Run]] = [
+    commands: list[tuple[str, str, _Configure, _Run]] = [
         (
             "sweep",
             "route every row of a grid or inventory file at once (what-if analysis)",

@@ -1,15 +1,17 @@
 """The import contract: the package's layers import downward only, and no module grows too big.
 
-The layers, in order (DESIGN.md): core, protocol, whatif, views, live, teaching. A module of one
-layer imports the standard library, the third-party libraries its layer is allowed, and modules of
-its own layer or of layers before it. The top-level modules (``custody_lab/*.py``: the public
-re-export paths, ``cli``, ``bootstrap``, ``delivery``) sit above every layer; nothing but
-``__main__`` imports ``cli``. Imports inside functions count too: they are read from the source.
+The contract is written once, in ``docs/design.md`` ("The layers"): this file reads the layers, in
+order, and the third-party libraries each may import from that page's table. A module of one layer
+imports the standard library, the libraries its layer is allowed, and modules of its own layer or
+of layers before it. The top-level modules (``custody_lab/*.py``: the public re-export paths,
+``cli``, ``bootstrap``, ``delivery``) sit above every layer; nothing but ``__main__`` imports
+``cli``. Imports inside functions count too: they are read from the source.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,16 +20,31 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "custody_lab"
-LAYERS = ("core", "protocol", "whatif", "views", "live", "teaching")
-#: Third-party libraries each layer may import (beyond the standard library).
-THIRD_PARTY: dict[str, frozenset[str]] = {
-    "core": frozenset(),
-    "protocol": frozenset(),
-    "whatif": frozenset({"numpy", "pandas", "pyarrow", "matplotlib"}),
-    "views": frozenset({"numpy", "pandas", "matplotlib", "ipywidgets", "IPython"}),
-    "live": frozenset({"mcp", "anyio", "pydantic", "jsonschema", "httpx"}),
-    "teaching": frozenset({"ipywidgets", "IPython"}),
-}
+DESIGN = ROOT / "docs" / "design.md"
+#: A row of the layer table: | `custody_lab/<layer>/` | holds | `lib`, `lib` (or —) |
+LAYER_ROW = re.compile(r"^\| `custody_lab/(?P<layer>\w+)/` \|(?P<holds>[^|]*)\|(?P<libraries>[^|]*)\|$")
+
+
+def layer_table(text: str) -> dict[str, frozenset[str]]:
+    """The layers of a design page's "## The layers" table, in order, each with its libraries.
+
+    The libraries are the backticked names of the last column; ``—`` (or no name) means the
+    standard library only.
+    """
+    section = re.search(r"^## The layers\n(.*?)(?=^## |\Z)", text, flags=re.M | re.S)
+    assert section, "docs/design.md has no '## The layers' section"
+    table: dict[str, frozenset[str]] = {}
+    for line in section.group(1).splitlines():
+        row = LAYER_ROW.match(line.strip())
+        if row:
+            assert row["layer"] not in table, f"docs/design.md lists the layer {row['layer']!r} twice"
+            table[row["layer"]] = frozenset(re.findall(r"`([\w.]+)`", row["libraries"]))
+    return table
+
+
+#: Third-party libraries each layer may import (beyond the standard library), in layer order.
+THIRD_PARTY: dict[str, frozenset[str]] = layer_table(DESIGN.read_text(encoding="utf-8"))
+LAYERS = tuple(THIRD_PARTY)
 MAX_LINES = 600
 #: Modules allowed over MAX_LINES: none (split a module along its seams before it gets there).
 LONG_ALLOWED: set[str] = set()
@@ -123,6 +140,25 @@ def library_violations(imports: list[Import]) -> list[str]:
         if layer != "top" and top not in THIRD_PARTY[layer]:
             bad.append(f"{imp.importer}:{imp.line} ({layer}) imports {imp.target}")
     return bad
+
+
+def test_the_design_page_names_six_layers_in_order_each_with_its_libraries():
+    assert LAYERS == ("core", "protocol", "whatif", "views", "live", "teaching"), LAYERS
+    assert THIRD_PARTY["core"] == THIRD_PARTY["protocol"] == frozenset(), THIRD_PARTY
+    assert {"pandas", "pyarrow"} <= THIRD_PARTY["whatif"] and "mcp" in THIRD_PARTY["live"], THIRD_PARTY
+    assert "ipywidgets" in THIRD_PARTY["views"] and "ipywidgets" in THIRD_PARTY["teaching"], THIRD_PARTY
+
+
+def test_the_layer_table_parser_reads_order_and_libraries_and_refuses_a_page_without_the_table():
+    page = (
+        "# x\n\n## The layers\n\n| layer | holds | may import |\n| --- | --- | --- |\n"
+        "| `custody_lab/b/` | b things | — |\n| `custody_lab/a/` | a things | `numpy`, `IPython` |\n\n"
+        "## Next\n\n| `custody_lab/c/` | not a layer | `mcp` |\n"
+    )
+    assert layer_table(page) == {"b": frozenset(), "a": frozenset({"numpy", "IPython"})}
+    assert list(layer_table(page)) == ["b", "a"]
+    with pytest.raises(AssertionError, match="no '## The layers' section"):
+        layer_table("# x\n\n## Layers\n")
 
 
 def test_every_layer_exists_and_holds_modules():

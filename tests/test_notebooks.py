@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import os
 from pathlib import Path
 
@@ -38,6 +39,101 @@ def test_notebook_opens_with_what_youll_do_learn_need_and_ends_with_a_recap(path
         assert heading in first, f"{path.name}: first cell lacks {heading!r}"
     last_md = [c for c in nb.cells if c.cell_type == "markdown"][-1].source
     assert "Recap" in last_md, f"{path.name}: the last markdown cell must be the recap"
+
+
+def cell_tree(source: str) -> ast.Module:
+    """One code cell as Python: IPython magics and shell lines blanked, a ``%%writefile`` cell
+    (it holds a file's text, not lesson code) empty."""
+    if source.startswith("%%writefile"):
+        return ast.Module(body=[], type_ignores=[])
+    return ast.parse("\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines()))
+
+
+def notebook_imports(source: str) -> list[tuple[int, str]]:
+    """``(line, import path)`` for each ``custody_lab`` import in one code cell's source.
+
+    ``import custody_lab.x as y`` gives ``custody_lab.x``; ``from custody_lab.x.y import z`` gives
+    ``custody_lab.x.y``; ``from custody_lab import z`` gives ``custody_lab.z`` when ``z`` is not a
+    name the package itself exports (read by :func:`cell_tree`).
+    """
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(cell_tree(source)):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, a.name) for a in node.names if a.name.split(".")[0] == "custody_lab"]
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "custody_lab":
+            assert node.module is not None
+            if node.module == "custody_lab":
+                import custody_lab
+
+                found += [
+                    (node.lineno, f"custody_lab.{a.name}") for a in node.names if a.name not in custody_lab.__all__
+                ]
+            else:
+                found.append((node.lineno, node.module))
+    return found
+
+
+def private_imports(source: str) -> list[str]:
+    """The imports of one cell that name a ``custody_lab`` path docs/design.md does not list."""
+    from .test_public_api import public_paths
+
+    public = set(public_paths())
+    return [f"line {line}: {path}" for line, path in notebook_imports(source) if path not in public]
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_notebook_imports_only_the_public_paths_of_the_design_page(path):
+    nb = nbformat.read(path, as_version=4)
+    code = [(i, c.source) for i, c in enumerate(nb.cells) if c.cell_type == "code"]
+    imports = [imp for _, source in code for imp in notebook_imports(source)]
+    assert imports, f"{path.name}: no custody_lab import found in {len(code)} code cells (is the reader broken?)"
+    bad = [f"cell {i}, {problem}" for i, source in code for problem in private_imports(source)]
+    assert not bad, f"{path.name} imports paths outside docs/design.md's public surface:\n" + "\n".join(bad)
+
+
+def imported_names(source: str) -> list[tuple[str, str]]:
+    """``(public path, name)`` for each ``from custody_lab… import name`` of one cell."""
+    return [
+        (node.module, alias.name)
+        for node in ast.walk(cell_tree(source))
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "custody_lab"
+        for alias in node.names
+    ]
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_every_name_a_notebook_imports_is_promised_by_its_public_path(path):
+    from importlib import import_module
+
+    from .test_public_api import public_paths
+
+    public = set(public_paths())
+    nb = nbformat.read(path, as_version=4)
+    names = [pair for c in nb.cells if c.cell_type == "code" for pair in imported_names(c.source)]
+    unpromised = [
+        f"from {module} import {name}"
+        for module, name in names
+        if module in public and name not in import_module(module).__all__ and f"{module}.{name}" not in public
+    ]
+    assert not unpromised, f"{path.name} imports names its public paths do not list in __all__: {unpromised}"
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("import custody_lab.cli as cli\ncli.main([])", ["line 1: custody_lab.cli"]),
+        ("from custody_lab.core.model import Case", ["line 1: custody_lab.core.model"]),
+        ("from custody_lab.live.hostile import HostileServer", ["line 1: custody_lab.live.hostile"]),
+        ("from custody_lab import cli, route", ["line 1: custody_lab.cli"]),
+        ("if True:\n    from custody_lab.views import figures", ["line 2: custody_lab.views"]),
+        ("%matplotlib inline\nimport custody_lab.views.html", ["line 2: custody_lab.views.html"]),
+        ("import custody_lab as cl\nimport custody_lab.sweep as sw\nfrom custody_lab import chart, route", []),
+        ("from custody_lab.live import LabSession\n!custody-lab live", []),
+        ("%%writefile server.py\nfrom custody_lab.cli import main", []),
+    ],
+)
+def test_the_notebook_import_check_flags_every_path_outside_the_public_surface(source, expected):
+    assert private_imports(source) == expected, source
 
 
 @pytest.mark.notebook

@@ -18,7 +18,7 @@ import pytest
 import custody_lab as cl
 from custody_lab.core.explain import diff
 from custody_lab.exercises import all_exercises, check, input_for, reveal
-from custody_lab.teaching.exercise_sets._changes import CaseChange
+from custody_lab.teaching.exercise_sets import CaseChange
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"

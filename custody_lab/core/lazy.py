@@ -3,15 +3,24 @@
 ``import custody_lab`` must not import pandas, matplotlib, ipywidgets or ``mcp``; yet
 ``custody_lab.sweep``, ``custody_lab.widgets`` and ``custody_lab.live`` re-export names whose
 modules need them. Each of those modules declares a table of ``name -> module`` and gets its
-``__getattr__`` / ``__dir__`` from :func:`lazy_exports` (PEP 562).
+``__getattr__`` / ``__dir__`` from :func:`lazy_exports` (PEP 562). Type checkers never run that
+code: each such module also imports every name it exports under ``if TYPE_CHECKING:``, as the MCP
+SDK's ``__init__`` does, so editors and mypy see the real signatures
+(``tests/test_public_api.py`` checks that the table, the imports and ``__all__`` agree).
+
+:func:`callable_module` makes a module object callable, so one public name can be both a module
+and its main function: ``custody_lab.sweep`` is the module (``import custody_lab.sweep as sw;
+sw.grid(...)``) and ``cl.sweep(frame)`` calls the function of the same name.
 """
 
 from __future__ import annotations
 
-__all__ = ["lazy_exports"]
+__all__ = ["callable_module", "lazy_exports"]
 
+import sys
 from collections.abc import Callable, Mapping
 from importlib import import_module
+from types import ModuleType
 from typing import Any
 
 
@@ -43,3 +52,32 @@ def lazy_exports(module_name: str, exports: Mapping[str, str]) -> tuple[Callable
         return sorted(table)
 
     return __getattr__, __dir__
+
+
+def callable_module(module_name: str, function_name: str) -> None:
+    """Make the module ``module_name`` callable: calling it calls its attribute ``function_name``.
+
+    The module keeps its own namespace, ``__getattr__`` included (the class only adds
+    ``__call__``), so its names still load lazily; the function is looked up on each call.
+
+    Args:
+        module_name: the module's ``__name__`` (it must be in ``sys.modules``: call this from the
+            module itself).
+        function_name: the module attribute that a call runs.
+
+    Example:
+        >>> import types, sys
+        >>> demo = sys.modules["demo_callable"] = types.ModuleType("demo_callable")
+        >>> demo.twice = lambda x: 2 * x
+        >>> callable_module("demo_callable", "twice")
+        >>> demo(21), demo.twice(1), isinstance(demo, types.ModuleType)
+        (42, 2, True)
+        >>> del sys.modules["demo_callable"]
+    """
+    module = sys.modules[module_name]
+
+    def __call__(self: ModuleType, /, *args: Any, **kwargs: Any) -> Any:
+        return getattr(self, function_name)(*args, **kwargs)
+
+    doc = f"A module that is also callable: calling it calls its {function_name}()."
+    module.__class__ = type("CallableModule", (ModuleType,), {"__call__": __call__, "__doc__": doc})

@@ -29,6 +29,49 @@ from __future__ import annotations
 
 from ..core.lazy import lazy_exports
 
+__all__ = [
+    "COMPARED_FIELDS",
+    "DEFAULT_TIMEOUT",
+    "FIXTURE_EXCHANGES",
+    "HANDOVER_NOTE",
+    "HANDOVER_URI",
+    "HOSTILE_EXPECTED",
+    "NOT_COMPARED",
+    "CaseComparison",
+    "ConsentLog",
+    "Exchange",
+    "FieldDiff",
+    "Frame",
+    "Gate",
+    "HostileServer",
+    "LabServer",
+    "LabSession",
+    "LabState",
+    "LiveError",
+    "LiveReceipt",
+    "LiveTimeout",
+    "Recorder",
+    "assemble_context",
+    "audit_client",
+    "audit_command",
+    "compare_fixture",
+    "compare_receipts",
+    "comparison_html",
+    "comparison_table",
+    "fence_lookalikes",
+    "format_report",
+    "listing_html",
+    "present",
+    "receipt_html",
+    "receipt_log",
+    "record_fixture",
+    "record_wire",
+    "resolve_read_tool_call",
+    "rows_html",
+    "run_hostile_tour",
+    "run_sync",
+]
+
 #: public name -> the submodule that defines it
 _EXPORTS: dict[str, str] = {
     "DEFAULT_TIMEOUT": "values",
@@ -56,8 +99,23 @@ _EXPORTS: dict[str, str] = {
     "assemble_context": "agent_context",
     "audit_command": "audit",
     "receipt_log": "serve",
+    # used by the lessons (notebooks import only public paths: docs/design.md, "Public surface")
+    "comparison_html": "compare",
+    "comparison_table": "compare",
+    "listing_html": "compare",
+    "receipt_html": "compare",
+    "rows_html": "compare",
+    "HANDOVER_NOTE": "hostile",
+    "HANDOVER_URI": "hostile",
+    "HOSTILE_EXPECTED": "hostile",
+    "fence_lookalikes": "agent_context",
+    "resolve_read_tool_call": "agent_context",
+    "audit_client": "audit",
+    "format_report": "audit_report",
+    "ConsentLog": "presentation",
+    "present": "presentation",
+    "record_wire": "wire",
 }
 _EXPORTS = {name: f"{__name__}.{module}" for name, module in _EXPORTS.items()}
 
-__all__ = sorted(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -78,11 +78,11 @@ class FormProblem:
     hint: str
 
 
-NUMBER_WITH_UNIT = FormProblem(
+_NUMBER_WITH_UNIT = FormProblem(
     "number-with-a-unit",
     "Give just the number, without a unit or other words (write 12, not '12 bytes').",
 )
-LIST_AS_TEXT = FormProblem(
+_LIST_AS_TEXT = FormProblem(
     "list-as-text",
     "Give a list, like ['first', 'second'], not one piece of text with commas in it.",
 )
@@ -213,9 +213,9 @@ def normalise(answer: object, wanted: str) -> tuple[object, FormProblem | None]:
         if number is not None:
             return number, None
         if _NUMBER_WITH_WORDS.fullmatch(text):
-            return text, NUMBER_WITH_UNIT
+            return text, _NUMBER_WITH_UNIT
     if wanted == "list" and ("," in text or "\n" in text):
-        return text, LIST_AS_TEXT
+        return text, _LIST_AS_TEXT
     if wanted == "uri":
         return normal_uri(text), None
     return text, None

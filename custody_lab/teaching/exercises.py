@@ -30,10 +30,12 @@ from __future__ import annotations
 
 __all__ = [
     "NO_EXAMPLE",
+    "TRIES_BEFORE_SHOW",
     "CheckResult",
     "Exercise",
     "ExerciseError",
     "Mistake",
+    "Status",
     "UnknownExercise",
     "all_exercises",
     "check",

@@ -21,7 +21,7 @@ import ipywidgets as widgets
 from ..views.html import code, small
 from ..views.widgets.controls import fits_words, wrapping_row
 from ..views.widgets.explorer import CaseExplorer
-from .exercise_sets._changes import CaseChange
+from .exercise_sets import CaseChange
 from .exercises import CheckResult, Exercise, ExerciseError, check, get, input_for
 from .feedback import exercise_heading_html, markdown_html
 

@@ -10,7 +10,7 @@ Each answer is printed in a form the Check box accepts as typed, quotes included
 
 from __future__ import annotations
 
-__all__ = ["Solution", "format_solutions", "solutions_table"]
+__all__ = ["Solution", "configure", "format_solutions", "run", "solutions_table"]
 
 import argparse
 import json

@@ -40,7 +40,7 @@ from .context_costs import plot_cumulative
 from .html import ViewError, escape, table
 
 #: The class of a described figure's outer element (tests and the browser find it by this).
-FIGURE_CLASS = "custody-figure"
+_FIGURE_CLASS = "custody-figure"
 
 
 @dataclass(frozen=True)
@@ -83,7 +83,7 @@ class DescribedFigure:
         rows = self.table.astype(object).where(self.table.notna(), None).itertuples(index=False, name=None)
         body = table(rows, head=[str(c) for c in self.table.columns], style="border-collapse:collapse")
         return (
-            f'<figure class="{FIGURE_CLASS}" style="margin:4px 0;max-width:100%">'
+            f'<figure class="{_FIGURE_CLASS}" style="margin:4px 0;max-width:100%">'
             f'<img src="data:image/png;base64,{data}" alt="{escape(self.alt)}" style="max-width:100%;height:auto">'
             f"<figcaption>{escape(self.alt)}</figcaption>"
             f"<details><summary>Text equivalent (the chart's numbers as a table)</summary>{body}</details>"

@@ -8,16 +8,19 @@ first time an exercise is needed (so ``import custody_lab`` stays light).
 To add a topic, create ``custody_lab/teaching/exercise_sets/<topic>.py`` with an ``EXERCISES``
 tuple and add ``<topic>`` to :data:`SET_MODULES`; ``tests/test_exercises.py`` fails while a set
 module is missing from the list or two sets share an id. Modules whose name starts with ``_``
-(``_answers``: how answers are read) are helpers, not sets.
+(``_answers``: how answers are read; ``_changes``: a seed case with inputs changed) are helpers of
+these sets, not sets; the one helper name the rest of the teaching layer uses, :class:`CaseChange`
+(the predict panel applies it), is re-exported here.
 """
 
 from __future__ import annotations
 
-__all__ = ["SET_MODULES", "set_exercises"]
+__all__ = ["SET_MODULES", "CaseChange", "set_exercises"]
 
 from importlib import import_module
 
 from ..exercises import Exercise, ExerciseError
+from ._changes import CaseChange
 
 #: The topic modules, in lesson order. Adding a topic is one edit here.
 SET_MODULES: tuple[str, ...] = (

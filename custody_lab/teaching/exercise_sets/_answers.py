@@ -11,14 +11,15 @@ from __future__ import annotations
 __all__ = [
     "Option",
     "code",
-    "the_one",
     "is_one_of",
     "names",
     "number",
     "one_option_mistakes",
+    "same_names",
     "same_number",
     "same_text",
     "text",
+    "the_one",
     "whole_number",
 ]
 

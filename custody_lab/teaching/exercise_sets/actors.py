@@ -106,7 +106,7 @@ def _report_labels() -> object:
     return actor_labels(load_fixture().case("generated-report"))
 
 
-ACTOR_01 = Exercise(
+_ACTOR_01 = Exercise(
     id="actor-01",
     title="Two labels for the generated report",
     level=1,
@@ -171,7 +171,7 @@ def _proposed_read_labels() -> object:
     return _BY_ID["model-proposed-read"].labels()
 
 
-ACTOR_02 = Exercise(
+_ACTOR_02 = Exercise(
     id="actor-02",
     title="Complete the actors block of a read the model asked for",
     level=2,
@@ -227,7 +227,7 @@ def _differing() -> object:
     return [s.id for s in SOURCES if len(set(s.labels().values())) > 1]
 
 
-ACTOR_03 = Exercise(
+_ACTOR_03 = Exercise(
     id="actor-03",
     title="Where must the receipt keep both labels?",
     level=2,
@@ -279,4 +279,4 @@ ACTOR_03 = Exercise(
 )
 
 
-EXERCISES = (ACTOR_01, ACTOR_02, ACTOR_03)
+EXERCISES = (_ACTOR_01, _ACTOR_02, _ACTOR_03)

@@ -22,7 +22,7 @@ needed, not when the exercises register. Where a rule is the lab's own (the fenc
 
 from __future__ import annotations
 
-__all__: list[str] = []
+__all__: list[str] = ["EXERCISES"]
 
 import functools
 from typing import Any
@@ -31,7 +31,7 @@ from ..exercises import Exercise, Mistake
 from . import _answers as ans
 
 #: The listed resources that are not the answer to agent-01 in one typical way each.
-LEDGER, LOGO = "state://lab/ledger", "assets://logo.png"
+_LEDGER, _LOGO = "state://lab/ledger", "assets://logo.png"
 
 
 def _same_names(answer: object, expected: object) -> bool:
@@ -85,7 +85,7 @@ def _detect_names(test: Any) -> Any:
     return detect
 
 
-AGENT_01 = Exercise(
+_AGENT_01 = Exercise(
     id="agent-01",
     title="Prompt context or read on demand?",
     level=2,
@@ -114,14 +114,14 @@ AGENT_01 = Exercise(
         ),
         Mistake(
             "included-the-ledger",
-            _detect_names(lambda names: LEDGER in names),
+            _detect_names(lambda names: _LEDGER in names),
             "The state ledger is not context for the model at all: it exists so the client can "
             "observe side effects by its digest. Leave it out of both places.",
             example=["state://lab/ledger", "crm://customer/{id}"],
         ),
         Mistake(
             "binary-behind-the-tool",
-            _detect_names(lambda names: LOGO in names),
+            _detect_names(lambda names: _LOGO in names),
             "The logo's URI and content are both fixed, so it is static. A binary resource is "
             "referenced by its URI in the prompt (a text prompt cannot carry a PNG); a tool would "
             "not make it readable as text either.",
@@ -129,7 +129,7 @@ AGENT_01 = Exercise(
         ),
         Mistake(
             "static-documents-behind-the-tool",
-            _detect_names(lambda names: bool(names & (_where("system prompt") - {LOGO}))),
+            _detect_names(lambda names: bool(names & (_where("system prompt") - {_LOGO}))),
             "That puts a static document behind the tool too. Seed 003 places fixed content in "
             "the prompt once (zero tool calls); only what cannot be resolved up front, or would "
             "not stay true, waits for the model to ask.",
@@ -181,7 +181,7 @@ def _is_line(line: Any) -> Any:
     return lambda answer: ans.same_number(answer, line())
 
 
-AGENT_02 = Exercise(
+_AGENT_02 = Exercise(
     id="agent-02",
     title="Which line tries to leave the fence?",
     level=2,
@@ -257,7 +257,7 @@ def _case_sensitive_bytes() -> int:
     return _arrived_bytes() + 3 * (note.count("<context") + note.count("</context"))
 
 
-AGENT_03 = Exercise(
+_AGENT_03 = Exercise(
     id="agent-03",
     title="Complete the receipt: what entered the prompt",
     level=3,
@@ -301,4 +301,4 @@ AGENT_03 = Exercise(
 )
 
 
-EXERCISES: tuple[Exercise, ...] = (AGENT_01, AGENT_02, AGENT_03)
+EXERCISES: tuple[Exercise, ...] = (_AGENT_01, _AGENT_02, _AGENT_03)

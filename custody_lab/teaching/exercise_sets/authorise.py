@@ -81,7 +81,7 @@ _CONSENT_HINT = (
     "put it in the result without checking. Which rule asks whether the caller may read the URI?"
 )
 
-AUTHORISE_01 = Exercise(
+_AUTHORISE_01 = Exercise(
     id="authorise-01",
     title="The call was approved; the embed was not",
     level=2,
@@ -141,27 +141,27 @@ AUTHORISE_01 = Exercise(
 # --------------------------------------------------------------------------------------------
 
 
-Option = ans.Option[EmbedVerdict]  # one choice and the observation that makes it true
+_Option = ans.Option[EmbedVerdict]  # one choice and the observation that makes it true
 
 
-OPTIONS = (
-    Option(
+_OPTIONS = (
+    _Option(
         "consented",
         "nothing failed: the user approved the tool call, so what its result embeds may be shown",
         lambda v: v.revealed,
     ),
-    Option(
+    _Option(
         "server-should-have-checked",
         "the server's: it should have checked the caller's permission before embedding; the host "
         "withholds the bytes and the receipt records the refusal",
         lambda v: v.server_should_have_checked and not v.revealed and v.receipt.get("rejection") == "permission-denied",
     ),
-    Option(
+    _Option(
         "host-read-it",
         "the host's: it read a record the caller may not read",
         lambda v: v.receipt["custody"]["actor"] == "application",
     ),
-    Option(
+    _Option(
         "show-with-a-warning",
         "the server's, but show the record with a warning: the bytes have arrived, so withholding "
         "them protects nothing",
@@ -171,17 +171,17 @@ OPTIONS = (
 
 
 def _whose_policy() -> str:
-    return ans.the_one("authorise-02", OPTIONS, embed_verdict())
+    return ans.the_one("authorise-02", _OPTIONS, embed_verdict())
 
 
-AUTHORISE_02 = Exercise(
+_AUTHORISE_02 = Exercise(
     id="authorise-02",
     title="Whose policy failed?",
     level=3,
     prompt=(
         f"Same call as `authorise-01`: `{TOOL}` embedded `{EMBEDDED_URI}` for a caller who may not "
         "read it. Whose policy failed, and what happens to the bytes that arrived? Answer with "
-        "the code of one option, as text.\n\n" + "\n".join(f"- `{o.code}`: {o.text}" for o in OPTIONS)
+        "the code of one option, as text.\n\n" + "\n".join(f"- `{o.code}`: {o.text}" for o in _OPTIONS)
     ),
     input_label=f"the embed of {EMBEDDED_URI} and its receipt",
     wanted="the code of one option, as text",
@@ -205,9 +205,9 @@ AUTHORISE_02 = Exercise(
             "came inside the tool's result. Who performed the read?",
             example="host-read-it",
         ),
-        *ans.one_option_mistakes([o.code for o in OPTIONS], many="consented, host-read-it", other="permission-denied"),
+        *ans.one_option_mistakes([o.code for o in _OPTIONS], many="consented, host-read-it", other="permission-denied"),
     ),
 )
 
 #: This set's exercises, in id order: what :mod:`custody_lab.teaching.exercise_sets` registers.
-EXERCISES: tuple[Exercise, ...] = (AUTHORISE_01, AUTHORISE_02)
+EXERCISES: tuple[Exercise, ...] = (_AUTHORISE_01, _AUTHORISE_02)

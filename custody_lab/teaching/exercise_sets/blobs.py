@@ -18,7 +18,7 @@ Every mistake detector guards the answer's type itself (an answer may be anythin
 
 from __future__ import annotations
 
-__all__: list[str] = []
+__all__: list[str] = ["EXERCISES"]
 
 import base64
 import functools
@@ -48,7 +48,7 @@ def _logo_size() -> int:
     return len(decode(_logo_blob()))
 
 
-BLOB_01 = Exercise(
+_BLOB_01 = Exercise(
     id="blob-01",
     title="How many bytes are in the logo?",
     level=1,
@@ -109,7 +109,7 @@ def _mime(answer: object) -> str | None:
     return None if text is None else mime.essence(text)
 
 
-BLOB_02 = Exercise(
+_BLOB_02 = Exercise(
     id="blob-02",
     title="What is this blob, really?",
     level=2,
@@ -188,7 +188,7 @@ def _url_safe(answer: object) -> bool:
     return text.translate(str.maketrans("-_", "+/")).rstrip("=") == _encoded().rstrip("=")
 
 
-BLOB_03 = Exercise(
+_BLOB_03 = Exercise(
     id="blob-03",
     title="Write a blob field",
     level=2,
@@ -254,7 +254,7 @@ BLOB_03 = Exercise(
 _THUMBNAIL_BYTES = 2500
 
 
-BLOB_04 = Exercise(
+_BLOB_04 = Exercise(
     id="blob-04",
     title="How long will the blob be?",
     level=3,
@@ -301,4 +301,4 @@ BLOB_04 = Exercise(
 
 
 #: This set's exercises, in lesson order: what :mod:`custody_lab.teaching.exercise_sets` registers.
-EXERCISES: tuple[Exercise, ...] = (BLOB_01, BLOB_02, BLOB_03, BLOB_04)
+EXERCISES: tuple[Exercise, ...] = (_BLOB_01, _BLOB_02, _BLOB_03, _BLOB_04)

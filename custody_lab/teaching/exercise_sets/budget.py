@@ -21,9 +21,10 @@ proves it.
 from __future__ import annotations
 
 __all__ = [
+    "EXERCISES",
     "EXPORT_RESULT_URI",
     "EXPORT_TOOL",
-    "EXERCISES",
+    "HANDBOOK",
     "crowded_example",
     "export_block",
     "warehouse_example",
@@ -158,7 +159,7 @@ def _said_none(answer: object) -> bool:
     return empty or (ans.text(answer) or "").lower() in ("none", "nothing", "no budget")
 
 
-BUDGET_01 = Exercise(
+_BUDGET_01 = Exercise(
     id="budget-01",
     title="Forty tools: which budget is over?",
     level=2,
@@ -246,7 +247,7 @@ def _same_pair(answer: object, expected: object) -> bool:
     return _pair(answer) == expected
 
 
-BUDGET_02 = Exercise(
+_BUDGET_02 = Exercise(
     id="budget-02",
     title="A giant list before the selected document",
     level=3,
@@ -302,4 +303,4 @@ BUDGET_02 = Exercise(
 )
 
 #: This set's exercises, in id order: what :mod:`custody_lab.teaching.exercise_sets` registers.
-EXERCISES: tuple[Exercise, ...] = (BUDGET_01, BUDGET_02)
+EXERCISES: tuple[Exercise, ...] = (_BUDGET_01, _BUDGET_02)

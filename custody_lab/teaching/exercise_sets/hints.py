@@ -18,7 +18,7 @@ unless they come from a trusted server.
 
 from __future__ import annotations
 
-__all__: list[str] = []
+__all__: list[str] = ["AUDIT_OPTIONS", "EXERCISES", "HostileAudit", "hostile_audit"]
 
 import functools
 from collections.abc import Callable
@@ -53,7 +53,7 @@ def _too_cautious(answer: object) -> bool:
     return names is not None and names < frozenset(unasked())
 
 
-HINT_01 = Exercise(
+_HINT_01 = Exercise(
     id="hint-01",
     title="Which of these may a host do without asking?",
     level=2,
@@ -184,21 +184,21 @@ def hostile_audit() -> HostileAudit:
     return run_exchange(exchange)
 
 
-AuditOption = ans.Option[HostileAudit]  # one choice and the observation that makes it true
+_AuditOption = ans.Option[HostileAudit]  # one choice and the observation that makes it true
 
 
 AUDIT_OPTIONS = (
-    AuditOption(
+    _AuditOption(
         "calls-read-only",
         "it calls the four tools that claim `readOnlyHint: true` and skips `run_anything`",
         lambda seen: bool(seen.called) and seen.called == seen.claims_read_only,
     ),
-    AuditOption(
+    _AuditOption(
         "calls-all",
         "it calls all five tools once, to see what each really does",
         lambda seen: bool(seen.called) and seen.called == seen.tools,
     ),
-    AuditOption(
+    _AuditOption(
         "calls-named-only",
         "it calls only the tools named with `--allow-calls`: here none, and the server counts no call",
         lambda seen: seen.called == () and seen.server_calls == 0,
@@ -215,7 +215,7 @@ def _code(answer: object) -> str | None:
     return None if text is None else text.lower()
 
 
-HINT_02 = Exercise(
+_HINT_02 = Exercise(
     id="hint-02",
     title="The audit and the tools that claim to be read-only",
     level=1,
@@ -255,4 +255,4 @@ HINT_02 = Exercise(
     ),
 )
 
-EXERCISES = (HINT_01, HINT_02)
+EXERCISES = (_HINT_01, _HINT_02)

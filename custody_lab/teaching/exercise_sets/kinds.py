@@ -17,7 +17,7 @@ pins a version or a date. The kinds, the caching rule and the periods are
 
 from __future__ import annotations
 
-__all__: list[str] = []
+__all__: list[str] = ["EXERCISES"]
 
 import datetime
 import functools
@@ -38,7 +38,7 @@ def _catalog() -> Catalog:
 # kind-01: name the kind
 # --------------------------------------------------------------------------------------------
 
-KIND_URIS: tuple[str, ...] = (
+_KIND_URIS: tuple[str, ...] = (
     "kb://handbook/v4",
     "orders://A-1002",
     "logs://api/today",
@@ -49,7 +49,7 @@ _NAMES = frozenset(k.name for k in KINDS)
 
 
 def _kinds() -> list[str]:
-    return [classify(_catalog(), uri) for uri in KIND_URIS]
+    return [classify(_catalog(), uri) for uri in _KIND_URIS]
 
 
 def _kind_list(answer: object) -> list[str] | None:
@@ -69,7 +69,7 @@ def _only_wrong_at(position: int, wrong: str) -> Any:
     return lambda a: _kind_list(a) == _with(position, wrong)
 
 
-KIND_01 = Exercise(
+_KIND_01 = Exercise(
     id="kind-01",
     title="Which kind is it?",
     level=1,
@@ -81,7 +81,7 @@ KIND_01 = Exercise(
     input_label="five URIs of the sample server",
     wanted="a list of five kind names",
     kind="list",
-    given=lambda: list(KIND_URIS),
+    given=lambda: list(_KIND_URIS),
     reference=_kinds,
     compare=lambda a, e: _kind_list(a) == e,
     hints=(
@@ -122,7 +122,7 @@ KIND_01 = Exercise(
         ),
         Mistake(
             "not-five",
-            lambda a: (found := _kind_list(a)) is not None and len(found) != len(KIND_URIS),
+            lambda a: (found := _kind_list(a)) is not None and len(found) != len(_KIND_URIS),
             "Give one kind per URI, five in all, in the order of the input.",
             example=["static-file", "record"],
         ),
@@ -134,7 +134,7 @@ KIND_01 = Exercise(
 # kind-02: which copies may be served again
 # --------------------------------------------------------------------------------------------
 
-REUSE_URIS: tuple[str, ...] = (
+_REUSE_URIS: tuple[str, ...] = (
     "kb://handbook/v4",
     "kb://shipping",
     "logs://api/2026-09-03",
@@ -145,14 +145,14 @@ REUSE_URIS: tuple[str, ...] = (
 
 
 def _reusable() -> list[str]:
-    return [uri for uri in REUSE_URIS if describe(_catalog(), uri).reusable]
+    return [uri for uri in _REUSE_URIS if describe(_catalog(), uri).reusable]
 
 
 def _contains(uri: str) -> Any:
     return lambda a: (found := ans.names(a)) is not None and uri in found
 
 
-KIND_02 = Exercise(
+_KIND_02 = Exercise(
     id="kind-02",
     title="Which copies may be served again?",
     level=2,
@@ -164,7 +164,7 @@ KIND_02 = Exercise(
     input_label="six URIs read at 2026-09-04T12:00:00Z",
     wanted="a list of URIs",
     kind="list",
-    given=lambda: list(REUSE_URIS),
+    given=lambda: list(_REUSE_URIS),
     reference=_reusable,
     compare=lambda a, e: isinstance(e, list) and ans.names(a) == frozenset(e),
     hints=(
@@ -243,7 +243,7 @@ def _near_your_clock(answer: object) -> bool:
     return abs((day - today).days) <= 1 and day.isoformat() != _day_covered()
 
 
-KIND_03 = Exercise(
+_KIND_03 = Exercise(
     id="kind-03",
     title="Which day does the log cover?",
     level=2,
@@ -295,4 +295,4 @@ KIND_03 = Exercise(
 
 
 #: This set's exercises, in lesson order: what :mod:`custody_lab.teaching.exercise_sets` registers.
-EXERCISES: tuple[Exercise, ...] = (KIND_01, KIND_02, KIND_03)
+EXERCISES: tuple[Exercise, ...] = (_KIND_01, _KIND_02, _KIND_03)

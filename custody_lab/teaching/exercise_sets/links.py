@@ -71,7 +71,7 @@ def _report_shape() -> str | None:
     return advise("model", "generate", payload_bytes=int(need["payload_bytes"]), reuse=int(need["reuse"])).shape
 
 
-LINK_01 = Exercise(
+_LINK_01 = Exercise(
     id="link-01",
     title="Link or embed the weekly report?",
     level=3,
@@ -145,7 +145,7 @@ def _links() -> list[dict[str, str]]:
     return [dict(link) for link in _LINKS]
 
 
-LINK_02 = Exercise(
+_LINK_02 = Exercise(
     id="link-02",
     title="Which URI should the link carry?",
     level=4,
@@ -217,4 +217,4 @@ LINK_02 = Exercise(
 
 
 #: This set's exercises, in id order: what :mod:`custody_lab.teaching.exercise_sets` registers.
-EXERCISES: tuple[Exercise, ...] = (LINK_01, LINK_02)
+EXERCISES: tuple[Exercise, ...] = (_LINK_01, _LINK_02)

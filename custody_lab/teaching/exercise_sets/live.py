@@ -20,7 +20,18 @@ policy"; protocol claims name the revision they hold for.
 
 from __future__ import annotations
 
-__all__: list[str] = []
+__all__: list[str] = [
+    "EXERCISES",
+    "NOTICE_OPTIONS",
+    "STATUS",
+    "CachedRead",
+    "DeniedLink",
+    "NoticeSeen",
+    "cached_read",
+    "denied_link",
+    "notice_seen",
+    "run_exchange",
+]
 
 import functools
 from collections.abc import Awaitable, Callable
@@ -37,7 +48,7 @@ _T = TypeVar("_T")
 #: The status document the server changes during an incident (the fixture's live-status case).
 STATUS = "status://service/current"
 #: The tool whose report travels as a resource_link, and the URI prefix the caller may not read.
-REPORT_TOOL, REPORT_PREFIX = "generate_report", "report://"
+_REPORT_TOOL, _REPORT_PREFIX = "generate_report", "report://"
 
 
 def run_exchange(async_fn: Callable[[], Awaitable[_T]]) -> _T:
@@ -114,16 +125,16 @@ def notice_seen() -> NoticeSeen:
     return run_exchange(exchange)
 
 
-Option = ans.Option[NoticeSeen]  # one choice and the observation that makes it true
+_Option = ans.Option[NoticeSeen]  # one choice and the observation that makes it true
 
 
 NOTICE_OPTIONS = (
-    Option(
+    _Option(
         "notice-as-content",
         "put the notice itself into the model's context: it is the server's word on the new status",
         lambda seen: any(notice != STATUS for notice in seen.notices),
     ),
-    Option(
+    _Option(
         "re-read-gated",
         "read `status://service/current` again with `resources/read`, asking the caller's permission "
         "gate again for that read, and record a new receipt for what comes back",
@@ -135,12 +146,12 @@ NOTICE_OPTIONS = (
             and seen.revoked_outcome == "permission-denied"
         ),
     ),
-    Option(
+    _Option(
         "keep-cached",
         "keep the answer it already holds: it was read a moment ago and its `ttlMs` has not run out",
         lambda seen: seen.from_cache is True or not seen.new_content,
     ),
-    Option(
+    _Option(
         "re-read-ungated",
         "read it again but skip the permission gate: the caller was checked when it subscribed",
         lambda seen: seen.revoked_outcome != "permission-denied",
@@ -152,7 +163,7 @@ def _what_the_client_does() -> str:
     return ans.the_one("live-01", NOTICE_OPTIONS, notice_seen(), "describe what the client did")
 
 
-LIVE_01 = Exercise(
+_LIVE_01 = Exercise(
     id="live-01",
     title="A notice arrives: what must the client do?",
     level=2,
@@ -246,8 +257,8 @@ def denied_link() -> DeniedLink:
     from ...live.values import Gate
 
     async def exchange() -> DeniedLink:
-        async with LabSession(gate=Gate(deny=(REPORT_PREFIX,))) as s:
-            blocked = await s.call(REPORT_TOOL, {"week": 7})
+        async with LabSession(gate=Gate(deny=(_REPORT_PREFIX,))) as s:
+            blocked = await s.call(_REPORT_TOOL, {"week": 7})
             uri = blocked.receipt["custody"]["uri"]
             return DeniedLink(
                 rejection=blocked.receipt.get("rejection"),
@@ -279,18 +290,18 @@ def _pair_code(answer: object) -> str | None:
     return None if pair is None else pair[0]
 
 
-LIVE_02 = Exercise(
+_LIVE_02 = Exercise(
     id="live-02",
     title="A link the caller may not read: what does the receipt record?",
     level=3,
     prompt=(
-        f"The caller may call `{REPORT_TOOL}`, but the lab's permission gate refuses every "
-        f"`{REPORT_PREFIX}` URI for it. The tool answers with a `resource_link` to this week's "
+        f"The caller may call `{_REPORT_TOOL}`, but the lab's permission gate refuses every "
+        f"`{_REPORT_PREFIX}` URI for it. The tool answers with a `resource_link` to this week's "
         "report. Before you run the cell below it, predict what the tool call's receipt records: "
         "its `rejection` code, and whether the client fetched the report. Answer with a tuple "
         '`(code, fetched)`, such as `("some-code", True)`.'
     ),
-    input_label=f"{REPORT_TOOL}({{'week': 7}}) with Gate(deny=({REPORT_PREFIX!r},))",
+    input_label=f"{_REPORT_TOOL}({{'week': 7}}) with Gate(deny=({_REPORT_PREFIX!r},))",
     wanted="a tuple: the rejection code (text), then True or False",
     reference=_receipt_record,
     compare=lambda a, e: _pair(a) == e,
@@ -298,7 +309,7 @@ LIVE_02 = Exercise(
         Mistake(
             "blamed-the-tool-call",
             lambda a: _pair_code(a) == "permission-denied",
-            f"The gate allows the call itself: `{REPORT_TOOL}` ran and answered. Which boundary comes "
+            f"The gate allows the call itself: `{_REPORT_TOOL}` ran and answered. Which boundary comes "
             "after the tool's answer, and what did the gate say there?",
             example=("permission-denied", False),
         ),
@@ -396,7 +407,7 @@ def cached_read() -> CachedRead:
 
 _WIRE_FAILURES = ("server-timeout", "server-error", "resource-not-found", "tool-error")
 
-LIVE_03 = Exercise(
+_LIVE_03 = Exercise(
     id="live-03",
     title="The cache answered: is that current?",
     level=2,
@@ -442,4 +453,4 @@ LIVE_03 = Exercise(
     ),
 )
 
-EXERCISES = (LIVE_01, LIVE_02, LIVE_03)
+EXERCISES = (_LIVE_01, _LIVE_02, _LIVE_03)

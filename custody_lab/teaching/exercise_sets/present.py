@@ -18,7 +18,7 @@ policy, after seed 000's presentation boundary.
 
 from __future__ import annotations
 
-__all__: list[str] = []
+__all__: list[str] = ["DRAFT_SOURCES", "EXERCISES", "WEATHER_SOURCES", "Shown", "approved_draft", "unconsented_weather"]
 
 import functools
 import json
@@ -30,9 +30,9 @@ from . import _answers as ans
 from .live import run_exchange
 
 #: Who approved the draft, in the host's consent log (present-01).
-APPROVER = "dana (support lead)"
-DRAFT_CALL = ("approve_draft", {"draft_id": "9"})
-WEATHER_CALL = ("lookup_weather", {"city": "Lisbon"})
+_APPROVER = "dana (support lead)"
+_DRAFT_CALL = ("approve_draft", {"draft_id": "9"})
+_WEATHER_CALL = ("lookup_weather", {"city": "Lisbon"})
 
 
 @dataclass(frozen=True)
@@ -70,7 +70,7 @@ def _shown(hostile: bool, consent_by: str | None) -> Shown:
     from ...live.presentation import ConsentLog, present
     from ...live.session import LabSession
 
-    tool, arguments = WEATHER_CALL if hostile else DRAFT_CALL
+    tool, arguments = _WEATHER_CALL if hostile else _DRAFT_CALL
 
     async def exchange() -> Shown:
         log = ConsentLog()
@@ -88,14 +88,14 @@ def _shown(hostile: bool, consent_by: str | None) -> Shown:
 
 @functools.cache
 def approved_draft() -> Shown:
-    """``approve_draft`` called after ``APPROVER`` approved it in the host's consent log.
+    """``approve_draft`` called after ``_APPROVER`` approved it in the host's consent log.
 
     Example:
         >>> seen = approved_draft()
-        >>> seen.approved_by.startswith(APPROVER), seen.server_says
+        >>> seen.approved_by.startswith(_APPROVER), seen.server_says
         (True, 'supervisor (fixture)')
     """
-    return _shown(hostile=False, consent_by=APPROVER)
+    return _shown(hostile=False, consent_by=_APPROVER)
 
 
 @functools.cache
@@ -109,10 +109,10 @@ def unconsented_weather() -> Shown:
     return _shown(hostile=True, consent_by=None)
 
 
-Source = ans.Option[Shown]  # one choice and the observation that makes it true
+_Source = ans.Option[Shown]  # one choice and the observation that makes it true
 
 
-def _the_one(exercise_id: str, sources: tuple[Source, ...], seen: Shown) -> str:
+def _the_one(exercise_id: str, sources: tuple[_Source, ...], seen: Shown) -> str:
     return ans.the_one(exercise_id, sources, seen, "match what the host showed")
 
 
@@ -125,12 +125,12 @@ def _picked(code: str) -> Callable[[object], bool]:
     return lambda answer: _code(answer) == code
 
 
-def _not_an_option(sources: tuple[Source, ...]) -> Callable[[object], bool]:
+def _not_an_option(sources: tuple[_Source, ...]) -> Callable[[object], bool]:
     codes = {s.code for s in sources}
     return lambda answer: (code := _code(answer)) is not None and code != "" and code not in codes
 
 
-def _options(sources: tuple[Source, ...]) -> str:
+def _options(sources: tuple[_Source, ...]) -> str:
     return "\n".join(f"- `{s.code}`: {s.text}" for s in sources)
 
 
@@ -143,30 +143,30 @@ def _in_label(part: str | None, seen: Shown) -> bool:
 # --------------------------------------------------------------------------------------------
 
 DRAFT_SOURCES = (
-    Source(
+    _Source(
         "consent-log",
         "the host's consent log: the person who approved this call with these arguments",
         lambda seen: seen.consent_by is not None and seen.approved_by.startswith(seen.consent_by),
     ),
-    Source(
+    _Source(
         "server-result",
         'the `approvedBy` field of the draft the tool returned (`"supervisor (fixture)"`)',
         lambda seen: _in_label(seen.server_says, seen),
     ),
-    Source(
+    _Source(
         "tool-title",
         "the tool's title in `tools/list` (`Approve a refund draft`)",
         lambda seen: _in_label(seen.title, seen),
     ),
-    Source("proposer", "the actor that proposed the call: the model", lambda seen: "model" in seen.approved_by),
+    _Source("proposer", "the actor that proposed the call: the model", lambda seen: "model" in seen.approved_by),
 )
 
-PRESENT_01 = Exercise(
+_PRESENT_01 = Exercise(
     id="present-01",
     title="Who approved the refund?",
     level=2,
     prompt=(
-        f"The model proposes `approve_draft` with `{{'draft_id': '9'}}`; {APPROVER} approves it, "
+        f"The model proposes `approve_draft` with `{{'draft_id': '9'}}`; {_APPROVER} approves it, "
         "and the host writes that into its consent log; the host calls the tool. The draft the "
         'server returns says `"status": "approved", "approvedBy": "supervisor (fixture)"`. In the '
         "host's presentation of the receipt, where does the **approved by** label come from? "
@@ -214,25 +214,25 @@ PRESENT_01 = Exercise(
 # --------------------------------------------------------------------------------------------
 
 WEATHER_SOURCES = (
-    Source(
+    _Source(
         "nobody",
         "nobody: the host says that no approval is on record",
         lambda seen: seen.consent_by is None and seen.approved_by.startswith("nobody"),
     ),
-    Source(
+    _Source(
         "tool-title",
         "what the tool's title says (it ends in `Approved policy ✅`)",
         lambda seen: "approved" in seen.approved_by.lower() and _in_label(seen.title, seen),
     ),
-    Source("proposer", "the model, because it proposed the call", lambda seen: "model" in seen.approved_by),
-    Source(
+    _Source("proposer", "the model, because it proposed the call", lambda seen: "model" in seen.approved_by),
+    _Source(
         "gate",
         "the permission gate, because it let the call through",
         lambda seen: "gate" in seen.approved_by,
     ),
 )
 
-PRESENT_02 = Exercise(
+_PRESENT_02 = Exercise(
     id="present-02",
     title="No consent on record, and a title that says Approved",
     level=2,
@@ -279,4 +279,4 @@ PRESENT_02 = Exercise(
     ),
 )
 
-EXERCISES = (PRESENT_01, PRESENT_02)
+EXERCISES = (_PRESENT_01, _PRESENT_02)

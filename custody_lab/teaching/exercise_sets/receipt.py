@@ -48,7 +48,7 @@ def _missing_key() -> object:
     return missing[0]
 
 
-RECEIPT_01 = Exercise(
+_RECEIPT_01 = Exercise(
     id="receipt-01",
     title="Find the missing custody field",
     level=1,
@@ -101,7 +101,7 @@ def _gap_rejection() -> object:
     return _GAP_AND_DENIED.decision().rejection
 
 
-RECEIPT_02 = Exercise(
+_RECEIPT_02 = Exercise(
     id="receipt-02",
     title="Which rule refuses a receipt with a gap?",
     level=2,
@@ -159,7 +159,7 @@ def _region() -> object:
     return advise(**_NEED).shape
 
 
-RECEIPT_03 = Exercise(
+_RECEIPT_03 = Exercise(
     id="receipt-03",
     title="Where does this need fall on the matrix?",
     level=2,
@@ -206,4 +206,4 @@ RECEIPT_03 = Exercise(
     ),
 )
 
-EXERCISES = (RECEIPT_01, RECEIPT_02, RECEIPT_03)
+EXERCISES = (_RECEIPT_01, _RECEIPT_02, _RECEIPT_03)

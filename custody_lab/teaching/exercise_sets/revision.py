@@ -8,9 +8,9 @@ revision-02   2      two reads of a versioned URI with different digests: what i
 revision-03   2      which citation both names the revision and proves the bytes
 ============  =====  =================================================================
 
-Every reference answer is computed by :mod:`custody_lab.protocol.revisions` over the lab's sample
+Every reference answer is computed by :mod:`custody_lab.revisions` over the lab's sample
 catalog (its digests are the sha256 of the bytes the catalog serves). Which URIs name one revision
-is the lab's host policy (:data:`custody_lab.protocol.revisions.REVISION_POLICY`): MCP 2026-07-28
+is the lab's host policy (:data:`custody_lab.revisions.REVISION_POLICY`): MCP 2026-07-28
 does not define immutable URIs; it gives hints (``lastModified``, ``ttlMs``) and update notices.
 """
 
@@ -55,7 +55,7 @@ def _includes(kind: str) -> Callable[[object], bool]:
     return detect
 
 
-REVISION_01 = Exercise(
+_REVISION_01 = Exercise(
     id="revision-01",
     title="Which URIs may the host cache?",
     level=1,
@@ -63,7 +63,7 @@ REVISION_01 = Exercise(
         'Six URIs (`input_for("revision-01")`). Under the lab\'s host policy, which of them may the '
         "host keep a copy of and reuse **without reading again**? Answer with a list of the URIs. "
         "(MCP 2026-07-28 promises this of no URI; the policy is the host's, in "
-        "`custody_lab.protocol.revisions.REVISION_POLICY`.)"
+        "`custody_lab.revisions.REVISION_POLICY`.)"
     ),
     input_label="six URIs from the lab's servers",
     wanted="a list of URIs",
@@ -96,7 +96,7 @@ REVISION_01 = Exercise(
     ),
     hints=(
         "Ask of each URI: does it name one revision (a version, a closed month), or whatever is current?",
-        "Run classify(uri).kind from custody_lab.protocol.revisions on each and keep the versioned ones.",
+        "Run classify(uri).kind from custody_lab.revisions on each and keep the versioned ones.",
     ),
 )
 
@@ -124,7 +124,7 @@ def _comparison() -> object:
     return compare_reads(reads["uri"], reads["first"], reads["second"])
 
 
-REVISION_02 = Exercise(
+_REVISION_02 = Exercise(
     id="revision-02",
     title="The same versioned URI, two digests",
     level=2,
@@ -211,7 +211,7 @@ def _pinned() -> object:
     return found[0]
 
 
-REVISION_03 = Exercise(
+_REVISION_03 = Exercise(
     id="revision-03",
     title="Which citation says which revision, and proves it?",
     level=2,
@@ -265,9 +265,9 @@ REVISION_03 = Exercise(
     ),
     hints=(
         "For each citation ask two questions: does it name one revision, and can it prove the bytes?",
-        "evidence(uri, sha256).pinned from custody_lab.protocol.revisions answers both at once.",
+        "evidence(uri, sha256).pinned from custody_lab.revisions answers both at once.",
     ),
 )
 
 
-EXERCISES = (REVISION_01, REVISION_02, REVISION_03)
+EXERCISES = (_REVISION_01, _REVISION_02, _REVISION_03)

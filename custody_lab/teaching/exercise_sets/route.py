@@ -68,7 +68,7 @@ PREDICTIONS: dict[str, CaseChange] = {
     "route-02": CaseChange("handbook", {"current": False}),
 }
 
-ROUTE_01 = Exercise(
+_ROUTE_01 = Exercise(
     id="route-01",
     title="Predict: one byte more",
     level=1,
@@ -103,7 +103,7 @@ ROUTE_01 = Exercise(
     ),
 )
 
-ROUTE_02 = Exercise(
+_ROUTE_02 = Exercise(
     id="route-02",
     title="Predict: stale, but is it refused?",
     level=1,
@@ -150,7 +150,7 @@ def _first_rejection() -> object:
     return _TWO_PROBLEMS.decision().rejection
 
 
-ROUTE_03 = Exercise(
+_ROUTE_03 = Exercise(
     id="route-03",
     title="Two problems: which rule fires first?",
     level=2,
@@ -210,7 +210,7 @@ def _with_status(status: str) -> list[str]:
     return [s.code for s in _DENIED.decision().trace if s.status == status]
 
 
-ROUTE_04 = Exercise(
+_ROUTE_04 = Exercise(
     id="route-04",
     title="Read a trace: what was never checked?",
     level=2,
@@ -250,4 +250,4 @@ ROUTE_04 = Exercise(
 )
 
 
-EXERCISES = (ROUTE_01, ROUTE_02, ROUTE_03, ROUTE_04)
+EXERCISES = (_ROUTE_01, _ROUTE_02, _ROUTE_03, _ROUTE_04)

@@ -18,7 +18,7 @@ host policy.
 
 from __future__ import annotations
 
-__all__: list[str] = []
+__all__: list[str] = ["BUDGET", "EXERCISES", "REPORT"]
 
 import functools
 from typing import Any
@@ -60,7 +60,7 @@ def _source_bytes() -> int:
     return int(_excerpt_record()["source"]["bytes"])
 
 
-TRANSFORM_01 = Exercise(
+_TRANSFORM_01 = Exercise(
     id="transform-01",
     title="What did the excerpt leave out?",
     level=1,
@@ -140,7 +140,7 @@ def _has(letter: str) -> Any:
     return lambda a: (found := _letters(a)) is not None and letter in found
 
 
-TRANSFORM_02 = Exercise(
+_TRANSFORM_02 = Exercise(
     id="transform-02",
     title="Which records hide a cut?",
     level=2,
@@ -212,7 +212,7 @@ def _named_field() -> str | None:
     return None
 
 
-TRANSFORM_03 = Exercise(
+_TRANSFORM_03 = Exercise(
     id="transform-03",
     title="Which field does the check name?",
     level=2,
@@ -260,4 +260,4 @@ TRANSFORM_03 = Exercise(
 
 
 #: This set's exercises, in lesson order: what :mod:`custody_lab.teaching.exercise_sets` registers.
-EXERCISES: tuple[Exercise, ...] = (TRANSFORM_01, TRANSFORM_02, TRANSFORM_03)
+EXERCISES: tuple[Exercise, ...] = (_TRANSFORM_01, _TRANSFORM_02, _TRANSFORM_03)

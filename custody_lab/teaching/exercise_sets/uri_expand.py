@@ -35,7 +35,7 @@ _ORDERS = "orders://{order_id}"
 _ORDER_ID = "A-1002"
 
 
-URI_01 = Exercise(
+_URI_01 = Exercise(
     id="uri-01",
     title="Fill in an order template",
     level=1,
@@ -100,7 +100,7 @@ def _crm_uri() -> str:
     return expand(_CRM, {"id": _CRM_ID})
 
 
-URI_02 = Exercise(
+_URI_02 = Exercise(
     id="uri-02",
     title="Encode a space and a slash",
     level=2,
@@ -175,7 +175,7 @@ def _kb_uri() -> str:
     return expand(_KB, {"path": _KB_PATH})
 
 
-URI_03 = Exercise(
+_URI_03 = Exercise(
     id="uri-03",
     title="Reserved expansion keeps the slashes",
     level=2,
@@ -240,7 +240,7 @@ def _logs_uri() -> str:
     return expand(_LOGS, _LOGS_VALUES)
 
 
-URI_05 = Exercise(
+_URI_05 = Exercise(
     id="uri-05",
     title="A query with an undefined variable",
     level=3,
@@ -307,7 +307,7 @@ def _files_uri() -> str:
     return expand(_FILES, {"path": list(_FILES_PATH)})
 
 
-URI_06 = Exercise(
+_URI_06 = Exercise(
     id="uri-06",
     title="Explode a list into path segments",
     level=3,
@@ -368,4 +368,4 @@ URI_06 = Exercise(
 
 
 #: This set's exercises, in id order: what :mod:`custody_lab.teaching.exercise_sets` registers.
-EXERCISES: tuple[Exercise, ...] = (URI_01, URI_02, URI_03, URI_05, URI_06)
+EXERCISES: tuple[Exercise, ...] = (_URI_01, _URI_02, _URI_03, _URI_05, _URI_06)

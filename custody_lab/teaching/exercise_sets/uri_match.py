@@ -42,7 +42,7 @@ def _matched_id() -> object:
     return found["id"]
 
 
-URI_04 = Exercise(
+_URI_04 = Exercise(
     id="uri-04",
     title="Match a URI back to its id",
     level=2,
@@ -125,7 +125,7 @@ def _brace_position() -> int:
     return _BROKEN.index("{")
 
 
-URI_07 = Exercise(
+_URI_07 = Exercise(
     id="uri-07",
     title="Spot where a template goes wrong",
     level=4,
@@ -228,7 +228,7 @@ def _without(*templates: str) -> list[str]:
     return [t for t in _matchable_templates() if t not in templates]
 
 
-URI_08 = Exercise(
+_URI_08 = Exercise(
     id="uri-08",
     title="Which templates can a server match?",
     level=5,
@@ -296,4 +296,4 @@ URI_08 = Exercise(
 
 
 #: This set's exercises, in id order: what :mod:`custody_lab.teaching.exercise_sets` registers.
-EXERCISES: tuple[Exercise, ...] = (URI_04, URI_07, URI_08)
+EXERCISES: tuple[Exercise, ...] = (_URI_04, _URI_07, _URI_08)

@@ -18,7 +18,7 @@ itself; the gate in ``tests/test_exercises.py`` proves it.
 
 from __future__ import annotations
 
-__all__: list[str] = []
+__all__: list[str] = ["EXERCISES"]
 
 import functools
 from typing import Any
@@ -30,8 +30,8 @@ from ..exercises import Exercise, Mistake
 from . import _answers as ans
 
 #: The capability of whatif-01 and the budget of whatif-03 (the slider's first stop in notebook 06).
-ATTACHMENT = "fetch-attachment"
-SLIDER_LIMIT = 2048
+_ATTACHMENT = "fetch-attachment"
+_SLIDER_LIMIT = 2048
 
 
 @functools.cache
@@ -70,7 +70,7 @@ def _attachment_flips() -> Any:
     from ...whatif.flips import flips
 
     inventory = _inventory()
-    return flips(inventory[inventory["id"] == ATTACHMENT])
+    return flips(inventory[inventory["id"] == _ATTACHMENT])
 
 
 def _inputs_that_accept() -> list[str]:
@@ -88,7 +88,7 @@ def _partial(answer: object) -> bool:
     return names is not None and 0 < len(names) < len(_inputs_that_accept()) and names <= set(_inputs_that_accept())
 
 
-WHATIF_01 = Exercise(
+_WHATIF_01 = Exercise(
     id="whatif-01",
     title="Which single inputs would get the screenshot in?",
     level=2,
@@ -100,7 +100,7 @@ WHATIF_01 = Exercise(
     ),
     input_label="the fetch-attachment row of data/inventories/support-desk.csv, under the seed's policy",
     wanted="a list of the inventory's column names",
-    given=lambda: ATTACHMENT,
+    given=lambda: _ATTACHMENT,
     reference=_inputs_that_accept,
     compare=lambda a, e: ans.names(a) == ans.names(e),
     mistakes=(
@@ -157,7 +157,7 @@ def _ids(answer: object) -> frozenset[str] | None:
     return names if names is not None and names <= set(_inventory()["id"]) else None
 
 
-WHATIF_02 = Exercise(
+_WHATIF_02 = Exercise(
     id="whatif-02",
     title="Which capabilities does the strict host change?",
     level=2,
@@ -215,7 +215,7 @@ WHATIF_02 = Exercise(
 
 
 def _refused_at_slider() -> str:
-    (only,) = _changed_ids(Policy(embed_limit_bytes=SLIDER_LIMIT))
+    (only,) = _changed_ids(Policy(embed_limit_bytes=_SLIDER_LIMIT))
     return only
 
 
@@ -230,16 +230,16 @@ def _is_row(answer: object, test: Any) -> bool:
     return name is not None and name != _refused_at_slider() and bool(_row(name)) and bool(test(_row(name)))
 
 
-WHATIF_03 = Exercise(
+_WHATIF_03 = Exercise(
     id="whatif-03",
     title="Predict the slider: a 2048-byte budget",
     level=1,
     prompt=(
         f"Before you touch the panel: the host lowers its inline budget from 4096 to "
-        f"**{SLIDER_LIMIT}** bytes and changes nothing else. Which capability of the inventory "
+        f"**{_SLIDER_LIMIT}** bytes and changes nothing else. Which capability of the inventory "
         "changes outcome? Answer with its `id`, then drag the slider to see."
     ),
-    input_label=f"data/inventories/support-desk.csv with embedLimitBytes {SLIDER_LIMIT}",
+    input_label=f"data/inventories/support-desk.csv with embedLimitBytes {_SLIDER_LIMIT}",
     wanted="one capability id from the inventory's id column",
     parse="text",
     reference=_refused_at_slider,
@@ -250,18 +250,18 @@ WHATIF_03 = Exercise(
             lambda a: _is_row(a, lambda r: r["id"] in _refused_ids(None)),
             "That capability is refused already under 4096 bytes, and the lower budget leaves its "
             "outcome as it is. Look among the capabilities that are accepted today.",
-            example=ATTACHMENT,
+            example=_ATTACHMENT,
         ),
         Mistake(
             "budget-on-a-shape-that-is-not-inline",
-            lambda a: _is_row(a, lambda r: r["shape"] != "embedded-resource" and r["bytes"] > SLIDER_LIMIT),
+            lambda a: _is_row(a, lambda r: r["shape"] != "embedded-resource" and r["bytes"] > _SLIDER_LIMIT),
             "It is over 2048 bytes, but its shape does not put the bytes inline in a tool result: "
             "the budget only limits one of the five shapes.",
             example="kb-returns-policy",
         ),
         Mistake(
             "embed-that-still-fits",
-            lambda a: _is_row(a, lambda r: r["shape"] == "embedded-resource" and r["bytes"] <= SLIDER_LIMIT),
+            lambda a: _is_row(a, lambda r: r["shape"] == "embedded-resource" and r["bytes"] <= _SLIDER_LIMIT),
             "Right shape, but look at its size: it still fits under 2048 bytes.",
             example="draft-reply",
         ),
@@ -274,4 +274,4 @@ WHATIF_03 = Exercise(
     ),
 )
 
-EXERCISES = (WHATIF_01, WHATIF_02, WHATIF_03)
+EXERCISES = (_WHATIF_01, _WHATIF_02, _WHATIF_03)

@@ -11,12 +11,18 @@ from __future__ import annotations
 
 __all__ = [
     "GROUPS",
+    "LINTHRESH",
     "MARK_DY",
     "REGION_KINDS",
     "ROWS",
     "ROW_OF",
+    "SEPARATOR_Y",
     "TABLE_COLUMNS",
+    "TICKS",
+    "TICK_LABELS",
     "XMAX",
+    "YBOTTOM",
+    "YTOP",
     "ChartError",
     "Region",
     "RegionKind",

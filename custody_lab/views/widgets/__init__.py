@@ -2,3 +2,5 @@
 
 Import a panel from the public path :mod:`custody_lab.widgets`.
 """
+
+__all__: list[str] = []  # a layer package: import from its modules

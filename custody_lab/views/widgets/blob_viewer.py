@@ -29,7 +29,7 @@ from .controls import FULL, fit, fits_words, wrapping_row
 #: The dropdown value meaning "use the pasted blob".
 PASTE = "(paste)"
 #: The ``uri`` given to a pasted blob's contents item.
-PASTED_URI = "pasted://blob"
+_PASTED_URI = "pasted://blob"
 #: Sniffed types shown as text (anything else that is not drawn is shown as hex).
 _TEXT_TYPES = {"text/plain", "application/json", "application/xml", "image/svg+xml"}
 
@@ -190,7 +190,7 @@ class BlobViewer(widgets.VBox):
             )
             return
         mime = self.mime_box.value.strip() or None
-        item = {"uri": PASTED_URI, "blob": blob}
+        item = {"uri": _PASTED_URI, "blob": blob}
         if mime is not None:
             item["mimeType"] = mime
         self._show_item(item)

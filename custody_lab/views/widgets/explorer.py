@@ -35,7 +35,7 @@ from . import render
 from .controls import FULL, StrictIntSlider, fit, fits_words, wrapping_row
 
 #: The longest paste the box reads: a case is one small JSON object (the fixture's are under 1 KB).
-PASTE_LIMIT = 100_000
+_PASTE_LIMIT = 100_000
 
 # A dropdown cannot hold ``None`` as a choice (it means "nothing selected"), so the control's
 # values are words and map to the case's true / false / null.
@@ -331,13 +331,13 @@ class CaseExplorer(W.VBox):
     def load_json(self, text: str) -> None:
         """Load a case pasted as JSON; a bad paste is shown plainly and changes nothing.
 
-        A paste longer than :data:`PASTE_LIMIT` characters, JSON nested too deeply for the parser,
+        A paste longer than :data:`_PASTE_LIMIT` characters, JSON nested too deeply for the parser,
         and a number longer than Python reads (4,300 digits) are refused with a message too.
         """
-        if len(text) > PASTE_LIMIT:
+        if len(text) > _PASTE_LIMIT:
             self._fail(
                 f"the pasted text is {len(text):,} characters; a case is one small JSON object, so the "
-                f"box reads at most {PASTE_LIMIT:,} (load a file of cases with custody_lab.load_cases)"
+                f"box reads at most {_PASTE_LIMIT:,} (load a file of cases with custody_lab.load_cases)"
             )
             return
         try:
