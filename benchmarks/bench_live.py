@@ -115,8 +115,8 @@ def main(argv: list[str] | None = None) -> int:
 
     import anyio
 
-    from custody_lab.live.compare import compare_fixture
-    from custody_lab.live.server import HANDBOOK_URI
+    from custody_lab.live.lab_server import HANDBOOK_URI
+    from custody_lab.live.receipt_diff import compare_fixture
     from custody_lab.live.session import LabSession, record_fixture
 
     async def fixture_once() -> float:

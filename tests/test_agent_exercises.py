@@ -12,7 +12,7 @@ from custody_lab.core.paths import data_path  # noqa: E402
 from custody_lab.exercises import check, input_for, reveal  # noqa: E402
 from custody_lab.live import LabSession, run_sync  # noqa: E402
 from custody_lab.live.agent_context import assemble_context  # noqa: E402
-from custody_lab.live.hostile import HANDOVER_NOTE, HANDOVER_URI, HostileServer  # noqa: E402
+from custody_lab.live.hostile_server import HANDOVER_NOTE, HANDOVER_URI, HostileServer  # noqa: E402
 
 
 def test_behind_the_tool_are_the_template_and_the_changing_status_only():

@@ -24,8 +24,8 @@ from custody_lab.exercises import all_exercises, reset_progress  # noqa: E402
 from custody_lab.live import Gate, LabSession  # noqa: E402
 from custody_lab.live.audit import audit_client  # noqa: E402
 from custody_lab.live.hint_policy import ALONE, HOST_ACTIONS, HostAction, may_act_alone, unasked  # noqa: E402
-from custody_lab.live.hostile import NOTES_URI, HostileServer  # noqa: E402
-from custody_lab.live.keys import STATE_URI  # noqa: E402
+from custody_lab.live.hostile_server import NOTES_URI, HostileServer  # noqa: E402
+from custody_lab.live.meta_keys import STATE_URI  # noqa: E402
 from custody_lab.live.presentation import LABELS, NOBODY_APPROVED, ConsentLog, present  # noqa: E402
 from custody_lab.teaching.exercise_sets import hints  # noqa: E402
 from custody_lab.teaching.exercise_sets import present as present_set  # noqa: E402

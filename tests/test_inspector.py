@@ -21,7 +21,7 @@ pytest.importorskip("mcp")
 
 from custody_lab.core.receipts import canonical_json, digest  # noqa: E402
 from custody_lab.live import LabSession, run_sync  # noqa: E402
-from custody_lab.live.serve import read_receipt_log  # noqa: E402
+from custody_lab.live.serve_log import read_receipt_log  # noqa: E402
 from custody_lab.protocol.blobs import read_contents  # noqa: E402
 
 pytestmark = pytest.mark.slow

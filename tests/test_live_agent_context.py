@@ -21,9 +21,9 @@ from custody_lab.live.agent_context import (  # noqa: E402
     quote,
     resolve_read_tool_call,
 )
-from custody_lab.live.hostile import HANDOVER_NOTE, HANDOVER_URI, HostileServer  # noqa: E402
-from custody_lab.live.keys import PROVENANCE_KEY  # noqa: E402
-from custody_lab.live.server import LabServer  # noqa: E402
+from custody_lab.live.hostile_server import HANDOVER_NOTE, HANDOVER_URI, HostileServer  # noqa: E402
+from custody_lab.live.lab_server import LabServer  # noqa: E402
+from custody_lab.live.meta_keys import PROVENANCE_KEY  # noqa: E402
 
 
 @pytest.fixture

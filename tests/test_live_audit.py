@@ -18,10 +18,10 @@ from custody_lab.live.audit import (  # noqa: E402
     audit_command,
     format_report,
 )
-from custody_lab.live.hostile import HostileServer  # noqa: E402
-from custody_lab.live.server import LabServer  # noqa: E402
+from custody_lab.live.hostile_server import HostileServer  # noqa: E402
+from custody_lab.live.lab_server import LabServer  # noqa: E402
 
-LAB = [sys.executable, "-m", "custody_lab.live.server"]
+LAB = [sys.executable, "-m", "custody_lab.live.lab_server"]
 
 
 @pytest.fixture
@@ -96,7 +96,9 @@ def test_the_hostile_server_runs_over_stdio_as_its_own_module():
     # 3 s: the server's own start (importing mcp) must fit in the handshake bound on a busy
     # machine; hang_forever then costs those 3 s before it is recorded as a timeout.
     report = audit_command(
-        [sys.executable, "-m", "custody_lab.live.hostile"], allow_calls=("lookup_weather", "hang_forever"), timeout=3.0
+        [sys.executable, "-m", "custody_lab.live.hostile_server"],
+        allow_calls=("lookup_weather", "hang_forever"),
+        timeout=3.0,
     )
     outcomes = {c.name: c.outcome for c in report.capabilities}
     assert report.server["name"] == "hostile-lab-server", report.server

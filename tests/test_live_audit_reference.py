@@ -22,8 +22,8 @@ from mcp import Client  # noqa: E402
 
 from custody_lab.live.audit import audit_client  # noqa: E402
 from custody_lab.live.audit_report import EXIT_OK  # noqa: E402
+from custody_lab.live.gate import Gate  # noqa: E402
 from custody_lab.live.stdio_guard import StdioGuard  # noqa: E402
-from custody_lab.live.values import Gate  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 #: The reference server's tools whose results carry each kind of content (all annotated read-only;

@@ -5,9 +5,6 @@ No node needed: the lab's own in-process server and hand-built results.
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import anyio
 import pytest
 
@@ -165,17 +162,6 @@ def test_a_malformed_template_value_is_refused_with_its_text(items, field):
     with pytest.raises(AuditError) as err:
         parse_template_values(items)
     assert field in str(err.value) and items[0] in str(err.value), str(err.value)
-
-
-def test_the_schema_validator_loads_without_building_the_rfc3987_grammar():
-    code = (
-        "import sys; from custody_lab.live.values import load_jsonschema; load_jsonschema(); "
-        "print('rfc3987_syntax' in sys.modules, 'rfc3987_syntax' in sys.modules and sys.modules['rfc3987_syntax'])"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert out.stdout.split() == ["False", "False"], (
-        f"expected no rfc3987_syntax module; got {out.stdout!r} {out.stderr!r}"
-    )
 
 
 def test_the_text_report_flags_a_size_mismatch_and_shows_the_freshness_deadline():

@@ -10,8 +10,7 @@ pytest.importorskip("mcp")
 
 import custody_lab as cl  # noqa: E402
 from custody_lab.live import LabSession  # noqa: E402
-from custody_lab.live.compare import listing_html, receipt_html  # noqa: E402
-from custody_lab.live.hostile import (  # noqa: E402
+from custody_lab.live.hostile_server import (  # noqa: E402
     COUNTER_URI,
     HOSTILE_EXPECTED,
     HOSTILE_TOUR,
@@ -21,6 +20,7 @@ from custody_lab.live.hostile import (  # noqa: E402
     HostileServer,
     run_hostile_tour,
 )
+from custody_lab.live.receipt_tables import listing_html, receipt_html  # noqa: E402
 
 
 @pytest.fixture

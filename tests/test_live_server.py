@@ -16,7 +16,7 @@ from mcp.shared.exceptions import MCPError  # noqa: E402
 import custody_lab as cl  # noqa: E402
 import custody_lab.live as cl_live  # noqa: E402
 from custody_lab.core.paths import data_path  # noqa: E402
-from custody_lab.live.server import (  # noqa: E402
+from custody_lab.live.lab_server import (  # noqa: E402
     ASSET_URI,
     HANDBOOK_URI,
     PROVENANCE_KEY,

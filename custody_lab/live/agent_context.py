@@ -70,9 +70,10 @@ from ..core.receipts import canonical_json, digest
 from ..core.text import visible
 from ..protocol.mime import is_text
 from .fences import FenceLookalike, attr, fence_lookalikes, neutralise_fences, quote
-from .keys import CHANGES_KEY, STATE_URI
+from .live_errors import LiveError
+from .live_receipts import LiveReceipt
+from .meta_keys import CHANGES_KEY, STATE_URI
 from .session import LabSession
-from .values import LiveError, LiveReceipt
 
 READ_TOOL_NAME = "read_mcp_resource"
 
@@ -140,7 +141,7 @@ def classify_resources(
     ``changing`` list is the remedy.
 
     Example:
-        >>> from custody_lab.live.server import LabServer
+        >>> from custody_lab.live.lab_server import LabServer
         >>> [(p.target, p.where) for p in classify_resources(*LabServer().listing())][2:4]
         [('status://service/current', 'read tool'), ('assets://logo.png', 'system prompt')]
     """

@@ -83,10 +83,13 @@ from .audit_report import (
     FieldSupport,
     format_report,
 )
-from .keys import STATE_URI
-from .recorder import Recorder, first_problem
+from .gate import Gate
+from .live_errors import LiveError, LiveTimeout, first_problem
+from .live_receipts import LiveReceipt
+from .meta_keys import STATE_URI
+from .recorder import Recorder
+from .session import run_sync
 from .stdio_guard import MAX_JSON_DEPTH, StdioGuard, json_depth_exceeds
-from .values import Gate, LiveError, LiveReceipt, LiveTimeout, run_sync
 
 
 class AuditError(LiveError):
@@ -410,7 +413,7 @@ def audit_command(
 if __name__ == "__main__":  # pragma: no cover - convenience: python -m custody_lab.live.audit CMD…
     import argparse
 
-    from .command import configure_audit, run_audit
+    from .live_commands import configure_audit, run_audit
 
     parser = argparse.ArgumentParser(prog="python -m custody_lab.live.audit")
     configure_audit(parser)

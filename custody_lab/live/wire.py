@@ -60,9 +60,13 @@ from ..protocol.uri_templates import UriTemplateError, match
 from ..views.html import box, code, escape, pre, untrusted, untrusted_block
 from ..views.sequence import Lifeline, SequenceFigure, Step, picker, sequence_figure, sequence_html, sequence_text
 from ..views.sequence import Sequence as Diagram
-from .keys import STATE_URI
+from .fixture_exchanges import FIXTURE_EXCHANGES, Exchange
+from .gate import Gate
+from .live_errors import LiveError
+from .live_receipts import LiveReceipt
+from .meta_keys import STATE_URI
 from .session import LabSession, Mode
-from .values import FIXTURE_EXCHANGES, Exchange, Frame, Gate, LiveError, LiveReceipt
+from .transport import Frame
 
 #: Strings longer than this are cut in the displayed copy of a frame (never in the frame).
 DISPLAY_CHARS = 240
@@ -401,10 +405,10 @@ async def record_wire(
 
     In a notebook cell: ``wire = await record_wire()``; from a script:
     ``run_sync(record_wire)``. The subscribed case subscribes, has the server change the resource
-    (:meth:`~custody_lab.live.server.LabServer.advance_status`), waits for the notice and re-reads.
+    (:meth:`~custody_lab.live.lab_server.LabServer.advance_status`), waits for the notice and re-reads.
 
     Args:
-        server: a :class:`~custody_lab.live.server.LabServer` (a fresh one when omitted).
+        server: a :class:`~custody_lab.live.lab_server.LabServer` (a fresh one when omitted).
         mode: ``"modern"`` (2026-07-28) or ``"legacy"`` (2025-11-25).
         gate: the host's permission gate (the session's default when omitted); a refused read or
             call sends no frame, and the diagram shows the gate refusing.
