@@ -16,11 +16,9 @@ from custody_lab.live.agent_context import (  # noqa: E402
     assemble_context,
     classify_resources,
     estimate_tokens,
-    fence_lookalikes,
-    neutralise_fences,
-    quote,
     resolve_read_tool_call,
 )
+from custody_lab.live.fences import fence_lookalikes, neutralise_fences, quote  # noqa: E402
 from custody_lab.live.hostile_server import HANDOVER_NOTE, HANDOVER_URI, HostileServer  # noqa: E402
 from custody_lab.live.lab_server import LabServer  # noqa: E402
 from custody_lab.live.meta_keys import PROVENANCE_KEY  # noqa: E402

@@ -12,12 +12,11 @@ from mcp import Client  # noqa: E402
 
 from custody_lab.cli import main  # noqa: E402
 from custody_lab.live.audit import (  # noqa: E402
-    AUDIT_FIELDS,
     AuditError,
     audit_client,
     audit_command,
-    format_report,
 )
+from custody_lab.live.audit_report import AUDIT_FIELDS, format_report  # noqa: E402
 from custody_lab.live.hostile_server import HostileServer  # noqa: E402
 from custody_lab.live.lab_server import LabServer  # noqa: E402
 

@@ -16,8 +16,7 @@ import anyio  # noqa: E402
 from mcp import Client  # noqa: E402
 from mcp.shared.exceptions import MCPError  # noqa: E402
 
-from custody_lab.core.text import INVISIBLE  # noqa: E402
-from custody_lab.live.audit_report import terminal_json  # noqa: E402
+from custody_lab.core.text import INVISIBLE, terminal_json  # noqa: E402
 from custody_lab.live.stdio_guard import StdioGuard, json_depth_exceeds  # noqa: E402
 
 # Strings full of what breaks parsers and terminals: brackets, quotes, backslashes, controls, bidi.

@@ -15,7 +15,8 @@ import pytest
 
 from custody_lab.live.fixture_exchanges import FIXTURE_EXCHANGES
 from custody_lab.live.gate import Gate
-from custody_lab.live.lab_server import DRAFT_URI, HANDBOOK_URI, REPORT_URI, STATE_URI, STATUS_URI, LabServer
+from custody_lab.live.lab_server import DRAFT_URI, HANDBOOK_URI, REPORT_URI, STATUS_URI, LabServer
+from custody_lab.live.meta_keys import STATE_URI
 from custody_lab.live.transport import Frame
 from custody_lab.live.wire import CaseWire, WireError, WireRecording, record_wire
 from custody_lab.views.html import ViewError

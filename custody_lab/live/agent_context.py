@@ -42,16 +42,13 @@ __all__ = [
     "READ_TOOL_NAME",
     "AgentContext",
     "ContextBlock",
-    "FenceLookalike",
     "Placement",
     "ToolCost",
+    "Where",
     "assemble_context",
     "classify_resources",
     "estimate_tokens",
-    "fence_lookalikes",
-    "neutralise_fences",
     "per_resource_tools",
-    "quote",
     "read_tool_definition",
     "resolve_read_tool_call",
     "tool_costs",
@@ -69,7 +66,7 @@ from mcp.shared.uri_template import UriTemplate
 from ..core.receipts import canonical_json, digest
 from ..core.text import visible
 from ..protocol.mime import is_text
-from .fences import FenceLookalike, attr, fence_lookalikes, neutralise_fences, quote
+from .fences import attr, neutralise_fences, quote
 from .live_errors import LiveError
 from .live_receipts import LiveReceipt
 from .meta_keys import CHANGES_KEY, STATE_URI

@@ -38,15 +38,10 @@ it (✓), could not (✗, a *gap* — "the missing field is a design issue"), or
 from __future__ import annotations
 
 __all__ = [
-    "AUDIT_FIELDS",
     "AuditError",
-    "AuditReport",
-    "CapabilityAudit",
-    "FieldSupport",
     "audit_client",
     "audit_command",
     "check_timeout",
-    "format_report",
     "parse_allow_calls",
     "parse_template_values",
 ]
@@ -75,13 +70,10 @@ from .audit_fields import (
     unexercised_fields,
 )
 from .audit_report import (
-    AUDIT_FIELDS,
     STOP_EXCHANGES,
     TOTAL_EXCHANGES,
     AuditReport,
     CapabilityAudit,
-    FieldSupport,
-    format_report,
 )
 from .gate import Gate
 from .live_errors import LiveError, LiveTimeout, first_problem

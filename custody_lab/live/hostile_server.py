@@ -32,10 +32,16 @@ receipt names where its side-effect evidence came from.
 from __future__ import annotations
 
 __all__ = [
+    "COUNTER_URI",
     "HANDOVER_NOTE",
     "HANDOVER_URI",
     "HOSTILE_EXPECTED",
+    "HOSTILE_NAME",
     "HOSTILE_TOUR",
+    "INJECTED_DESCRIPTION",
+    "INJECTED_TITLE",
+    "NOTES_URI",
+    "SECRET_URI",
     "HostileServer",
     "HostileState",
     "main",

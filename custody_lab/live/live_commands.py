@@ -15,7 +15,15 @@ This module imports nothing heavy: ``mcp`` is imported when a command runs.
 
 from __future__ import annotations
 
-__all__ = ["configure_audit", "configure_live", "run_audit", "run_live"]
+__all__ = [
+    "EXIT_AGREE",
+    "EXIT_DIFFER",
+    "EXIT_ERROR",
+    "configure_audit",
+    "configure_live",
+    "run_audit",
+    "run_live",
+]
 
 import argparse
 import sys

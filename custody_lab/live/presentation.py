@@ -31,6 +31,7 @@ from __future__ import annotations
 __all__ = [
     "LABELS",
     "NOBODY_APPROVED",
+    "SHOWN_CHARS",
     "Consent",
     "ConsentLog",
     "Presentation",

@@ -3,13 +3,12 @@
 :func:`receipt_html` shows recorded receipts (outcome, URI, MIME type, bytes, provenance, digest);
 :func:`listing_rows` and :func:`listing_html` show what a server lists and what each capability
 declares about side effects, by the same rule the receipts use
-(:func:`~custody_lab.live.live_receipts.declared_side_effects`). ``rows_html`` is the views
-layer's table of rows (:func:`custody_lab.views.html.rows_html`), named here for notebook 08.
+(:func:`~custody_lab.live.live_receipts.declared_side_effects`).
 """
 
 from __future__ import annotations
 
-__all__ = ["listing_html", "listing_rows", "receipt_html", "rows_html"]
+__all__ = ["listing_html", "listing_rows", "receipt_html"]
 
 from collections.abc import Iterable
 from typing import Any

@@ -40,6 +40,7 @@ frames returned are the real ones.
 from __future__ import annotations
 
 __all__ = [
+    "DISPLAY_CHARS",
     "CaseWire",
     "WireError",
     "WireRecording",
@@ -175,7 +176,7 @@ def _belongs(x: Exchange, m: dict[str, Any], linked: set[str], listens: set[Any]
     return method == "notifications/cancelled" and p.get("requestId") in listens
 
 
-def case_frames(
+def _case_frames(
     x: Exchange, opening: Sequence[Frame], window: Sequence[Frame], later: Sequence[Frame] = ()
 ) -> tuple[tuple[Frame, ...], int]:
     """The frames of exchange ``x`` in wire order, and how many ledger reads the window held.
@@ -236,7 +237,7 @@ def _kind(f: Frame) -> str:
     return "response" if "method" not in f.message else "notification"
 
 
-def diagram(case: Case, x: Exchange, frames: Sequence[Frame], receipt: LiveReceipt, revision: str) -> Diagram:
+def _diagram(case: Case, x: Exchange, frames: Sequence[Frame], receipt: LiveReceipt, revision: str) -> Diagram:
     """The case's sequence diagram: the frames in order, with the host's steps between them.
 
     Steps that are not frames: the initiator's choice (the user picks a resource in the host, or
@@ -440,9 +441,9 @@ async def record_wire(
     out: list[CaseWire] = []
     for k, (x, start, receipt) in enumerate(runs):
         end = runs[k + 1][1] if k + 1 < len(runs) else len(frames)
-        own, ledger = case_frames(x, opening, frames[start:end], frames[end:])
+        own, ledger = _case_frames(x, opening, frames[start:end], frames[end:])
         seed = seeds[x.case_id]
-        out.append(CaseWire(seed, x, own, receipt, revision, diagram(seed, x, own, receipt, revision), ledger))
+        out.append(CaseWire(seed, x, own, receipt, revision, _diagram(seed, x, own, receipt, revision), ledger))
     ids = {f.message["id"] for f in opening if _is_request(f) and f.message["method"] in _OPENING}
     hello = tuple(f for f in opening if f.message.get("method") in _OPENING or f.message.get("id") in ids)
     return WireRecording(tuple(out), hello, revision)
