@@ -158,7 +158,7 @@ async def test_an_update_notice_leads_to_a_re_read_that_records_the_new_revision
         async with s.watch("status://service/current") as watch:
             first = await s.read("status://service/current", operation="read-subscribed")
             await s.server.advance_status()
-            again = await s.reread_on_notice(watch, timeout=3)
+            again = await s.reread_on_notice(watch, timeout=scaled(3))
     assert first.receipt["custody"]["provenance"] == "status-fixture@12"
     assert again.receipt["custody"]["provenance"] == "status-fixture@13", again.receipt["custody"]
     assert again.receipt["trigger"] == "notifications/resources/updated"
@@ -267,7 +267,7 @@ async def test_no_notice_within_the_limit_is_a_clear_timeout():
     async with LabSession() as s:
         async with s.watch("status://service/current") as watch:
             with pytest.raises(LiveTimeout, match="no update notice"):
-                await watch.next_notice(timeout=0.2)
+                await watch.next_notice(timeout=scaled(0.2))
 
 
 @pytest.mark.anyio
@@ -278,7 +278,7 @@ async def test_a_legacy_client_that_did_not_subscribe_gets_no_notice():
     async with LabSession(lab, mode="legacy") as watcher, LabSession(lab, mode="legacy", frames=True) as bystander:
         async with watcher.watch("status://service/current") as watch:
             await lab.advance_status()
-            assert await watch.next_notice(timeout=2) == "status://service/current"
+            assert await watch.next_notice(timeout=scaled(2)) == "status://service/current"
         notices = [f for f in bystander.frames if f.message.get("method") == "notifications/resources/updated"]
     assert bystander.frames and not notices, notices
 

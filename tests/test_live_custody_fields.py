@@ -21,6 +21,8 @@ from custody_lab.live.session import LabSession  # noqa: E402
 
 T0 = "2026-09-04T12:00:00.000Z"
 
+from .timing import scaled  # noqa: E402
+
 
 @pytest.mark.parametrize(
     ("ttl", "now", "expected"),
@@ -209,7 +211,7 @@ def _audit(server) -> object:
 
     async def go():
         async with Client(server) as client:
-            return await audit_client(client, template_values=("id=7",), timeout=5.0)
+            return await audit_client(client, template_values=("id=7",), timeout=scaled(5.0))
 
     return anyio.run(go)
 
@@ -241,7 +243,7 @@ def test_a_template_with_no_value_known_is_not_read_and_says_how_to_give_one():
 
     async def go():
         async with Client(_tiny_server("1.0")) as client:
-            return await audit_client(client, timeout=5.0)
+            return await audit_client(client, timeout=scaled(5.0))
 
     cap = next(c for c in anyio.run(go).capabilities if c.kind == "template")
     assert not cap.exercised and cap.why == "not read: no value known (give --template-values NAME=JSON)", cap.why
