@@ -23,8 +23,7 @@ from .core.errors import CaseFileError, CustodyLabError
 from .core.model import Policy
 from .core.tables import load_policy
 from .core.text import terminal_json, visible
-from .live import command as live_command
-from .live import serve as serve_command
+from .live import live_commands, serve_command
 from .teaching import solutions
 from .whatif import sweep_command
 
@@ -121,14 +120,14 @@ def build_parser() -> argparse.ArgumentParser:
         (
             "live",
             "compare live MCP receipts with the simulator, field by field",
-            live_command.configure_live,
-            live_command.run_live,
+            live_commands.configure_live,
+            live_commands.run_live,
         ),
         (
             "audit",
             "audit your own MCP server (stdio) for the custody fields it can supply",
-            live_command.configure_audit,
-            live_command.run_audit,
+            live_commands.configure_audit,
+            live_commands.run_audit,
         ),
         (
             "serve",

@@ -205,7 +205,7 @@ def test_the_catalogs_handbook_digest_is_the_sha256_of_the_file_it_serves():
 
 def test_the_status_document_at_revisions_12_and_13_is_a_new_revision_under_the_same_uri():
     # notebook 03's worked example: the live server's status document moves on
-    from custody_lab.live.server import LabState
+    from custody_lab.live.lab_server import LabState
 
     digests = [hashlib.sha256(LabState(status_revision=r).status_text().encode()).hexdigest() for r in (12, 13)]
     got = compare_reads("status://service/current", *digests)

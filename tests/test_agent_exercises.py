@@ -12,7 +12,9 @@ from custody_lab.core.paths import data_path  # noqa: E402
 from custody_lab.exercises import check, input_for, reveal  # noqa: E402
 from custody_lab.live import LabSession, run_sync  # noqa: E402
 from custody_lab.live.agent_context import assemble_context  # noqa: E402
-from custody_lab.live.hostile import HANDOVER_NOTE, HANDOVER_URI, HostileServer  # noqa: E402
+from custody_lab.live.hostile_server import HANDOVER_NOTE, HANDOVER_URI, HostileServer  # noqa: E402
+
+from .timing import scaled  # noqa: E402
 
 
 def test_behind_the_tool_are_the_template_and_the_changing_status_only():
@@ -50,7 +52,7 @@ def test_the_first_line_that_leaves_the_fence_is_the_spaced_mixed_case_closing_t
 
 def test_the_bytes_that_entered_the_prompt_are_those_of_the_live_transform_step():
     async def assemble():
-        async with LabSession(HostileServer(), timeout=2.0) as s:
+        async with LabSession(HostileServer(), timeout=scaled(2.0)) as s:
             return await assemble_context(s, budget_bytes=100_000, exclude=("state://lab/ledger", "counter://visits"))
 
     ctx = run_sync(assemble)

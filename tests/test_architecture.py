@@ -180,7 +180,7 @@ def test_layers_import_only_the_standard_library_and_their_own_libraries():
 def test_the_checker_catches_an_upward_import_and_a_heavy_import_in_the_core():
     upward = [Import("custody_lab.core.router", "custody_lab.views.chart", 1)]
     facade = [Import("custody_lab.protocol.catalog", "custody_lab.sweep", 2)]
-    heavy = [Import("custody_lab.protocol.blobs", "numpy", 3), Import("custody_lab.live.server", "pandas", 4)]
+    heavy = [Import("custody_lab.protocol.blobs", "numpy", 3), Import("custody_lab.live.lab_server", "pandas", 4)]
     assert len(downward_violations(upward)) == 1 and len(downward_violations(facade)) == 1
     assert len(library_violations(heavy)) == 2
     # ...and reads function-level imports: receipts imports the router inside fixture_payload().

@@ -219,9 +219,8 @@ def test_the_budget_sliders_rebuild_the_ledger_and_the_one_limit_host_loses_the_
 
 
 def test_the_worked_examples_tool_and_embeds_are_what_the_live_servers_send():
-    from custody_lab.live.hostile import HostileServer
-    from custody_lab.live.session import LabSession
-    from custody_lab.live.values import run_sync
+    from custody_lab.live.hostile_server import HostileServer
+    from custody_lab.live.session import LabSession, run_sync
 
     async def exchange() -> tuple[dict, dict, str]:
         async with LabSession(HostileServer()) as s:

@@ -21,14 +21,16 @@ pytest.importorskip("mcp")
 
 from custody_lab.core.receipts import canonical_json, digest  # noqa: E402
 from custody_lab.live import LabSession, run_sync  # noqa: E402
-from custody_lab.live.serve import read_receipt_log  # noqa: E402
+from custody_lab.live.serve_log import read_receipt_log  # noqa: E402
 from custody_lab.protocol.blobs import read_contents  # noqa: E402
+
+from .timing import scaled  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
 #: Generous bounds that turn a hang into a failure (a busy 2-core machine starts Python slowly).
-CALL_TIMEOUT = 120
-START_TIMEOUT = 60
+CALL_TIMEOUT = scaled(120)
+START_TIMEOUT = scaled(60)
 #: A read-only tool (annotations.readOnlyHint) whose result is structured content.
 READ_ONLY_TOOL = "calculate_risk"
 
@@ -58,7 +60,7 @@ def target(request, tmp_path) -> Iterator[tuple[list[str], object]]:
         deadline = time.monotonic() + START_TIMEOUT
         while True:
             try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                socket.create_connection(("127.0.0.1", port), timeout=scaled(1)).close()
                 break
             except OSError:
                 if server.poll() is not None or time.monotonic() > deadline:
@@ -71,7 +73,7 @@ def target(request, tmp_path) -> Iterator[tuple[list[str], object]]:
     finally:
         server.terminate()
         try:
-            server.wait(timeout=30)
+            server.wait(timeout=scaled(30))
         except subprocess.TimeoutExpired:
             server.kill()
             server.wait()

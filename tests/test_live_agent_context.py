@@ -16,14 +16,14 @@ from custody_lab.live.agent_context import (  # noqa: E402
     assemble_context,
     classify_resources,
     estimate_tokens,
-    fence_lookalikes,
-    neutralise_fences,
-    quote,
     resolve_read_tool_call,
 )
-from custody_lab.live.hostile import HANDOVER_NOTE, HANDOVER_URI, HostileServer  # noqa: E402
-from custody_lab.live.keys import PROVENANCE_KEY  # noqa: E402
-from custody_lab.live.server import LabServer  # noqa: E402
+from custody_lab.live.fences import fence_lookalikes, neutralise_fences, quote  # noqa: E402
+from custody_lab.live.hostile_server import HANDOVER_NOTE, HANDOVER_URI, HostileServer  # noqa: E402
+from custody_lab.live.lab_server import LabServer  # noqa: E402
+from custody_lab.live.meta_keys import PROVENANCE_KEY  # noqa: E402
+
+from .timing import scaled  # noqa: E402
 
 
 @pytest.fixture
@@ -202,7 +202,7 @@ def _fences(text: str) -> list[str]:
 
 @pytest.fixture
 async def escapes_context():
-    async with LabSession(_escape_server(), timeout=2.0) as s:
+    async with LabSession(_escape_server(), timeout=scaled(2.0)) as s:
         ctx = await assemble_context(s, budget_bytes=1000)
         yield ctx, list(s.receipts)
 
@@ -277,7 +277,7 @@ async def test_each_rewrite_is_a_transform_step_matching_the_bytes_that_entered_
 
 @pytest.mark.anyio
 async def test_the_handover_note_cannot_close_or_forge_a_fence():
-    async with LabSession(HostileServer(), timeout=1.0) as s:
+    async with LabSession(HostileServer(), timeout=scaled(1.0)) as s:
         ctx = await assemble_context(s, budget_bytes=100_000, exclude=("state://lab/ledger", "counter://visits"))
     note = next(b for b in ctx.blocks if b.uri == HANDOVER_URI)
     kinds = [(f.line, f.kind) for f in fence_lookalikes(HANDOVER_NOTE)]

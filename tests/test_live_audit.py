@@ -12,16 +12,17 @@ from mcp import Client  # noqa: E402
 
 from custody_lab.cli import main  # noqa: E402
 from custody_lab.live.audit import (  # noqa: E402
-    AUDIT_FIELDS,
     AuditError,
     audit_client,
     audit_command,
-    format_report,
 )
-from custody_lab.live.hostile import HostileServer  # noqa: E402
-from custody_lab.live.server import LabServer  # noqa: E402
+from custody_lab.live.audit_report import AUDIT_FIELDS, format_report  # noqa: E402
+from custody_lab.live.hostile_server import HostileServer  # noqa: E402
+from custody_lab.live.lab_server import LabServer  # noqa: E402
 
-LAB = [sys.executable, "-m", "custody_lab.live.server"]
+LAB = [sys.executable, "-m", "custody_lab.live.lab_server"]
+
+from .timing import scaled  # noqa: E402
 
 
 @pytest.fixture
@@ -31,7 +32,7 @@ def anyio_backend() -> str:
 
 @pytest.fixture(scope="module")
 def lab_report():
-    return audit_command(LAB, timeout=10.0)
+    return audit_command(LAB, timeout=scaled(10.0))
 
 
 def test_audit_over_stdio_lists_every_capability_of_the_lab_server(lab_report):
@@ -55,7 +56,7 @@ def test_audit_calls_no_tool_without_allow_calls_even_one_annotated_read_only(la
 
 
 def test_allow_calls_calls_a_read_only_tool_and_records_its_outcome():
-    report = audit_command(LAB, allow_calls=("generate_report", "calculate_risk"), timeout=10.0)
+    report = audit_command(LAB, allow_calls=("generate_report", "calculate_risk"), timeout=scaled(10.0))
     ran = {c.name: c.outcome for c in report.capabilities if c.kind == "tool" and c.exercised}
     assert ran == {"generate_report": "resource-link", "calculate_risk": "structured-tool-result"}, ran
 
@@ -72,7 +73,7 @@ def test_the_lab_server_has_no_custody_gaps_and_every_field_is_reported(lab_repo
 @pytest.mark.anyio
 async def test_the_hostile_server_shows_its_gap_and_its_rejections():
     async with Client(HostileServer().mcp) as client:
-        report = await audit_client(client, allow_calls=("lookup_weather", "hang_forever"), timeout=0.5)
+        report = await audit_client(client, allow_calls=("lookup_weather", "hang_forever"), timeout=scaled(0.5))
     outcomes = {c.name: c.outcome for c in report.capabilities}
     assert outcomes["counter://visits"] == "resource-mislabeled-side-effect"
     assert outcomes["lookup_weather"] == "read-only-hint-violated"
@@ -86,7 +87,7 @@ async def test_the_hostile_server_shows_its_gap_and_its_rejections():
 async def test_allow_calls_lets_the_user_call_a_mutating_tool():
     lab = LabServer()
     async with Client(lab.mcp) as client:
-        report = await audit_client(client, allow_calls=('approve_draft={"draft_id": "9"}',), timeout=2.0)
+        report = await audit_client(client, allow_calls=('approve_draft={"draft_id": "9"}',), timeout=scaled(2.0))
     approve = next(c for c in report.capabilities if c.name == "approve_draft")
     assert approve.exercised and approve.why == "allowed by --allow-calls", approve
     assert lab.state.calls["approve_draft"] == 1 and approve.outcome == "embedded-resource"
@@ -96,7 +97,9 @@ def test_the_hostile_server_runs_over_stdio_as_its_own_module():
     # 3 s: the server's own start (importing mcp) must fit in the handshake bound on a busy
     # machine; hang_forever then costs those 3 s before it is recorded as a timeout.
     report = audit_command(
-        [sys.executable, "-m", "custody_lab.live.hostile"], allow_calls=("lookup_weather", "hang_forever"), timeout=3.0
+        [sys.executable, "-m", "custody_lab.live.hostile_server"],
+        allow_calls=("lookup_weather", "hang_forever"),
+        timeout=scaled(3.0),
     )
     outcomes = {c.name: c.outcome for c in report.capabilities}
     assert report.server["name"] == "hostile-lab-server", report.server
@@ -106,14 +109,14 @@ def test_the_hostile_server_runs_over_stdio_as_its_own_module():
 
 def test_audit_of_a_command_that_does_not_exist_is_a_clear_error():
     with pytest.raises(AuditError, match="cannot start '/nonexistent/server-binary'"):
-        audit_command(["/nonexistent/server-binary"], timeout=2.0)
+        audit_command(["/nonexistent/server-binary"], timeout=scaled(2.0))
 
 
 @pytest.mark.anyio
 async def test_allow_calls_naming_a_tool_the_server_does_not_list_is_an_error_listing_its_tools():
     async with Client(LabServer().mcp) as client:
         with pytest.raises(AuditError) as caught:
-            await audit_client(client, allow_calls=("aprove_draft",), timeout=2.0)
+            await audit_client(client, allow_calls=("aprove_draft",), timeout=scaled(2.0))
     message = str(caught.value)
     assert "'aprove_draft'" in message and "'approve_draft'" in message, message
     assert "its tools are:" in message, message

@@ -22,8 +22,10 @@ from mcp import Client  # noqa: E402
 
 from custody_lab.live.audit import audit_client  # noqa: E402
 from custody_lab.live.audit_report import EXIT_OK  # noqa: E402
+from custody_lab.live.gate import Gate  # noqa: E402
 from custody_lab.live.stdio_guard import StdioGuard  # noqa: E402
-from custody_lab.live.values import Gate  # noqa: E402
+
+from .timing import scaled  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 #: The reference server's tools whose results carry each kind of content (all annotated read-only;
@@ -37,7 +39,7 @@ CALLS = (
 )
 #: Generous: the audit takes about 2 s here; the bound only turns a hang into a failure
 #: (``benchmarks/bench_live.py`` prints the figure).
-BOUND_S = 120
+BOUND_S = scaled(120)
 SERVER = "mcp-servers/everything@2.0.0"
 
 
@@ -163,9 +165,9 @@ def test_receipts_carry_the_2026_fields_as_marked_hints(audited):
 
 def _audit_in_process(command: list[str], **options) -> object:
     async def go():
-        guard = StdioGuard(command, timeout=10, env=dict(os.environ), cwd=str(ROOT))
+        guard = StdioGuard(command, timeout=scaled(10), env=dict(os.environ), cwd=str(ROOT))
         async with Client(guard.connect(), mode="auto", read_timeout_seconds=10, cache=None) as client:
-            return await audit_client(client, timeout=10, **options)
+            return await audit_client(client, timeout=scaled(10), **options)
 
     return anyio.run(go)
 

@@ -9,7 +9,19 @@ import pytest
 
 pytest.importorskip("mcp")
 
-MODULES = ["server", "values", "keys", "compare", "hostile", "agent_context", "audit"]
+MODULES = [
+    "lab_server",
+    "live_receipts",
+    "gate",
+    "fixture_exchanges",
+    "server_listing",
+    "serve_log",
+    "meta_keys",
+    "receipt_diff",
+    "hostile_server",
+    "agent_context",
+    "audit",
+]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -10,8 +10,7 @@ pytest.importorskip("mcp")
 
 import custody_lab as cl  # noqa: E402
 from custody_lab.live import LabSession  # noqa: E402
-from custody_lab.live.compare import listing_html, receipt_html  # noqa: E402
-from custody_lab.live.hostile import (  # noqa: E402
+from custody_lab.live.hostile_server import (  # noqa: E402
     COUNTER_URI,
     HOSTILE_EXPECTED,
     HOSTILE_TOUR,
@@ -21,6 +20,9 @@ from custody_lab.live.hostile import (  # noqa: E402
     HostileServer,
     run_hostile_tour,
 )
+from custody_lab.live.receipt_tables import listing_html, receipt_html  # noqa: E402
+
+from .timing import scaled  # noqa: E402
 
 
 @pytest.fixture
@@ -39,7 +41,7 @@ def cl_run(fn, hostile, mode):
     from custody_lab.live import run_sync
 
     async def go():
-        return await fn(timeout=1.0, mode=mode, server=hostile)
+        return await fn(timeout=scaled(1.0), mode=mode, server=hostile)
 
     return run_sync(go)
 
@@ -94,7 +96,7 @@ def test_the_mutating_read_is_observed_through_the_state_digest(tour):
 
 @pytest.mark.anyio
 async def test_injected_titles_are_escaped_and_change_no_decision():
-    async with LabSession(HostileServer(), timeout=1.0) as s:
+    async with LabSession(HostileServer(), timeout=scaled(1.0)) as s:
         notes = await s.read(NOTES_URI, case_id="notes")
         page = listing_html(s.recorder) + receipt_html([notes])
         titles = [r.title for r in s.recorder.listed.values()]
@@ -128,7 +130,7 @@ def _case_of(live):
 @pytest.mark.anyio
 async def test_reading_the_counter_twice_changes_the_ledger_each_time():
     hostile = HostileServer()
-    async with LabSession(hostile, timeout=1.0) as s:
+    async with LabSession(hostile, timeout=scaled(1.0)) as s:
         first = await s.read(COUNTER_URI, cache_mode="bypass")
         second = await s.read(COUNTER_URI, cache_mode="bypass")
     assert hostile.state.visits == 2

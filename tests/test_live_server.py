@@ -16,17 +16,15 @@ from mcp.shared.exceptions import MCPError  # noqa: E402
 import custody_lab as cl  # noqa: E402
 import custody_lab.live as cl_live  # noqa: E402
 from custody_lab.core.paths import data_path  # noqa: E402
-from custody_lab.live.server import (  # noqa: E402
+from custody_lab.live.lab_server import (  # noqa: E402
     ASSET_URI,
     HANDBOOK_URI,
-    PROVENANCE_KEY,
     REPORT_URI,
-    STATE_URI,
     STATUS_URI,
-    URI_KEY,
     LabServer,
     LabState,
 )
+from custody_lab.live.meta_keys import PROVENANCE_KEY, STATE_URI, URI_KEY  # noqa: E402
 
 
 @pytest.fixture

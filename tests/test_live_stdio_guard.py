@@ -16,8 +16,7 @@ import anyio  # noqa: E402
 from mcp import Client  # noqa: E402
 from mcp.shared.exceptions import MCPError  # noqa: E402
 
-from custody_lab.core.text import INVISIBLE  # noqa: E402
-from custody_lab.live.audit_report import terminal_json  # noqa: E402
+from custody_lab.core.text import INVISIBLE, terminal_json  # noqa: E402
 from custody_lab.live.stdio_guard import StdioGuard, json_depth_exceeds  # noqa: E402
 
 # Strings full of what breaks parsers and terminals: brackets, quotes, backslashes, controls, bidi.
@@ -27,6 +26,8 @@ values = st.recursive(
     lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(tricky, inner, max_size=3)),
     max_leaves=30,
 )
+
+from .timing import scaled  # noqa: E402
 
 
 def depth(value: object) -> int:
@@ -60,9 +61,9 @@ def anyio_backend() -> str:
 @pytest.mark.anyio
 async def test_the_guard_keeps_the_servers_stderr_out_of_the_terminal_and_makes_it_visible(capfd):
     script = "import sys; sys.stderr.write('boom \\x1b[2J\\rover\\n' * 3); sys.exit(7)"
-    guard = StdioGuard([sys.executable, "-c", script], timeout=5.0)
+    guard = StdioGuard([sys.executable, "-c", script], timeout=scaled(5.0))
     with pytest.raises(ExceptionGroup) as caught:
-        with anyio.fail_after(20):
+        with anyio.fail_after(scaled(20)):
             async with Client(guard.connect(), mode="auto", read_timeout_seconds=5.0, cache=None):
                 pass
     assert caught.group_contains(MCPError, depth=None), f"expected the closed connection; got {caught.value!r}"

@@ -135,14 +135,7 @@ def type_checking_imports(dotted: str) -> dict[str, str]:
     return found
 
 
-def lazy_path_case(path: str) -> object:
-    if path != "custody_lab.live":
-        return path
-    pending = "the LIVE room adds custody_lab.live's TYPE_CHECKING imports; remove this mark once merged"
-    return pytest.param(path, marks=pytest.mark.xfail(reason=pending, strict=False))
-
-
-@pytest.mark.parametrize("path", [lazy_path_case(p) for p in LAZY_PATHS])
+@pytest.mark.parametrize("path", LAZY_PATHS)
 def test_a_lazy_path_imports_every_name_it_exports_for_type_checkers_from_the_module_it_loads(path):
     module = import_module(path)
     typed = type_checking_imports(path)
@@ -234,7 +227,6 @@ def test_mypy_sees_the_real_types_of_the_public_names(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(reason="the LIVE room adds custody_lab.live's TYPE_CHECKING imports", strict=False)
 def test_mypy_sees_the_real_types_of_the_live_names(tmp_path):
     problems = mypy_says(LIVE_PROBES, tmp_path)
     assert not problems, "\n".join(problems)
@@ -382,33 +374,7 @@ def test_the_private_marking_check_finds_each_kind_of_problem():
     assert check(own_package, "custody_lab.teaching.exercise_sets.route") == []
 
 
-#: Modules other rooms of issue 21 own and mark private on their own branches (issue 21 §3): their
-#: cases are expected failures here until those branches are merged; merged, this set is empty.
-OTHER_ROOMS_PENDING: frozenset[str] = frozenset(
-    {
-        # LIVE: the TYPE_CHECKING imports of custody_lab.live, and its modules' own names
-        "custody_lab.live",
-        "custody_lab.live.agent_context",
-        "custody_lab.live.audit",
-        "custody_lab.live.command",
-        "custody_lab.live.hostile",
-        "custody_lab.live.presentation",
-        "custody_lab.live.serve",
-        "custody_lab.live.session",
-        "custody_lab.live.wire",
-    }
-)
-
-
-def marking_case(path: Path) -> object:
-    dotted = dotted_name(path)
-    if dotted not in OTHER_ROOMS_PENDING:
-        return pytest.param(dotted, id=dotted)
-    pending = pytest.mark.xfail(reason="its room marks it private on its own branch", strict=False)
-    return pytest.param(dotted, id=dotted, marks=pending)
-
-
-@pytest.mark.parametrize("dotted", [marking_case(p) for p in package_modules()])
+@pytest.mark.parametrize("dotted", [pytest.param(dotted_name(p), id=dotted_name(p)) for p in package_modules()])
 def test_every_module_promises_its_names_in_all_and_marks_the_rest_private(dotted):
     problems = private_marking_problems(names_of(dotted))
     assert not problems, f"{dotted}:\n" + "\n".join(problems)

@@ -13,10 +13,10 @@ from mcp.shared.exceptions import MCPError  # noqa: E402
 
 from custody_lab.cli import main  # noqa: E402
 from custody_lab.live import LabSession  # noqa: E402
-from custody_lab.live.serve import ReceiptLog, read_receipt_log, receipt_log  # noqa: E402
-from custody_lab.live.served import ServedExchanges  # noqa: E402
-from custody_lab.live.server import LabServer  # noqa: E402
-from custody_lab.live.values import LiveError  # noqa: E402
+from custody_lab.live.lab_server import LabServer  # noqa: E402
+from custody_lab.live.live_errors import LiveError  # noqa: E402
+from custody_lab.live.serve_log import ReceiptLog, read_receipt_log, receipt_log  # noqa: E402
+from custody_lab.live.serve_middleware import ServedExchanges  # noqa: E402
 
 
 @pytest.fixture

@@ -13,8 +13,11 @@ from pathlib import Path
 import anyio
 import pytest
 
-from custody_lab.live.server import DRAFT_URI, HANDBOOK_URI, REPORT_URI, STATE_URI, STATUS_URI, LabServer
-from custody_lab.live.values import FIXTURE_EXCHANGES, Frame, Gate
+from custody_lab.live.fixture_exchanges import FIXTURE_EXCHANGES
+from custody_lab.live.gate import Gate
+from custody_lab.live.lab_server import DRAFT_URI, HANDBOOK_URI, REPORT_URI, STATUS_URI, LabServer
+from custody_lab.live.meta_keys import STATE_URI
+from custody_lab.live.transport import Frame
 from custody_lab.live.wire import CaseWire, WireError, WireRecording, record_wire
 from custody_lab.views.html import ViewError
 from custody_lab.views.sequence import Sequence, Step, figure_png, sequence_figure, step_line
@@ -116,14 +119,14 @@ def test_the_tool_results_are_a_resource_link_an_embedded_resource_and_structure
     (block,) = answer(wire["approve-draft"], call)["result"]["content"]
     assert block["type"] == "resource" and block["resource"]["uri"] == DRAFT_URI and block["resource"]["text"], block
 
-    from custody_lab.live.values import load_jsonschema
+    import jsonschema
 
     (listing,) = requests(wire["risk-score"], "tools/list")
     tools = {t["name"]: t for t in answer(wire["risk-score"], listing)["result"]["tools"]}
     schema = tools["calculate_risk"]["outputSchema"]
     (call,) = requests(wire["risk-score"], "tools/call")
     result = answer(wire["risk-score"], call)["result"]
-    load_jsonschema().validate(result["structuredContent"], schema)
+    jsonschema.validate(result["structuredContent"], schema)
     texts = [b["text"] for b in result["content"] if b["type"] == "text"]
     assert [json.loads(t) for t in texts] == [result["structuredContent"]], f"fallback {texts} vs structuredContent"
 

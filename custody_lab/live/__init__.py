@@ -4,45 +4,56 @@ The seed's simulator "does not connect to a server" (seed 000, "Run six context-
 and ends with the real assignment: compare the real integration field by field. This package does
 that with the official Python SDK (``mcp`` 2.x) and no network:
 
-- :mod:`~custody_lab.live.server`: the lab server (the six seed cases as real capabilities, plus a
-  logo blob and a state ledger), runnable in-process or over stdio
-  (``python -m custody_lab.live.server``);
-- :mod:`~custody_lab.live.session`: :class:`LabSession`, an MCP client session that records;
-- :mod:`~custody_lab.live.recorder`: the :class:`Recorder` that turns every exchange into an
-  extended custody receipt built from the actual response, decided by the same rule loop;
-- :mod:`~custody_lab.live.values` (frames, the gate, receipts, errors),
-  :mod:`~custody_lab.live.transport` (the frame-recording streams) and
-  :mod:`~custody_lab.live.keys` (the ``_meta`` keys server and client share);
-- :mod:`~custody_lab.live.compare`: the simulator's receipt beside the live one, field by field;
-- :mod:`~custody_lab.live.hostile`: a misbehaving server and what the client makes of it
-  (``python -m custody_lab.live.hostile`` over stdio);
+- :mod:`~custody_lab.live.lab_server`: the lab server (the six seed cases as real capabilities,
+  plus a logo blob and a state ledger), runnable in-process or over stdio
+  (``python -m custody_lab.live.lab_server``);
+- :mod:`~custody_lab.live.session`: :class:`LabSession`, an MCP client session that records, and
+  ``run_sync`` for plain Python;
+- :mod:`~custody_lab.live.recorder`: the :class:`Recorder`'s exchange steps (the gate first, the
+  bounded request, the state ledger before and after, the cache, a link's follow-up), over
+  :mod:`~custody_lab.live.server_listing` (what the server lists, every page);
+- :mod:`~custody_lab.live.live_receipts`: the one receipt builder, for the recording client and for
+  ``custody-lab serve`` alike (the size, side-effect and provenance rules);
+- :mod:`~custody_lab.live.gate` (the caller's permission check and the checks made with it),
+  :mod:`~custody_lab.live.limits` (timeouts, page and text limits),
+  :mod:`~custody_lab.live.live_errors`, :mod:`~custody_lab.live.fixture_exchanges` (the six seed
+  exchanges), :mod:`~custody_lab.live.transport` (the frame-recording streams) and
+  :mod:`~custody_lab.live.meta_keys` (the ``_meta`` keys server and client share);
+- :mod:`~custody_lab.live.receipt_diff`: the simulator's receipt beside the live one, field by
+  field; :mod:`~custody_lab.live.receipt_tables`: receipts and listings as HTML tables;
+- :mod:`~custody_lab.live.hostile_server`: a misbehaving server and what the client makes of it
+  (``python -m custody_lab.live.hostile_server`` over stdio);
 - :mod:`~custody_lab.live.agent_context`: context assembly for an autonomous agent (seed 003);
 - :mod:`~custody_lab.live.audit`: ``custody-lab audit -- COMMAND…`` for your own server;
-- :mod:`~custody_lab.live.serve`: ``custody-lab serve`` for any client, and its receipt log.
+- :mod:`~custody_lab.live.serve_command`: ``custody-lab serve`` for any client, which
+  :mod:`~custody_lab.live.serve_middleware` logs into :mod:`~custody_lab.live.serve_log`;
+- :mod:`~custody_lab.live.live_commands`: the ``live`` and ``audit`` subcommands.
 
 ``import custody_lab`` never imports ``mcp``. This package's names load their module on first
 use (``custody_lab.live.LabSession`` imports ``mcp``, over a second), so the main CLI can import
-``custody_lab.live.command`` without paying for ``mcp``.
+``custody_lab.live.live_commands`` without paying for ``mcp``; type checkers read the
+``TYPE_CHECKING`` imports below, so every name has its real type.
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from ..core.lazy import lazy_exports
 
 __all__ = [
     "COMPARED_FIELDS",
-    "DEFAULT_TIMEOUT",
-    "FIXTURE_EXCHANGES",
-    "HANDOVER_NOTE",
-    "HANDOVER_URI",
-    "HOSTILE_EXPECTED",
-    "NOT_COMPARED",
     "CaseComparison",
     "ConsentLog",
+    "DEFAULT_TIMEOUT",
     "Exchange",
+    "FIXTURE_EXCHANGES",
     "FieldDiff",
     "Frame",
     "Gate",
+    "HANDOVER_NOTE",
+    "HANDOVER_URI",
+    "HOSTILE_EXPECTED",
     "HostileServer",
     "LabServer",
     "LabSession",
@@ -50,6 +61,7 @@ __all__ = [
     "LiveError",
     "LiveReceipt",
     "LiveTimeout",
+    "NOT_COMPARED",
     "Recorder",
     "assemble_context",
     "audit_client",
@@ -67,48 +79,76 @@ __all__ = [
     "record_fixture",
     "record_wire",
     "resolve_read_tool_call",
-    "rows_html",
     "run_hostile_tour",
     "run_sync",
 ]
 
+if TYPE_CHECKING:
+    from .agent_context import assemble_context, resolve_read_tool_call
+    from .audit import audit_client, audit_command
+    from .audit_report import format_report
+    from .fences import fence_lookalikes
+    from .fixture_exchanges import FIXTURE_EXCHANGES, Exchange
+    from .gate import Gate
+    from .hostile_server import HANDOVER_NOTE, HANDOVER_URI, HOSTILE_EXPECTED, HostileServer, run_hostile_tour
+    from .lab_server import LabServer, LabState
+    from .limits import DEFAULT_TIMEOUT
+    from .live_errors import LiveError, LiveTimeout
+    from .live_receipts import LiveReceipt
+    from .presentation import ConsentLog, present
+    from .receipt_diff import (
+        COMPARED_FIELDS,
+        NOT_COMPARED,
+        CaseComparison,
+        FieldDiff,
+        compare_fixture,
+        compare_receipts,
+        comparison_html,
+        comparison_table,
+    )
+    from .receipt_tables import listing_html, receipt_html
+    from .recorder import Recorder
+    from .serve_log import receipt_log
+    from .session import LabSession, record_fixture, run_sync
+    from .transport import Frame
+    from .wire import record_wire
+
 #: public name -> the submodule that defines it
 _EXPORTS: dict[str, str] = {
-    "DEFAULT_TIMEOUT": "values",
-    "FIXTURE_EXCHANGES": "values",
-    "Exchange": "values",
-    "Frame": "values",
-    "Gate": "values",
-    "LiveError": "values",
-    "LiveReceipt": "values",
-    "LiveTimeout": "values",
-    "run_sync": "values",
+    "DEFAULT_TIMEOUT": "limits",
+    "FIXTURE_EXCHANGES": "fixture_exchanges",
+    "Exchange": "fixture_exchanges",
+    "Frame": "transport",
+    "Gate": "gate",
+    "LiveError": "live_errors",
+    "LiveReceipt": "live_receipts",
+    "LiveTimeout": "live_errors",
+    "run_sync": "session",
     "Recorder": "recorder",
     "LabSession": "session",
     "record_fixture": "session",
-    "COMPARED_FIELDS": "compare",
-    "NOT_COMPARED": "compare",
-    "CaseComparison": "compare",
-    "FieldDiff": "compare",
-    "compare_fixture": "compare",
-    "compare_receipts": "compare",
-    "LabServer": "server",
-    "LabState": "server",
-    "HostileServer": "hostile",
-    "run_hostile_tour": "hostile",
+    "COMPARED_FIELDS": "receipt_diff",
+    "NOT_COMPARED": "receipt_diff",
+    "CaseComparison": "receipt_diff",
+    "FieldDiff": "receipt_diff",
+    "compare_fixture": "receipt_diff",
+    "compare_receipts": "receipt_diff",
+    "LabServer": "lab_server",
+    "LabState": "lab_server",
+    "HostileServer": "hostile_server",
+    "run_hostile_tour": "hostile_server",
     "assemble_context": "agent_context",
     "audit_command": "audit",
-    "receipt_log": "serve",
+    "receipt_log": "serve_log",
     # used by the lessons (notebooks import only public paths: docs/design.md, "Public surface")
-    "comparison_html": "compare",
-    "comparison_table": "compare",
-    "listing_html": "compare",
-    "receipt_html": "compare",
-    "rows_html": "compare",
-    "HANDOVER_NOTE": "hostile",
-    "HANDOVER_URI": "hostile",
-    "HOSTILE_EXPECTED": "hostile",
-    "fence_lookalikes": "agent_context",
+    "comparison_html": "receipt_diff",
+    "comparison_table": "receipt_diff",
+    "listing_html": "receipt_tables",
+    "receipt_html": "receipt_tables",
+    "HANDOVER_NOTE": "hostile_server",
+    "HANDOVER_URI": "hostile_server",
+    "HOSTILE_EXPECTED": "hostile_server",
+    "fence_lookalikes": "fences",
     "resolve_read_tool_call": "agent_context",
     "audit_client": "audit",
     "format_report": "audit_report",

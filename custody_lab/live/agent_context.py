@@ -42,16 +42,13 @@ __all__ = [
     "READ_TOOL_NAME",
     "AgentContext",
     "ContextBlock",
-    "FenceLookalike",
     "Placement",
     "ToolCost",
+    "Where",
     "assemble_context",
     "classify_resources",
     "estimate_tokens",
-    "fence_lookalikes",
-    "neutralise_fences",
     "per_resource_tools",
-    "quote",
     "read_tool_definition",
     "resolve_read_tool_call",
     "tool_costs",
@@ -69,10 +66,11 @@ from mcp.shared.uri_template import UriTemplate
 from ..core.receipts import canonical_json, digest
 from ..core.text import visible
 from ..protocol.mime import is_text
-from .fences import FenceLookalike, attr, fence_lookalikes, neutralise_fences, quote
-from .keys import CHANGES_KEY, STATE_URI
+from .fences import attr, neutralise_fences, quote
+from .live_errors import LiveError
+from .live_receipts import LiveReceipt
+from .meta_keys import CHANGES_KEY, STATE_URI
 from .session import LabSession
-from .values import LiveError, LiveReceipt
 
 READ_TOOL_NAME = "read_mcp_resource"
 
@@ -140,7 +138,7 @@ def classify_resources(
     ``changing`` list is the remedy.
 
     Example:
-        >>> from custody_lab.live.server import LabServer
+        >>> from custody_lab.live.lab_server import LabServer
         >>> [(p.target, p.where) for p in classify_resources(*LabServer().listing())][2:4]
         [('status://service/current', 'read tool'), ('assets://logo.png', 'system prompt')]
     """

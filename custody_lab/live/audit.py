@@ -38,15 +38,10 @@ it (✓), could not (✗, a *gap* — "the missing field is a design issue"), or
 from __future__ import annotations
 
 __all__ = [
-    "AUDIT_FIELDS",
     "AuditError",
-    "AuditReport",
-    "CapabilityAudit",
-    "FieldSupport",
     "audit_client",
     "audit_command",
     "check_timeout",
-    "format_report",
     "parse_allow_calls",
     "parse_template_values",
 ]
@@ -75,18 +70,18 @@ from .audit_fields import (
     unexercised_fields,
 )
 from .audit_report import (
-    AUDIT_FIELDS,
     STOP_EXCHANGES,
     TOTAL_EXCHANGES,
     AuditReport,
     CapabilityAudit,
-    FieldSupport,
-    format_report,
 )
-from .keys import STATE_URI
-from .recorder import Recorder, first_problem
+from .gate import Gate
+from .live_errors import LiveError, LiveTimeout, first_problem
+from .live_receipts import LiveReceipt
+from .meta_keys import STATE_URI
+from .recorder import Recorder
+from .session import run_sync
 from .stdio_guard import MAX_JSON_DEPTH, StdioGuard, json_depth_exceeds
-from .values import Gate, LiveError, LiveReceipt, LiveTimeout, run_sync
 
 
 class AuditError(LiveError):
@@ -410,8 +405,8 @@ def audit_command(
 if __name__ == "__main__":  # pragma: no cover - convenience: python -m custody_lab.live.audit CMD…
     import argparse
 
-    from .command import configure_audit, run_audit
+    from .live_commands import configure_audit, run_audit
 
-    parser = argparse.ArgumentParser(prog="python -m custody_lab.live.audit")
-    configure_audit(parser)
-    sys.exit(run_audit(parser.parse_args(["--", *sys.argv[1:]])))
+    _parser = argparse.ArgumentParser(prog="python -m custody_lab.live.audit")
+    configure_audit(_parser)
+    sys.exit(run_audit(_parser.parse_args(["--", *sys.argv[1:]])))

@@ -47,8 +47,8 @@ from ..protocol.blobs import BlobError, read_contents
 from ..protocol.uri_templates import UriTemplateError, parse
 from .audit_fields import declared_template_fields, fields_from_receipt, receipt_details, unexercised_fields
 from .audit_report import CapabilityAudit
+from .live_receipts import LiveReceipt
 from .recorder import Recorder
-from .values import LiveReceipt, load_jsonschema
 
 #: Prefixes tried, after the empty one, when a server completes nothing for an empty prefix.
 PROBES: tuple[str, ...] = ("1", "a")
@@ -176,7 +176,8 @@ def structured_check(result: mt.CallToolResult, output_schema: Mapping[str, Any]
                 "the tool declares an outputSchema but returned no structuredContent",
             )
         return check
-    jsonschema = load_jsonschema()
+    import jsonschema  # imported when first needed: most audits validate no structured result
+
     cls = jsonschema.validators.validator_for(output_schema, default=jsonschema.Draft202012Validator)
     check["dialect"] = cls.__name__
     try:

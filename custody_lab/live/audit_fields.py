@@ -21,8 +21,8 @@ __all__ = [
 from typing import Any
 
 from .audit_report import AUDIT_FIELDS, FieldSupport
-from .keys import PROVENANCE_KEY, SIDE_EFFECTS_KEY, URI_KEY
-from .values import LiveReceipt
+from .live_receipts import LiveReceipt
+from .meta_keys import PROVENANCE_KEY, SIDE_EFFECTS_KEY, URI_KEY
 
 #: What a tool that was not named is told, in the report.
 NOT_CALLED = "not called (name it with --allow-calls)"

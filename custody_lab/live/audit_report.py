@@ -3,7 +3,7 @@
 Everything a server supplied (names, titles, URIs, MIME types, error messages, its stderr) is
 made visible with :func:`custody_lab.core.text.visible` when it is formatted, so an escape code in
 a resource name is shown as ``\\x1b`` instead of clearing the learner's screen. ``--json`` output
-goes through :func:`terminal_json`, which escapes the C1 controls ``json.dumps`` leaves raw.
+goes through :func:`~custody_lab.core.text.terminal_json`, which escapes the C1 controls ``json.dumps`` leaves raw.
 
 This module imports nothing from ``mcp``: the CLI formats a report without loading the SDK twice.
 
@@ -40,13 +40,12 @@ __all__ = [
     "FieldSupport",
     "format_report",
     "rule_for",
-    "terminal_json",  # re-exported from core.text, its home
 ]
 
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-from ..core.text import terminal_json, visible
+from ..core.text import visible
 
 #: The custody fields reported for every capability.
 AUDIT_FIELDS: tuple[str, ...] = (

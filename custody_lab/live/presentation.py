@@ -31,6 +31,7 @@ from __future__ import annotations
 __all__ = [
     "LABELS",
     "NOBODY_APPROVED",
+    "SHOWN_CHARS",
     "Consent",
     "ConsentLog",
     "Presentation",
@@ -43,7 +44,7 @@ from typing import Any
 
 from ..core.text import visible
 from ..views.html import box, field_table, pre, small, untrusted_block
-from .values import LiveReceipt
+from .live_receipts import LiveReceipt
 
 #: The four labels, in the order seed 000 names them.
 LABELS: tuple[str, ...] = ("proposed by", "approved by", "executed by", "read from")

@@ -31,7 +31,7 @@ from typing import Any
 from mcp.server.lowlevel.server import Server as LowLevelServer
 from mcp.server.mcpserver import MCPServer
 
-from .values import LiveError
+from .live_errors import LiveError
 
 #: The SDK release these private uses were checked against.
 WRITTEN_FOR = "2.3.0"

@@ -5,19 +5,20 @@ In Jupyter the kernel already runs an event loop, so use ``await`` in a cell::
     async with LabSession() as s:
         r = await s.read("kb://handbook/v4")
 
-From plain Python (the CLI), :func:`~custody_lab.live.values.run_sync` runs a coroutine function on
-a fresh loop. What each receipt holds is described in :mod:`custody_lab.live.recorder`.
+From plain Python (the CLI), :func:`run_sync` runs a coroutine function on a fresh loop. What each
+receipt holds is described in :mod:`custody_lab.live.live_receipts`.
 """
 
 from __future__ import annotations
 
-__all__ = ["LabSession", "Watch", "record_fixture"]
+__all__ = ["LabSession", "Mode", "Watch", "record_fixture", "run_sync"]
 
+import asyncio
 import warnings
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import replace
-from typing import Any, Literal, cast
+from typing import Any, Literal, TypeVar, cast
 
 import anyio
 import mcp.types as mt
@@ -27,23 +28,36 @@ from mcp.server.mcpserver import MCPServer
 from mcp.shared.exceptions import MCPDeprecationWarning
 
 from ..core.model import Policy
-from .keys import STATE_URI
+from .fixture_exchanges import FIXTURE_EXCHANGES, Exchange
+from .gate import Gate
+from .lab_server import LabServer
+from .limits import DEFAULT_TIMEOUT, bounded
+from .live_errors import LiveError, LiveTimeout
+from .live_receipts import LiveReceipt, utc_now
+from .meta_keys import STATE_URI
 from .recorder import Recorder
-from .server import LabServer
-from .transport import RecordingCacheStore, lowlevel_server, tapped_transport
-from .values import (
-    DEFAULT_TIMEOUT,
-    FIXTURE_EXCHANGES,
-    Exchange,
-    Frame,
-    Gate,
-    LiveError,
-    LiveReceipt,
-    LiveTimeout,
-    utc_now,
-)
+from .transport import Frame, RecordingCacheStore, lowlevel_server, tapped_transport
 
+#: The protocol a session speaks: ``"modern"`` (2026-07-28) or ``"legacy"`` (2025-11-25 handshake).
 Mode = Literal["modern", "legacy"]
+
+_T = TypeVar("_T")
+
+
+def run_sync(async_fn: Callable[..., Awaitable[_T]], *args: Any) -> _T:
+    """Run ``async_fn(*args)`` to completion from synchronous code (the CLI, a script).
+
+    Raises:
+        LiveError: inside a running event loop (a Jupyter cell): write ``await async_fn(...)``.
+    """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return anyio.run(async_fn, *args)
+    raise LiveError(
+        "an event loop is already running here (a Jupyter kernel runs one): write "
+        f"`await {getattr(async_fn, '__name__', 'fn')}(...)` in the cell instead of run_sync"
+    )
 
 
 class Watch:
@@ -81,8 +95,8 @@ class LabSession:
             report = await s.call("generate_report", {"week": 7})
 
     Args:
-        server: a :class:`~custody_lab.live.server.LabServer`, a
-            :class:`~custody_lab.live.hostile.HostileServer` or any ``MCPServer``; a fresh
+        server: a :class:`~custody_lab.live.lab_server.LabServer`, a
+            :class:`~custody_lab.live.hostile_server.HostileServer` or any ``MCPServer``; a fresh
             ``LabServer`` when omitted.
         mode: ``"modern"`` (2026-07-28) or ``"legacy"`` (2025-11-25, initialize handshake).
         frames: record every JSON-RPC frame (the session then runs over in-memory streams).
@@ -230,7 +244,7 @@ class LabSession:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", MCPDeprecationWarning)
-                await self.recorder._bounded("resources/subscribe", uri, client.subscribe_resource(uri))
+                await bounded("resources/subscribe", uri, client.subscribe_resource(uri), self.timeout)
             yield Watch(uri, recv.receive, self.timeout)
         finally:
             self._notices.pop(uri, None)

@@ -3,17 +3,18 @@ store that says when it served an answer.
 
 ``mcp.Client`` can talk to an in-process ``MCPServer`` directly, but then no frame is visible; with
 ``LabSession(frames=True)`` the session serves the server over memory streams wrapped by the taps
-below, so each message that crosses is recorded as a :class:`~custody_lab.live.values.Frame`.
+below, so each message that crosses is recorded as a :class:`Frame`.
 """
 
 from __future__ import annotations
 
-__all__ = ["RecordingCacheStore", "lowlevel_server", "tapped_transport"]
+__all__ = ["Frame", "RecordingCacheStore", "lowlevel_server", "tapped_transport"]
 
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any, Self
+from dataclasses import dataclass
+from typing import Any, Literal, Self
 
 import anyio
 from mcp.client.caching import CacheEntry, CacheKey, InMemoryResponseCacheStore
@@ -22,7 +23,28 @@ from mcp.server.mcpserver import MCPServer
 from mcp.shared.memory import create_client_server_memory_streams
 
 from . import sdk_adapter
-from .values import Frame, LiveError
+from .live_errors import LiveError
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One JSON-RPC message as it crossed the wire, seen from the client."""
+
+    direction: Literal["client→server", "server→client"]
+    message: dict[str, Any]
+
+    def summary(self) -> str:
+        """One line: arrow, id, method (or result/error)."""
+        m = self.message
+        arrow = "→" if self.direction == "client→server" else "←"
+        ident = f"#{m['id']} " if "id" in m else ""
+        if "method" in m:
+            params = m.get("params") or {}
+            hint = params.get("uri") or params.get("name") or ""
+            return f"{arrow} {ident}{m['method']} {hint}".rstrip()
+        if "error" in m:
+            return f"{arrow} {ident}error {m['error'].get('code')}: {m['error'].get('message')}"
+        return f"{arrow} {ident}result ({', '.join(sorted((m.get('result') or {}).keys()))})"
 
 
 class RecordingCacheStore(InMemoryResponseCacheStore):

@@ -40,6 +40,7 @@ frames returned are the real ones.
 from __future__ import annotations
 
 __all__ = [
+    "DISPLAY_CHARS",
     "CaseWire",
     "WireError",
     "WireRecording",
@@ -60,9 +61,13 @@ from ..protocol.uri_templates import UriTemplateError, match
 from ..views.html import box, code, escape, pre, untrusted, untrusted_block
 from ..views.sequence import Lifeline, SequenceFigure, Step, picker, sequence_figure, sequence_html, sequence_text
 from ..views.sequence import Sequence as Diagram
-from .keys import STATE_URI
+from .fixture_exchanges import FIXTURE_EXCHANGES, Exchange
+from .gate import Gate
+from .live_errors import LiveError
+from .live_receipts import LiveReceipt
+from .meta_keys import STATE_URI
 from .session import LabSession, Mode
-from .values import FIXTURE_EXCHANGES, Exchange, Frame, Gate, LiveError, LiveReceipt
+from .transport import Frame
 
 #: Strings longer than this are cut in the displayed copy of a frame (never in the frame).
 DISPLAY_CHARS = 240
@@ -171,7 +176,7 @@ def _belongs(x: Exchange, m: dict[str, Any], linked: set[str], listens: set[Any]
     return method == "notifications/cancelled" and p.get("requestId") in listens
 
 
-def case_frames(
+def _case_frames(
     x: Exchange, opening: Sequence[Frame], window: Sequence[Frame], later: Sequence[Frame] = ()
 ) -> tuple[tuple[Frame, ...], int]:
     """The frames of exchange ``x`` in wire order, and how many ledger reads the window held.
@@ -232,7 +237,7 @@ def _kind(f: Frame) -> str:
     return "response" if "method" not in f.message else "notification"
 
 
-def diagram(case: Case, x: Exchange, frames: Sequence[Frame], receipt: LiveReceipt, revision: str) -> Diagram:
+def _diagram(case: Case, x: Exchange, frames: Sequence[Frame], receipt: LiveReceipt, revision: str) -> Diagram:
     """The case's sequence diagram: the frames in order, with the host's steps between them.
 
     Steps that are not frames: the initiator's choice (the user picks a resource in the host, or
@@ -401,10 +406,10 @@ async def record_wire(
 
     In a notebook cell: ``wire = await record_wire()``; from a script:
     ``run_sync(record_wire)``. The subscribed case subscribes, has the server change the resource
-    (:meth:`~custody_lab.live.server.LabServer.advance_status`), waits for the notice and re-reads.
+    (:meth:`~custody_lab.live.lab_server.LabServer.advance_status`), waits for the notice and re-reads.
 
     Args:
-        server: a :class:`~custody_lab.live.server.LabServer` (a fresh one when omitted).
+        server: a :class:`~custody_lab.live.lab_server.LabServer` (a fresh one when omitted).
         mode: ``"modern"`` (2026-07-28) or ``"legacy"`` (2025-11-25).
         gate: the host's permission gate (the session's default when omitted); a refused read or
             call sends no frame, and the diagram shows the gate refusing.
@@ -436,9 +441,9 @@ async def record_wire(
     out: list[CaseWire] = []
     for k, (x, start, receipt) in enumerate(runs):
         end = runs[k + 1][1] if k + 1 < len(runs) else len(frames)
-        own, ledger = case_frames(x, opening, frames[start:end], frames[end:])
+        own, ledger = _case_frames(x, opening, frames[start:end], frames[end:])
         seed = seeds[x.case_id]
-        out.append(CaseWire(seed, x, own, receipt, revision, diagram(seed, x, own, receipt, revision), ledger))
+        out.append(CaseWire(seed, x, own, receipt, revision, _diagram(seed, x, own, receipt, revision), ledger))
     ids = {f.message["id"] for f in opening if _is_request(f) and f.message["method"] in _OPENING}
     hello = tuple(f for f in opening if f.message.get("method") in _OPENING or f.message.get("id") in ids)
     return WireRecording(tuple(out), hello, revision)

@@ -11,10 +11,10 @@ agent-03  3      complete the receipt: how many bytes of that note entered the p
 
 Every reference is computed with the package: agent-01 with
 :func:`~custody_lab.live.agent_context.classify_resources` over the lab server's own listing
-(:meth:`~custody_lab.live.server.LabServer.listing`), agent-02 and agent-03 with
+(:meth:`~custody_lab.live.lab_server.LabServer.listing`), agent-02 and agent-03 with
 :func:`~custody_lab.live.fences.fence_lookalikes` and
 :func:`~custody_lab.live.fences.neutralise_fences` over
-:data:`~custody_lab.live.hostile.HANDOVER_NOTE`, the text the hostile server serves at
+:data:`~custody_lab.live.hostile_server.HANDOVER_NOTE`, the text the hostile server serves at
 ``notes://handover``. The live layer (and ``mcp``) is imported the first time an answer is
 needed, not when the exercises register. Where a rule is the lab's own (the fence rewrite, the
 ``_meta`` marker for changing content) the prompts say "the lab's host policy".
@@ -47,14 +47,14 @@ def _same_names(answer: object, expected: object) -> bool:
 @functools.cache
 def _placements() -> tuple[Any, ...]:
     from ...live.agent_context import classify_resources  # mcp, loaded on first use
-    from ...live.server import LabServer
+    from ...live.lab_server import LabServer
 
     return classify_resources(*LabServer().listing())
 
 
 def _listing() -> list[dict[str, Any]]:
     """The lab server's listing as a learner reads it: URI or template, type, description, _meta."""
-    from ...live.server import LabServer
+    from ...live.lab_server import LabServer
 
     resources, templates = LabServer().listing()
     rows = [
@@ -145,7 +145,7 @@ _AGENT_01 = Exercise(
 
 
 def _note() -> str:
-    from ...live.hostile import HANDOVER_NOTE
+    from ...live.hostile_server import HANDOVER_NOTE
 
     return HANDOVER_NOTE
 

@@ -165,7 +165,7 @@ def hostile_audit() -> HostileAudit:
         (5, 4, (), 0)
     """
     from ...live.audit import audit_client
-    from ...live.hostile import HostileServer
+    from ...live.hostile_server import HostileServer
     from ...live.session import LabSession
 
     async def exchange() -> HostileAudit:

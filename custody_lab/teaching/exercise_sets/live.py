@@ -53,7 +53,7 @@ _REPORT_TOOL, _REPORT_PREFIX = "generate_report", "report://"
 
 def run_exchange(async_fn: Callable[[], Awaitable[_T]]) -> _T:
     """Run ``async_fn()`` to completion on a fresh event loop in a worker thread."""
-    from ...live.values import run_sync  # mcp and anyio, loaded on first use
+    from ...live.session import run_sync  # mcp and anyio, loaded on first use
 
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="custody-lab-exercise") as pool:
         return pool.submit(run_sync, async_fn).result()
@@ -100,8 +100,8 @@ def notice_seen() -> NoticeSeen:
         >>> seen.method, seen.trigger, seen.revoked_outcome
         ('resources/read', 'notifications/resources/updated', 'permission-denied')
     """
+    from ...live.gate import Gate
     from ...live.session import LabSession
-    from ...live.values import Gate
 
     async def exchange() -> NoticeSeen:
         async with LabSession() as s:
@@ -253,8 +253,8 @@ def denied_link() -> DeniedLink:
         >>> denied_link().server_reads
         0
     """
+    from ...live.gate import Gate
     from ...live.session import LabSession
-    from ...live.values import Gate
 
     async def exchange() -> DeniedLink:
         async with LabSession(gate=Gate(deny=(_REPORT_PREFIX,))) as s:

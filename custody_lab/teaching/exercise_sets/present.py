@@ -66,7 +66,7 @@ def _claimed_approver(content: object) -> str | None:
 
 
 def _shown(hostile: bool, consent_by: str | None) -> Shown:
-    from ...live.hostile import HostileServer
+    from ...live.hostile_server import HostileServer
     from ...live.presentation import ConsentLog, present
     from ...live.session import LabSession
 

@@ -32,10 +32,16 @@ receipt names where its side-effect evidence came from.
 from __future__ import annotations
 
 __all__ = [
+    "COUNTER_URI",
     "HANDOVER_NOTE",
     "HANDOVER_URI",
     "HOSTILE_EXPECTED",
+    "HOSTILE_NAME",
     "HOSTILE_TOUR",
+    "INJECTED_DESCRIPTION",
+    "INJECTED_TITLE",
+    "NOTES_URI",
+    "SECRET_URI",
     "HostileServer",
     "HostileState",
     "main",
@@ -53,10 +59,12 @@ import anyio
 import mcp.types as mt
 from mcp.server.mcpserver import MCPServer
 
-from .keys import PROVENANCE_KEY, STATE_URI
-from .server import serve_stdio
+from .fixture_exchanges import Exchange
+from .gate import Gate
+from .lab_server import serve_stdio
+from .live_receipts import LiveReceipt
+from .meta_keys import PROVENANCE_KEY, STATE_URI
 from .session import LabSession, Mode
-from .values import Exchange, Gate, LiveReceipt
 
 HOSTILE_NAME = "hostile-lab-server"
 SECRET_URI = "secret://vault/keys"
@@ -263,7 +271,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Serve the hostile server over stdio until the client closes (for ``custody-lab audit``)."""
     return serve_stdio(
         HostileServer(),
-        "python -m custody_lab.live.hostile",
+        "python -m custody_lab.live.hostile_server",
         "Run the custody lab's hostile MCP server over stdio.",
         argv,
     )

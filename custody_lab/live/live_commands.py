@@ -15,7 +15,15 @@ This module imports nothing heavy: ``mcp`` is imported when a command runs.
 
 from __future__ import annotations
 
-__all__ = ["configure_audit", "configure_live", "run_audit", "run_live"]
+__all__ = [
+    "EXIT_AGREE",
+    "EXIT_DIFFER",
+    "EXIT_ERROR",
+    "configure_audit",
+    "configure_live",
+    "run_audit",
+    "run_live",
+]
 
 import argparse
 import sys
@@ -42,9 +50,9 @@ def configure_live(p: argparse.ArgumentParser) -> None:
 
 def run_live(args: argparse.Namespace) -> int:
     from ..core.text import shorten, terminal_json
-    from .compare import NOT_COMPARED, compare_fixture, comparison_table
-    from .session import record_fixture
-    from .values import LiveError, run_sync
+    from .live_errors import LiveError
+    from .receipt_diff import NOT_COMPARED, compare_fixture, comparison_table
+    from .session import record_fixture, run_sync
 
     async def go() -> list:
         return await record_fixture(mode=args.mode, frames=args.frames, timeout=args.timeout)
@@ -139,7 +147,7 @@ def run_audit(args: argparse.Namespace) -> int:
         command = command[1:]
     if not command:
         print(
-            "error: give the server command after --, e.g. custody-lab audit -- python -m custody_lab.live.server",
+            "error: give the server command after --, e.g. custody-lab audit -- python -m custody_lab.live.lab_server",
             file=sys.stderr,
         )
         return EXIT_TROUBLE

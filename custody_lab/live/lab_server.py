@@ -45,8 +45,8 @@ subscription bus (what ``ctx.notify_resource_updated`` does inside a request). O
 and keeps its own set of subscribed connections (the SDK keeps none), so only subscribers are
 notified.
 
-Run it over stdio with ``python -m custody_lab.live.server`` (the hostile one:
-``python -m custody_lab.live.hostile``).
+Run it over stdio with ``python -m custody_lab.live.lab_server`` (the hostile one:
+``python -m custody_lab.live.hostile_server``).
 """
 
 from __future__ import annotations
@@ -56,16 +56,11 @@ __all__ = [
     "CUSTOMER_TEMPLATE",
     "DRAFT_URI",
     "HANDBOOK_URI",
-    "OPERATION_KEY",
-    "PROVENANCE_KEY",
     "REPORT_URI",
     "RISK_URI",
     "SERVER_NAME",
     "SERVER_VERSION",
-    "SIDE_EFFECTS_KEY",
-    "STATE_URI",
     "STATUS_URI",
-    "URI_KEY",
     "LEGACY_REVISIONS",
     "LabServer",
     "LabState",
@@ -95,7 +90,7 @@ from pydantic import BaseModel
 
 from ..core.paths import data_path
 from ..core.rules import INVALID_PARAMS, LEGACY_RESOURCE_NOT_FOUND
-from .keys import CHANGES_KEY, OPERATION_KEY, PROVENANCE_KEY, SIDE_EFFECTS_KEY, STATE_URI, URI_KEY
+from .meta_keys import CHANGES_KEY, OPERATION_KEY, PROVENANCE_KEY, SIDE_EFFECTS_KEY, STATE_URI, URI_KEY
 from .sdk_adapter import connection_of, lowlevel_server
 
 SERVER_NAME = "custody-lab-server"
@@ -496,9 +491,9 @@ def serve_stdio(server: Any, prog: str, description: str, argv: Sequence[str] | 
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Serve the lab server over stdio (``python -m custody_lab.live.hostile`` serves the hostile one)."""
+    """Serve the lab server over stdio (``python -m custody_lab.live.hostile_server`` serves the hostile one)."""
     return serve_stdio(
-        LabServer(), "python -m custody_lab.live.server", "Run the custody lab's MCP server over stdio.", argv
+        LabServer(), "python -m custody_lab.live.lab_server", "Run the custody lab's MCP server over stdio.", argv
     )
 
 

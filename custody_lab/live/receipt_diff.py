@@ -29,10 +29,6 @@ __all__ = [
     "compare_receipts",
     "comparison_html",
     "comparison_table",
-    "listing_html",
-    "listing_rows",
-    "receipt_html",
-    "rows_html",
 ]
 
 from collections.abc import Iterable, Mapping, Sequence
@@ -42,7 +38,7 @@ from typing import Any
 from ..core.loading import Fixture, load_fixture
 from ..core.receipts import canonical_json
 from ..core.router import route
-from ..views.html import rows_html, table
+from ..views.html import table
 
 #: The fields both sides must agree on, as dotted paths into the receipt.
 COMPARED_FIELDS: tuple[str, ...] = (
@@ -143,7 +139,7 @@ def compare_fixture(live_receipts: Iterable[Any], fixture: Fixture | None = None
     """Each seed case's simulated receipt beside its live one.
 
     Args:
-        live_receipts: :class:`~custody_lab.live.values.LiveReceipt` values (or receipt dicts)
+        live_receipts: :class:`~custody_lab.live.live_receipts.LiveReceipt` values (or receipt dicts)
             whose ``id`` names a seed case.
         fixture: the seed fixture (``data/cases.json`` when omitted).
 
@@ -195,91 +191,3 @@ def comparison_html(comparisons: Sequence[CaseComparison]) -> str:
         for i, d in enumerate(c.fields)
     ]
     return table(rows, head=("case", "field", "simulated", "live", ""))
-
-
-def receipt_html(receipts: Iterable[Any]) -> str:
-    """An HTML table of live receipts (outcome, URI, MIME, bytes, provenance, digest), escaped."""
-    cols = (
-        "id",
-        "outcome",
-        "actor",
-        "method",
-        "uri",
-        "mime",
-        "bytes",
-        "provenance",
-        "sideEffects",
-        "delivery",
-        "fromCache",
-        "contentDigest",
-    )
-    rows = []
-    for r in receipts:
-        rec = getattr(r, "receipt", r)
-        custody = rec.get("custody", {})
-        values = (
-            rec.get("id"),
-            _get(rec, "outcome"),
-            custody.get("actor"),
-            rec.get("method"),
-            custody.get("uri"),
-            custody.get("mime"),
-            custody.get("bytes"),
-            custody.get("provenance"),
-            custody.get("sideEffects"),
-            rec.get("delivery"),
-            (rec.get("cache") or {}).get("fromCache"),
-            (rec.get("contentDigest") or "")[:19],
-        )
-        rows.append(values)
-    return table(rows, head=cols)
-
-
-def listing_rows(recorder: Any) -> list[dict[str, Any]]:
-    """The server's listing as plain rows (kind, name, title, description, declared facts).
-
-    Titles and descriptions are the server's words: shown as data, never used to decide.
-    """
-    rows: list[dict[str, Any]] = []
-    for r in recorder.listed.values():
-        rows.append(
-            {
-                "kind": "resource",
-                "name": r.uri,
-                "title": r.title,
-                "description": r.description,
-                "mime": r.mime_type,
-                "declares": "read-only by protocol contract",
-            }
-        )
-    for t in recorder.templates:
-        rows.append(
-            {
-                "kind": "template",
-                "name": t.uri_template,
-                "title": t.title,
-                "description": t.description,
-                "mime": t.mime_type,
-                "declares": "read-only by protocol contract",
-            }
-        )
-    for tool in recorder.tools.values():
-        ann = tool.annotations
-        hint = None if ann is None else ann.read_only_hint
-        declares = {True: "readOnlyHint: true", False: "readOnlyHint: false"}.get(hint, "no side-effect declaration")  # type: ignore[arg-type]
-        rows.append(
-            {
-                "kind": "tool",
-                "name": tool.name,
-                "title": tool.title,
-                "description": tool.description,
-                "mime": None,
-                "declares": declares,
-            }
-        )
-    return rows
-
-
-def listing_html(recorder: Any) -> str:
-    """The listing as an HTML table; every server string is escaped."""
-    return rows_html(listing_rows(recorder), ("kind", "name", "title", "description", "mime", "declares"))

@@ -1,38 +1,27 @@
-"""``custody-lab serve``: the lab's server for any MCP client, and a JSON-lines log of receipts.
+"""The receipt log ``custody-lab serve`` writes: one JSON object per line, and a notebook view of it.
 
-Any client can connect (MCP Inspector's web UI or its ``--cli`` mode, an IDE):
+A ``resources/read`` or ``tools/call`` line carries a custody receipt built from what the server
+actually sent (URI, MIME type, the bytes' size and sha256, provenance, whether the server's state
+changed across the exchange), decided by the same rule loop as the simulator; a listing,
+``initialize`` or ``ping`` line says what was asked and how many items went back
+(:class:`~custody_lab.live.serve_middleware.ServedExchanges` writes them). :func:`receipt_log`
+reads the log for a notebook cell.
 
-    custody-lab serve                       # stdio: the client starts this command
-    custody-lab serve --http --port 8765    # Streamable HTTP on http://127.0.0.1:8765/mcp only
-
-Every request the server answers is appended to the receipt log as one JSON line (the path is
-printed on stderr; stdout is the stdio transport's). A ``resources/read`` or ``tools/call`` line
-carries a custody receipt built from what the server actually sent (URI, MIME type, the bytes'
-size and sha256, provenance, whether the server's state changed across the exchange), decided by
-the same rule loop as the simulator; a listing, ``initialize`` or ``ping`` line says what was
-asked and how many items went back (:class:`~custody_lab.live.served.ServedExchanges` writes
-them). :func:`receipt_log` reads the log for a notebook cell.
-
-This module imports nothing heavy (``mcp`` loads when ``run`` serves), so the CLI stays light.
+This module imports nothing heavy (no ``mcp``), so the CLI and a notebook can read a log cheaply.
 """
 
 from __future__ import annotations
 
 __all__ = [
-    "DEFAULT_PORT",
+    "LOG_COLUMNS",
     "ReceiptLog",
     "ReceiptLogView",
-    "configure",
     "default_log_path",
     "read_receipt_log",
     "receipt_log",
-    "run",
 ]
 
-import argparse
 import json
-import socket
-import sys
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
@@ -41,12 +30,7 @@ from typing import Any
 from ..core.receipts import canonical_json
 from ..core.text import visible
 from ..views.html import box, code, rows_html, scroll, small
-from .values import LiveError
-
-#: The HTTP port when ``--http`` is given without ``--port``.
-DEFAULT_PORT = 8765
-#: The Streamable HTTP endpoint's path (the SDK's default).
-HTTP_PATH = "/mcp"
+from .live_errors import LiveError
 
 
 def default_log_path() -> Path:
@@ -172,45 +156,3 @@ def receipt_log(path: str | Path | None = None, last: int = 20) -> ReceiptLogVie
     p = Path(path) if path is not None else default_log_path()
     entries = read_receipt_log(p)
     return ReceiptLogView(p, entries[-last:] if last > 0 else [], len(entries))
-
-
-def configure(p: argparse.ArgumentParser) -> None:
-    """The ``serve`` subcommand's arguments."""
-    p.add_argument("--http", action="store_true", help="serve Streamable HTTP on 127.0.0.1 instead of stdio")
-    p.add_argument("--port", type=int, default=None, help=f"the HTTP port (with --http; default {DEFAULT_PORT})")
-    p.add_argument("--log", default=None, help=f"the JSON-lines receipt log (default {default_log_path()})")
-
-
-def _check_port(port: int) -> None:
-    if not 1 <= port <= 65535:
-        raise LiveError(f"--port {port}: a TCP port is a whole number from 1 to 65535")
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        try:
-            s.bind(("127.0.0.1", port))
-        except OSError as e:
-            raise LiveError(f"--port {port}: 127.0.0.1:{port} cannot be used ({e.strerror})") from e
-
-
-def run(args: argparse.Namespace) -> int:
-    """Serve the lab server until the client (stdio) or Ctrl-C (HTTP) ends it; returns 0."""
-    if args.port is not None and not args.http:
-        raise LiveError("--port needs --http (stdio has no port)")
-    port = DEFAULT_PORT if args.port is None else args.port
-    if args.http:
-        _check_port(port)
-    from .served import ServedExchanges
-    from .server import LabServer
-
-    log = ReceiptLog(args.log if args.log is not None else default_log_path())
-    lab = LabServer()
-    lab.observe(ServedExchanges(lab, log))
-    print(f"custody-lab serve: each exchange is appended to {visible(str(log.path))}", file=sys.stderr)
-    if not args.http:
-        lab.mcp.run("stdio")
-        return 0
-    print(f"custody-lab serve: connect a client to http://127.0.0.1:{port}{HTTP_PATH} (Ctrl-C stops)", file=sys.stderr)
-    try:
-        lab.mcp.run("streamable-http", host="127.0.0.1", port=port)
-    except KeyboardInterrupt:
-        pass
-    return 0

@@ -1,0 +1,58 @@
+"""How long live mode waits and how much it keeps, stated as public constants, and the bounded wait.
+
+A hostile or broken server costs the client at most these (the SDK's ``uri_template`` states its
+``DEFAULT_MAX_*`` limits the same way):
+
+- :data:`DEFAULT_TIMEOUT` seconds for any single exchange (:func:`bounded` enforces it and turns
+  the end of the wait into :class:`~custody_lab.live.live_errors.LiveTimeout`);
+- :data:`MAX_PAGES` pages per listing (resources, templates, tools) before the listing is cut and
+  the cut is noted;
+- :data:`MAX_TEXT_CHARS` characters of one text contents item before it is refused, not copied
+  (the blob limit, :data:`~custody_lab.core.model.MAX_BYTES`, is 10 MiB too).
+"""
+
+from __future__ import annotations
+
+__all__ = ["DEFAULT_TIMEOUT", "MAX_PAGES", "MAX_TEXT_CHARS", "bounded"]
+
+from collections.abc import Awaitable
+from typing import TypeVar
+
+import anyio
+import mcp.types as mt
+from mcp.shared.exceptions import MCPError
+
+from .live_errors import LiveTimeout
+
+#: Seconds any single exchange may take before it is abandoned (and recorded as a timeout).
+DEFAULT_TIMEOUT = 5.0
+#: Pages followed per listing (resources, templates, tools) before the listing is cut and noted.
+MAX_PAGES = 100
+#: Text contents longer than this many characters are not copied.
+MAX_TEXT_CHARS = 10 * 1024 * 1024
+
+_T = TypeVar("_T")
+
+
+async def bounded(what: str, target: str, awaitable: Awaitable[_T], timeout: float) -> _T:
+    """Await ``awaitable`` for at most ``timeout`` seconds.
+
+    Raises:
+        LiveTimeout: the wait ran out (and was cancelled), or the client's own request timeout
+            answered first; the message names ``what`` was waited for and for which ``target``.
+    """
+    try:
+        with anyio.fail_after(timeout):
+            return await awaitable
+    except TimeoutError as e:
+        raise LiveTimeout(
+            f"{what} {target!r} got no answer within {timeout:g} s; the wait was cancelled",
+            method=what,
+            target=target,
+        ) from e
+    except MCPError as e:
+        if e.code == mt.REQUEST_TIMEOUT:
+            raise LiveTimeout(
+                f"{what} {target!r} timed out in the client ({e.error.message})", method=what, target=target
+            ) from e
+        raise

@@ -1,0 +1,73 @@
+"""``custody-lab serve``: the lab's server for any MCP client, logging a receipt for each exchange.
+
+Any client can connect (MCP Inspector's web UI or its ``--cli`` mode, an IDE):
+
+    custody-lab serve                       # stdio: the client starts this command
+    custody-lab serve --http --port 8765    # Streamable HTTP on http://127.0.0.1:8765/mcp only
+
+Every request the server answers is appended to the receipt log
+(:mod:`~custody_lab.live.serve_log`; the path is printed on stderr, stdout is the stdio
+transport's) by :class:`~custody_lab.live.serve_middleware.ServedExchanges`, which builds each
+receipt with the same builder as the lab's own client (:mod:`~custody_lab.live.live_receipts`).
+
+This module imports nothing heavy (``mcp`` loads when ``run`` serves), so the CLI stays light.
+"""
+
+from __future__ import annotations
+
+__all__ = ["DEFAULT_PORT", "HTTP_PATH", "configure", "run"]
+
+import argparse
+import socket
+import sys
+
+from ..core.text import visible
+from .live_errors import LiveError
+from .serve_log import ReceiptLog, default_log_path
+
+#: The HTTP port when ``--http`` is given without ``--port``.
+DEFAULT_PORT = 8765
+#: The Streamable HTTP endpoint's path (the SDK's default).
+HTTP_PATH = "/mcp"
+
+
+def configure(p: argparse.ArgumentParser) -> None:
+    """The ``serve`` subcommand's arguments."""
+    p.add_argument("--http", action="store_true", help="serve Streamable HTTP on 127.0.0.1 instead of stdio")
+    p.add_argument("--port", type=int, default=None, help=f"the HTTP port (with --http; default {DEFAULT_PORT})")
+    p.add_argument("--log", default=None, help=f"the JSON-lines receipt log (default {default_log_path()})")
+
+
+def _check_port(port: int) -> None:
+    if not 1 <= port <= 65535:
+        raise LiveError(f"--port {port}: a TCP port is a whole number from 1 to 65535")
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError as e:
+            raise LiveError(f"--port {port}: 127.0.0.1:{port} cannot be used ({e.strerror})") from e
+
+
+def run(args: argparse.Namespace) -> int:
+    """Serve the lab server until the client (stdio) or Ctrl-C (HTTP) ends it; returns 0."""
+    if args.port is not None and not args.http:
+        raise LiveError("--port needs --http (stdio has no port)")
+    port = DEFAULT_PORT if args.port is None else args.port
+    if args.http:
+        _check_port(port)
+    from .lab_server import LabServer
+    from .serve_middleware import ServedExchanges
+
+    log = ReceiptLog(args.log if args.log is not None else default_log_path())
+    lab = LabServer()
+    lab.observe(ServedExchanges(lab, log))
+    print(f"custody-lab serve: each exchange is appended to {visible(str(log.path))}", file=sys.stderr)
+    if not args.http:
+        lab.mcp.run("stdio")
+        return 0
+    print(f"custody-lab serve: connect a client to http://127.0.0.1:{port}{HTTP_PATH} (Ctrl-C stops)", file=sys.stderr)
+    try:
+        lab.mcp.run("streamable-http", host="127.0.0.1", port=port)
+    except KeyboardInterrupt:
+        pass
+    return 0

@@ -1,0 +1,135 @@
+"""What a server lists, as the client reads it: resources, templates and tools, every page.
+
+The recorder needs the listing before any exchange: a read's shape (listed or templated) and MIME
+type, and a tool's declared side effects, come from it. :class:`ServerListing` follows every
+``nextCursor`` (``""`` is a cursor too) up to :data:`~custody_lab.live.limits.MAX_PAGES` pages per
+listing and notes a listing it had to cut; :func:`match_template` says which template a URI
+belongs to, with the lab's own RFC 6570 engine (the one ``custody-lab serve`` uses as well).
+"""
+
+from __future__ import annotations
+
+__all__ = ["ServerListing", "match_template"]
+
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any
+
+import mcp.types as mt
+from mcp import Client
+from mcp.shared.exceptions import MCPError
+from pydantic import ValidationError
+
+from ..core.text import visible
+from ..protocol.uri_templates import UriTemplateError, match
+from .limits import MAX_PAGES, bounded
+from .live_errors import LiveError, first_problem
+from .live_receipts import check_size
+
+
+def match_template(templates: Iterable[str], uri: str) -> tuple[str, dict[str, Any]] | None:
+    """The first of ``templates`` that ``uri`` matches, with its parameters; ``None`` otherwise.
+
+    A template the lab's engine cannot read is skipped (it matches nothing).
+
+    Example:
+        >>> match_template(["kb://{doc}", "crm://customer/{id}"], "crm://customer/fixture-17")
+        ('crm://customer/{id}', {'id': 'fixture-17'})
+    """
+    for template in templates:
+        try:
+            params = match(template, uri)
+        except UriTemplateError:
+            continue
+        if params is not None:
+            return template, dict(params)
+    return None
+
+
+class ServerListing:
+    """A server's resources, templates and tools, as the client listed them.
+
+    Attributes:
+        listed: listed resources by URI.
+        templates: resource templates, in the order listed.
+        tools: tools by name.
+        notes: what the listing left out (a page cap that cut it), for reports.
+    """
+
+    def __init__(self) -> None:
+        self.listed: dict[str, mt.Resource] = {}
+        self.templates: list[mt.ResourceTemplate] = []
+        self.tools: dict[str, mt.Tool] = {}
+        self.notes: list[str] = []
+
+    async def load(self, client: Client, timeout: float) -> None:
+        """List resources, templates and tools, every page (what the server's capabilities offer).
+
+        Raises:
+            LiveError: a listing is malformed (an empty URI or tool name, a size that is not a size,
+                a result of the wrong shape) or the server answered it with an error.
+            LiveTimeout: a page got no answer within ``timeout`` seconds.
+        """
+        caps = client.server_capabilities
+        if caps.resources is not None:
+            resources = await self._all(
+                "resources/list",
+                lambda c: client.list_resources(cursor=c, cache_mode="bypass"),
+                "resources",
+                timeout,
+            )
+            for i, r in enumerate(resources):
+                if not r.uri.strip():
+                    raise LiveError(f"resources/list item {i} ({visible(r.name)!r}) has an empty URI")
+                check_size(r.size, f"resources/list item {i} ({visible(r.uri)!r})")
+            self.listed = {r.uri: r for r in resources}
+            self.templates = await self._all(
+                "resources/templates/list",
+                lambda c: client.list_resource_templates(cursor=c, cache_mode="bypass"),
+                "resource_templates",
+                timeout,
+            )
+        if caps.tools is not None:
+            tools = await self._all(
+                "tools/list", lambda c: client.list_tools(cursor=c, cache_mode="bypass"), "tools", timeout
+            )
+            for i, t in enumerate(tools):
+                if not t.name.strip():
+                    raise LiveError(f"tools/list item {i} has an empty name ({visible(repr(t.name))})")
+            self.tools = {t.name: t for t in tools}
+
+    async def _all(
+        self, method: str, fetch: Callable[[str | None], Awaitable[Any]], key: str, timeout: float
+    ) -> list[Any]:
+        items: list[Any] = []
+        cursor: str | None = None
+        for page in range(1, MAX_PAGES + 1):
+            try:
+                result = await bounded(method, f"page {page}", fetch(cursor), timeout)
+            except MCPError as e:
+                raise LiveError(
+                    f"{method} answered with error {e.code}: {visible(e.error.message)}", method=method
+                ) from e
+            except ValidationError as e:
+                raise LiveError(f"{method} answered a malformed result: {first_problem(e)}", method=method) from e
+            items.extend(getattr(result, key))
+            cursor = result.next_cursor
+            if cursor is None:
+                return items
+            if page == MAX_PAGES:
+                self.notes.append(
+                    f"{method}: stopped after {MAX_PAGES} pages ({len(items)} items); the server offered more"
+                )
+        return items
+
+    def match_template(self, uri: str) -> tuple[str, dict[str, Any]] | None:
+        """The first listed template ``uri`` matches, with its parameters; ``None`` otherwise."""
+        return match_template((t.uri_template for t in self.templates), uri)
+
+    def described(self, uri: str) -> tuple[tuple[str, dict[str, Any]] | None, Any]:
+        """How the listing describes ``uri``: ``(matched template or None, the listed resource or
+        the template it matched, or None)``. A listed URI is never read as a template."""
+        if uri in self.listed:
+            return None, self.listed[uri]
+        matched = self.match_template(uri)
+        template = next((t for t in self.templates if matched and t.uri_template == matched[0]), None)
+        return matched, template

@@ -1,0 +1,222 @@
+"""One receipt builder: the recording client and ``custody-lab serve``'s log give the same receipt
+for the same exchange, and each of the builder's rules (size, declared side effects, provenance)
+meets values written out by hand."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("mcp")
+
+import mcp.types as mt  # noqa: E402
+
+from custody_lab.live import LabSession  # noqa: E402
+from custody_lab.live.lab_server import SERVER_NAME, SERVER_VERSION, LabServer  # noqa: E402
+from custody_lab.live.live_receipts import declared_side_effects  # noqa: E402
+from custody_lab.live.meta_keys import SIDE_EFFECTS_KEY, STATE_URI, URI_KEY  # noqa: E402
+from custody_lab.live.serve_log import ReceiptLog, read_receipt_log  # noqa: E402
+from custody_lab.live.serve_middleware import ServedExchanges  # noqa: E402
+
+FIXED = "2026-09-04T12:00:00.000Z"
+HOST = f"{SERVER_NAME}@{SERVER_VERSION}"
+#: Seven characters, ten UTF-8 bytes (é is two bytes, ✓ three).
+GREETING = "héllo ✓"
+#: Thirteen characters, seventeen UTF-8 bytes (ï, é two bytes each, ✓ three).
+PLAIN_NOTE = "naïve café ✓\n"
+#: Its canonical JSON, {"city":"Zürich","sky":"☀"}, is 27 characters and 30 UTF-8 bytes.
+WEATHER = {"city": "Zürich", "sky": "☀"}
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def _named(tool: str) -> dict[str, str]:
+    """A result's identity (a tool result has no URI of its own; the lab names it in ``_meta``)."""
+    return {URI_KEY: f"urn:test:{tool}"}
+
+
+def _lab() -> LabServer:
+    """The lab server plus capabilities the fixture lacks: a resource with no provenance, tools
+    declared only by the lab's ``_meta`` key, a text-only and a non-ASCII structured result, and a
+    tool whose readOnlyHint lies."""
+    lab = LabServer()
+    mcp, state = lab.mcp, lab.state
+
+    @mcp.resource("note://plain/1", name="plain-note", mime_type="text/plain")
+    async def plain_note() -> str:
+        return PLAIN_NOTE
+
+    @mcp.tool(meta={SIDE_EFFECTS_KEY: False})
+    async def greet() -> mt.CallToolResult:
+        return mt.CallToolResult(content=[mt.TextContent(type="text", text=GREETING)], _meta=_named("greet"))
+
+    @mcp.tool(meta={SIDE_EFFECTS_KEY: False})
+    async def weather() -> mt.CallToolResult:
+        return mt.CallToolResult(
+            content=[mt.TextContent(type="text", text="see structuredContent")],
+            structured_content=WEATHER,
+            _meta=_named("weather"),
+        )
+
+    @mcp.tool(meta={SIDE_EFFECTS_KEY: True})
+    async def stamp() -> mt.CallToolResult:
+        state.approvals += 1
+        return mt.CallToolResult(content=[mt.TextContent(type="text", text="stamped")], _meta=_named("stamp"))
+
+    @mcp.tool(annotations=mt.ToolAnnotations(read_only_hint=True))
+    async def peek() -> mt.CallToolResult:
+        state.approvals += 1  # the lie: "read-only", and the ledger changes
+        return mt.CallToolResult(content=[mt.TextContent(type="text", text="only looked")], _meta=_named("peek"))
+
+    return lab
+
+
+#: What the client does, in order; each step is one exchange the server answers (plus the
+#: client's own reads of the state ledger, which the comparison leaves aside).
+_STEPS = (
+    ("read", "kb://handbook/v4"),
+    ("read", "crm://customer/fixture-17"),
+    ("read", "assets://logo.png"),
+    ("read", "note://plain/1"),
+    ("read", "crm://customer/nobody"),
+    ("call", "calculate_risk"),
+    ("call", "generate_report"),
+    ("call", "approve_draft"),
+    ("call", "greet"),
+    ("call", "weather"),
+    ("call", "stamp"),
+    ("call", "peek"),
+)
+_ARGS = {"approve_draft": {"draft_id": "9"}, "generate_report": {"week": 7}}
+#: Only the client has a response cache: the one key a served receipt cannot hold.
+CLIENT_ONLY = ("cache",)
+
+
+async def _both_ends(tmp_path):
+    """Run every step once through a recording session on a server that logs what it serves."""
+    lab = _lab()
+    log = ReceiptLog(tmp_path / "receipts.jsonl")
+    lab.observe(ServedExchanges(lab, log, clock=lambda: FIXED))
+    mine = {}
+    async with LabSession(lab, clock=lambda: FIXED) as s:
+        for kind, target in _STEPS:
+            if kind == "read":
+                mine[target] = (await s.read(target)).receipt
+            else:
+                mine[target] = (await s.call(target, _ARGS.get(target, {}), follow_links=False)).receipt
+    served = {
+        e["target"]: e["receipt"]
+        for e in read_receipt_log(log.path)
+        if e["receipt"] is not None and e["target"] != STATE_URI
+    }
+    return mine, served
+
+
+@pytest.mark.anyio
+async def test_the_same_exchange_gives_the_same_receipt_through_the_recorder_and_through_serves_log(tmp_path):
+    mine, served = await _both_ends(tmp_path)
+    assert sorted(served) == sorted(mine), f"served {sorted(served)}, recorded {sorted(mine)}"
+    for target, recorded in mine.items():
+        want = {k: v for k, v in recorded.items() if k not in CLIENT_ONLY}
+        got = served[target]
+        differ = sorted(k for k in want.keys() | got.keys() if want.get(k) != got.get(k))
+        assert not differ, f"{target}: the receipts differ in {differ}: recorder {want}, serve {got}"
+
+
+@pytest.mark.anyio
+async def test_a_size_is_the_utf8_bytes_that_were_on_the_wire_at_both_ends(tmp_path):
+    mine, served = await _both_ends(tmp_path)
+    expected = {
+        "note://plain/1": (17, "text/plain"),  # contents text, 13 characters
+        "greet": (10, "text/plain"),  # a text-only result, 7 characters
+        "weather": (30, "application/json"),  # structuredContent as canonical JSON, 27 characters
+    }
+    for end, receipts in (("recorder", mine), ("serve", served)):
+        for target, (size, mime) in expected.items():
+            custody = receipts[target]["custody"]
+            got = (custody["bytes"], custody["mime"])
+            assert got == (size, mime), f"{end} {target}: expected {(size, mime)}, got {got}"
+
+
+@pytest.mark.anyio
+async def test_the_provenance_fallback_names_the_server_only_for_an_answered_exchange(tmp_path):
+    mine, served = await _both_ends(tmp_path)
+    expected = {
+        "kb://handbook/v4": ("docs-server@v4", "server _meta"),
+        "calculate_risk": ("risk-fixture@1", "server _meta"),
+        "note://plain/1": (HOST, "host"),  # nothing under _meta: the host names serverInfo
+        "greet": (HOST, "host"),
+        "crm://customer/nobody": (None, None),  # answered with an error: nothing to attribute
+    }
+    for end, receipts in (("recorder", mine), ("serve", served)):
+        for target, want in expected.items():
+            r = receipts[target]
+            got = (r["custody"]["provenance"], r["provenanceSource"]["source"])
+            assert got == want, f"{end} {target}: expected {want}, got {got}"
+
+
+@pytest.mark.anyio
+async def test_the_labs_meta_declaration_counts_when_a_tool_sets_no_read_only_hint(tmp_path):
+    mine, served = await _both_ends(tmp_path)
+    meta = f"_meta {SIDE_EFFECTS_KEY}"
+    expected = {  # (declaredSideEffects, where it was declared, custody.sideEffects, outcome)
+        "greet": (False, meta, False, "structured-tool-result"),
+        "stamp": (True, meta, True, "structured-tool-result"),
+    }
+    for end, receipts in (("recorder", mine), ("serve", served)):
+        for target, want in expected.items():
+            r = receipts[target]
+            got = (
+                r["exchange"]["declaredSideEffects"],
+                r["sideEffectsEvidence"]["source"],
+                r["custody"]["sideEffects"],
+                r.get("selected") or r.get("rejection"),
+            )
+            assert got == want, f"{end} {target}: expected {want}, got {got}"
+
+
+@pytest.mark.parametrize(
+    ("tool", "expected"),
+    [
+        ({"name": "t", "annotations": {"readOnlyHint": True}}, (False, "annotations.readOnlyHint")),
+        ({"name": "t", "annotations": {"readOnlyHint": False}}, (True, "annotations.readOnlyHint")),
+        ({"name": "t", "_meta": {SIDE_EFFECTS_KEY: True}}, (True, f"_meta {SIDE_EFFECTS_KEY}")),
+        ({"name": "t", "_meta": {SIDE_EFFECTS_KEY: False}}, (False, f"_meta {SIDE_EFFECTS_KEY}")),
+        (  # the protocol's field comes first; the lab's key only fills its absence
+            {"name": "t", "annotations": {"readOnlyHint": True}, "_meta": {SIDE_EFFECTS_KEY: True}},
+            (False, "annotations.readOnlyHint"),
+        ),
+        (
+            {"name": "t", "_meta": {SIDE_EFFECTS_KEY: "yes"}},
+            (None, "nobody declared (no readOnlyHint, no lab declaration)"),
+        ),
+        ({"name": "t", "annotations": {"title": "T"}}, (None, "nobody declared (no readOnlyHint, no lab declaration)")),
+        (None, (None, "unknown tool (not in tools/list)")),
+    ],
+    ids=["hint-true", "hint-false", "meta-true", "meta-false", "hint-wins", "meta-not-bool", "no-hint", "unlisted"],
+)
+def test_a_tools_declared_side_effects_come_from_its_hint_then_the_labs_meta_key(tool, expected):
+    assert declared_side_effects(tool) == expected, f"{tool}: expected {expected}, got {declared_side_effects(tool)}"
+
+
+@pytest.mark.anyio
+async def test_serve_logs_a_lying_read_only_tool_as_the_side_effect_it_had_and_the_hint_as_false(tmp_path):
+    _, served = await _both_ends(tmp_path)
+    r = served["peek"]
+    got = {
+        "sideEffects": r["custody"]["sideEffects"],
+        "declared": r["exchange"]["declaredSideEffects"],
+        "observed": r["exchange"]["observedSideEffects"],
+        "outcome": r.get("rejection"),
+        "checks": [(c["code"], c["status"]) for c in r["liveChecks"]],
+    }
+    want = {
+        "sideEffects": True,  # the side effect happened
+        "declared": False,  # readOnlyHint true: it declared none
+        "observed": True,
+        "outcome": "read-only-hint-violated",  # the hint was false
+        "checks": [("read-only-hint-violated", "failed")],
+    }
+    assert got == want, f"expected {want}, got {got}"
