@@ -23,7 +23,7 @@ Prints, each in a fresh interpreter where imports are concerned:
   own import, and a later exchange; and ``import jsonschema`` alone, the part of that first
   structured result the lab accepts rather than hides. ``--only-first`` prints only these;
 - the end-to-end audit of the MCP reference server (server-everything, pinned in ``tests/interop``;
-  skipped with a note when it is not installed), the run ``tests/test_live_audit_reference.py``
+  skipped with a note when it is not installed), the run ``tests/live/test_audit_reference_server.py``
   makes, against that test's time bound.
 """
 
@@ -262,7 +262,7 @@ def _reference_audit() -> None:
         print("audit, MCP reference server        skipped: run `npm ci --prefix tests/interop`")
         return
     sys.path.insert(0, str(ROOT))
-    from tests.test_live_audit_reference import BOUND_S, CALLS
+    from tests.live.test_audit_reference_server import BOUND_S, CALLS
 
     cmd = [sys.executable, "-m", "custody_lab.cli", "audit", "--json", "--follow-links", "--timeout", "10"]
     for call in CALLS:

@@ -157,8 +157,8 @@ def test_contributing_gives_commands_for_one_test_a_rule_an_exercise_a_notebook_
     assert len(commands) >= 10, f"CONTRIBUTING.md has only {len(commands)} commands: {commands}"
     joined = "\n".join(commands)
     for must in (
-        "python3 -m custody_lab.bootstrap test tests/test_router.py -k",
-        "tests/test_exercises.py",
+        "python3 -m custody_lab.bootstrap test tests/core/test_router.py -k",
+        "tests/teaching/test_exercises.py",
         "tests/test_notebooks.py",
         "ruff format",
         "ruff check",
@@ -181,7 +181,7 @@ def test_every_command_in_contributing_names_files_tests_and_modules_that_exist(
             "no file or folder 'tests/test_nowhere.py'",
         ),
         (
-            "python3 -m custody_lab.bootstrap test tests/test_router.py::test_no_such_thing",
+            "python3 -m custody_lab.bootstrap test tests/core/test_router.py::test_no_such_thing",
             "no test 'test_no_such_thing'",
         ),
         (".venv/bin/python -m custody_lab.nowhere", "no module 'custody_lab.nowhere'"),

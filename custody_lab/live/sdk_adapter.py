@@ -11,7 +11,7 @@ session, ``MCPServer.middleware``, ``MCPServer.run``). Two needs have no public 
   the same object from ``resources/subscribe`` to ``resources/unsubscribe``.
 
 When an SDK upgrade moves either, these functions raise :class:`SdkDriftError` naming the
-attribute and the installed SDK version (never a silent fallback), and ``tests/test_sdk_adapter.py``
+attribute and the installed SDK version (never a silent fallback), and ``tests/live/test_sdk_adapter.py``
 fails the same way: an SDK upgrade is this file and that test.
 
 Example:
@@ -56,7 +56,7 @@ class SdkDriftError(LiveError):
         self.sdk = sdk_version()
         super().__init__(
             f"mcp {self.sdk}: {attribute} {detail} (custody_lab/live/sdk_adapter.py was written for "
-            f"mcp {WRITTEN_FOR}; update that one file and tests/test_sdk_adapter.py)"
+            f"mcp {WRITTEN_FOR}; update that one file and tests/live/test_sdk_adapter.py)"
         )
 
 

@@ -17,7 +17,7 @@ listed in its ``SET_MODULES``. They are registered lazily, the first time :func:
 :func:`check`, :func:`all_exercises`, :func:`reveal` or :func:`progress` needs them, so
 ``import custody_lab`` stays light.
 
-The two-way gate (``tests/test_exercises.py``) runs over every registered exercise: every reference
+The two-way gate (``tests/teaching/test_exercises.py``) runs over every registered exercise: every reference
 answer passes, every stub fails as "not answered", and every listed mistake's example answer gets
 that mistake's own hint.
 
@@ -89,7 +89,7 @@ class _NoExample:
         return "NO_EXAMPLE"
 
 
-#: A mistake without an example fails the gate in ``tests/test_exercises.py``.
+#: A mistake without an example fails the gate in ``tests/teaching/test_exercises.py``.
 NO_EXAMPLE = _NoExample()
 
 
@@ -492,7 +492,7 @@ def _truthy(call: Callable[[], object]) -> bool:
     """Run a detect/compare call; an answer of the wrong type counts as "no match".
 
     Only ``TypeError`` and ``ValueError`` are caught (the brief's contract): detectors guard with
-    ``isinstance`` themselves, and the gate in ``tests/test_exercises.py`` throws answers of many
+    ``isinstance`` themselves, and the gate in ``tests/teaching/test_exercises.py`` throws answers of many
     types at every exercise to prove that none raises.
     """
     try:

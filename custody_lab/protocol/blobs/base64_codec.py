@@ -391,7 +391,7 @@ def decode_report(blob: str, *, max_bytes: int | None = DEFAULT_MAX_BYTES) -> De
     _check_canonical(blob, compact)
 
     # The checks above leave only alphabet characters and correct padding, so the decoder cannot
-    # refuse (tests/test_blobs.py proves it over arbitrary text); a refusal would be a bug here.
+    # refuse (tests/protocol/blobs/test_blobs.py proves it over arbitrary text); a refusal would be a bug here.
     data = base64.b64decode(compact, validate=True)
 
     notes: list[str] = []

@@ -6,7 +6,7 @@ returns their exercises, and :mod:`custody_lab.teaching.exercises` registers wha
 first time an exercise is needed (so ``import custody_lab`` stays light).
 
 To add a topic, create ``custody_lab/teaching/exercise_sets/<topic>.py`` with an ``EXERCISES``
-tuple and add ``<topic>`` to :data:`SET_MODULES`; ``tests/test_exercises.py`` fails while a set
+tuple and add ``<topic>`` to :data:`SET_MODULES`; ``tests/teaching/test_exercises.py`` fails while a set
 module is missing from the list or two sets share an id. Modules whose name starts with ``_``
 (``_answers``: how answers are read; ``_changes``: a seed case with inputs changed) are helpers of
 these sets, not sets; the one helper name the rest of the teaching layer uses, :class:`CaseChange`

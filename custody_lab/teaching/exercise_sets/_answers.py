@@ -2,7 +2,7 @@
 
 An answer may be anything a learner types or computes, so every reader here guards the type
 itself and returns ``None`` for "not that kind of answer"; a mistake detector built on them never
-raises (the gate in ``tests/test_exercises.py`` throws answers of many types at every exercise).
+raises (the gate in ``tests/teaching/test_exercises.py`` throws answers of many types at every exercise).
 One home for these readers, shared by every set module.
 """
 

@@ -13,7 +13,7 @@ blob-04   3      predict a blob's length in characters before encoding
 
 Choosing a link or an embed (notebook 05) is :mod:`custody_lab.teaching.exercise_sets.links`.
 Every mistake detector guards the answer's type itself (an answer may be anything); the gate in
-``tests/test_exercises.py`` proves it.
+``tests/teaching/test_exercises.py`` proves it.
 """
 
 from __future__ import annotations

@@ -11,10 +11,10 @@ budget-02   3      a giant resource list under one combined limit: how many byte
 The ledger and its budgets are :mod:`custody_lab.protocol.budgets` (the limits are the lab's host
 policy; MCP 2026-07-28 sets none). The worked example of notebook 05 is built here too
 (:func:`worked_example`), from the tool the hostile server lists as ``export_everything`` and the
-9,000-odd-byte result it embeds (``tests/test_budgets_authorise.py`` checks both against the live
+9,000-odd-byte result it embeds (``tests/protocol/test_budgets_authorise.py`` checks both against the live
 hostile server), so the notebook, the exercises and the tests share one scenario.
 
-Every mistake detector guards the answer's type itself; the gate in ``tests/test_exercises.py``
+Every mistake detector guards the answer's type itself; the gate in ``tests/teaching/test_exercises.py``
 proves it.
 """
 

@@ -17,7 +17,7 @@ the linked resource *is* registered, the link carries the registered URI, so the
 its cached copy and the notices it subscribed to. link-02's cases hold both: a link that breaks
 that advice, and an unlisted link that is perfectly valid.
 
-Every mistake detector guards the answer's type itself; the gate in ``tests/test_exercises.py``
+Every mistake detector guards the answer's type itself; the gate in ``tests/teaching/test_exercises.py``
 proves it.
 """
 

@@ -14,7 +14,7 @@ route-01 and route-02 are predict-then-check exercises: their ``given`` is a
 :class:`~custody_lab.teaching.predict.PredictPanel` applies to the case explorer after the
 learner has written a prediction. Every reference answer is computed by the router
 (:func:`custody_lab.core.router.route`) from the seed fixture, never typed in by hand; every
-mistake detector guards the answer's type itself (the gate in ``tests/test_exercises.py``).
+mistake detector guards the answer's type itself (the gate in ``tests/teaching/test_exercises.py``).
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ uri-06    3      an exploded list of path segments (``{/path*}``)
 The server's side (reading a URI back, and spotting templates that cannot be read back) is
 :mod:`custody_lab.teaching.exercise_sets.uri_match`. Every expected answer is computed by
 :mod:`custody_lab.uri_templates`, never typed in by hand. Every mistake detector guards the
-answer's type itself (an answer may be anything); the gate in ``tests/test_exercises.py`` proves it.
+answer's type itself (an answer may be anything); the gate in ``tests/teaching/test_exercises.py`` proves it.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ uri-08    5      which templates ``match`` can read values back from
 The client's side (expanding templates) is :mod:`custody_lab.teaching.exercise_sets.uri_expand`.
 Every expected answer is computed by :mod:`custody_lab.uri_templates`, never typed in by hand.
 Every mistake detector guards the answer's type itself (an answer may be anything); the gate in
-``tests/test_exercises.py`` proves it.
+``tests/teaching/test_exercises.py`` proves it.
 """
 
 from __future__ import annotations
@@ -112,7 +112,8 @@ _BROKEN = "orders://{order-id}"
 
 
 def _error_position() -> int:
-    """Where the lab's engine refuses ``_BROKEN`` (``tests/test_uri_exercises.py`` pins it: 15)."""
+    """Where the lab's engine refuses ``_BROKEN``
+    (``tests/teaching/exercise_sets/test_uri_exercises.py`` pins it: 15)."""
     try:
         parse(_BROKEN)
     except UriTemplateError as error:

@@ -13,7 +13,7 @@ Every reference and every mistake's trigger value is computed with the what-if l
 :func:`~custody_lab.whatif.sweep.sweep`) over ``data/inventories/support-desk.csv``; nothing is typed
 in by hand. pandas is imported the first time an answer is needed, not when the exercises register
 (so a check in notebook 04 does not pay for it). Every mistake detector guards the answer's type
-itself; the gate in ``tests/test_exercises.py`` proves it.
+itself; the gate in ``tests/teaching/test_exercises.py`` proves it.
 """
 
 from __future__ import annotations

@@ -1,0 +1,72 @@
+"""The audit's guards, for all inputs: the depth check, terminal-safe JSON, and the guard's stderr."""
+
+from __future__ import annotations
+
+import json
+import sys
+import unicodedata
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+pytest.importorskip("mcp")
+
+import anyio  # noqa: E402
+from mcp import Client  # noqa: E402
+from mcp.shared.exceptions import MCPError  # noqa: E402
+
+from custody_lab.core.text import INVISIBLE, terminal_json  # noqa: E402
+from custody_lab.live.stdio_guard import StdioGuard, json_depth_exceeds  # noqa: E402
+
+# Strings full of what breaks parsers and terminals: brackets, quotes, backslashes, controls, bidi.
+tricky = st.text(st.sampled_from('[]{}"\\ax\x1b\x9b\x7f\u202e\u200b\n'), max_size=8)
+values = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(), tricky),
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(tricky, inner, max_size=3)),
+    max_leaves=30,
+)
+
+from ..timing import scaled  # noqa: E402
+
+
+def depth(value: object) -> int:
+    if isinstance(value, list):
+        return 1 + max((depth(v) for v in value), default=0)
+    if isinstance(value, dict):
+        return 1 + max((depth(v) for v in value.values()), default=0)
+    return 0
+
+
+@given(values, st.integers(0, 6))
+def test_the_depth_check_agrees_with_the_real_nesting_of_any_json_value(value, limit):
+    text = json.dumps(value)
+    expected = depth(value) > limit
+    assert json_depth_exceeds(text, limit) is expected, f"{text!r} limit {limit}: expected {expected}"
+
+
+@given(values)
+def test_terminal_json_keeps_the_value_and_prints_no_control_or_bidi_character(value):
+    out = terminal_json(value)
+    assert json.loads(out) == value, f"{value!r}: terminal_json changed the value: {out!r}"
+    raw = [ch for ch in out if ch != "\n" and (unicodedata.category(ch) == "Cc" or ch in INVISIBLE)]
+    assert raw == [], f"{value!r}: raw characters {raw!r} in {out!r}"
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.mark.anyio
+async def test_the_guard_keeps_the_servers_stderr_out_of_the_terminal_and_makes_it_visible(capfd):
+    script = "import sys; sys.stderr.write('boom \\x1b[2J\\rover\\n' * 3); sys.exit(7)"
+    guard = StdioGuard([sys.executable, "-c", script], timeout=scaled(5.0))
+    with pytest.raises(ExceptionGroup) as caught:
+        with anyio.fail_after(scaled(20)):
+            async with Client(guard.connect(), mode="auto", read_timeout_seconds=5.0, cache=None):
+                pass
+    assert caught.group_contains(MCPError, depth=None), f"expected the closed connection; got {caught.value!r}"
+    assert guard.problem is not None and guard.problem.startswith("exited with code 7"), guard.problem
+    assert guard.stderr_lines() == ["boom \\x1b[2J\\x0dover"] * 3, guard.stderr_lines()
+    assert capfd.readouterr().err == "", "the server's stderr reached the terminal raw"

@@ -1,0 +1,449 @@
+"""The capstone (notebook 09): design review, one-input fixes, the live audit, the archive, the rubric.
+
+The rubric tests start from a good archive of the given notes server (design review plus an audit
+report built by hand, no server) and break it one way at a time: each break must fail its step
+and name the line, the capability and the field. The live tests audit the server notebook 09
+writes, from the notebook's own cell.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+import custody_lab as cl
+from custody_lab.core.receipts import digest
+from custody_lab.live.presentation import Consent, ConsentLog
+from custody_lab.teaching.capstone import (
+    DESIGN_INPUTS,
+    GIVEN_INVENTORY,
+    CapstoneError,
+    allow_call,
+    archive_lines,
+    change_one_input,
+    design_table,
+    edit_once,
+    everything_server,
+    live_receipt,
+    review_design,
+    write_archive,
+)
+from custody_lab.teaching.capstone.rubric import RUBRIC_STEPS, check_archive, check_lines, read_archive
+
+from ...timing import scaled
+
+ROOT = Path(__file__).resolve().parents[3]
+NOTEBOOK = ROOT / "notebooks" / "09-design-your-servers-custody.ipynb"
+CASES = cl.load_cases(GIVEN_INVENTORY)
+BY_ID = {c.id: c for c in CASES}
+
+#: The fixes and the reason notebook 09 writes (its cells say the same).
+FIXES = {
+    "word-count": {"uri": "urn:notes:word-count:7"},
+    "export-notes": {"shape": "resource-link"},
+    "delete-note": {"sideEffects": True},
+}
+REASONS = {"audit-log": "administrators only: this host has no admin role"}
+
+
+# -- the design review ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("cid", "expected"),
+    [
+        ("notes-index", "listed-resource"),
+        ("note", "templated-resource"),
+        ("audit-log", "permission-denied"),
+        ("word-count", "custody-incomplete"),
+        ("export-notes", "embed-over-budget"),
+        ("delete-note", "side-effects-unknown"),
+    ],
+)
+def test_the_given_notes_server_is_routed_as_the_notebook_says(cid, expected):
+    got = cl.route(BY_ID[cid]).outcome
+    assert got == expected, f"{cid}: expected {expected}, got {got}"
+
+
+@pytest.mark.parametrize(("cid", "change"), sorted(FIXES.items()))
+def test_each_fix_changes_one_input_and_gets_the_capability_accepted(cid, change):
+    fixed, fix = change_one_input(BY_ID[cid], change)
+    (name,) = change
+    changed = [k for k in DESIGN_INPUTS if BY_ID[cid].get(k) != fixed.get(k)]
+    assert changed == [name] and fix.field == name, f"{cid} {change}: changed {changed}, fix {fix}"
+    assert cl.route(fixed).accepted, f"{cid} with {change}: {cl.route(fixed).outcome}"
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"shape": "resource-link", "bytes": 10}, None),
+        ({}, None),
+        ({"title": "Export"}, "title"),
+        ({"id": "export-2"}, "id"),
+        ({"shape": "embedded-resource"}, "shape"),
+        ({"bytes": "52000"}, "bytes"),
+    ],
+    ids=["two-inputs", "none", "free-text", "the-id", "same-value", "bad-value"],
+)
+def test_a_fix_that_is_not_one_real_design_input_is_refused_naming_the_field(change, field):
+    with pytest.raises(CapstoneError) as caught:
+        change_one_input(BY_ID["export-notes"], change)
+    assert caught.value.where == "export-notes" and caught.value.field == field, (
+        f"{change}: expected field {field!r}, got {caught.value.field!r}: {caught.value}"
+    )
+
+
+def test_a_fix_or_reason_for_a_capability_the_inventory_lacks_is_an_error_naming_it():
+    for kwargs in ({"fixes": {"exports": {"shape": "resource-link"}}}, {"reasons": {"auditlog": "x"}}):
+        with pytest.raises(CapstoneError, match="exports|auditlog") as caught:
+            review_design(CASES, **kwargs)
+        assert "notes-index" in str(caught.value), f"{kwargs}: the error should list the ids; got {caught.value}"
+
+
+def test_the_review_table_says_fixed_refused_or_accepted_and_shows_each_fix():
+    rows = {r["id"]: r for r in design_table(review_design(CASES, fixes=FIXES, reasons=REASONS))}
+    got = {cid: r["status"] for cid, r in rows.items()}
+    expected = {"notes-index": "accepted", "note": "accepted", "audit-log": "refused"}
+    expected |= dict.fromkeys(FIXES, "fixed")
+    assert got == expected, f"expected {expected}, got {got}"
+    assert rows["export-notes"]["fix (one input)"] == "shape: 'embedded-resource' → 'resource-link'", rows
+
+
+# -- the archive and the rubric, without a server -------------------------------------------------
+
+
+def _custody(uri: str) -> dict:
+    return {
+        "actor": "model",
+        "permissionChecked": True,
+        "uri": uri,
+        "mime": "application/json",
+        "provenance": "notes-server@0.1.0",
+        "bytes": 25,
+        "retrievedAt": "2026-09-04T12:00:00.000Z",
+        "sideEffects": False,
+    }
+
+
+def _report():
+    from custody_lab.live.audit_report import AuditReport, CapabilityAudit
+
+    caps = (
+        CapabilityAudit(
+            "resource", "notes://index", True, "listed", "listed-resource", (), {"custody": _custody("notes://index")}
+        ),
+        CapabilityAudit("template", "notes://{id}", False, "not read: no value known", None, ()),
+        CapabilityAudit(
+            "tool", "word_count", True, "allowed", "structured-tool-result", (), {"custody": _custody("urn:w")}
+        ),
+        CapabilityAudit("tool", "delete_note", False, "not called (name it with --allow-calls)", None, ()),
+    )
+    return AuditReport(("srv",), {"name": "notes-server", "version": "0.1.0"}, "2026-07-28", caps)
+
+
+def _good_lines() -> list[dict]:
+    rows = review_design(CASES, fixes=FIXES, reasons=REASONS)
+    consents = [Consent("word_count", {"id": "7"}, "learner")]
+    return archive_lines(rows, _report(), consents, reasons={"notes://{id}": "no id to try yet"})
+
+
+def _line(lines: list[dict], kind: str, name: str) -> dict:
+    return next(x for x in lines if x["kind"] == kind and (x.get("id") == name or x.get("name") == name))
+
+
+def _failures(lines: list[dict]) -> dict[str, tuple[str, ...]]:
+    rubric = check_lines(lines, inventory=CASES)
+    return {s.step: s.problems for s in rubric.steps if not s.passed}
+
+
+def test_a_good_archive_passes_every_step_of_the_rubric():
+    rubric = check_lines(_good_lines(), inventory=CASES)
+    assert [s.step for s in rubric.steps] == list(RUBRIC_STEPS), rubric.steps
+    assert rubric.passed, rubric.text()
+
+
+def test_an_archive_missing_one_receipt_fails_naming_it():
+    lines = _good_lines()
+    lines.remove(_line(lines, "design", "note"))
+    failed = _failures(lines)
+    assert set(failed) == {"routed", "receipts-complete"}, failed
+    assert any("'note'" in p and "no design line" in p for p in failed["routed"]), failed["routed"]
+    assert any("'note'" in p and "receipt missing" in p for p in failed["receipts-complete"]), failed
+
+
+@pytest.mark.parametrize("reason", [None, "", "   "], ids=["none", "empty", "blank"])
+def test_a_refusal_with_no_written_reason_fails_naming_the_line_and_field(reason):
+    lines = _good_lines()
+    _line(lines, "design", "audit-log")["reason"] = reason
+    failed = _failures(lines)
+    assert list(failed) == ["refusals-explained"], failed
+    (problem,) = failed["refusals-explained"]
+    assert "line 4 (design 'audit-log')" in problem and "permission-denied" in problem, problem
+    assert "field 'reason'" in problem, problem
+
+
+def test_a_live_refusal_and_an_unread_template_need_a_reason_too():
+    lines = _good_lines()
+    _line(lines, "live", "notes://{id}")["reason"] = None
+    failed = _failures(lines)
+    assert list(failed) == ["refusals-explained"] and "notes://{id}" in failed["refusals-explained"][0], failed
+
+
+def test_a_tool_called_without_consent_fails_naming_the_tool():
+    lines = [x for x in _good_lines() if x["kind"] != "consent"]
+    failed = _failures(lines)
+    assert list(failed) == ["calls-consented"], failed
+    (problem,) = failed["calls-consented"]
+    assert "live 'word_count'" in problem and "without a consent line" in problem, problem
+
+
+def test_a_consent_that_names_no_approving_actor_is_no_consent():
+    lines = _good_lines()
+    next(x for x in lines if x["kind"] == "consent")["approvedBy"] = " "
+    problems = _failures(lines)["calls-consented"]
+    assert any("approvedBy" in p for p in problems) and any("without a consent line" in p for p in problems), problems
+
+
+def test_a_tool_not_called_needs_no_consent():
+    lines = _good_lines()
+    tools = [x["name"] for x in lines if x["kind"] == "live" and x["capability"] == "tool" and not x["exercised"]]
+    assert tools == ["delete_note"] and check_lines(lines, inventory=CASES).passed, tools
+
+
+@pytest.mark.parametrize("field", ["uri", "provenance", "bytes", "sideEffects", "permissionChecked"])
+def test_an_accepted_receipt_with_an_empty_custody_field_fails_naming_the_field(field):
+    lines = _good_lines()
+    live = _line(lines, "live", "word_count")
+    live["receipt"]["custody"][field] = None
+    lines[-1]["receipts"] = [
+        {**item, "sha256": digest(live["receipt"])} if item["id"] == "word_count" else item
+        for item in lines[-1]["receipts"]
+    ]
+    failed = _failures(lines)
+    assert list(failed) == ["receipts-complete"], failed
+    assert f"custody.{field}" in failed["receipts-complete"][0], failed
+
+
+def test_a_receipt_changed_after_it_was_archived_fails_its_sha256_and_the_router():
+    lines = _good_lines()
+    receipt = _line(lines, "design", "audit-log")["receipt"]
+    receipt.update({"accepted": True, "selected": "listed-resource"})
+    del receipt["rejection"]
+    failed = _failures(lines)
+    assert any("sha256" in p and "'audit-log'" in p for p in failed["receipts-complete"]), failed
+    assert any("not what the router decides" in p and "'audit-log'" in p for p in failed["routed"]), failed
+
+
+def test_a_fix_that_changed_two_inputs_fails_the_routed_step():
+    lines = _good_lines()
+    line = _line(lines, "design", "export-notes")
+    line["case"]["bytes"] = 100
+    line["receipt"] = cl.route(cl.Case.from_dict(line["case"])).to_dict()
+    problems = _failures(lines)["routed"]
+    assert any("2 design inputs changed" in p and "shape" in p and "bytes" in p for p in problems), problems
+
+
+def test_an_archive_whose_last_line_is_not_the_summary_fails():
+    lines = _good_lines()[:-1]
+    problems = _failures(lines)["receipts-complete"]
+    assert any("not the summary" in p for p in problems), problems
+
+
+def test_the_summary_lists_every_receipt_with_its_sha256():
+    lines = _good_lines()
+    listed = [(x["line"], x["id"]) for x in lines[-1]["receipts"]]
+    expected = [(n, x["receipt"]["id"]) for n, x in enumerate(lines, start=1) if x.get("receipt")]
+    assert listed == expected and len(listed) == len(CASES) + 2, f"expected {expected}, got {listed}"
+
+
+def test_a_live_receipt_is_the_seed_shape_built_from_the_audits_record():
+    cap = _report().capabilities[2]
+    got = live_receipt(cap)
+    assert list(got) == ["id", "accepted", "selected", "custody"] and got["custody"]["uri"] == "urn:w", got
+    assert live_receipt(_report().capabilities[1]) is None
+
+
+def test_the_archive_file_is_ascii_json_lines_that_read_back_the_same(tmp_path):
+    lines = _good_lines()
+    _line(lines, "design", "audit-log")["reason"] = "admins\u202e only \x9b"
+    path = write_archive(tmp_path / "deep" / "archive.jsonl", lines)
+    raw = path.read_bytes()
+    assert raw.isascii() and raw.count(b"\n") == len(lines), raw[:200]
+    assert read_archive(path) == json.loads(json.dumps(lines)), "the archive does not read back as written"
+    assert check_archive(path, inventory=GIVEN_INVENTORY).passed
+
+
+def test_a_line_that_is_not_json_is_an_error_naming_the_line(tmp_path):
+    path = tmp_path / "a.jsonl"
+    path.write_text('{"kind": "header"}\n{nope\n', encoding="utf-8")
+    with pytest.raises(CapstoneError, match="line 2: not JSON"):
+        read_archive(path)
+
+
+def test_the_rubric_html_escapes_what_the_inventory_and_server_wrote():
+    lines = _good_lines()
+    line = _line(lines, "live", "notes://{id}")
+    line.update({"name": "<script>alert(1)</script>\u202e", "reason": None})
+    html = check_lines(lines)._repr_html_()
+    assert "<script>" not in html and "&lt;script&gt;" in html and "\\u202e" in html, html
+
+
+# -- the live audit of the notebook's server ------------------------------------------------------
+
+
+def _notebook_cells() -> list[str]:
+    """The source of every code cell of notebook 09."""
+    cells = json.loads(NOTEBOOK.read_text(encoding="utf-8"))["cells"]
+    return ["".join(c["source"]) for c in cells if c["cell_type"] == "code"]
+
+
+def _server_source() -> str:
+    (cell,) = [c for c in _notebook_cells() if c.startswith("%%writefile")]
+    return cell.split("\n", 1)[1]
+
+
+def _notebook_edit() -> tuple[str, str]:
+    """The (old, new) strings the notebook's one-line server change passes to ``edit_once``."""
+    for cell in _notebook_cells():
+        for node in ast.walk(ast.parse(cell)) if "edit_once(" in cell else ():
+            if isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "edit_once":
+                return ast.literal_eval(node.args[1]), ast.literal_eval(node.args[2])
+    raise AssertionError("notebook 09 has no edit_once(...) cell")
+
+
+@pytest.fixture(scope="module")
+def audits(tmp_path_factory):
+    pytest.importorskip("mcp")
+    from custody_lab.teaching.capstone.live_audit import audit_server, python_server
+
+    server = tmp_path_factory.mktemp("capstone") / "notes_server.py"
+    server.write_text(_server_source(), encoding="utf-8")
+    consents = [Consent("word_count", {"id": "7"}, "learner"), Consent("export_notes", {}, "learner")]
+    run = {"consents": consents, "template_values": ['id="7"'], "timeout": scaled(20.0)}
+    first = audit_server(python_server(server), **run)
+    diff = edit_once(server, *_notebook_edit())
+    return first, audit_server(python_server(server), **run), diff
+
+
+def test_the_notebooks_server_is_audited_and_only_consented_tools_are_called(audits):
+    first, _, _ = audits
+    ran = {c.name: c.outcome for c in first.capabilities if c.exercised}
+    expected = {
+        "notes://index": "listed-resource",
+        "notes://{id}": "templated-resource",
+        "word_count": "custody-incomplete",
+        "export_notes": "resource-link",
+    }
+    assert ran == expected, f"expected {expected}, got {ran}"
+    word = next(c for c in first.capabilities if c.name == "word_count")
+    assert [g.field for g in word.gaps] == ["uri"], word.gaps
+
+
+def test_the_notebooks_one_line_change_gives_the_tool_result_its_uri_and_the_rubric_passes(audits, tmp_path):
+    first, second, diff = audits
+    assert sum(line.startswith("+") and not line.startswith("+++") for line in diff.splitlines()) == 1, diff
+    word = next(c for c in second.capabilities if c.name == "word_count")
+    assert word.outcome == "structured-tool-result" and word.details["custody"]["uri"] == "urn:notes:word-count:7", word
+    rows = review_design(CASES, fixes=FIXES, reasons=REASONS)
+    consents = [Consent("word_count", {"id": "7"}, "learner"), Consent("export_notes", {}, "learner")]
+    before = check_archive(write_archive(tmp_path / "1.jsonl", archive_lines(rows, first, consents)), inventory=CASES)
+    after = check_archive(write_archive(tmp_path / "2.jsonl", archive_lines(rows, second, consents)), inventory=CASES)
+    assert [s.step for s in before.steps if not s.passed] == ["refusals-explained"], before.text()
+    assert after.passed, after.text()
+
+
+def test_the_reference_server_is_skipped_with_a_reason_when_it_is_not_installed(tmp_path):
+    command, why = everything_server(tmp_path)
+    assert command is None and ("npm ci --prefix tests/interop" in why or "node is not installed" in why), why
+
+
+def test_the_reference_server_is_found_and_audited_without_calling_any_tool(reference_server):
+    """Skips off CI when node or the pinned install is missing; fails under CI=true (conftest)."""
+    from custody_lab.teaching.capstone.live_audit import audit_server
+
+    command, why = everything_server()
+    assert command == reference_server, (
+        f"the notebook would start {command} ({why}); the pinned one is {reference_server}"
+    )
+    report = audit_server(command, timeout=scaled(20.0))
+    called = [c.name for c in report.capabilities if c.kind == "tool" and c.exercised]
+    tools = [c.name for c in report.capabilities if c.kind == "tool"]
+    assert tools and called == [], f"tools {tools}; called without consent: {called}"
+
+
+def test_two_consents_for_one_tool_are_refused_before_anything_starts():
+    from custody_lab.teaching.capstone.live_audit import audit_server
+
+    with pytest.raises(CapstoneError, match="consent given twice for 'echo'"):
+        audit_server(
+            [sys.executable, "-c", "raise SystemExit(9)"], consents=[Consent("echo", {}, "a"), Consent("echo", {}, "b")]
+        )
+
+
+def test_edit_once_refuses_text_that_is_not_there_exactly_once(tmp_path):
+    path = tmp_path / "s.py"
+    path.write_text("a = 1\na = 1\n", encoding="utf-8")
+    for old in ("a = 1\n", "b = 2\n"):
+        with pytest.raises(CapstoneError, match="occurs [02] times"):
+            edit_once(path, old, "c = 3\n")
+    assert path.read_text(encoding="utf-8") == "a = 1\na = 1\n", "a refused edit must leave the file alone"
+
+
+def test_a_consent_from_the_hosts_log_is_written_as_audit_allow_calls_writes_it():
+    log = ConsentLog()
+    log.approve("word_count", {"id": "7"}, by="learner")
+    log.approve("export_notes", by="learner")
+    got = [allow_call(c) for c in log.entries]
+    assert got == ['word_count={"id":"7"}', "export_notes"], got
+
+
+def test_the_good_archive_is_not_mutated_by_the_checks():
+    lines = _good_lines()
+    kept = copy.deepcopy(lines)
+    check_lines(lines, inventory=CASES)
+    assert lines == kept
+
+
+def test_the_rubric_checks_exactly_the_custody_fields_of_the_seed_receipt():
+    from custody_lab.teaching.capstone.rubric import CUSTODY_FIELDS
+
+    expected = tuple(cl.fixture_payload()["accepted"][0]["custody"])
+    assert CUSTODY_FIELDS == expected, f"expected {expected}, got {CUSTODY_FIELDS}"
+
+
+def test_the_notebook_writes_the_fixes_and_the_reason_these_tests_check():
+    found = {}
+    for cell in _notebook_cells():
+        if cell.startswith("%%"):
+            continue
+        for node in ast.walk(ast.parse(cell)):
+            if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
+                if node.targets[0].id in ("FIXES", "REASONS"):
+                    found[node.targets[0].id] = ast.literal_eval(node.value)
+    assert found.get("FIXES") == FIXES, f"notebook FIXES {found.get('FIXES')}, tests {FIXES}"
+    assert set(found.get("REASONS", {})) == set(REASONS), f"notebook REASONS {found.get('REASONS')}"
+
+
+def test_a_receipt_the_summary_does_not_list_fails_naming_it():
+    lines = _good_lines()
+    extra = copy.deepcopy(_line(lines, "live", "word_count"))
+    extra.update({"capability": "resource", "name": "notes://extra"})
+    extra["receipt"]["id"] = "notes://extra"
+    lines.insert(-1, extra)
+    failed = _failures(lines)
+    assert list(failed) == ["receipts-complete"], failed
+    (problem,) = failed["receipts-complete"]
+    assert "'notes://extra'" in problem and "does not list" in problem, problem
+
+
+def test_a_receipt_written_twice_fails_naming_the_second_line():
+    lines = _good_lines()
+    lines.insert(3, copy.deepcopy(_line(lines, "design", "notes-index")))
+    problems = _failures(lines)["receipts-complete"]
+    assert any("line 4 (design 'notes-index')" in p and "a second receipt" in p for p in problems), problems
