@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.lint
+
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "custody_lab"
 DESIGN = ROOT / "docs" / "design.md"

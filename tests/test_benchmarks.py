@@ -17,6 +17,8 @@ import pytest
 from . import fresh_env as fe
 from .timing import scaled
 
+pytestmark = pytest.mark.slow
+
 BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
 
 

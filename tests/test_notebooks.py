@@ -9,6 +9,10 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from .timing import scaled
+
+pytestmark = pytest.mark.lint
+
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 
@@ -137,6 +141,7 @@ def test_the_notebook_import_check_flags_every_path_outside_the_public_surface(s
 
 
 @pytest.mark.notebook
+@pytest.mark.slow
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_notebook_runs_top_to_bottom_without_an_error(path):
     from nbclient import NotebookClient
@@ -146,7 +151,7 @@ def test_notebook_runs_top_to_bottom_without_an_error(path):
     os.environ["MPLBACKEND"] = "Agg"
     try:
         NotebookClient(
-            nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
+            nb, timeout=int(scaled(600)), kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
         ).execute()
     finally:
         if env_before is None:

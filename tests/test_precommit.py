@@ -33,7 +33,7 @@ def test_the_config_is_valid_and_runs_ruff_check_ruff_format_and_the_lint_tests(
     assert entries.keys() == {"ruff-check", "ruff-format", "lint-tests"}, entries
     assert entries["ruff-check"].startswith(".venv/bin/ruff check"), entries
     assert entries["ruff-format"].startswith(".venv/bin/ruff format"), entries
-    assert "-m lint" in entries["lint-tests"] and "pytest" in entries["lint-tests"], entries
+    assert '-m "lint and not slow"' in entries["lint-tests"] and "pytest" in entries["lint-tests"], entries
 
 
 @pytest.mark.lint
@@ -44,7 +44,7 @@ def test_every_hook_runs_a_tool_of_the_projects_own_environment():
         assert hook["language"] == "system", f"{hook_id}: language {hook['language']} would download a second copy"
     # the lint marker the last hook selects is declared, and some tests carry it
     marked = subprocess.run(
-        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-m", "lint", "-p", "no:cacheprovider", "tests"],
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-m", "lint and not slow", "-p", "no:cacheprovider", "tests"],
         capture_output=True,
         text=True,
         cwd=ROOT,

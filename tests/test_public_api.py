@@ -190,6 +190,8 @@ from custody_lab.chart import matrix_figure
 from custody_lab.live import LabSession, assemble_context
 from custody_lab.sweep import compare
 from custody_lab.widgets import CaseExplorer, ProgressPanel, budget_panel
+
+pytestmark = pytest.mark.lint
 """
 
 

@@ -27,6 +27,8 @@ from custody_lab.live.stdio_guard import StdioGuard  # noqa: E402
 
 from ..timing import scaled  # noqa: E402
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 #: The reference server's tools whose results carry each kind of content (all annotated read-only;
 #: the audit calls them only because they are named here).
