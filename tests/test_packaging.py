@@ -101,7 +101,7 @@ def test_versions_are_pinned_in_one_place():
 #: What each command's first words may be, and the words after them that are subcommands, not paths.
 _PROGRAMS = {"python3": "python", ".venv/bin/python": "python", ".venv/bin/ruff": "ruff", "duplicates": "duplicates"}
 _SUBCOMMANDS = {
-    "custody_lab.bootstrap": {"test", "lab", "setup"},
+    "custody_lab.bootstrap": {"test", "quick", "lab", "setup"},
     "ruff": {"format", "check"},
     "jupyter": {"nbconvert"},
 }

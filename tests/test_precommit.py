@@ -36,7 +36,7 @@ def test_the_config_is_valid_and_runs_ruff_check_ruff_format_and_the_lint_tests(
     assert '-m "lint and not slow"' in entries["lint-tests"] and "pytest" in entries["lint-tests"], entries
 
 
-@pytest.mark.lint
+@pytest.mark.slow
 def test_every_hook_runs_a_tool_of_the_projects_own_environment():
     for hook_id, hook in hooks().items():
         program = str(hook["entry"]).split()[0]
@@ -44,7 +44,18 @@ def test_every_hook_runs_a_tool_of_the_projects_own_environment():
         assert hook["language"] == "system", f"{hook_id}: language {hook['language']} would download a second copy"
     # the lint marker the last hook selects is declared, and some tests carry it
     marked = subprocess.run(
-        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-m", "lint and not slow", "-p", "no:cacheprovider", "tests"],
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--collect-only",
+            "-q",
+            "-m",
+            "lint and not slow",
+            "-p",
+            "no:cacheprovider",
+            "tests",
+        ],
         capture_output=True,
         text=True,
         cwd=ROOT,

@@ -18,6 +18,9 @@ from pathlib import Path
 
 import pytest
 
+#: Each test starts the audit command in its own interpreter (about a second of CPU each).
+pytestmark = pytest.mark.slow
+
 pytest.importorskip("mcp")
 
 ROOT = Path(__file__).resolve().parents[2]
