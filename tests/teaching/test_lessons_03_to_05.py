@@ -12,7 +12,6 @@ import pytest
 
 from custody_lab.exercises import all_exercises, get, input_for, reveal
 from custody_lab.protocol.catalog import Catalog
-from custody_lab.uri_templates import expand
 
 ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -164,16 +163,6 @@ def test_the_base64_byte_count_is_three_quarters_of_the_length_minus_the_padding
 def test_the_brochure_blob_the_notebook_04_prediction_uses_is_800_characters_ending_in_two_padding():
     blob = Catalog.load().read("assets://brochure.pdf").item["blob"]
     assert (len(blob), blob[-2:]) == (800, "=="), (len(blob), blob[-2:])
-
-
-@pytest.mark.parametrize("value", [".", ".."])
-def test_a_dot_value_expands_to_a_dot_segment_in_a_simple_expression(value):
-    assert expand("crm://customer/{id}", {"id": value}) == f"crm://customer/{value}"
-
-
-def test_a_value_with_slashes_stays_in_one_segment_under_simple_expansion_but_not_under_reserved():
-    assert expand("crm://customer/{id}", {"id": "../../kb/shipping"}) == "crm://customer/..%2F..%2Fkb%2Fshipping"
-    assert expand("crm://customer/{+id}", {"id": "../../kb/shipping"}) == "crm://customer/../../kb/shipping"
 
 
 def test_link_02_holds_a_link_to_a_registered_resource_under_another_uri_and_an_unlisted_valid_one():

@@ -1,5 +1,5 @@
 """Edges of custody_lab.uri_templates: the uritemplate-test suite's literal apostrophe and floats,
-huge prefixes and templates, a parse cache bounded in characters, and linear matchability."""
+huge prefixes and templates, and linear matchability (the template caches: test_cache.py)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from custody_lab.protocol.uri_templates import matching
-from custody_lab.protocol.uri_templates import template as parsing
 from custody_lab.protocol.uri_templates.expansion import encode
 from custody_lab.protocol.uri_templates.template import OPERATORS, Expression
 from custody_lab.uri_templates import (
@@ -168,42 +167,6 @@ def test_a_short_template_is_still_quoted_whole_and_the_reason_is_kept_apart() -
         "expected ',', ':', '*' or '}' after variable 'order', found '-'",
     )
     assert actual == expected, f"expected {expected}, got {actual}"
-
-
-def test_the_parse_cache_is_bounded_in_template_characters_not_only_entries() -> None:
-    cache = parsing._PARSED
-    cache.clear()
-    size = cache.max_chars // 20  # under the per-entry cap, but 40 of them are twice the budget
-    for k in range(40):
-        parse(f"t{k}://" + "a" * size + "{id}")
-    actual = (cache.chars <= cache.max_chars, len(cache) < 40)
-    assert actual == (True, True), (
-        f"40 templates of {size:,} chars: expected the cache within {cache.max_chars:,} chars, "
-        f"got {cache.chars:,} chars in {len(cache)} entries"
-    )
-    small = parse("orders://{order_id}")
-    assert parse("orders://{order_id}") is small, "a small template is still parsed once"
-
-
-def test_a_template_over_the_per_entry_cap_is_not_cached() -> None:
-    cache = parsing._PARSED
-    cache.clear()
-    huge = "x://" + "a" * (cache.max_chars // 16 + 1) + "{id}"
-    parse(huge)
-    assert (len(cache), cache.chars) == (0, 0), f"expected nothing cached, got {len(cache)} entries"
-
-
-def test_the_matcher_cache_counts_each_compiled_template_by_its_characters() -> None:
-    # The bound itself is the parse cache's (tested above, same class); here: the matcher cache
-    # is one, and an entry costs its template's length.
-    cache = matching._MATCHERS
-    cache.clear()
-    templates = [f"t{k}://" + "a" * 4000 + "{id}" for k in range(3)]
-    for template in templates:
-        match(template, "nothing")
-    actual = (type(cache) is type(parsing._PARSED), len(cache), cache.chars)
-    expected = (True, 3, sum(map(len, templates)))
-    assert actual == expected, f"3 templates of ~4,000 chars: expected {expected}, got {actual}"
 
 
 def test_matchability_of_thousands_of_expressions_is_checked_in_linear_time() -> None:

@@ -8,7 +8,6 @@ import re
 import pytest
 
 import custody_lab as cl
-from custody_lab.core.explain import diff, flip_sentence
 from custody_lab.core.rules import outcome_look, rule
 from custody_lab.views.widgets import render
 from custody_lab.widgets import CaseExplorer
@@ -161,16 +160,6 @@ def test_the_outcome_wears_the_look_the_rule_table_gives_it(case_id):
     page = render.outcome_html(d)
     badge = f'style="background:{look.color};'
     assert badge in page and f">{look.label}</span>" in page, f"{case_id} ({d.outcome}): {look} not in {page}"
-
-
-def test_flip_sentence_reads_like_the_lesson():
-    base = cl.load_fixture().case("handbook")
-    stale = base.with_changes(current=False, requiresCurrent=True)
-    s = flip_sentence(diff(base, stale), cl.route(base), cl.route(stale))
-    assert s == "current true → false, requiresCurrent false → true flipped accepted → stale-content"
-    linked = base.with_changes(shape="templated-resource")
-    s = flip_sentence(diff(base, linked), cl.route(base), cl.route(linked))
-    assert s == 'shape "listed-resource" → "templated-resource" flipped listed-resource → templated-resource'
 
 
 def test_an_unknown_preset_id_is_a_clear_error():

@@ -1,0 +1,198 @@
+"""``python3 -m custody_lab.bootstrap``: its verbs, the arguments each passes on, and its exit codes.
+
+Nothing is installed and no suite is run here: ``ensure_env`` and ``subprocess.call`` are replaced
+by fakes that record what the bootstrap would have run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+
+from custody_lab import bootstrap
+
+FAKE_PY = Path("/fake/venv/bin/python")
+
+
+class Recorder:
+    """Stands in for ``subprocess.call``: records each command and answers with ``code``."""
+
+    def __init__(self, code: int = 0) -> None:
+        self.code = code
+        self.commands: list[list[str]] = []
+
+    def __call__(self, cmd: list[str], **kwargs: object) -> int:
+        self.commands.append(list(cmd))
+        return self.code
+
+
+@pytest.fixture
+def envs(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """``ensure_env`` replaced: it records the extras asked for and returns FAKE_PY."""
+    asked: list[str] = []
+
+    def fake_ensure_env(extras: str = "test") -> Path:
+        asked.append(extras)
+        return FAKE_PY
+
+    monkeypatch.setattr(bootstrap, "ensure_env", fake_ensure_env)
+    return asked
+
+
+def calls(monkeypatch: pytest.MonkeyPatch, code: int = 0) -> Recorder:
+    recorder = Recorder(code)
+    monkeypatch.setattr(bootstrap.subprocess, "call", recorder)
+    return recorder
+
+
+# --------------------------------------------------------------------------------------------
+# lab_args: the command's own flags first, JupyterLab's after "--"
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("given", "expected"),
+    [
+        (
+            ["--no-browser", "--port", "8899", "--ServerApp.ip=127.0.0.1"],
+            ["--no-browser", "--port", "8899", "--", "--ServerApp.ip=127.0.0.1"],
+        ),
+        (["--port=9000"], ["--port", "9000"]),
+        (["--", "--ServerApp.token=x", "--no-browser"], ["--no-browser", "--", "--ServerApp.token=x"]),
+        (["--LabApp.a=1", "--port", "1", "--LabApp.b=2"], ["--port", "1", "--", "--LabApp.a=1", "--LabApp.b=2"]),
+        (["--port"], ["--port", ""]),
+        ([], []),
+    ],
+)
+def test_lab_args_puts_the_commands_own_flags_first_and_jupyterlabs_after_a_double_dash(given, expected):
+    actual = bootstrap.lab_args(given)
+    assert actual == expected, f"lab_args({given}): expected {expected}, got {actual}"
+
+
+# --------------------------------------------------------------------------------------------
+# The verbs
+# --------------------------------------------------------------------------------------------
+
+
+def test_quick_runs_pytest_with_not_slow_before_the_users_own_arguments(monkeypatch, envs):
+    recorder = calls(monkeypatch)
+    code = bootstrap.main(["quick", "-k", "receipt", "-x"])
+    expected = [str(FAKE_PY), "-m", "pytest", "-m", "not slow", "-k", "receipt", "-x"]
+    actual = (code, recorder.commands, envs)
+    assert actual == (0, [expected], ["test"]), (
+        f"quick -k receipt -x: expected (0, [{expected}], ['test']), got {actual}"
+    )
+
+
+def test_test_runs_pytest_with_the_users_arguments_only(monkeypatch, envs):
+    recorder = calls(monkeypatch)
+    code = bootstrap.main(["test", "tests/core"])
+    expected = [str(FAKE_PY), "-m", "pytest", "tests/core"]
+    assert (code, recorder.commands) == (0, [expected]), (
+        f"test tests/core: expected (0, [{expected}]), got {(code, recorder.commands)}"
+    )
+
+
+@pytest.mark.parametrize("verb", ["test", "quick"])
+def test_pytests_no_tests_collected_exit_5_becomes_a_failure_1(monkeypatch, envs, capsys, verb):
+    calls(monkeypatch, code=5)
+    code = bootstrap.main([verb, "-k", "nothing-matches"])
+    said = capsys.readouterr().out
+    assert code == 1, f"{verb}, pytest exit 5: expected 1, got {code}"
+    assert "collected no tests" in said, f"{verb}, pytest exit 5: expected the reason printed, got {said!r}"
+
+
+@pytest.mark.parametrize("pytest_code", [0, 1, 2, 4])
+def test_every_other_pytest_exit_code_is_passed_on_unchanged(monkeypatch, envs, pytest_code):
+    calls(monkeypatch, code=pytest_code)
+    code = bootstrap.main(["quick"])
+    assert code == pytest_code, f"pytest exit {pytest_code}: expected {pytest_code}, got {code}"
+
+
+@pytest.mark.parametrize("argv", [[], ["serve"], ["--help"], ["Quick"]])
+def test_an_unknown_or_missing_verb_prints_the_usage_and_returns_2_without_setting_anything_up(
+    monkeypatch, envs, capsys, argv
+):
+    recorder = calls(monkeypatch)
+    code = bootstrap.main(argv)
+    said = capsys.readouterr().out
+    actual = (code, envs, recorder.commands, "python3 -m custody_lab.bootstrap quick" in said)
+    assert actual == (2, [], [], True), f"main({argv}): expected (2, no setup, no command, usage), got {actual}"
+
+
+def test_setup_only_prepares_the_environment(monkeypatch, envs):
+    recorder = calls(monkeypatch)
+    code = bootstrap.main(["setup"])
+    assert (code, envs, recorder.commands) == (0, ["test"], []), (
+        f"setup: expected (0, ['test'], []), got {(code, envs, recorder.commands)}"
+    )
+
+
+def test_lab_replaces_itself_with_custody_lab_lab_and_the_translated_flags(monkeypatch, envs):
+    seen: dict[str, object] = {}
+    monkeypatch.setattr(bootstrap.os, "name", "posix")
+    monkeypatch.setattr(bootstrap.os, "chdir", lambda path: seen.setdefault("cwd", path))
+    monkeypatch.setattr(bootstrap.os, "execv", lambda path, cmd: seen.update(exe=path, cmd=cmd))
+    bootstrap.main(["lab", "--no-browser", "--ServerApp.ip=127.0.0.1"])
+    expected = {
+        "cwd": bootstrap.ROOT,
+        "exe": str(FAKE_PY),
+        "cmd": [str(FAKE_PY), "-m", "custody_lab", "lab", "--no-browser", "--", "--ServerApp.ip=127.0.0.1"],
+    }
+    assert seen == expected, f"lab --no-browser --ServerApp.ip=127.0.0.1: expected {expected}, got {seen}"
+
+
+# --------------------------------------------------------------------------------------------
+# ensure_env: reinstall only when pyproject.toml (or the extras) changed
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def venv_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A virtual environment directory whose python already exists (so none is created)."""
+    python = tmp_path / "bin" / "python"
+    python.parent.mkdir(parents=True)
+    python.write_text("", encoding="utf-8")
+    monkeypatch.setattr(bootstrap.os, "name", "posix")
+    monkeypatch.setattr(bootstrap, "VENV", tmp_path)
+    monkeypatch.setattr(bootstrap, "STAMP", tmp_path / ".custody-lab-installed")
+    return tmp_path
+
+
+def wanted(extras: str) -> str:
+    return hashlib.sha256((bootstrap.ROOT / "pyproject.toml").read_bytes() + extras.encode()).hexdigest()
+
+
+def test_an_environment_stamped_with_this_pyproject_is_used_as_it_is(monkeypatch, venv_dir):
+    bootstrap.STAMP.write_text(wanted("test") + "\n")
+    recorder = calls(monkeypatch)
+    py = bootstrap.ensure_env("test")
+    assert (py, recorder.commands) == (venv_dir / "bin" / "python", []), (
+        f"an up-to-date stamp: expected no install, got {recorder.commands}"
+    )
+
+
+@pytest.mark.parametrize("stamp", [None, "an-older-hash", "EXTRAS"])
+def test_a_missing_or_stale_stamp_reinstalls_the_lab_and_records_the_new_hash(monkeypatch, venv_dir, stamp):
+    if stamp is not None:
+        bootstrap.STAMP.write_text((wanted("docs") if stamp == "EXTRAS" else stamp) + "\n")
+    recorder = calls(monkeypatch)
+    bootstrap.ensure_env("test")
+    installs = [cmd[cmd.index("install") + 1 :] for cmd in recorder.commands]
+    expected = [
+        ["--disable-pip-version-check", "-q", "--upgrade", "pip"],
+        ["--disable-pip-version-check", "-q", "-e", ".[test]"],
+    ]
+    assert installs == expected, f"stamp {stamp!r}: expected the installs {expected}, got {installs}"
+    assert bootstrap.STAMP.read_text().strip() == wanted("test"), "the stamp must record what was installed"
+
+
+def test_a_failed_install_stops_with_the_command_and_its_exit_code_and_leaves_no_stamp(monkeypatch, venv_dir):
+    calls(monkeypatch, code=3)
+    with pytest.raises(SystemExit) as stopped:
+        bootstrap.ensure_env("test")
+    message = str(stopped.value.code)
+    assert "exit code 3" in message and "pip install" in message, f"a failing pip: got {message!r}"
+    assert not bootstrap.STAMP.exists(), "a failed install must not be stamped as done"
