@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from ..timing import scaled
+
 #: Each test starts the audit command in its own interpreter (about a second of CPU each).
 pytestmark = pytest.mark.slow
 
@@ -29,13 +31,20 @@ RAW = "\x1b[2J\x1b[31m\x9b\u202e"  # what the ansi-names fixture puts in every s
 RAW_CHARS = ("\x1b", "\x9b", "\u202e")
 
 
-def audit(mode: str, *flags: str, timeout: str = "5", bound: float = 60.0, log: Path | None = None, extra=()):
-    """Run ``custody-lab audit`` on the fixture; a run longer than ``bound`` seconds fails the test."""
+#: The audit's own --timeout where the timeout is not what a test is about: stretched with every
+#: other deadline (tests/timing.py), so a loaded machine's slow start-up is not mistaken for a hang.
+ROOMY = f"{scaled(5):g}"
+
+
+def audit(mode: str, *flags: str, timeout: str = ROOMY, bound: float = 60.0, log: Path | None = None, extra=()):
+    """Run ``custody-lab audit`` on the fixture; a run longer than ``bound`` seconds (scaled by the
+    CI factor) fails the test. A test about the audit's timeout passes its own ``timeout``: the
+    fixture then never answers, so only the report's wording depends on it, not the machine."""
     server = [sys.executable, str(FIXTURE), "--mode", mode, *extra]
     if log is not None:
         server += ["--log", str(log)]
     cmd = [sys.executable, "-m", "custody_lab.cli", "audit", "--timeout", timeout, *flags, "--", *server]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=bound, cwd=ROOT)
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=scaled(bound), cwd=ROOT)
 
 
 def error_lines(stderr: str) -> list[str]:
@@ -95,7 +104,7 @@ def test_a_misbehaving_server_gets_one_or_two_lines_and_exit_2_never_a_traceback
 
 def test_a_command_that_cannot_start_is_one_line_and_exit_2():
     cmd = [sys.executable, "-m", "custody_lab.cli", "audit", "--", "/nonexistent/server-binary"]
-    out = subprocess.run(cmd, capture_output=True, text=True, timeout=60, cwd=ROOT)
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=scaled(60), cwd=ROOT)
     assert out.returncode == 2 and "Traceback" not in out.stderr, out.stderr
     assert out.stderr.strip().splitlines() == [
         "error: cannot start '/nonexistent/server-binary': No such file or directory"
@@ -106,7 +115,7 @@ def alive(pid: int, *, within: float = 5.0) -> bool:
     """Whether the process is still running ``within`` seconds from now (a killed process takes a
     moment to die; a zombie waiting to be reaped does not count as running)."""
     status = Path(f"/proc/{pid}/status")
-    for _ in range(int(within / 0.1)):
+    for _ in range(int(scaled(within) / 0.1)):
         try:
             os.kill(pid, 0)
         except ProcessLookupError:
@@ -141,7 +150,7 @@ def test_a_hung_server_behind_a_shell_wrapper_is_stopped_with_its_whole_process_
     pid_file = tmp_path / "server.pid"
     server = f"{shlex.quote(sys.executable)} {shlex.quote(str(FIXTURE))} --mode hang-initialize --pid-file {pid_file}"
     cmd = [sys.executable, "-m", "custody_lab.cli", "audit", "--timeout", "2", "--", "sh", "-c", f"{server}; true"]
-    out = subprocess.run(cmd, capture_output=True, text=True, timeout=20, cwd=ROOT)
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=scaled(20), cwd=ROOT)
     assert out.returncode == 2 and "did not answer server/discover then initialize" in out.stderr, out.stderr
     pid = int(pid_file.read_text())
     assert not alive(pid), f"the server behind sh (pid {pid}) was left running after the audit ended"
@@ -197,7 +206,7 @@ def test_pagination_follows_every_cursor_including_the_empty_string(tmp_path):
 
 
 def test_a_listing_longer_than_the_page_cap_is_cut_and_the_report_says_so():
-    out = audit("paginated", extra=("--resources", "100000"), timeout="10", bound=120.0)
+    out = audit("paginated", extra=("--resources", "100000"), timeout=f"{scaled(10):g}", bound=120.0)
     assert out.returncode == 0, out.stderr
     assert "note: resources/list: stopped after 100 pages (200 items); the server offered more" in out.stdout, (
         out.stdout
