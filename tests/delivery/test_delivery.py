@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import http.server
 import json
 import os
 import re
@@ -10,7 +9,6 @@ import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import urllib.error
 import urllib.request
@@ -20,7 +18,7 @@ import nbformat
 import pytest
 
 from custody_lab import bootstrap, cli, delivery
-from custody_lab.delivery import DeliveryError, lab, launch, present
+from custody_lab.delivery import lab, launch, present
 
 from ..timing import scaled
 
@@ -369,38 +367,6 @@ def test_binder_writes_the_lab_overrides_after_installing_the_lab():
     install = lines.index("python -m pip install -e .")
     writes = [i for i, ln in enumerate(lines) if "write_lab_overrides()" in ln and not ln.startswith("#")]
     assert writes and writes[0] > install, f"postBuild must call write_lab_overrides() after the install: {lines}"
-
-
-class _Forbidden(http.server.BaseHTTPRequestHandler):
-    def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
-        self.send_response(403)
-        self.end_headers()
-
-    def log_message(self, *args: object) -> None:
-        pass
-
-
-def test_readiness_accepts_any_http_reply_even_403():
-    server = http.server.HTTPServer(("127.0.0.1", 0), _Forbidden)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        status = delivery.wait_for_http(f"http://127.0.0.1:{server.server_port}/api/status", timeout=scaled(10))
-    finally:
-        server.shutdown()
-    assert status == 403
-
-
-def test_readiness_reports_a_server_that_exited_before_answering():
-    process = subprocess.Popen([sys.executable, "-c", "raise SystemExit(3)"])
-    process.wait()
-    with pytest.raises(DeliveryError, match=r"exited with code 3"):
-        delivery.wait_for_http(f"http://127.0.0.1:{delivery.free_port()}/", timeout=scaled(10), process=process)
-
-
-def test_readiness_gives_up_after_the_timeout_with_the_last_error():
-    with pytest.raises(DeliveryError, match=r"nothing answered .* within 1 s"):
-        delivery.wait_for_http(f"http://127.0.0.1:{delivery.free_port()}/", timeout=scaled(1))
 
 
 # -- the real servers ------------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import subprocess
 import sys
@@ -12,6 +13,17 @@ import pytest
 pytest.importorskip("mcp")
 
 from custody_lab.cli import build_parser, main  # noqa: E402
+from custody_lab.live import session  # noqa: E402
+from custody_lab.live.live_commands import (  # noqa: E402
+    EXIT_AGREE,
+    EXIT_DIFFER,
+    EXIT_ERROR,
+    configure_audit,
+    configure_live,
+    run_audit,
+    run_live,
+)
+from custody_lab.live.live_errors import LiveError  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -34,7 +46,7 @@ def test_registering_the_live_cli_does_not_import_mcp():
 def test_custody_lab_live_prints_the_table_and_exits_0_when_all_six_agree(mode, capsys):
     code = main(["live", "--mode", mode])
     out = capsys.readouterr().out
-    assert code == 0, out
+    assert code == EXIT_AGREE == 0, out
     for case_id in ("handbook", "customer-record", "generated-report", "risk-score", "live-status", "approve-draft"):
         assert case_id in out, f"{case_id} missing from:\n{out}"
     assert "PASS: all 6" in out
@@ -55,3 +67,52 @@ def test_custody_lab_live_json_prints_six_receipts(capsys):
     out = capsys.readouterr().out
     receipts = json.loads(out[: out.rindex("]") + 1])
     assert [r["id"] for r in receipts][:1] == ["handbook"] and len(receipts) == 6
+
+
+def _live_args(*argv: str) -> argparse.Namespace:
+    parser = argparse.ArgumentParser()
+    configure_live(parser)
+    return parser.parse_args(list(argv))
+
+
+def test_live_defaults_to_the_modern_protocol_five_seconds_and_the_table():
+    args = _live_args()
+    got = (args.mode, args.timeout, args.frames, args.json)
+    assert got == ("modern", 5.0, False, False), f"expected ('modern', 5.0, False, False), got {got}"
+    with pytest.raises(SystemExit):
+        _live_args("--mode", "2024")
+
+
+def test_a_case_the_live_run_lost_makes_live_exit_1_naming_how_many_differ(monkeypatch, capsys):
+    recorded = session.record_fixture
+
+    async def without_handbook(**kwargs):
+        return [r for r in await recorded(**kwargs) if r.case_id != "handbook"]
+
+    monkeypatch.setattr(session, "record_fixture", without_handbook)
+    code = run_live(_live_args())
+    out, err = capsys.readouterr()
+    assert code == EXIT_DIFFER == 1, f"one case missing: expected exit 1, got {code}; {err}"
+    assert "FAIL: 1 of 6 cases differ" in err and "PASS" not in out, (out, err)
+
+
+def test_a_live_run_that_cannot_run_exits_2_with_its_error(monkeypatch, capsys):
+    async def broken(**kwargs):
+        raise LiveError("the lab server did not start")
+
+    monkeypatch.setattr(session, "record_fixture", broken)
+    code = run_live(_live_args())
+    err = capsys.readouterr().err
+    assert (code, err.strip()) == (EXIT_ERROR, "error: the lab server did not start"), (code, err)
+
+
+@pytest.mark.parametrize("command", [[], ["--"]])
+def test_audit_without_a_server_command_exits_2_and_shows_how_to_give_one(command, capsys):
+    parser = argparse.ArgumentParser()
+    configure_audit(parser)
+    args = parser.parse_args(command)
+    assert (args.allow_calls, args.timeout, args.follow_links, args.strict) == ([], "10", False, False), vars(args)
+    code = run_audit(args)
+    err = capsys.readouterr().err
+    assert code == EXIT_ERROR, f"audit {command}: expected exit 2, got {code}"
+    assert "give the server command after --" in err and "custody_lab.live.lab_server" in err, err

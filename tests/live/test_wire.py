@@ -19,8 +19,7 @@ from custody_lab.live.lab_server import DRAFT_URI, HANDBOOK_URI, REPORT_URI, STA
 from custody_lab.live.meta_keys import STATE_URI
 from custody_lab.live.transport import Frame
 from custody_lab.live.wire import CaseWire, WireError, WireRecording, record_wire
-from custody_lab.views.html import ViewError
-from custody_lab.views.sequence import Sequence, Step, figure_png, sequence_figure, step_line
+from custody_lab.views.sequence import Sequence, Step, figure_png, step_line
 from custody_lab.whatif.theme import THEMES
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -298,23 +297,15 @@ def test_hostile_server_text_is_escaped_in_the_html_view_and_made_visible_in_the
     assert "\u202e" not in text and "\x1b" not in text, "a bidi override or ESC reached the terminal raw"
 
 
-def test_a_hostile_step_label_is_escaped_in_the_html_and_drawn_as_plain_text():
+def test_a_hostile_step_label_is_escaped_in_the_cases_html():
     hostile = replace(
         record(exchanges=FIXTURE_EXCHANGES[:1])["handbook"],
         frames=(Frame("server→client", {"jsonrpc": "2.0", "method": "notifications/x", "params": {"uri": HOSTILE}}),),
     )
     seq = Sequence("$x^2$ <b>", (Step("server", "client", "notification", "<script>x</script> $y$", 0),))
-    fig = sequence_figure(seq)
-    drawn = [t.get_text() for t in fig.axes[0].texts if t.get_gid() in ("title", "label:1")]
-    assert drawn == ["$x^2$ <b>", "<script>x</script> $y$"], drawn
     html = replace(hostile, sequence=seq).html()
     assert "<script>" not in html and "&lt;script&gt;x&lt;/script&gt; $y$" in html, "the step label was not escaped"
     assert "$x^2$ &lt;b&gt;" in html and "<img src=x" not in html, "the title or the frame was not escaped"
-
-
-def test_a_step_on_an_unknown_lifeline_is_refused_naming_the_step():
-    with pytest.raises(ViewError, match=r"step 2: receiver 'database'"):
-        Sequence("t", (Step("client", "server", "request", "a", 0), Step("client", "database", "request", "b")))  # type: ignore[arg-type]
 
 
 def test_a_case_that_was_not_recorded_is_a_wire_error_naming_the_recorded_ones(wire):

@@ -24,7 +24,7 @@ from custody_lab.sweep import compare, grid, sweep
 from custody_lab.views.chart.fast import BAND_ROWS, PngBands, png
 from custody_lab.views.context_costs import plot_cumulative
 from custody_lab.whatif import plots
-from custody_lab.whatif.theme import MIN_TEXT, THEME_VARIABLE, THEMES, ThemeError, contrast, drawable, theme_of
+from custody_lab.whatif.theme import MIN_TEXT, THEME_VARIABLE, THEMES, ThemeError, contrast, theme_of
 
 matplotlib.use("Agg")
 
@@ -139,13 +139,6 @@ def test_a_glyph_the_font_lacks_draws_as_a_look_alike_without_a_warning(fixture,
     assert labels and labels[0].startswith("✓ ok-draft → "), f"expected '✓ ok-draft → …', got {labels}"
     ticks = {t.get_text() for t in share.axes[0].get_yticklabels()}
     assert ticks == {"✓ ok-draft", "[U+1F99C]"}, ticks
-
-
-@pytest.mark.parametrize(
-    ("text", "expected"), [("✅ done", "✓ done"), ("❌", "✗"), ("plain-id", "plain-id"), ("a🦜b", "a[U+1F99C]b")]
-)
-def test_drawable_replaces_only_what_the_chart_font_lacks(text, expected):
-    assert drawable(text) == expected, f"{text!r}: expected {expected!r}, got {drawable(text)!r}"
 
 
 def test_no_zero_tick_sits_on_the_matrix_log_axis(fixture):

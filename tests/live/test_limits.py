@@ -1,0 +1,75 @@
+"""Live mode's limits: one bounded wait per exchange, and the timeouts it turns into ``LiveTimeout``."""
+
+from __future__ import annotations
+
+import anyio
+import pytest
+
+pytest.importorskip("mcp")
+
+import mcp.types as mt  # noqa: E402
+from mcp.shared.exceptions import MCPError  # noqa: E402
+
+from custody_lab.live.limits import DEFAULT_TIMEOUT, MAX_PAGES, MAX_TEXT_CHARS, bounded  # noqa: E402
+from custody_lab.live.live_errors import LiveTimeout  # noqa: E402
+
+from ..timing import scaled  # noqa: E402
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.mark.anyio
+async def test_an_answer_in_time_is_returned_as_it_came():
+    async def answer() -> dict[str, int]:
+        await anyio.sleep(0)
+        return {"n": 1}
+
+    got = await bounded("resources/read", "kb://x", answer(), scaled(5))
+    assert got == {"n": 1}, f"expected the awaited value {{'n': 1}}, got {got!r}"
+
+
+@pytest.mark.anyio
+async def test_a_wait_that_runs_out_is_cancelled_and_names_what_was_waited_for():
+    cancelled = []
+
+    async def never() -> None:
+        try:
+            await anyio.sleep_forever()
+        except anyio.get_cancelled_exc_class():
+            cancelled.append(True)
+            raise
+
+    timeout = scaled(0.1)
+    with pytest.raises(LiveTimeout) as err:
+        await bounded("tools/call", "hang_forever", never(), timeout)
+    expected = f"tools/call 'hang_forever' got no answer within {timeout:g} s; the wait was cancelled"
+    assert str(err.value) == expected, f"expected {expected!r}, got {str(err.value)!r}"
+    assert (err.value.method, err.value.target) == ("tools/call", "hang_forever"), vars(err.value)
+    assert cancelled == [True], "the abandoned request was not cancelled"
+
+
+@pytest.mark.anyio
+async def test_the_clients_own_request_timeout_is_a_live_timeout_too():
+    async def client_gave_up() -> None:
+        raise MCPError(mt.REQUEST_TIMEOUT, "Timed out while waiting for response")
+
+    with pytest.raises(LiveTimeout, match=r"resources/read 'kb://x' timed out in the client \(Timed out while"):
+        await bounded("resources/read", "kb://x", client_gave_up(), scaled(5))
+
+
+@pytest.mark.anyio
+async def test_any_other_error_answer_passes_through_unchanged():
+    async def not_found() -> None:
+        raise MCPError(-32602, "Resource not found")
+
+    with pytest.raises(MCPError) as err:
+        await bounded("resources/read", "kb://missing", not_found(), scaled(5))
+    assert not isinstance(err.value, LiveTimeout) and err.value.code == -32602, f"expected -32602, got {err.value!r}"
+
+
+def test_the_stated_limits_are_five_seconds_a_hundred_pages_and_ten_mebicharacters_of_text():
+    stated = (DEFAULT_TIMEOUT, MAX_PAGES, MAX_TEXT_CHARS)
+    assert stated == (5.0, 100, 10 * 1024 * 1024), f"expected (5.0, 100, 10 MiB), got {stated}"

@@ -1,0 +1,87 @@
+"""``custody-lab serve``'s command: stdio by default, HTTP on 127.0.0.1 only, and the ports it refuses."""
+
+from __future__ import annotations
+
+import argparse
+import socket
+
+import pytest
+
+pytest.importorskip("mcp")
+
+from mcp.server.mcpserver import MCPServer  # noqa: E402
+
+from custody_lab.cli import main  # noqa: E402
+from custody_lab.live.live_errors import LiveError  # noqa: E402
+from custody_lab.live.serve_command import DEFAULT_PORT, HTTP_PATH, configure, run  # noqa: E402
+
+
+def _args(*argv: str) -> argparse.Namespace:
+    parser = argparse.ArgumentParser()
+    configure(parser)
+    return parser.parse_args(list(argv))
+
+
+def test_serve_defaults_to_stdio_with_no_port_and_the_default_log():
+    args = _args()
+    assert (args.http, args.port, args.log) == (False, None, None), vars(args)
+    assert DEFAULT_PORT == 8765, f"the documented HTTP port is 8765, got {DEFAULT_PORT}"
+
+
+def test_a_port_without_http_is_refused_before_anything_is_served(monkeypatch, tmp_path):
+    served = []
+    monkeypatch.setattr(MCPServer, "run", lambda self, transport="stdio", **kw: served.append(transport))
+    with pytest.raises(LiveError, match="--port needs --http"):
+        run(_args("--port", "8000", "--log", str(tmp_path / "log.jsonl")))
+    assert served == [], f"expected nothing served, got {served}"
+
+
+def test_ctrl_c_ends_the_http_server_with_exit_0(monkeypatch, tmp_path):
+    def interrupted(self, transport="stdio", **kw):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(MCPServer, "run", interrupted)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    code = run(_args("--http", "--port", str(port), "--log", str(tmp_path / "log.jsonl")))
+    assert code == 0, f"Ctrl-C on the HTTP server: expected exit 0, got {code}"
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["serve", "--port", "8000"], "--port needs --http"),
+        (["serve", "--http", "--port", "0"], "--port 0: a TCP port"),
+        (["serve", "--http", "--port", "70000"], "--port 70000: a TCP port"),
+    ],
+)
+def test_serve_refuses_a_port_it_cannot_use_with_exit_2(argv, message, capsys, tmp_path):
+    code = main([*argv, "--log", str(tmp_path / "log.jsonl")])
+    err = capsys.readouterr().err
+    assert (code, message in err) == (2, True), f"{argv}: expected exit 2 and {message!r}, got {code} and {err!r}"
+
+
+def test_serve_refuses_a_port_already_in_use_and_names_it(capsys, tmp_path):
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        code = main(["serve", "--http", "--port", str(port), "--log", str(tmp_path / "log.jsonl")])
+    err = capsys.readouterr().err
+    assert code == 2 and f"127.0.0.1:{port} cannot be used" in err, (port, code, err)
+
+
+def test_serve_http_listens_on_127_0_0_1_only_and_stdio_by_default(monkeypatch, tmp_path, capsys):
+    calls = []
+    monkeypatch.setattr(MCPServer, "run", lambda self, transport="stdio", **kw: calls.append((transport, kw)))
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    log = tmp_path / "log.jsonl"
+    assert main(["serve", "--log", str(log)]) == 0
+    assert main(["serve", "--http", "--port", str(port), "--log", str(log)]) == 0
+    want = [("stdio", {}), ("streamable-http", {"host": "127.0.0.1", "port": port})]
+    assert calls == want, f"expected {want}, got {calls}"
+    err = capsys.readouterr().err
+    assert str(log) in err and f"http://127.0.0.1:{port}{HTTP_PATH}" in err and HTTP_PATH == "/mcp", err
