@@ -8,7 +8,9 @@ A hostile or broken server costs the client at most these (the SDK's ``uri_templ
 - :data:`MAX_PAGES` pages per listing (resources, templates, tools) before the listing is cut and
   the cut is noted;
 - :data:`MAX_TEXT_CHARS` characters of one text contents item before it is refused, not copied
-  (the blob limit, :data:`~custody_lab.core.model.MAX_BYTES`, is 10 MiB too).
+  (a blob is refused past 10 MiB of decoded bytes too: ``read_contents`` decodes it under
+  :data:`~custody_lab.protocol.blobs.base64_codec.DEFAULT_MAX_BYTES`; a declared ``size`` past
+  :data:`~custody_lab.core.model.MAX_BYTES`, 1 GiB, is not a size the lab can hold).
 """
 
 from __future__ import annotations
