@@ -85,7 +85,7 @@ def test_a_tool_nobody_declared_is_never_called(tour):
 def test_the_hanging_tool_times_out_with_a_clear_message(tour):
     _, _, receipts = tour
     error = receipts["hanging-tool"].receipt["error"]
-    assert "hang_forever" in error and "within 1 s" in error, error
+    assert "hang_forever" in error and f"within {scaled(1.0):g} s" in error, error
 
 
 def test_the_mutating_read_is_observed_through_the_state_digest(tour):
