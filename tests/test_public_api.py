@@ -20,11 +20,13 @@ import pytest
 
 import custody_lab as cl
 
+pytestmark = pytest.mark.lint
+
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "custody_lab"
 DESIGN = ROOT / "docs" / "design.md"
 #: Top-level modules that deliver the lab or wire the command line: above the layers, not public.
-NOT_PUBLIC = {"__main__", "cli", "bootstrap", "delivery", "exposure", "voila_kernels"}
+NOT_PUBLIC = {"__main__", "cli", "bootstrap", "delivery"}
 #: Public paths whose names load on first use, typed through ``if TYPE_CHECKING:`` imports.
 LAZY_PATHS = ("custody_lab.sweep", "custody_lab.widgets", "custody_lab.live")
 
@@ -190,8 +192,6 @@ from custody_lab.chart import matrix_figure
 from custody_lab.live import LabSession, assemble_context
 from custody_lab.sweep import compare
 from custody_lab.widgets import CaseExplorer, ProgressPanel, budget_panel
-
-pytestmark = pytest.mark.lint
 """
 
 
