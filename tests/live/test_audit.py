@@ -93,6 +93,7 @@ async def test_allow_calls_lets_the_user_call_a_mutating_tool():
     assert lab.state.calls["approve_draft"] == 1 and approve.outcome == "embedded-resource"
 
 
+@pytest.mark.slow  # a fresh interpreter per side, over stdio
 def test_the_hostile_server_runs_over_stdio_as_its_own_module():
     # 3 s: the server's own start (importing mcp) must fit in the handshake bound on a busy
     # machine; hang_forever then costs those 3 s before it is recorded as a timeout.

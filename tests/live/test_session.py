@@ -364,6 +364,7 @@ print(json.dumps(seen))
 _PLAIN_FORMATS = "import json, jsonschema; print(json.dumps(sorted(jsonschema.FormatChecker().checkers)))"
 
 
+@pytest.mark.slow  # two fresh interpreters that import mcp and jsonschema
 def test_a_live_exchange_leaves_jsonschema_as_the_learner_would_find_it():
     import json
     import subprocess

@@ -98,6 +98,7 @@ def test_a_deferred_definition_shows_only_the_name_and_fits_forty_tools_in_the_t
 entries = st.lists(st.tuples(st.sampled_from(BUDGETS), st.integers(0, 6000)), max_size=25)
 
 
+@pytest.mark.slow  # a long property run (200 examples)
 @settings(max_examples=200, deadline=None)
 @given(entries, st.integers(0, 9000), st.integers(0, 9000), st.integers(0, 9000))
 def test_no_budget_admits_more_than_its_own_limit_and_the_combined_host_no_more_than_its_total(rows, t, r, c):

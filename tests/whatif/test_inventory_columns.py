@@ -92,6 +92,7 @@ def _same_reading(path) -> bool:
     return True
 
 
+@pytest.mark.slow  # a long property run (300 examples)
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(csv_files())
 def test_a_file_read_column_by_column_is_the_frame_the_row_by_row_reader_builds(tmp_path, data):
@@ -198,6 +199,7 @@ def test_every_data_inventory_is_read_column_by_column_and_identically():
         assert _same_reading(path), f"{path.name}: expected the column-wise reader to read it"
 
 
+@pytest.mark.slow  # a long property run (300 examples)
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.one_of(st.none(), st.text(max_size=4), st.sampled_from(["", " ", "\x85", "\u2028", "\x1c"]))))
 def test_arrow_buffers_say_missing_and_blank_exactly_as_python_strings_do(values):

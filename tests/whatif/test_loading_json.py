@@ -57,6 +57,7 @@ def cases_text(edits: list[list[tuple[str, object]]], layout: str) -> str:
     return json.dumps(doc)  # ASCII escapes: a lone surrogate stays a "\ud800" escape
 
 
+@pytest.mark.slow  # a long property run (300 examples)
 @settings(max_examples=300, deadline=None)
 @given(edits=st.lists(changes, min_size=1, max_size=5), layout=st.sampled_from(["list", "case file"]))
 def test_the_column_wise_check_accepts_only_files_the_loader_accepts_whole_and_builds_its_frame(edits, layout):

@@ -130,6 +130,7 @@ def frames_and_policies(draw) -> tuple[list[dict], cl.Policy, str]:
 # sweep == route
 
 
+@pytest.mark.slow  # a long property run (300 examples)
 @settings(max_examples=300)
 @given(frames_and_policies())
 def test_sweep_decides_every_row_exactly_as_route_for_random_frames_and_policies(drawn):

@@ -93,6 +93,7 @@ MARKUP_PIECES = [
 ]
 
 
+@pytest.mark.slow  # a long property run (400 examples)
 @settings(max_examples=400, deadline=None)
 @given(st.lists(st.sampled_from(MARKUP_PIECES), max_size=14).map("".join))
 @example("<!DOCTYPE x[]x]><svg>")  # the subset ends at the first "]" that a ">" follows
@@ -157,6 +158,7 @@ json_values = st.recursive(
 )
 
 
+@pytest.mark.slow  # a long property run (300 examples)
 @settings(max_examples=300, deadline=None)
 @given(json_values, st.integers(0, 6))
 def test_nesting_depth_counts_only_brackets_outside_strings(value: object, limit: int) -> None:

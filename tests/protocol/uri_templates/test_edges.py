@@ -79,6 +79,7 @@ def test_a_float_expands_as_json_and_javascript_write_the_number(value: float, e
     _expand_says("{v}", {"v": value}, expected)
 
 
+@pytest.mark.slow  # a long property run (300 examples)
 @settings(max_examples=300, deadline=None)
 @given(st.floats(allow_nan=False, allow_infinity=False))
 def test_a_float_expands_to_text_that_reads_back_as_the_same_float(value: float) -> None:
@@ -261,6 +262,7 @@ def _old_following_chars(expression: Expression, rest: tuple[str | Expression, .
     return chars
 
 
+@pytest.mark.slow  # a long property run (300 examples)
 @settings(max_examples=300, deadline=None)
 @given(
     st.lists(

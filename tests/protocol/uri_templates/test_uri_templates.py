@@ -489,6 +489,7 @@ def matchable_cases(draw: st.DrawFn) -> tuple[str, dict[str, object], dict[str, 
     return template, values, expected
 
 
+@pytest.mark.slow  # a long property run (200 examples)
 @settings(max_examples=200, deadline=None)
 @given(matchable_cases())
 def test_match_inverts_expand_for_matchable_templates(case: tuple[str, dict[str, object], dict[str, object]]) -> None:
@@ -500,6 +501,7 @@ def test_match_inverts_expand_for_matchable_templates(case: tuple[str, dict[str,
     )
 
 
+@pytest.mark.slow  # a long property run (200 examples)
 @settings(max_examples=200, deadline=None)
 @given(st.text(max_size=12), st.sampled_from(OPERATORS))
 def test_expansion_only_emits_uri_characters(value: str, op: str) -> None:
@@ -508,6 +510,7 @@ def test_expansion_only_emits_uri_characters(value: str, op: str) -> None:
     assert uri_chars.fullmatch(uri), f"value {value!r} under {op!r}: {uri!r} is not made of URI characters"
 
 
+@pytest.mark.slow  # a long property run (200 examples)
 @settings(max_examples=200, deadline=None)
 @given(st.text(max_size=12))
 def test_simple_expansion_leaves_only_unreserved_characters_and_triplets(value: str) -> None:
@@ -517,6 +520,7 @@ def test_simple_expansion_leaves_only_unreserved_characters_and_triplets(value: 
     )
 
 
+@pytest.mark.slow  # a long property run (200 examples)
 @settings(max_examples=200, deadline=None)
 @given(st.text(max_size=12))
 def test_any_text_survives_a_simple_round_trip(value: str) -> None:
@@ -574,6 +578,7 @@ def test_a_uri_that_is_not_text_is_a_uri_template_type_error(uri: object) -> Non
         match("orders://{id}", uri)  # type: ignore[arg-type]
 
 
+@pytest.mark.slow  # a long property run (300 examples)
 @settings(max_examples=300)
 @given(st.text(alphabet="{}%,:*+#./;?&=abc012 \x00é", max_size=24))
 def test_parse_of_any_text_either_succeeds_or_raises_a_uri_template_error(template: str) -> None:
@@ -586,6 +591,7 @@ def test_parse_of_any_text_either_succeeds_or_raises_a_uri_template_error(templa
     assert str(parsed) == template, f"parse({template!r}) kept {str(parsed)!r}"
 
 
+@pytest.mark.slow  # a long property run (200 examples)
 @settings(max_examples=200)
 @given(
     st.sampled_from(["{v}", "{+v}", "{#v}", "{.v}", "{/v*}", "{;v}", "{?v}", "{&v*}", "{v:3}"]),
