@@ -61,7 +61,7 @@ def ensure_env(extras: str = "test") -> Path:
 
 
 #: The quick subset: every test not marked ``slow`` (notebooks, browser, interop, benchmarks, fresh
-#: environments, the whole-package mypy and the long property runs are ``slow``).
+#: environments and interpreters, the whole-package mypy and the long property runs are ``slow``).
 _QUICK_ARGS = ["-m", "not slow"]
 
 
