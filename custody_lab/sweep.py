@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .core.lazy import callable_module, lazy_exports
+from .core.lazy import callable_module, lazy_exports, typed_exports
 
 __all__ = [
     "DEFAULT_AXES",
@@ -53,30 +53,6 @@ if TYPE_CHECKING:
     from .whatif.io import load_inventory, read_grid, read_grid_and_policy, to_frame
     from .whatif.sweep import outcome_counts, sweep
 
-_W = "custody_lab.whatif"
-#: public name -> the module that defines it (the same as the TYPE_CHECKING imports above)
-_EXPORTS = {
-    "DEFAULT_AXES": f"{_W}.grid",
-    "OUTCOMES": f"{_W}.columns",
-    "OUTCOME_DTYPE": f"{_W}.columns",
-    "PRESENT": f"{_W}.grid",
-    "REJECTION_DTYPE": f"{_W}.columns",
-    "SHAPE_DTYPE": f"{_W}.columns",
-    "Codes": f"{_W}.columns",
-    "Comparison": f"{_W}.compare",
-    "Text": f"{_W}.columns",
-    "Tri": f"{_W}.columns",
-    "VectorOps": f"{_W}.columns",
-    "compare": f"{_W}.compare",
-    "flips": f"{_W}.flips",
-    "grid": f"{_W}.grid",
-    "load_inventory": f"{_W}.io",
-    "load_policy": "custody_lab.core.tables",
-    "outcome_counts": f"{_W}.sweep",
-    "read_grid": f"{_W}.io",
-    "read_grid_and_policy": f"{_W}.io",
-    "sweep": f"{_W}.sweep",
-    "to_frame": f"{_W}.io",
-}
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+#: the names load from the modules the TYPE_CHECKING imports above name (the one table)
+__getattr__, __dir__ = lazy_exports(__name__, typed_exports(__name__, __file__))
 callable_module(__name__, "sweep")

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .core.lazy import lazy_exports
+from .core.lazy import lazy_exports, typed_exports
 
 __all__ = [
     "BlobViewer",
@@ -38,18 +38,5 @@ if TYPE_CHECKING:
     from .views.widgets.template_reader import TemplateReader
     from .views.widgets.whatif import WhatIfPanel
 
-_VIEWS = "custody_lab.views.widgets"
-#: panel name -> the module that defines it (the same as the TYPE_CHECKING imports above)
-_PANELS = {
-    "CaseExplorer": f"{_VIEWS}.explorer",
-    "BlobViewer": f"{_VIEWS}.blob_viewer",
-    "LinkOrEmbedCalculator": f"{_VIEWS}.link_or_embed_calculator",
-    "LoadBar": f"{_VIEWS}.load_bar",
-    "TemplateReader": f"{_VIEWS}.template_reader",
-    "WhatIfPanel": f"{_VIEWS}.whatif",
-    "budget_panel": "custody_lab.views.context_costs",
-    "ExercisePanel": "custody_lab.teaching.panels",
-    "ProgressPanel": "custody_lab.teaching.panels",
-    "PredictPanel": "custody_lab.teaching.predict",
-}
-__getattr__, __dir__ = lazy_exports(__name__, _PANELS)
+#: each panel loads from the module the TYPE_CHECKING imports above name (the one table)
+__getattr__, __dir__ = lazy_exports(__name__, typed_exports(__name__, __file__))

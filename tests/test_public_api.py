@@ -2,8 +2,8 @@
 
 ``docs/design.md`` ("Public surface") lists the public import paths; every other module may move.
 The names of the lazy paths (``custody_lab.sweep``, ``.widgets``, ``.live``) are typed through
-``if TYPE_CHECKING:`` imports, which these tests hold to the lazy tables and check with mypy
-itself. The private-marking rule (docs/design.md, "Private by name") is checked on every module.
+``if TYPE_CHECKING:`` imports, which are also their lazy tables: these tests hold them to ``__all__``
+and to the objects each name loads, and check them with mypy itself. The private-marking rule (docs/design.md, "Private by name") is checked on every module.
 """
 
 from __future__ import annotations
@@ -120,7 +120,7 @@ def test_cl_sweep_is_the_module_in_this_process_too_and_its_names_stay_lazy():
 
 
 # ---------------------------------------------------------------------------------------------
-# typed names: the TYPE_CHECKING imports beside the lazy tables, and mypy itself
+# typed names: the TYPE_CHECKING imports (the lazy tables), and mypy itself
 # ---------------------------------------------------------------------------------------------
 
 
@@ -146,9 +146,11 @@ def test_a_lazy_path_imports_every_name_it_exports_for_type_checkers_from_the_mo
         f"imported but not exported {sorted(set(typed) - set(module.__all__))}"
     )
     for name, target in typed.items():
-        assert getattr(module, name) is getattr(import_module(target), name), (
-            f"{path}.{name}: the lazy table loads another object than the TYPE_CHECKING import from {target}"
+        defining = import_module(target)
+        assert getattr(module, name) is getattr(defining, name), (
+            f"{path}.{name}: loading it gives another object than the TYPE_CHECKING import from {target}"
         )
+        assert name in defining.__all__, f"{target} defines {name} but does not list it in __all__"
 
 
 def test_the_package_types_cl_sweep_as_the_function_the_callable_module_runs():
@@ -183,13 +185,14 @@ LIVE_PROBES = (
     Probe("reveal_type(LabSession)", revealed="custody_lab.live.session.LabSession"),
     Probe("reveal_type(assemble_context)", revealed="def ("),
     Probe("LabSession(mode=3)", error="incompatible type"),
+    Probe("Gate(allow=3)", error="incompatible type"),
 )
 PROBE_HEADER = """\
 import custody_lab as cl
 import custody_lab.sweep as sw
 from custody_lab.catalog import Catalog
 from custody_lab.chart import matrix_figure
-from custody_lab.live import LabSession, assemble_context
+from custody_lab.live import Gate, LabSession, assemble_context
 from custody_lab.sweep import compare
 from custody_lab.widgets import CaseExplorer, ProgressPanel, budget_panel
 """

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..core.lazy import lazy_exports
+from ..core.lazy import lazy_exports, typed_exports
 
 __all__ = [
     "COMPARED_FIELDS",
@@ -113,49 +113,5 @@ if TYPE_CHECKING:
     from .transport import Frame
     from .wire import record_wire
 
-#: public name -> the submodule that defines it
-_EXPORTS: dict[str, str] = {
-    "DEFAULT_TIMEOUT": "limits",
-    "FIXTURE_EXCHANGES": "fixture_exchanges",
-    "Exchange": "fixture_exchanges",
-    "Frame": "transport",
-    "Gate": "gate",
-    "LiveError": "live_errors",
-    "LiveReceipt": "live_receipts",
-    "LiveTimeout": "live_errors",
-    "run_sync": "session",
-    "Recorder": "recorder",
-    "LabSession": "session",
-    "record_fixture": "session",
-    "COMPARED_FIELDS": "receipt_diff",
-    "NOT_COMPARED": "receipt_diff",
-    "CaseComparison": "receipt_diff",
-    "FieldDiff": "receipt_diff",
-    "compare_fixture": "receipt_diff",
-    "compare_receipts": "receipt_diff",
-    "LabServer": "lab_server",
-    "LabState": "lab_server",
-    "HostileServer": "hostile_server",
-    "run_hostile_tour": "hostile_server",
-    "assemble_context": "agent_context",
-    "audit_command": "audit",
-    "receipt_log": "serve_log",
-    # used by the lessons (notebooks import only public paths: docs/design.md, "Public surface")
-    "comparison_html": "receipt_diff",
-    "comparison_table": "receipt_diff",
-    "listing_html": "receipt_tables",
-    "receipt_html": "receipt_tables",
-    "HANDOVER_NOTE": "hostile_server",
-    "HANDOVER_URI": "hostile_server",
-    "HOSTILE_EXPECTED": "hostile_server",
-    "fence_lookalikes": "fences",
-    "resolve_read_tool_call": "agent_context",
-    "audit_client": "audit",
-    "format_report": "audit_report",
-    "ConsentLog": "presentation",
-    "present": "presentation",
-    "record_wire": "wire",
-}
-_EXPORTS = {name: f"{__name__}.{module}" for name, module in _EXPORTS.items()}
-
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+#: each name loads from the module the TYPE_CHECKING imports above name (the one table)
+__getattr__, __dir__ = lazy_exports(__name__, typed_exports(__name__, __file__))

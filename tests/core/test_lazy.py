@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import custody_lab
-from custody_lab.core.lazy import callable_module, lazy_exports
+from custody_lab.core.lazy import callable_module, lazy_exports, typed_exports
 
 
 @pytest.fixture
@@ -88,3 +88,21 @@ def test_custody_lab_sweep_is_a_callable_module():
     sweep = custody_lab.sweep
     actual = (isinstance(sweep, types.ModuleType), callable(sweep), type(sweep).__name__)
     assert actual == (True, True, "CallableModule"), f"custody_lab.sweep: expected a callable module, got {actual}"
+
+
+def test_the_type_checking_imports_are_the_table_with_relative_imports_resolved(tmp_path):
+    source = "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .heavy import Big, small as tiny\n    from json import dumps\n    import os\n"
+    init, module = tmp_path / "__init__.py", tmp_path / "mod.py"
+    init.write_text(source, encoding="utf-8")
+    module.write_text(source + "OUTSIDE = 1\nfrom .elsewhere import NotExported\n", encoding="utf-8")
+    assert typed_exports("pkg", str(init)) == {"Big": "pkg.heavy", "tiny": "pkg.heavy", "dumps": "json"}
+    got = typed_exports("pkg.sub.mod", str(module))
+    assert got == {"Big": "pkg.sub.heavy", "tiny": "pkg.sub.heavy", "dumps": "json"}, got
+
+
+def test_a_lazy_public_path_loads_exactly_the_names_of_its_type_checking_block():
+    import custody_lab.widgets as widgets
+
+    table = typed_exports(widgets.__name__, widgets.__file__)
+    assert sorted(table) == sorted(widgets.__all__) == widgets.__dir__(), (sorted(table), widgets.__all__)
+    assert table["CaseExplorer"] == "custody_lab.views.widgets.explorer", dict(table)

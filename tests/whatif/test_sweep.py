@@ -532,15 +532,6 @@ def test_flips_of_a_frame_without_text_columns_reads_them_as_absent_unless_assum
     assert got == [[PRESENT, None, "custody-incomplete"]], got
 
 
-def test_every_name_custody_lab_sweep_lists_resolves_in_the_module_its_table_names():
-    module = sys.modules["custody_lab.sweep"]
-    assert len(module.__all__) >= 20, module.__all__
-    for name in module.__all__:
-        target = sys.modules.get(module._EXPORTS[name]) or __import__(module._EXPORTS[name], fromlist=[name])
-        assert getattr(module, name) is getattr(target, name), name
-        assert name in target.__all__, f"{name} is not in {target.__name__}.__all__"
-
-
 # ---------------------------------------------------------------------------------------------
 # compare
 
