@@ -51,6 +51,13 @@ def find_node() -> str:
     return node
 
 
+@pytest.fixture
+def anyio_backend() -> str:
+    """The event loop of every ``@pytest.mark.anyio`` test: asyncio, as the MCP SDK's stdio and
+    in-memory transports use in live mode (no test runs on trio)."""
+    return "asyncio"
+
+
 @pytest.fixture(scope="session")
 def node() -> str:
     """The path of a ``node`` able to run ``tests/reference/seed_router.mjs`` (see :func:`find_node`)."""

@@ -26,11 +26,6 @@ from custody_lab.live.meta_keys import PROVENANCE_KEY  # noqa: E402
 from ..timing import scaled  # noqa: E402
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @pytest.mark.anyio
 @pytest.mark.parametrize("budget", [0, 500, 2380, 4096, 100_000])
 async def test_the_budget_is_never_exceeded_and_truncation_is_always_visible(budget):

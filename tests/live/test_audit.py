@@ -25,11 +25,6 @@ LAB = [sys.executable, "-m", "custody_lab.live.lab_server"]
 from ..timing import scaled  # noqa: E402
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @pytest.fixture(scope="module")
 def lab_report():
     return audit_command(LAB, timeout=scaled(10.0))

@@ -25,11 +25,6 @@ from custody_lab.live.receipt_tables import listing_html, receipt_html  # noqa: 
 from ..timing import scaled  # noqa: E402
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @pytest.fixture(scope="module", params=["modern", "legacy"])
 def tour(request):
     hostile = HostileServer()

@@ -27,11 +27,6 @@ from custody_lab.live.lab_server import (  # noqa: E402
 from custody_lab.live.meta_keys import PROVENANCE_KEY, STATE_URI, URI_KEY  # noqa: E402
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def _fixture_case(case_id: str) -> cl.Case:
     return cl.load_fixture().case(case_id)
 

@@ -16,11 +16,6 @@ from custody_lab.live.live_errors import LiveTimeout  # noqa: E402
 from ..timing import scaled  # noqa: E402
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @pytest.mark.anyio
 async def test_an_answer_in_time_is_returned_as_it_came():
     async def answer() -> dict[str, int]:

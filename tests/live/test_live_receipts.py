@@ -27,11 +27,6 @@ PLAIN_NOTE = "naïve café ✓\n"
 WEATHER = {"city": "Zürich", "sky": "☀"}
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def _named(tool: str) -> dict[str, str]:
     """A result's identity (a tool result has no URI of its own; the lab names it in ``_meta``)."""
     return {URI_KEY: f"urn:test:{tool}"}

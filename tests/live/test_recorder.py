@@ -23,11 +23,6 @@ from ..timing import scaled  # noqa: E402
 CLOCK = "2026-01-01T00:00:00Z"
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def undeclared_server() -> tuple[MCPServer, dict[str, int]]:
     """A server with one tool that says nothing about its side effects, and no state resource."""
     state = {"runs": 0}

@@ -32,11 +32,6 @@ PACKAGE = Path(sdk_adapter.__file__).resolve().parents[1]
 SDK = f"mcp {sdk_version()} (the adapter was written for {WRITTEN_FOR})"
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def test_the_adapter_reaches_the_very_lowlevel_server_behind_an_mcpserver():
     server = MCPServer("drift-check")
     try:

@@ -16,11 +16,6 @@ from custody_lab.live.serve_log import ReceiptLog, read_receipt_log, receipt_log
 from custody_lab.live.serve_middleware import ServedExchanges  # noqa: E402
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 async def _serve_and_log(tmp_path, mode="auto"):
     """A real client does reads and calls on a served lab server; returns the log's entries."""
     lab = LabServer()

@@ -18,11 +18,6 @@ from custody_lab.live.server_listing import ServerListing, match_template  # noq
 from ..timing import scaled  # noqa: E402
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 class PagedClient:
     """Stands in for ``mcp.Client``: serves ``pages`` of resources, each pointing at the next by cursor."""
 

@@ -30,11 +30,6 @@ from ..timing import scaled  # noqa: E402
 FIXED = "2026-09-04T12:00:00.000Z"
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @pytest.mark.anyio
 @pytest.mark.parametrize("mode", ["modern", "legacy"])
 async def test_all_six_live_receipts_agree_with_the_simulator(mode):

@@ -53,11 +53,6 @@ def test_terminal_json_keeps_the_value_and_prints_no_control_or_bidi_character(v
     assert raw == [], f"{value!r}: raw characters {raw!r} in {out!r}"
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @pytest.mark.anyio
 async def test_the_guard_keeps_the_servers_stderr_out_of_the_terminal_and_makes_it_visible(capfd):
     script = "import sys; sys.stderr.write('boom \\x1b[2J\\rover\\n' * 3); sys.exit(7)"

@@ -34,11 +34,6 @@ ROOT = Path(__file__).resolve().parents[3]
 from ...timing import scaled  # noqa: E402
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @pytest.fixture(autouse=True)
 def _fresh_progress():
     reset_progress()
