@@ -3,7 +3,8 @@
 The public path for lesson 09 (``docs/design.md``, "Public surface"):
 
     from custody_lab import capstone
-    rows = capstone.review_design(cases); capstone.check_archive(path, inventory=...)
+    rows = capstone.review_design(cases, fixes=FIXES, reasons=REASONS)
+    capstone.check_archive(path, inventory=INVENTORY, audit=report)
 
 The code lives in :mod:`custody_lab.teaching` (the design review and archive, and the rubric);
 this module only re-exports it. The audit report's text is ``custody_lab.live.format_report``.
@@ -26,6 +27,7 @@ from .teaching.capstone import (
     check_archive,
     design_table,
     edit_once,
+    edit_server,
     everything_server,
     python_server,
     read_archive,
@@ -48,6 +50,7 @@ __all__ = [
     "check_archive",
     "design_table",
     "edit_once",
+    "edit_server",
     "everything_server",
     "python_server",
     "read_archive",

@@ -12,8 +12,10 @@ walks that path for one server, the learner's own or the given notes server
 3. :mod:`.archive`: :func:`archive_lines` and :func:`write_archive` put every receipt (design and
    live) and every consent in one JSON-lines file, with a summary of sha256s;
 
-and :mod:`.rubric`: :func:`check_archive` checks the file in four named steps
-(:data:`RUBRIC_STEPS`). Every error is a :class:`CapstoneError`.
+and :mod:`.rubric`: :func:`check_archive` checks the file in named steps (:data:`RUBRIC_STEPS`),
+re-deriving the design receipts from the inventory and the live lines from the audit report, and
+judging the design itself (:mod:`.judgement`, :mod:`.against_audit`). Every error is a
+:class:`CapstoneError`; a malformed archive is a failed rubric step, not an error.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ __all__ = [
     "Fix",
     "Rubric",
     "RubricStep",
+    "TODO",
     "allow_call",
     "archive_lines",
     "audit_server",
@@ -37,6 +40,7 @@ __all__ = [
     "consent_line",
     "design_table",
     "edit_once",
+    "edit_server",
     "everything_server",
     "live_receipt",
     "python_server",
@@ -56,5 +60,5 @@ from .design_review import (
     design_table,
     review_design,
 )
-from .live_audit import allow_call, audit_server, edit_once, everything_server, python_server
-from .rubric import RUBRIC_STEPS, Rubric, RubricStep, check_archive, check_lines, read_archive
+from .live_audit import allow_call, audit_server, edit_once, edit_server, everything_server, python_server
+from .rubric import RUBRIC_STEPS, TODO, Rubric, RubricStep, check_archive, check_lines, read_archive

@@ -21,7 +21,7 @@ server said is kept as data: shown through :func:`~custody_lab.core.text.visible
 
 from __future__ import annotations
 
-__all__ = ["ARCHIVE_FORMAT", "archive_lines", "consent_line", "live_receipt", "write_archive"]
+__all__ = ["ARCHIVE_FORMAT", "archive_lines", "consent_line", "live_line", "live_receipt", "write_archive"]
 
 import json
 from collections.abc import Mapping, Sequence
@@ -64,6 +64,20 @@ def live_receipt(cap: CapabilityAudit) -> dict[str, Any] | None:
     return out
 
 
+def live_line(cap: CapabilityAudit, reason: str | None = None) -> dict[str, Any]:
+    """One audited capability as its archive line (the rubric re-derives these from the report)."""
+    return {
+        "kind": "live",
+        "capability": cap.kind,
+        "name": cap.name,
+        "exercised": cap.exercised,
+        "why": cap.why,
+        "receipt": live_receipt(cap),
+        "gaps": [g.field for g in cap.gaps],
+        "reason": reason,
+    }
+
+
 def archive_lines(
     rows: Sequence[DesignRow],
     report: AuditReport,
@@ -103,19 +117,7 @@ def archive_lines(
             }
         )
     lines += [consent_line(c) for c in consents]
-    for cap in report.capabilities:
-        lines.append(
-            {
-                "kind": "live",
-                "capability": cap.kind,
-                "name": cap.name,
-                "exercised": cap.exercised,
-                "why": cap.why,
-                "receipt": live_receipt(cap),
-                "gaps": [g.field for g in cap.gaps],
-                "reason": reasons.get(cap.name),
-            }
-        )
+    lines += [live_line(cap, reasons.get(cap.name)) for cap in report.capabilities]
     listed = [
         {"line": n, "kind": line["kind"], "id": line["receipt"]["id"], "sha256": digest(line["receipt"])}
         for n, line in enumerate(lines, start=1)

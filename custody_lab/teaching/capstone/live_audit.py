@@ -10,7 +10,7 @@ and a tool is called only when a consent names it (an entry of the host's
 
 from __future__ import annotations
 
-__all__ = ["allow_call", "audit_server", "edit_once", "everything_server", "python_server"]
+__all__ = ["allow_call", "audit_server", "edit_once", "edit_server", "everything_server", "python_server"]
 
 import difflib
 import sys
@@ -92,13 +92,21 @@ def audit_server(
         return pool.submit(run).result()
 
 
-def edit_once(path: str | Path, old: str, new: str) -> str:
+def edit_once(path: str | Path, old: object, new: object) -> str:
     """Replace the one occurrence of ``old`` in a file by ``new``; return the change as a diff.
 
+    An edit not written yet (``old`` or ``new`` still the stub ``...``, ``None`` or, for ``old``,
+    empty) changes nothing and says so: a notebook run unchanged shows what is still to do.
+
     Raises:
-        CapstoneError: ``old`` occurs zero or several times (the message says how often).
+        CapstoneError: ``old`` or ``new`` is not text, or ``old`` occurs zero or several times
+            (the message says how often).
     """
     target = Path(path)
+    if old is ... or old is None or old == "" or new is ... or new is None:
+        return f"still to do: {target.name} is unchanged (the edit is still a stub: write the text to replace and its replacement)"
+    if not isinstance(old, str) or not isinstance(new, str):
+        raise CapstoneError(f"{target.name}: an edit replaces text by text; got {type(old).__name__} and {type(new).__name__}", where=str(target))
     text = target.read_text(encoding="utf-8")
     count = text.count(old)
     if count != 1:
@@ -109,3 +117,26 @@ def edit_once(path: str | Path, old: str, new: str) -> str:
     target.write_text(changed, encoding="utf-8")
     diff = difflib.unified_diff(text.splitlines(), changed.splitlines(), target.name, target.name, lineterm="", n=1)
     return "\n".join(diff)
+
+
+def edit_server(path: str | Path, edits: Sequence[tuple[object, object]]) -> str:
+    """Apply each ``(old, new)`` edit with :func:`edit_once`, in order; return every diff.
+
+    No edit yet (an empty list) changes nothing and says so. An edit that fails leaves the
+    file as the edits before it left it, and the error names which edit (counting from 1).
+
+    Raises:
+        CapstoneError: an edit is not a pair, or :func:`edit_once` refused it.
+    """
+    target = Path(path)
+    if not edits:
+        return f"still to do: {target.name} is unchanged (no edit written yet)"
+    out = []
+    for n, edit in enumerate(edits, start=1):
+        if not isinstance(edit, tuple | list) or len(edit) != 2:
+            raise CapstoneError(f"{target.name}: edit {n} is not a pair (old, new)", where=str(target))
+        try:
+            out.append(edit_once(target, edit[0], edit[1]))
+        except CapstoneError as e:
+            raise CapstoneError(f"edit {n}: {e}", where=str(target)) from e
+    return "\n".join(out)

@@ -1,15 +1,29 @@
-"""The capstone's rubric: four checked steps over a receipt archive (notebook 09).
+"""The capstone's rubric: seven checked steps over a receipt archive (notebook 09).
 
 :func:`check_archive` reads an archive written by :func:`~custody_lab.teaching.capstone.archive.write_archive`
-and checks, naming the line, the capability and the field of every problem:
+and re-derives what it can instead of trusting it: the design receipts from the inventory and the
+router, the live lines from the audit report. Each problem names the line, the capability and the
+field; one that starts with ``still to do:`` is work not yet done (the notebook run unchanged
+shows only those), the others are findings about the design. No message gives the fix.
 
+``readable``
+    Every line is a JSON object of a known kind with fields of the written types, the header
+    first and the summary last (:mod:`.archive_shape`). The other steps run only on a readable file.
 ``routed``
     Every capability of the inventory has a design line, and its receipt is what the router
     decides for the case on that line (a hand-edited receipt fails); a fix changed exactly one
-    design input of the inventory's case. Every exercised live capability has a receipt.
+    design input of the inventory's case, and says which.
+``design-sound``
+    No fix or reviewed case contradicts a decision the lab teaches (:mod:`.judgement`): a
+    permission granted, a measurement changed instead of the design, a large result relabelled
+    as a structured one, a mutation declared free of side effects, a URI that names nothing.
+``matches-the-audit``
+    The live lines are what the audit recorded, and the audited server does what the design says
+    (:mod:`.against_audit`).
 ``refusals-explained``
-    Every refused receipt (design or live), and every resource or template the audit did not
-    read, carries a written reason. Accepted, or refused on purpose: nothing refused by accident.
+    Every refusal kept (design or live), and every resource the audit did not read, carries a
+    written reason that says something (:func:`~.judgement.says_nothing`), its own and not the
+    rule's name restated.
 ``receipts-complete``
     Every receipt has the seed's fields (``id``, ``accepted``, ``selected`` or ``rejection``, and
     the eight ``custody`` fields); an accepted one has a value in each (the lab's host policy:
@@ -18,31 +32,56 @@ and checks, naming the line, the capability and the field of every problem:
 ``calls-consented``
     No tool was called without consent: every tool the live audit exercised has a consent line
     naming the actor who approved it (the lab's host policy; a ``readOnlyHint`` is a hint, and
-    MCP 2025-11-25 and 2026-07-28 say clients MUST treat tool annotations as untrusted unless the
+    MCP 2025-06-18 onwards says clients MUST treat tool annotations as untrusted unless the
     server is trusted).
 """
 
 from __future__ import annotations
 
-__all__ = ["CUSTODY_FIELDS", "RUBRIC_STEPS", "Rubric", "RubricStep", "check_archive", "check_lines", "read_archive"]
+__all__ = [
+    "CUSTODY_FIELDS",
+    "RUBRIC_STEPS",
+    "TODO",
+    "Rubric",
+    "RubricStep",
+    "check_archive",
+    "check_lines",
+    "read_archive",
+]
 
-import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ...core.errors import CaseError, PolicyError
+from ...core.errors import CaseError
 from ...core.loading import load_cases
-from ...core.model import INITIATORS, SHAPES, Case, Custody, Policy
+from ...core.model import INITIATORS, SHAPES, Case, Custody, Decision, Policy
 from ...core.receipts import digest
 from ...core.router import route
 from ...core.text import visible
-from .archive import ARCHIVE_FORMAT
+from .against_audit import audit_findings, rederive_live
+from .archive_shape import parse_archive, shape_problems
 from .design_review import DESIGN_INPUTS, CapstoneError
+from .judgement import case_findings, fix_findings, says_nothing
+
+if TYPE_CHECKING:
+    from ...live.audit_report import AuditReport
 
 #: The rubric's steps, in the order the notebook takes them.
-RUBRIC_STEPS: tuple[str, ...] = ("routed", "refusals-explained", "receipts-complete", "calls-consented")
+RUBRIC_STEPS: tuple[str, ...] = (
+    "readable",
+    "routed",
+    "design-sound",
+    "matches-the-audit",
+    "refusals-explained",
+    "receipts-complete",
+    "calls-consented",
+)
+
+#: The prefix of a problem that is work not yet done rather than a finding about the design.
+TODO = "still to do: "
 
 #: The custody fields every receipt carries, in the seed's order: the keys ``Custody.to_dict`` writes.
 CUSTODY_FIELDS: tuple[str, ...] = tuple(Custody("application", True, None, None, None, 0, "", None).to_dict())
@@ -59,6 +98,11 @@ class RubricStep:
     def passed(self) -> bool:
         return not self.problems
 
+    @property
+    def to_do(self) -> tuple[str, ...]:
+        """The problems that are work not yet done (they start with :data:`TODO`)."""
+        return tuple(p for p in self.problems if p.startswith(TODO))
+
 
 @dataclass(frozen=True)
 class Rubric:
@@ -71,13 +115,26 @@ class Rubric:
     def passed(self) -> bool:
         return all(s.passed for s in self.steps)
 
+    @property
+    def to_do(self) -> tuple[str, ...]:
+        """Every problem that is work not yet done, in step order."""
+        return tuple(p for s in self.steps for p in s.to_do)
+
     def step(self, name: str) -> RubricStep:
         """The step called ``name`` (one of :data:`RUBRIC_STEPS`)."""
         return next(s for s in self.steps if s.step == name)
 
+    def headline(self) -> str:
+        """``PASSED``, or ``NOT YET`` with how many things are still to do and how many are wrong."""
+        if self.passed:
+            return "PASSED"
+        count = sum(len(s.problems) for s in self.steps)
+        todo = len(self.to_do)
+        return f"NOT YET: {todo} still to do, {count - todo} finding{'s' if count - todo != 1 else ''}"
+
     def text(self) -> str:
         """The rubric as plain text: one line a step, then its problems (made visible)."""
-        lines = [f"rubric for {visible(self.path)}: {'PASSED' if self.passed else 'NOT YET'}"]
+        lines = [f"rubric for {visible(self.path)}: {self.headline()}"]
         for s in self.steps:
             lines.append(f"{'✓' if s.passed else '✗'} {s.step}")
             lines += [f"    - {visible(p)}" for p in s.problems]
@@ -92,7 +149,7 @@ class Rubric:
             + "</li>"
             for s in self.steps
         )
-        head = f"<b>Rubric: {'passed' if self.passed else 'not yet'}</b> — {untrusted(self.path)}"
+        head = f"<b>Rubric: {escape(self.headline().lower())}</b> — {untrusted(self.path)}"
         return box(f"{head}<ul>{items}</ul>", "ok" if self.passed else "error", cls="custody-rubric")
 
     def __str__(self) -> str:
@@ -106,90 +163,140 @@ def read_archive(path: str | Path) -> list[dict[str, Any]]:
         CapstoneError: a line is not a JSON object with a ``kind`` (the error names the line).
     """
     target = Path(path)
-    out = []
-    for n, raw in enumerate(target.read_text(encoding="utf-8").splitlines(), start=1):
-        try:
-            line = json.loads(raw)
-        except ValueError as e:
-            raise CapstoneError(f"{target.name} line {n}: not JSON ({e})", where=f"line {n}") from e
-        if not isinstance(line, dict) or not isinstance(line.get("kind"), str):
-            raise CapstoneError(
-                f"{target.name} line {n}: not an archive line (no 'kind')", where=f"line {n}", field="kind"
-            )
-        out.append(line)
-    if not out:
-        raise CapstoneError(f"{target.name}: the archive is empty", where=target.name)
-    return out
+    lines, problems = parse_archive(target.read_text(encoding="utf-8"), target.name)
+    if problems:
+        raise CapstoneError(problems[0], where=target.name)
+    return lines
 
 
 def _who(n: int, line: Mapping[str, Any]) -> str:
-    name = line.get("id") if line["kind"] == "design" else line.get("name")
+    name = line.get("id") if line["kind"] == "design" else line.get("name", line.get("tool"))
     return f"line {n} ({line['kind']} {visible(repr(name))})"
 
 
-def _policy(lines: Sequence[Mapping[str, Any]]) -> Policy:
-    header = lines[0]
-    if header.get("kind") != "header" or header.get("format") != ARCHIVE_FORMAT:
-        raise CapstoneError(f"line 1 is not a {ARCHIVE_FORMAT} header", where="line 1", field="format")
-    try:
-        return Policy.from_dict(header.get("policy") or {})
-    except PolicyError as e:
-        raise CapstoneError(f"line 1: the header's policy is not a policy ({e})", where="line 1", field="policy") from e
+def _design(lines: Sequence[Mapping[str, Any]]) -> list[tuple[int, Mapping[str, Any], Case | None]]:
+    """Each design line with its case (``None`` when the case is not a case)."""
+    out = []
+    for n, line in enumerate(lines, start=1):
+        if line["kind"] != "design":
+            continue
+        try:
+            out.append((n, line, Case.from_dict(line["case"])))
+        except (CaseError, TypeError):
+            out.append((n, line, None))
+    return out
 
 
 def _routed(lines: Sequence[Mapping[str, Any]], inventory: Sequence[Case] | None, policy: Policy) -> list[str]:
     problems = []
-    designed = {line.get("id"): (n, line) for n, line in enumerate(lines, start=1) if line["kind"] == "design"}
+    designed = _design(lines)
     if not designed:
-        problems.append("no design line: route the inventory before archiving it")
+        problems.append(f"{TODO}no design line: route the inventory before archiving it")
+    if inventory is None:
+        problems.append("no inventory given: the design lines cannot be checked against it (pass inventory=...)")
     given = {c.id: c for c in inventory or ()}
-    for missing in [i for i in given if i not in designed]:
+    ids = {line["id"] for _, line, _ in designed}
+    for missing in [i for i in given if i not in ids]:
         problems.append(f"capability {visible(repr(missing))} of the inventory has no design line (field 'id')")
-    for cid, (n, line) in designed.items():
+    for n, line, case in designed:
         who = _who(n, line)
+        cid = line["id"]
         if inventory is not None and cid not in given:
             problems.append(f"{who}: not a capability of the inventory (field 'id')")
-        try:
-            case = Case.from_dict(line.get("case"))
-        except CaseError as e:
-            problems.append(f"{who}: its case is not a case ({visible(e)}) (field 'case')")
+        if case is None:
+            try:
+                Case.from_dict(line["case"])
+            except (CaseError, TypeError) as e:
+                problems.append(f"{who}: its case is not a case ({visible(e)}) (field 'case')")
             continue
+        if case.id != cid:
+            problems.append(f"{who}: its case is {visible(repr(case.id))}, not the line's id (field 'case')")
         decided = route(case, policy).to_dict()
-        receipt = line.get("receipt")
+        receipt = line["receipt"]
         if receipt != decided:
-            differ = [k for k in decided if not isinstance(receipt, Mapping) or receipt.get(k) != decided[k]]
+            differ = [k for k in decided if receipt.get(k) != decided[k]]
             problems.append(f"{who}: the receipt is not what the router decides for its case (field {differ[:1]})")
         if cid in given:
             changed = [k for k in DESIGN_INPUTS if given[cid].get(k) != case.get(k)]
-            fix = line.get("fix") if isinstance(line.get("fix"), Mapping) else None
+            fix = line["fix"]
             if len(changed) > 1:
                 problems.append(
                     f"{who}: {len(changed)} design inputs changed ({', '.join(changed)}); a fix changes one"
                 )
             elif changed and (fix is None or fix.get("field") != changed[0]):
                 problems.append(f"{who}: input {changed[0]!r} changed but the line's fix does not say so (field 'fix')")
-    for n, line in enumerate(lines, start=1):
-        if line["kind"] == "live" and line.get("exercised") and line.get("receipt") is None:
-            problems.append(f"{_who(n, line)}: exercised but has no receipt (field 'receipt')")
+            elif not changed and fix is not None:
+                problems.append(f"{who}: the line's fix names {visible(repr(fix.get('field')))}, but nothing changed (field 'fix')")
     return problems
 
 
-def _refused_knowingly(lines: Sequence[Mapping[str, Any]]) -> list[str]:
+def _sound(lines: Sequence[Mapping[str, Any]], inventory: Sequence[Case] | None, policy: Policy) -> list[str]:
+    given = {c.id: c for c in inventory or ()}
     problems = []
+    for n, _line, case in _design(lines):
+        if case is None:
+            continue
+        where = f"line {n}: "
+        accepted = route(case, policy).accepted
+        if case.id in given:
+            changed = [k for k in DESIGN_INPUTS if given[case.id].get(k) != case.get(k)]
+            if len(changed) == 1:
+                problems += [where + p for p in fix_findings(given[case.id], case, changed[0], policy)]
+        problems += [where + p for p in case_findings(case, policy, accepted=accepted)]
+    return problems
+
+
+def _matches(
+    lines: Sequence[Mapping[str, Any]], audit: AuditReport | None, policy: Policy
+) -> tuple[list[str], set[str]]:
+    if audit is None:
+        return ["no audit report given: the live lines cannot be re-derived (pass audit=the audit_server report)"], set()
+    live = [(n, line) for n, line in enumerate(lines, start=1) if line["kind"] == "live"]
+    problems = list(rederive_live(live, audit))
+    header = lines[0]
+    if header["server"] != dict(audit.server) or header["protocol"] != audit.protocol_version:
+        problems.append("line 1: the header's server or protocol is not the audited server's (field 'server')")
+    problems += [f"the audit did not finish: {visible(why)}" for why in audit.incomplete]
+    rows = [(case, route(case, policy)) for _, _, case in _design(lines) if case is not None]
+    findings, matched = audit_findings(rows, audit, policy)
+    return problems + findings, matched
+
+
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"[a-z]{2,}", text.casefold()))
+
+
+def _refused_knowingly(lines: Sequence[Mapping[str, Any]], matched: set[str], ids: set[str]) -> list[str]:
+    problems = []
+    seen: dict[str, str] = {}
     for n, line in enumerate(lines, start=1):
         if line["kind"] not in ("design", "live"):
             continue
-        receipt = line.get("receipt")
-        reason = line.get("reason")
-        written = _filled(reason)
-        if isinstance(receipt, Mapping) and receipt.get("accepted") is False and not written:
-            code = visible(receipt.get("rejection"))
-            problems.append(f"{_who(n, line)}: refused as {code} with no written reason (field 'reason')")
-        unread = line["kind"] == "live" and line.get("capability") != "tool" and not line.get("exercised")
-        if unread and not written:
+        receipt, reason = line["receipt"], line["reason"]
+        refused = isinstance(receipt, Mapping) and receipt.get("accepted") is False
+        unread = line["kind"] == "live" and line["capability"] != "tool" and not line["exercised"]
+        if line["kind"] == "live" and line["name"] in matched:
+            continue  # its design row speaks for it (and matches-the-audit compares the two)
+        if not (refused or unread):
+            continue
+        what = f"refused as {visible(receipt.get('rejection'))}" if refused else f"not read by the audit ({visible(line['why'])})"
+        why = says_nothing(reason)
+        if why in ("is missing", "is empty"):
+            problems.append(f"{TODO}{_who(n, line)}: {what}; fix it with one input, or write why it stays so (field 'reason')")
+            continue
+        if why is not None:
+            problems.append(f"{_who(n, line)}: {what}, and the reason {visible(repr(reason))} {why} (field 'reason')")
+            continue
+        code = str(receipt.get("rejection", "")) if refused else ""
+        if code and _words(reason) <= _words(code) | {"the", "is", "it", "was", "because", "refused", "denied"}:
+            problems.append(f"{_who(n, line)}: the reason only restates the rule's name (field 'reason')")
+            continue
+        key = " ".join(sorted(_words(reason)))
+        if key in seen:
             problems.append(
-                f"{_who(n, line)}: not read by the audit ({visible(line.get('why'))}) and no reason (field 'reason')"
+                f"{_who(n, line)}: the same reason as {seen[key]}; a reason says why this capability stays refused (field 'reason')"
             )
+        seen.setdefault(key, _who(n, line))
     return problems
 
 
@@ -266,50 +373,92 @@ def _complete(lines: Sequence[Mapping[str, Any]]) -> list[str]:
     return problems
 
 
+
+
 def _consented(lines: Sequence[Mapping[str, Any]]) -> list[str]:
     problems = []
     consents: dict[str, Mapping[str, Any]] = {}
     for n, line in enumerate(lines, start=1):
         if line["kind"] != "consent":
             continue
-        approver = line.get("approvedBy")
-        if not _filled(approver):
+        approver = line["approvedBy"]
+        why = says_nothing(approver, words=1)
+        if why is not None:
             problems.append(
-                f"line {n} (consent {visible(repr(line.get('tool')))}): no actor approved it (field 'approvedBy')"
+                f"line {n} (consent {visible(repr(line['tool']))}): the approving actor {why} (field 'approvedBy')"
             )
             continue
-        consents[str(line.get("tool"))] = line
+        consents[line["tool"]] = line
     for n, line in enumerate(lines, start=1):
-        if line["kind"] == "live" and line.get("capability") == "tool" and line.get("exercised"):
-            if str(line.get("name")) not in consents:
+        if line["kind"] == "live" and line["capability"] == "tool" and line["exercised"]:
+            if line["name"] not in consents:
                 problems.append(f"{_who(n, line)}: the tool was called without a consent line (field 'consent')")
     return problems
 
 
+def _unreadable(path: str, problems: Sequence[str]) -> Rubric:
+    rest = ("not checked: the archive is not readable (see the step 'readable')",)
+    return Rubric(path, (RubricStep("readable", tuple(problems)), *(RubricStep(s, rest) for s in RUBRIC_STEPS[1:])))
+
+
 def check_lines(
-    lines: Sequence[Mapping[str, Any]], *, inventory: Sequence[Case] | None = None, path: str = "(archive)"
+    lines: Sequence[Mapping[str, Any]],
+    *,
+    inventory: Sequence[Case] | None = None,
+    audit: AuditReport | None = None,
+    path: str = "(archive)",
 ) -> Rubric:
-    """The rubric over archive lines already read (see :func:`check_archive`)."""
-    policy = _policy(lines)
+    """The rubric over archive lines already read (see :func:`check_archive`); never raises for
+    what the lines hold."""
+    shape = shape_problems(lines)
+    if shape:
+        return _unreadable(path, shape)
+    policy = Policy.from_dict(lines[0]["policy"])
+    matching, matched = _matches(lines, audit, policy)
+    ids = {line["id"] for line in lines if line["kind"] == "design"}
     steps = (
+        RubricStep("readable"),
         RubricStep("routed", tuple(_routed(lines, inventory, policy))),
-        RubricStep("refusals-explained", tuple(_refused_knowingly(lines))),
+        RubricStep("design-sound", tuple(_sound(lines, inventory, policy))),
+        RubricStep("matches-the-audit", tuple(matching)),
+        RubricStep("refusals-explained", tuple(_refused_knowingly(lines, matched, ids))),
         RubricStep("receipts-complete", tuple(_complete(lines))),
         RubricStep("calls-consented", tuple(_consented(lines))),
     )
     return Rubric(path, steps)
 
 
-def check_archive(path: str | Path, *, inventory: str | Path | Sequence[Case] | None = None) -> Rubric:
-    """Check a receipt archive against the rubric's four steps (:data:`RUBRIC_STEPS`).
+def check_archive(
+    path: str | Path,
+    *,
+    inventory: str | Path | Sequence[Case] | None = None,
+    audit: AuditReport | None = None,
+) -> Rubric:
+    """Check a receipt archive against the rubric's steps (:data:`RUBRIC_STEPS`).
 
     Args:
         path: the JSON-lines archive.
-        inventory: the inventory the design review started from (a path or cases); with it,
-            every capability must have a design line and a fix may change one input of it.
+        inventory: the inventory the design review started from (a path or cases): every
+            capability must have a design line, and a fix may change one input of it.
+        audit: the report :func:`~.live_audit.audit_server` returned: the live lines are
+            re-derived from it, and the design is held against what the server did.
 
-    Raises:
-        CapstoneError: the file is not an archive (a line that is not JSON, no header).
+    A missing, malformed or edited file, or an inventory that cannot be read, fails a step with a
+    message naming the line and the field; nothing here raises for what the files hold.
     """
-    cases = load_cases(inventory) if isinstance(inventory, (str, Path)) else inventory
-    return check_lines(read_archive(path), inventory=cases, path=Path(path).name)
+    target = Path(path)
+    try:
+        text = target.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        return _unreadable(target.name, [f"{visible(target.name)}: cannot be read ({visible(e)}); write the archive first"])
+    lines, problems = parse_archive(text, target.name)
+    if problems:
+        return _unreadable(target.name, problems)
+    cases: Sequence[Case] | None
+    try:
+        cases = load_cases(inventory) if isinstance(inventory, (str, Path)) else inventory
+    except (CaseError, OSError) as e:
+        rubric = check_lines(lines, audit=audit, path=target.name)
+        routed = RubricStep("routed", (f"the inventory cannot be read: {visible(e)}",))
+        return Rubric(rubric.path, tuple(routed if s.step == "routed" else s for s in rubric.steps))
+    return check_lines(lines, inventory=cases, audit=audit, path=target.name)

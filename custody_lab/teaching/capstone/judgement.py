@@ -1,0 +1,181 @@
+"""The capstone's judgement of a design: what the rubric's ``design-sound`` step asks of each row.
+
+The router decides whether a case is *accepted*; a design review also asks whether the change that
+got it accepted is a design change at all. :func:`fix_findings` and :func:`case_findings` name,
+for one capability, each way a reviewed case contradicts a decision the lab teaches; every message
+names the problem and the learner's own value, never the fix (``STYLE.md``, "Exercises"):
+
+- a permission granted by the review: ``allowed`` is what the host's permission check answered
+  for this caller (the lab's host policy: a host without the role refuses; seed 000, "Check
+  permission before the read"), not an input a server designer can change;
+- a measurement changed instead of the design: ``bytes`` is what the payload weighs and
+  ``current`` whether the copy was fresh when read; lowering the one under the embed limit or
+  claiming the other changes the record, not the payload (seed 000, "Budget large context
+  without hiding truncation");
+- a result relabelled instead of budgeted: a structured tool result carries its bytes inline, as
+  an embed does, so the embed limit (the lab's host policy, seed 001's 4096 B by default) still
+  applies to it;
+- a mutation declared free of side effects (seed 000, "Declare side effects before the call");
+- a URI that names nothing (RFC 3986 §3: a scheme, then a path that identifies something).
+
+:func:`says_nothing` and :func:`uri_says_nothing` are the text checks the rubric also applies to
+reasons and consents: a placeholder (``x``, ``ok``, ``TODO``), one or two words, or invisible
+characters (zero-width, bidi controls) say nothing a reviewer can check.
+"""
+
+from __future__ import annotations
+
+__all__ = ["MEASUREMENTS", "PLACEHOLDERS", "case_findings", "fix_findings", "hidden_characters", "says_nothing", "uri_says_nothing"]
+
+import re
+import unicodedata
+
+from ...core.model import Case, Policy
+from ...core.text import INVISIBLE, visible
+
+#: Inputs that record a measurement of the payload or of the read, not a design choice.
+MEASUREMENTS: tuple[str, ...] = ("bytes", "current")
+
+#: Words that hold a place instead of saying something (compared case-folded, punctuation stripped).
+PLACEHOLDERS: frozenset[str] = frozenset(
+    "x xx xxx ok okay k todo tbd tba fixme na n/a none null nil reason because test testing asdf foo bar "
+    "baz placeholder lorem ipsum yes no fine done good ... - ? uri url urn example sample dummy abc".split()
+)
+_MARKERS = frozenset({"todo", "tbd", "fixme", "xxx", "placeholder", "lorem"})
+_WORD = re.compile(r"[^\W\d_]{2,}")
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:(.*)$")
+#: Shapes whose bytes arrive inline in the model's context.
+_INLINE = ("embedded-resource", "structured-tool-result")
+
+
+def hidden_characters(text: str) -> list[str]:
+    """The characters of ``text`` a reader cannot see (controls other than newline and tab,
+    format characters such as zero-width spaces and bidi controls), made visible.
+
+    Example:
+        >>> hidden_characters("admins\\u200b only"), hidden_characters("two\\nlines")
+        (['\\\\u200b'], [])
+    """
+    found = [
+        ch
+        for ch in text
+        if ch not in "\n\t" and (ch in INVISIBLE or unicodedata.category(ch) in ("Cc", "Cf", "Co", "Cn"))
+    ]
+    return sorted({visible(ch) for ch in found})
+
+
+def says_nothing(text: object, *, words: int = 3) -> str | None:
+    """Why ``text`` says nothing a reviewer can check, or ``None`` when it says something.
+
+    Example:
+        >>> says_nothing("ok"), says_nothing("TODO: later")
+        ('is a placeholder', 'is a placeholder')
+        >>> says_nothing("administrators only"), says_nothing("this host has no admin role") is None
+        ('is only 2 words', True)
+    """
+    if not isinstance(text, str):
+        return "is not text" if text is not None else "is missing"
+    hidden = hidden_characters(text)
+    if hidden:
+        return f"holds characters a reader cannot see ({', '.join(hidden)})"
+    cleaned = unicodedata.normalize("NFKC", text).strip()
+    if not cleaned:
+        return "is empty"
+    folded = cleaned.casefold()
+    found = _WORD.findall(folded)
+    if folded.strip(" .!?,;:-_*#'\"") in PLACEHOLDERS or _MARKERS & set(found):
+        return "is a placeholder"
+    if len(found) < words or (words > 1 and len(set(found)) < 2):
+        return f"is only {len(found)} word{'s' if len(found) != 1 else ''}"
+    return None
+
+
+def uri_says_nothing(uri: object) -> str | None:
+    """Why ``uri`` names nothing, or ``None`` when it is a URI with a scheme and a real path.
+
+    Example:
+        >>> uri_says_nothing("ok"), uri_says_nothing("urn:x"), uri_says_nothing("notes://7") is None
+        ('has no scheme (RFC 3986 §3.1)', 'names nothing after its scheme', True)
+    """
+    if not isinstance(uri, str) or not uri.strip():
+        return "is missing"
+    hidden = hidden_characters(uri)
+    if hidden:
+        return f"holds characters a reader cannot see ({', '.join(hidden)})"
+    if any(ch.isspace() for ch in uri):
+        return "holds white space (RFC 3986 §2: a URI has none)"
+    m = _SCHEME.match(uri)
+    if m is None:
+        return "has no scheme (RFC 3986 §3.1)"
+    scheme = uri.split(":", 1)[0].casefold()
+    if scheme in PLACEHOLDERS - {"uri", "url", "urn"}:
+        return "has a placeholder scheme"
+    meaningful = [t for t in re.split(r"[^a-z0-9]+", m.group(1).casefold()) if t and t not in PLACEHOLDERS]
+    # a URN names a namespace and a thing in it (RFC 8141 §2); any other scheme, at least one part
+    if len(meaningful) < (2 if scheme == "urn" else 1) or len(scheme + "".join(meaningful)) < 4:
+        return "names nothing after its scheme"
+    return None
+
+
+def fix_findings(designed: Case, case: Case, field: str, policy: Policy) -> list[str]:
+    """What is wrong with the fix that changed ``field`` of ``designed`` into ``case`` (empty: sound).
+
+    Example:
+        >>> big = Case.from_dict({"id": "export", "initiator": "model", "operation": "generate",
+        ...     "shape": "embedded-resource", "uri": "export://all.md", "mime": "text/markdown",
+        ...     "bytes": 52000, "current": True, "allowed": True, "sideEffects": False, "provenance": "n@1"})
+        >>> [m.split(":")[0] for m in fix_findings(big, Case.from_dict({**big.to_dict(), "bytes": 4000}), "bytes", Policy())]
+        ["capability 'export'"]
+    """
+    who = f"capability {visible(repr(case.id))}"
+    before, after = designed.get(field), case.get(field)
+    out = []
+    if field == "allowed" and after is True and before is not True:
+        out.append(
+            f"{who}: the fix grants a permission (allowed {before!r} → True) the host did not give; "
+            "'allowed' records what the host's permission check answered for this caller, and a design "
+            "review cannot change that answer"
+        )
+    if field == "bytes":
+        limit = policy.embed_limit_bytes
+        crossed = isinstance(before, int) and isinstance(after, int) and before > limit >= after
+        dodge = f", just under the host's embed limit of {limit} B" if crossed else ""
+        out.append(
+            f"{who}: bytes changed from {before!r} to {after!r}{dodge}; bytes measures what the capability "
+            "returns, so a smaller number changes the record, not the payload"
+        )
+    if field == "current" and after is True and before is not True:
+        out.append(
+            f"{who}: the fix claims the copy is current (current {before!r} → True); freshness is observed "
+            "when the copy is read, so claiming it changes the record, not the data"
+        )
+    return out
+
+
+def case_findings(case: Case, policy: Policy, *, accepted: bool) -> list[str]:
+    """What a reviewed case contradicts, whatever changed it (empty: nothing).
+
+    Example:
+        >>> rm = Case.from_dict({"id": "rm", "initiator": "model", "operation": "mutate",
+        ...     "shape": "structured-tool-result", "uri": "urn:rm:1", "mime": "application/json",
+        ...     "bytes": 80, "current": True, "allowed": True, "sideEffects": False, "provenance": "n@1"})
+        >>> "side effects" in case_findings(rm, Policy(), accepted=True)[0]
+        True
+    """
+    who = f"capability {visible(repr(case.id))}"
+    out = []
+    if case.operation == "mutate" and case.side_effects is False:
+        out.append(
+            f"{who}: declared free of side effects (sideEffects False), but its operation is mutate: a "
+            "mutation changes state, so the declaration contradicts what the capability does"
+        )
+    limit = policy.embed_limit_bytes
+    if accepted and case.shape == "structured-tool-result" and isinstance(case.bytes, int) and case.bytes > limit:
+        out.append(
+            f"{who}: accepted as a structured-tool-result, but its {case.bytes} bytes still arrive inline in "
+            f"the model's context, over the host's embed limit of {limit} B; a structured result is inline "
+            "like an embed, so relabelling it does not budget it"
+        )
+    if accepted and case.uri is not None and (why := uri_says_nothing(case.uri)) is not None:
+        out.append(f"{who}: the URI {visible(repr(case.uri))} {why}: a receipt's URI must name what was read")
+    return out
