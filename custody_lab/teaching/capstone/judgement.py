@@ -25,12 +25,23 @@ characters (zero-width, bidi controls) say nothing a reviewer can check.
 
 from __future__ import annotations
 
-__all__ = ["MEASUREMENTS", "PLACEHOLDERS", "case_findings", "fix_findings", "hidden_characters", "says_nothing", "uri_says_nothing"]
+__all__ = [
+    "MEASUREMENTS",
+    "PLACEHOLDERS",
+    "case_findings",
+    "fix_findings",
+    "hidden_characters",
+    "says_nothing",
+    "sound_fix_exists",
+    "uri_says_nothing",
+]
 
 import re
 import unicodedata
 
-from ...core.model import Case, Policy
+from ...core.errors import CaseError
+from ...core.model import FIELDS, Case, Policy
+from ...core.router import route
 from ...core.text import INVISIBLE, visible
 
 #: Inputs that record a measurement of the payload or of the read, not a design choice.
@@ -179,3 +190,44 @@ def case_findings(case: Case, policy: Policy, *, accepted: bool) -> list[str]:
     if accepted and case.uri is not None and (why := uri_says_nothing(case.uri)) is not None:
         out.append(f"{who}: the URI {visible(repr(case.uri))} {why}: a receipt's URI must name what was read")
     return out
+
+
+def _candidates(case: Case) -> list[tuple[str, object]]:
+    """One-input changes worth trying on ``case``: every other choice of an enum or a flag, and a
+    value for a blank text input (measurements are not design inputs)."""
+    out: list[tuple[str, object]] = []
+    for spec in FIELDS:
+        if spec.name in ("id", *MEASUREMENTS) or spec.kind == "text":
+            continue
+        now = case.get(spec.name)
+        if spec.kind == "enum":
+            out += [(spec.name, c) for c in spec.choices if c != now]
+        elif spec.kind == "bool":
+            out += [(spec.name, v) for v in (True, False) if v is not now]
+        elif spec.kind == "str" and not now:
+            out.append((spec.name, f"urn:review:{case.id}" if spec.name == "uri" else "server@1.0.0"))
+    return out
+
+
+def sound_fix_exists(case: Case, policy: Policy) -> bool:
+    """Whether some one-input change of a refused ``case`` is accepted and is a design change
+    (no :func:`fix_findings` or :func:`case_findings` against it). It says *that* one exists,
+    never which: the rubric uses it to ask for a fix without giving it.
+
+    Example:
+        >>> rm = Case.from_dict({"id": "rm", "initiator": "model", "operation": "mutate",
+        ...     "shape": "structured-tool-result", "uri": "urn:rm:1", "mime": "application/json",
+        ...     "bytes": 80, "current": True, "allowed": True, "sideEffects": None, "provenance": "n@1"})
+        >>> sound_fix_exists(rm, Policy())
+        True
+    """
+    for name, value in _candidates(case):
+        try:
+            changed = Case.from_dict({**case.to_dict(), name: value})
+        except CaseError:
+            continue
+        if not route(changed, policy).accepted:
+            continue
+        if not fix_findings(case, changed, name, policy) and not case_findings(changed, policy, accepted=True):
+            return True
+    return False

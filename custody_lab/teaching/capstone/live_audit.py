@@ -96,7 +96,8 @@ def edit_once(path: str | Path, old: object, new: object) -> str:
     """Replace the one occurrence of ``old`` in a file by ``new``; return the change as a diff.
 
     An edit not written yet (``old`` or ``new`` still the stub ``...``, ``None`` or, for ``old``,
-    empty) changes nothing and says so: a notebook run unchanged shows what is still to do.
+    empty) changes nothing and says so: a notebook run unchanged shows what is still to do. An
+    edit already made (``old`` gone, ``new`` there once) is not made twice, so a cell can run again.
 
     Raises:
         CapstoneError: ``old`` or ``new`` is not text, or ``old`` occurs zero or several times
@@ -109,6 +110,8 @@ def edit_once(path: str | Path, old: object, new: object) -> str:
         raise CapstoneError(f"{target.name}: an edit replaces text by text; got {type(old).__name__} and {type(new).__name__}", where=str(target))
     text = target.read_text(encoding="utf-8")
     count = text.count(old)
+    if new and text.count(new) == 1 and old not in text.replace(new, "", 1):
+        return f"{target.name}: already edited (the replacement is there once, the text to replace is not)"
     if count != 1:
         raise CapstoneError(
             f"{target.name}: the text to replace occurs {count} times; it must occur once", where=str(target)

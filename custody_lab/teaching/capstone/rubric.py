@@ -64,7 +64,7 @@ from ...core.text import visible
 from .against_audit import audit_findings, rederive_live
 from .archive_shape import parse_archive, shape_problems
 from .design_review import DESIGN_INPUTS, CapstoneError
-from .judgement import case_findings, fix_findings, says_nothing
+from .judgement import case_findings, fix_findings, says_nothing, sound_fix_exists
 
 if TYPE_CHECKING:
     from ...live.audit_report import AuditReport
@@ -233,7 +233,16 @@ def _routed(lines: Sequence[Mapping[str, Any]], inventory: Sequence[Case] | None
 def _sound(lines: Sequence[Mapping[str, Any]], inventory: Sequence[Case] | None, policy: Policy) -> list[str]:
     given = {c.id: c for c in inventory or ()}
     problems = []
-    for n, _line, case in _design(lines):
+    designed = _design(lines)
+    kept = [c for _, line, c in designed if c is not None and line["fix"] is None and not route(c, policy).accepted]
+    if kept and all(line["fix"] is None for _, line, _ in designed):
+        fixable = [c.id for c in kept if sound_fix_exists(c, policy)]
+        if fixable:
+            problems.append(
+                f"{TODO}the review keeps every refusal, though {', '.join(map(repr, fixable))} "
+                f"{'has' if len(fixable) == 1 else 'each have'} a one-input change that is a design change"
+            )
+    for n, _line, case in designed:
         if case is None:
             continue
         where = f"line {n}: "

@@ -21,6 +21,7 @@ from __future__ import annotations
 __all__ = ["EXERCISES"]
 
 import functools
+from typing import TYPE_CHECKING
 
 from ...core.advisor import advise_case
 from ...core.loading import load_cases
@@ -31,6 +32,9 @@ from ..capstone.rubric import RUBRIC_STEPS
 from ..exercises import Exercise, ExerciseError, Mistake
 from . import _answers as ans
 from ._changes import code_of, same_code
+
+if TYPE_CHECKING:
+    from ...live.audit_report import AuditReport
 
 _EXPORT = "export-notes"
 
@@ -170,50 +174,82 @@ _CAPSTONE_02 = Exercise(
 )
 
 
+#: The reasons of the review the capstone-03 archive records: one refusal fixed, three kept (its
+#: input; the capstone's own design is the learner's to make).
+_KEPT = {
+    "audit-log": "the log lists who changed which note, and this host has no administrator role to read it",
+    "word-count": "this host shows the count to the user only and never passes it to the model",
+    "delete-note": "deleting is left out of this host until the server states what a deletion changes",
+}
+
+
+@functools.cache
+def _audit_of_the_fixed_server() -> AuditReport:
+    """The audit report of a notes server that does what the reviewed design says (written out
+    here: no server is started to check an answer)."""
+    from ...live.audit_report import AuditReport, CapabilityAudit, FieldSupport
+
+    def custody(actor: str, uri: str, mime: str, size: int) -> dict[str, object]:
+        return {
+            "actor": actor,
+            "permissionChecked": True,
+            "uri": uri,
+            "mime": mime,
+            "provenance": "notes-server@0.1.0",
+            "bytes": size,
+            "retrievedAt": "2026-09-04T12:00:00.000Z",
+            "sideEffects": False,
+        }
+
+    cases = _cases()
+    index, note = cases["notes-index"], cases["note"]
+    unstated = (FieldSupport("sideEffects", False, "no readOnlyHint and no declaration"),)
+    no_uri = (FieldSupport("uri", False, "no URI came back"),)
+    caps = (
+        CapabilityAudit(
+            "resource", "notes://index", True, "listed resource: reads are safe", "listed-resource", (),
+            {"custody": custody("application", "notes://index", "text/plain", index.bytes)},
+        ),
+        CapabilityAudit(
+            "template", "notes://{id}", True, "template read as notes://7", "templated-resource", (),
+            {"custody": custody("application", "notes://7", "text/markdown", note.bytes)},
+        ),
+        CapabilityAudit(
+            "tool", "word_count", True, "allowed by --allow-calls", "custody-incomplete", no_uri,
+            {"custody": {**custody("model", "", "application/json", 25), "uri": None}},
+        ),
+        CapabilityAudit(
+            "tool", "export_notes", True, "allowed by --allow-calls", "resource-link", (),
+            {"custody": custody("model", "export://notes/all.md", "text/markdown", 0)},
+        ),
+        CapabilityAudit("tool", "delete_note", False, "not called (name it with --allow-calls)", None, unstated),
+    )
+    return AuditReport(("notes_server.py",), {"name": "notes-server", "version": "0.1.0"}, "2026-07-28", caps)
+
+
 @functools.cache
 def _unconsented_archive() -> tuple[dict[str, object], ...]:
-    """A complete archive of the fixed design whose audit called a tool nobody approved."""
-    from ...live.audit_report import AuditReport, CapabilityAudit
+    """A complete archive of a reviewed design whose audit called a tool nobody approved."""
     from ...live.presentation import Consent
     from ..capstone.archive import archive_lines
 
     rows = review_design(
         list(_cases().values()),
-        fixes={"word-count": {"uri": "urn:notes:word-count:7"}, _EXPORT: {"shape": _export_shape()}},
-        reasons={"audit-log": "administrators only", "delete-note": "deletes notes; kept out of this host"},
-    )
-    custody = {
-        "actor": "model",
-        "permissionChecked": True,
-        "uri": "urn:notes:word-count:7",
-        "mime": "application/json",
-        "provenance": "notes-server@0.1.0",
-        "bytes": 25,
-        "retrievedAt": "2026-09-04T12:00:00.000Z",
-        "sideEffects": False,
-    }
-    called = CapabilityAudit("tool", "word_count", True, "called", "structured-tool-result", (), {"custody": custody})
-    exported = CapabilityAudit(
-        "tool",
-        "export_notes",
-        True,
-        "called",
-        "resource-link",
-        (),
-        {"custody": {**custody, "uri": "export://notes/all.md"}},
-    )
-    report = AuditReport(
-        ("notes_server.py",), {"name": "notes-server", "version": "0.1.0"}, "2026-07-28", (called, exported)
+        fixes={_EXPORT: {"shape": _export_shape()}},
+        reasons=_KEPT,
     )
     consents = (Consent("export_notes", {}, "learner"),)
-    return tuple(archive_lines(rows, report, consents))
+    return tuple(archive_lines(rows, _audit_of_the_fixed_server(), consents))
 
 
 def _failing_step() -> str:
     from ..capstone.rubric import check_lines
 
-    (failed,) = [s.step for s in check_lines(_unconsented_archive()).steps if not s.passed]
-    return failed
+    rubric = check_lines(_unconsented_archive(), inventory=list(_cases().values()), audit=_audit_of_the_fixed_server())
+    failed = [s.step for s in rubric.steps if not s.passed]
+    if len(failed) != 1:
+        raise ExerciseError(f"capstone-03: the archive must fail exactly one rubric step; it fails {failed}")
+    return failed[0]
 
 
 def _step_but(answer: object, *wrong: str) -> bool:
@@ -225,10 +261,12 @@ _CAPSTONE_03 = Exercise(
     title="Read the rubric: which step fails?",
     level=2,
     prompt=(
-        '`input_for("capstone-03")` is an archive of the fixed design: every capability routed, '
-        "every refusal with a reason, every receipt whole and listed in the summary. The live audit "
-        "called `word_count` and `export_notes`; the consent lines come before the live lines. Which **one** "
-        f"rubric step does it fail? Answer with the step's name ({', '.join(RUBRIC_STEPS)})."
+        '`input_for("capstone-03")` is the archive of another review of the notes server, checked against '
+        "its inventory and the report of its live audit: every capability routed, one refusal fixed and "
+        "the others kept with reasons, every receipt whole and listed in the summary, the server doing "
+        "what the design says. The consent "
+        "lines come before the live lines. Which **one** rubric step does it fail? Answer with the "
+        f"step's name ({', '.join(RUBRIC_STEPS)})."
     ),
     input_label="an archive of the notes server with two tool calls",
     wanted="the name of one rubric step",
@@ -244,6 +282,13 @@ _CAPSTONE_03 = Exercise(
             "Every receipt has its fields and matches the summary, and every case is routed. Look at "
             "the consent lines: which tool call did someone approve?",
             example="receipts-complete",
+        ),
+        Mistake(
+            "blamed-the-audit",
+            lambda a: _step_but(a, "matches-the-audit", "design-sound", "readable"),
+            "The live lines are what the audit recorded, and the server did what the design says. "
+            "The problem is not what a call returned but whether anyone allowed it.",
+            example="matches-the-audit",
         ),
         Mistake(
             "blamed-the-refusals",
