@@ -1,9 +1,10 @@
 """The capstone (notebook 09): design review, one-input fixes, the live audit, the archive, the rubric.
 
 The rubric tests start from a good archive of the given notes server (design review plus an audit
-report built by hand, no server) and break it one way at a time: each break must fail its step
-and name the line, the capability and the field. The live tests audit the server notebook 09
-writes, from the notebook's own cell.
+report built by hand, no server: ``archives.py``) and break it one way at a time: each break must
+fail its step and name the line, the capability and the field. The live tests audit the server
+notebook 09 writes, from the notebook's own cell: as the notebook leaves it (the rubric lists only
+what is still to do) and with a correct design filled in programmatically (the rubric passes).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import pytest
 
 import custody_lab as cl
 from custody_lab.core.receipts import digest
+from custody_lab.live.audit_report import CapabilityAudit
 from custody_lab.live.presentation import Consent, ConsentLog
 from custody_lab.teaching.capstone import (
     DESIGN_INPUTS,
@@ -28,6 +30,7 @@ from custody_lab.teaching.capstone import (
     change_one_input,
     design_table,
     edit_once,
+    edit_server,
     everything_server,
     live_receipt,
     review_design,
@@ -36,19 +39,12 @@ from custody_lab.teaching.capstone import (
 from custody_lab.teaching.capstone.rubric import RUBRIC_STEPS, check_archive, check_lines, read_archive
 
 from ...timing import scaled
+from .archives import BY_ID, CASES, CONSENTS, FIXES, REASONS, SERVER_EDITS, good_caps, good_lines, lines_for, report_of
+from .archives import failures as _failures
+from .archives import line_of as _line
 
 ROOT = Path(__file__).resolve().parents[3]
 NOTEBOOK = ROOT / "notebooks" / "09-design-your-servers-custody.ipynb"
-CASES = cl.load_cases(GIVEN_INVENTORY)
-BY_ID = {c.id: c for c in CASES}
-
-#: The fixes and the reason notebook 09 writes (its cells say the same).
-FIXES = {
-    "word-count": {"uri": "urn:notes:word-count:7"},
-    "export-notes": {"shape": "resource-link"},
-    "delete-note": {"sideEffects": True},
-}
-REASONS = {"audit-log": "administrators only: this host has no admin role"}
 
 
 # -- the design review ---------------------------------------------------------------------------
@@ -118,68 +114,25 @@ def test_the_review_table_says_fixed_refused_or_accepted_and_shows_each_fix():
 # -- the archive and the rubric, without a server -------------------------------------------------
 
 
-def _custody(uri: str) -> dict:
-    return {
-        "actor": "model",
-        "permissionChecked": True,
-        "uri": uri,
-        "mime": "application/json",
-        "provenance": "notes-server@0.1.0",
-        "bytes": 25,
-        "retrievedAt": "2026-09-04T12:00:00.000Z",
-        "sideEffects": False,
-    }
-
-
-def _report():
-    from custody_lab.live.audit_report import AuditReport, CapabilityAudit
-
-    caps = (
-        CapabilityAudit(
-            "resource", "notes://index", True, "listed", "listed-resource", (), {"custody": _custody("notes://index")}
-        ),
-        CapabilityAudit("template", "notes://{id}", False, "not read: no value known", None, ()),
-        CapabilityAudit(
-            "tool", "word_count", True, "allowed", "structured-tool-result", (), {"custody": _custody("urn:w")}
-        ),
-        CapabilityAudit("tool", "delete_note", False, "not called (name it with --allow-calls)", None, ()),
-    )
-    return AuditReport(("srv",), {"name": "notes-server", "version": "0.1.0"}, "2026-07-28", caps)
-
-
-def _good_lines() -> list[dict]:
-    rows = review_design(CASES, fixes=FIXES, reasons=REASONS)
-    consents = [Consent("word_count", {"id": "7"}, "learner")]
-    return archive_lines(rows, _report(), consents, reasons={"notes://{id}": "no id to try yet"})
-
-
-def _line(lines: list[dict], kind: str, name: str) -> dict:
-    return next(x for x in lines if x["kind"] == kind and (x.get("id") == name or x.get("name") == name))
-
-
-def _failures(lines: list[dict]) -> dict[str, tuple[str, ...]]:
-    rubric = check_lines(lines, inventory=CASES)
-    return {s.step: s.problems for s in rubric.steps if not s.passed}
-
-
 def test_a_good_archive_passes_every_step_of_the_rubric():
-    rubric = check_lines(_good_lines(), inventory=CASES)
+    rubric = check_lines(good_lines(), inventory=CASES, audit=report_of(good_caps()))
     assert [s.step for s in rubric.steps] == list(RUBRIC_STEPS), rubric.steps
     assert rubric.passed, rubric.text()
 
 
 def test_an_archive_missing_one_receipt_fails_naming_it():
-    lines = _good_lines()
+    lines = good_lines()
     lines.remove(_line(lines, "design", "note"))
     failed = _failures(lines)
-    assert set(failed) == {"routed", "receipts-complete"}, failed
+    assert set(failed) == {"routed", "matches-the-audit", "receipts-complete"}, failed
     assert any("'note'" in p and "no design line" in p for p in failed["routed"]), failed["routed"]
+    assert any("notes://{id}" in p and "no inventory row" in p for p in failed["matches-the-audit"]), failed
     assert any("'note'" in p and "receipt missing" in p for p in failed["receipts-complete"]), failed
 
 
 @pytest.mark.parametrize("reason", [None, "", "   "], ids=["none", "empty", "blank"])
 def test_a_refusal_with_no_written_reason_fails_naming_the_line_and_field(reason):
-    lines = _good_lines()
+    lines = good_lines()
     _line(lines, "design", "audit-log")["reason"] = reason
     failed = _failures(lines)
     assert list(failed) == ["refusals-explained"], failed
@@ -188,37 +141,51 @@ def test_a_refusal_with_no_written_reason_fails_naming_the_line_and_field(reason
     assert "field 'reason'" in problem, problem
 
 
-def test_a_live_refusal_and_an_unread_template_need_a_reason_too():
-    lines = _good_lines()
-    _line(lines, "live", "notes://{id}")["reason"] = None
-    failed = _failures(lines)
-    assert list(failed) == ["refusals-explained"] and "notes://{id}" in failed["refusals-explained"][0], failed
+def test_without_the_audit_a_live_refusal_and_an_unread_template_need_a_reason_too():
+    caps = good_caps()
+    caps[1] = CapabilityAudit("template", "notes://{id}", False, "not read: no value known", None, ())
+    lines = lines_for(report=report_of(caps))
+    rubric = check_lines(lines, inventory=CASES)
+    problems = rubric.step("refusals-explained").problems
+    assert any("notes://{id}" in p and "not read" in p for p in problems), problems
+    assert any("no audit report given" in p for p in rubric.step("matches-the-audit").problems), rubric.text()
+
+
+def test_with_the_audit_an_unread_template_of_an_accepted_row_is_still_to_do():
+    caps = good_caps()
+    caps[1] = CapabilityAudit("template", "notes://{id}", False, "not read: no value known", None, ())
+    report = report_of(caps)
+    failed = _failures(lines_for(report=report), report)
+    assert list(failed) == ["matches-the-audit"], failed
+    (problem,) = failed["matches-the-audit"]
+    assert problem.startswith("still to do:") and "'note'" in problem and "did not read" in problem, problem
 
 
 def test_a_tool_called_without_consent_fails_naming_the_tool():
-    lines = [x for x in _good_lines() if x["kind"] != "consent"]
+    lines = [x for x in good_lines() if x["kind"] != "consent"]
     failed = _failures(lines)
     assert list(failed) == ["calls-consented"], failed
-    (problem,) = failed["calls-consented"]
-    assert "live 'word_count'" in problem and "without a consent line" in problem, problem
+    problems = failed["calls-consented"]
+    assert len(problems) == 2 and all("without a consent line" in p for p in problems), problems
+    assert "live 'word_count'" in problems[0] and "live 'export_notes'" in problems[1], problems
 
 
 def test_a_consent_that_names_no_approving_actor_is_no_consent():
-    lines = _good_lines()
+    lines = good_lines()
     next(x for x in lines if x["kind"] == "consent")["approvedBy"] = " "
     problems = _failures(lines)["calls-consented"]
     assert any("approvedBy" in p for p in problems) and any("without a consent line" in p for p in problems), problems
 
 
 def test_a_tool_not_called_needs_no_consent():
-    lines = _good_lines()
+    lines = good_lines()
     tools = [x["name"] for x in lines if x["kind"] == "live" and x["capability"] == "tool" and not x["exercised"]]
-    assert tools == ["delete_note"] and check_lines(lines, inventory=CASES).passed, tools
+    assert tools == ["delete_note"] and not _failures(lines), tools
 
 
 @pytest.mark.parametrize("field", ["uri", "provenance", "bytes", "sideEffects", "permissionChecked"])
 def test_an_accepted_receipt_with_an_empty_custody_field_fails_naming_the_field(field):
-    lines = _good_lines()
+    lines = good_lines()
     live = _line(lines, "live", "word_count")
     live["receipt"]["custody"][field] = None
     lines[-1]["receipts"] = [
@@ -226,12 +193,14 @@ def test_an_accepted_receipt_with_an_empty_custody_field_fails_naming_the_field(
         for item in lines[-1]["receipts"]
     ]
     failed = _failures(lines)
-    assert list(failed) == ["receipts-complete"], failed
+    assert list(failed) == ["matches-the-audit", "receipts-complete"], failed
     assert f"custody.{field}" in failed["receipts-complete"][0], failed
+    (edited,) = failed["matches-the-audit"]
+    assert "line 12 (live 'word_count')" in edited and "not what the live audit recorded" in edited, edited
 
 
 def test_a_receipt_changed_after_it_was_archived_fails_its_sha256_and_the_router():
-    lines = _good_lines()
+    lines = good_lines()
     receipt = _line(lines, "design", "audit-log")["receipt"]
     receipt.update({"accepted": True, "selected": "listed-resource"})
     del receipt["rejection"]
@@ -241,7 +210,7 @@ def test_a_receipt_changed_after_it_was_archived_fails_its_sha256_and_the_router
 
 
 def test_a_fix_that_changed_two_inputs_fails_the_routed_step():
-    lines = _good_lines()
+    lines = good_lines()
     line = _line(lines, "design", "export-notes")
     line["case"]["bytes"] = 100
     line["receipt"] = cl.route(cl.Case.from_dict(line["case"])).to_dict()
@@ -249,37 +218,42 @@ def test_a_fix_that_changed_two_inputs_fails_the_routed_step():
     assert any("2 design inputs changed" in p and "shape" in p and "bytes" in p for p in problems), problems
 
 
-def test_an_archive_whose_last_line_is_not_the_summary_fails():
-    lines = _good_lines()[:-1]
-    problems = _failures(lines)["receipts-complete"]
-    assert any("not the summary" in p for p in problems), problems
+def test_an_archive_whose_last_line_is_not_the_summary_is_not_readable():
+    lines = good_lines()[:-1]
+    failed = _failures(lines)
+    assert any("line 14: the last line is not the summary" in p for p in failed["readable"]), failed
+    assert all(p.startswith("not checked") for step, ps in failed.items() if step != "readable" for p in ps), failed
 
 
 def test_the_summary_lists_every_receipt_with_its_sha256():
-    lines = _good_lines()
+    lines = good_lines()
     listed = [(x["line"], x["id"]) for x in lines[-1]["receipts"]]
     expected = [(n, x["receipt"]["id"]) for n, x in enumerate(lines, start=1) if x.get("receipt")]
-    assert listed == expected and len(listed) == len(CASES) + 2, f"expected {expected}, got {listed}"
+    assert listed == expected and len(listed) == len(CASES) + 4, f"expected {expected}, got {listed}"
 
 
 def test_a_live_receipt_is_the_seed_shape_built_from_the_audits_record():
-    cap = _report().capabilities[2]
-    got = live_receipt(cap)
-    assert list(got) == ["id", "accepted", "selected", "custody"] and got["custody"]["uri"] == "urn:w", got
-    assert live_receipt(_report().capabilities[1]) is None
+    caps = good_caps()
+    got = live_receipt(caps[2])
+    assert list(got) == ["id", "accepted", "selected", "custody"], got
+    assert got["custody"]["uri"] == "urn:notes:word-count:7", got
+    assert live_receipt(caps[4]) is None
 
 
 def test_the_archive_file_is_ascii_json_lines_that_read_back_the_same(tmp_path):
-    lines = _good_lines()
+    lines = good_lines()
     _line(lines, "design", "audit-log")["reason"] = "admins\u202e only \x9b"
     path = write_archive(tmp_path / "deep" / "archive.jsonl", lines)
     raw = path.read_bytes()
     assert raw.isascii() and raw.count(b"\n") == len(lines), raw[:200]
     assert read_archive(path) == json.loads(json.dumps(lines)), "the archive does not read back as written"
-    assert check_archive(path, inventory=GIVEN_INVENTORY).passed
+    rubric = check_archive(path, inventory=GIVEN_INVENTORY, audit=report_of(good_caps()))
+    assert [s.step for s in rubric.steps if not s.passed] == ["refusals-explained"], rubric.text()
+    (problem,) = rubric.step("refusals-explained").problems
+    assert "\\u202e" in problem and "\\x9b" in problem and "cannot see" in problem, problem
 
 
-def test_a_line_that_is_not_json_is_an_error_naming_the_line(tmp_path):
+def test_read_archive_raises_for_a_line_that_is_not_json_naming_the_line(tmp_path):
     path = tmp_path / "a.jsonl"
     path.write_text('{"kind": "header"}\n{nope\n', encoding="utf-8")
     with pytest.raises(CapstoneError, match="line 2: not JSON"):
@@ -287,10 +261,10 @@ def test_a_line_that_is_not_json_is_an_error_naming_the_line(tmp_path):
 
 
 def test_the_rubric_html_escapes_what_the_inventory_and_server_wrote():
-    lines = _good_lines()
+    lines = good_lines()
     line = _line(lines, "live", "notes://{id}")
     line.update({"name": "<script>alert(1)</script>\u202e", "reason": None})
-    html = check_lines(lines)._repr_html_()
+    html = check_lines(lines, inventory=CASES, audit=report_of(good_caps()))._repr_html_()
     assert "<script>" not in html and "&lt;script&gt;" in html and "\\u202e" in html, html
 
 
@@ -308,54 +282,86 @@ def _server_source() -> str:
     return cell.split("\n", 1)[1]
 
 
-def _notebook_edit() -> tuple[str, str]:
-    """The (old, new) strings the notebook's one-line server change passes to ``edit_once``."""
+def _assigned(name: str) -> object:
+    """The literal value notebook 09 assigns to ``name`` (its stub)."""
     for cell in _notebook_cells():
-        for node in ast.walk(ast.parse(cell)) if "edit_once(" in cell else ():
-            if isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "edit_once":
-                return ast.literal_eval(node.args[1]), ast.literal_eval(node.args[2])
-    raise AssertionError("notebook 09 has no edit_once(...) cell")
+        if cell.startswith("%%"):
+            continue
+        for node in ast.walk(ast.parse(cell)):
+            if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name) and node.targets[0].id == name:
+                return ast.literal_eval(node.value)
+    raise AssertionError(f"notebook 09 assigns no {name}")
+
+
+def _notebook_approvals() -> list[str]:
+    """The ``approve(...)`` calls notebook 09 makes in code (not in comments)."""
+    calls = []
+    for cell in _notebook_cells():
+        if cell.startswith("%%"):
+            continue
+        for node in ast.walk(ast.parse(cell)):
+            if isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "approve":
+                calls.append(ast.unparse(node))
+    return calls
 
 
 @pytest.fixture(scope="module")
 def audits(tmp_path_factory):
+    """The notebook's server audited as the notebook leaves it, and after the correct edits."""
     pytest.importorskip("mcp")
     from custody_lab.teaching.capstone.live_audit import audit_server, python_server
 
     server = tmp_path_factory.mktemp("capstone") / "notes_server.py"
     server.write_text(_server_source(), encoding="utf-8")
-    consents = [Consent("word_count", {"id": "7"}, "learner"), Consent("export_notes", {}, "learner")]
-    run = {"consents": consents, "template_values": ['id="7"'], "timeout": scaled(20.0)}
-    first = audit_server(python_server(server), **run)
-    diff = edit_once(server, *_notebook_edit())
-    return first, audit_server(python_server(server), **run), diff
+    run = {"template_values": ['id="7"'], "timeout": scaled(20.0)}
+    unchanged = audit_server(python_server(server), consents=(), **run)
+    as_given = audit_server(python_server(server), consents=CONSENTS, **run)
+    diff = edit_server(server, SERVER_EDITS)
+    return unchanged, as_given, audit_server(python_server(server), consents=CONSENTS, **run), diff
 
 
-def test_the_notebooks_server_is_audited_and_only_consented_tools_are_called(audits):
-    first, _, _ = audits
-    ran = {c.name: c.outcome for c in first.capabilities if c.exercised}
+def test_the_notebook_starts_with_empty_fixes_reasons_edits_and_consents():
+    got = {name: _assigned(name) for name in ("FIXES", "REASONS", "EDITS")}
+    assert got == {"FIXES": {}, "REASONS": {}, "EDITS": []}, got
+    assert _notebook_approvals() == [], _notebook_approvals()
+
+
+def test_the_notebook_run_unchanged_fails_the_rubric_with_only_still_to_do_messages(audits, tmp_path):
+    unchanged, _, _, _ = audits
+    assert [c.name for c in unchanged.capabilities if c.kind == "tool" and c.exercised] == [], "no consent, no call"
+    rows = review_design(CASES, fixes=_assigned("FIXES"), reasons=_assigned("REASONS"))
+    path = write_archive(tmp_path / "a.jsonl", archive_lines(rows, unchanged, (), inventory=GIVEN_INVENTORY))
+    rubric = check_archive(path, inventory=GIVEN_INVENTORY, audit=unchanged)
+    problems = [p for s in rubric.steps for p in s.problems]
+    assert not rubric.passed and problems, rubric.text()
+    assert all(p.startswith("still to do:") for p in problems), rubric.text()
+    assert rubric.headline().startswith("NOT YET: ") and " still to do" in rubric.headline(), rubric.headline()
+
+
+def test_the_given_server_does_what_the_inventory_designs(audits):
+    _, as_given, _, _ = audits
+    ran = {c.name: c.outcome for c in as_given.capabilities if c.exercised}
     expected = {
         "notes://index": "listed-resource",
         "notes://{id}": "templated-resource",
         "word_count": "custody-incomplete",
-        "export_notes": "resource-link",
+        "export_notes": "embed-over-budget",
     }
     assert ran == expected, f"expected {expected}, got {ran}"
-    word = next(c for c in first.capabilities if c.name == "word_count")
-    assert [g.field for g in word.gaps] == ["uri"], word.gaps
+    export = next(c for c in as_given.capabilities if c.name == "export_notes")
+    assert export.details["custody"]["bytes"] > 50_000, export.details
 
 
-def test_the_notebooks_one_line_change_gives_the_tool_result_its_uri_and_the_rubric_passes(audits, tmp_path):
-    first, second, diff = audits
-    assert sum(line.startswith("+") and not line.startswith("+++") for line in diff.splitlines()) == 1, diff
-    word = next(c for c in second.capabilities if c.name == "word_count")
-    assert word.outcome == "structured-tool-result" and word.details["custody"]["uri"] == "urn:notes:word-count:7", word
+def test_a_correct_design_filled_in_passes_the_rubric_and_the_given_server_does_not(audits, tmp_path):
+    _, as_given, fixed, diff = audits
+    assert diff.count("\n+ ") + diff.count("\n+@") == len(SERVER_EDITS), diff
     rows = review_design(CASES, fixes=FIXES, reasons=REASONS)
-    consents = [Consent("word_count", {"id": "7"}, "learner"), Consent("export_notes", {}, "learner")]
-    before = check_archive(write_archive(tmp_path / "1.jsonl", archive_lines(rows, first, consents)), inventory=CASES)
-    after = check_archive(write_archive(tmp_path / "2.jsonl", archive_lines(rows, second, consents)), inventory=CASES)
-    assert [s.step for s in before.steps if not s.passed] == ["refusals-explained"], before.text()
-    assert after.passed, after.text()
+    before = write_archive(tmp_path / "1.jsonl", archive_lines(rows, as_given, CONSENTS, inventory=GIVEN_INVENTORY))
+    after = write_archive(tmp_path / "2.jsonl", archive_lines(rows, fixed, CONSENTS, inventory=GIVEN_INVENTORY))
+    unfixed = check_archive(before, inventory=GIVEN_INVENTORY, audit=as_given)
+    assert [s.step for s in unfixed.steps if not s.passed] == ["matches-the-audit"], unfixed.text()
+    passed = check_archive(after, inventory=GIVEN_INVENTORY, audit=fixed)
+    assert passed.passed, passed.text()
 
 
 def test_the_reference_server_is_skipped_with_a_reason_when_it_is_not_installed(tmp_path):
@@ -404,7 +410,7 @@ def test_a_consent_from_the_hosts_log_is_written_as_audit_allow_calls_writes_it(
 
 
 def test_the_good_archive_is_not_mutated_by_the_checks():
-    lines = _good_lines()
+    lines = good_lines()
     kept = copy.deepcopy(lines)
     check_lines(lines, inventory=CASES)
     assert lines == kept
@@ -417,33 +423,21 @@ def test_the_rubric_checks_exactly_the_custody_fields_of_the_seed_receipt():
     assert CUSTODY_FIELDS == expected, f"expected {expected}, got {CUSTODY_FIELDS}"
 
 
-def test_the_notebook_writes_the_fixes_and_the_reason_these_tests_check():
-    found = {}
-    for cell in _notebook_cells():
-        if cell.startswith("%%"):
-            continue
-        for node in ast.walk(ast.parse(cell)):
-            if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
-                if node.targets[0].id in ("FIXES", "REASONS"):
-                    found[node.targets[0].id] = ast.literal_eval(node.value)
-    assert found.get("FIXES") == FIXES, f"notebook FIXES {found.get('FIXES')}, tests {FIXES}"
-    assert set(found.get("REASONS", {})) == set(REASONS), f"notebook REASONS {found.get('REASONS')}"
-
-
 def test_a_receipt_the_summary_does_not_list_fails_naming_it():
-    lines = _good_lines()
+    lines = good_lines()
     extra = copy.deepcopy(_line(lines, "live", "word_count"))
     extra.update({"capability": "resource", "name": "notes://extra"})
     extra["receipt"]["id"] = "notes://extra"
     lines.insert(-1, extra)
     failed = _failures(lines)
-    assert list(failed) == ["receipts-complete"], failed
+    assert failed["matches-the-audit"] == ("line 15 (live 'notes://extra'): the live audit recorded no such capability",)
+    assert list(failed) == ["matches-the-audit", "receipts-complete"], failed
     (problem,) = failed["receipts-complete"]
     assert "'notes://extra'" in problem and "does not list" in problem, problem
 
 
 def test_a_receipt_written_twice_fails_naming_the_second_line():
-    lines = _good_lines()
+    lines = good_lines()
     lines.insert(3, copy.deepcopy(_line(lines, "design", "notes-index")))
     problems = _failures(lines)["receipts-complete"]
     assert any("line 4 (design 'notes-index')" in p and "a second receipt" in p for p in problems), problems
