@@ -55,7 +55,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ...core.errors import CaseError
+from ...core.errors import CaseError, CaseFileError
 from ...core.loading import load_cases
 from ...core.model import INITIATORS, SHAPES, Case, Custody, Decision, Policy
 from ...core.receipts import digest
@@ -360,7 +360,8 @@ def _complete(lines: Sequence[Mapping[str, Any]]) -> list[str]:
             listed[(item.get("kind"), item.get("id"))] = item
     held: dict[tuple[object, object], tuple[int, Mapping[str, Any]]] = {}
     for n, line in present.items():
-        key = (line["kind"], line["receipt"].get("id") if isinstance(line["receipt"], Mapping) else None)
+        rid = line["receipt"].get("id") if isinstance(line["receipt"], Mapping) else None
+        key = (line["kind"], rid if isinstance(rid, str) else repr(rid))
         if key in held:
             problems.append(f"{_who(n, line)}: a second receipt for the same capability (field 'id')")
         else:
@@ -405,6 +406,15 @@ def _consented(lines: Sequence[Mapping[str, Any]]) -> list[str]:
     return problems
 
 
+def _header_policy(claimed: Policy, policy: Policy) -> list[str]:
+    if claimed.to_dict() == policy.to_dict():
+        return []
+    return [
+        f"line 1: the header's policy {visible(claimed.to_dict())} is not the host's {visible(policy.to_dict())}; "
+        "the rubric routes under the host's (field 'policy')"
+    ]
+
+
 def _unreadable(path: str, problems: Sequence[str]) -> Rubric:
     rest = ("not checked: the archive is not readable (see the step 'readable')",)
     return Rubric(path, (RubricStep("readable", tuple(problems)), *(RubricStep(s, rest) for s in RUBRIC_STEPS[1:])))
@@ -415,6 +425,7 @@ def check_lines(
     *,
     inventory: Sequence[Case] | None = None,
     audit: AuditReport | None = None,
+    policy: Policy | None = None,
     path: str = "(archive)",
 ) -> Rubric:
     """The rubric over archive lines already read (see :func:`check_archive`); never raises for
@@ -422,12 +433,13 @@ def check_lines(
     shape = shape_problems(lines)
     if shape:
         return _unreadable(path, shape)
-    policy = Policy.from_dict(lines[0]["policy"])
+    policy = policy or Policy()
+    claimed = Policy.from_dict(lines[0]["policy"])
     matching, matched = _matches(lines, audit, policy)
     ids = {line["id"] for line in lines if line["kind"] == "design"}
     steps = (
         RubricStep("readable"),
-        RubricStep("routed", tuple(_routed(lines, inventory, policy))),
+        RubricStep("routed", tuple(_header_policy(claimed, policy) + _routed(lines, inventory, policy))),
         RubricStep("design-sound", tuple(_sound(lines, inventory, policy))),
         RubricStep("matches-the-audit", tuple(matching)),
         RubricStep("refusals-explained", tuple(_refused_knowingly(lines, matched, ids))),
@@ -442,6 +454,7 @@ def check_archive(
     *,
     inventory: str | Path | Sequence[Case] | None = None,
     audit: AuditReport | None = None,
+    policy: Policy | None = None,
 ) -> Rubric:
     """Check a receipt archive against the rubric's steps (:data:`RUBRIC_STEPS`).
 
@@ -451,6 +464,8 @@ def check_archive(
             capability must have a design line, and a fix may change one input of it.
         audit: the report :func:`~.live_audit.audit_server` returned: the live lines are
             re-derived from it, and the design is held against what the server did.
+        policy: the host policy the review was made under (the seed's by default); the header
+            must say the same, and every case is routed under it, not under the header's.
 
     A missing, malformed or edited file, or an inventory that cannot be read, fails a step with a
     message naming the line and the field; nothing here raises for what the files hold.
@@ -466,8 +481,8 @@ def check_archive(
     cases: Sequence[Case] | None
     try:
         cases = load_cases(inventory) if isinstance(inventory, (str, Path)) else inventory
-    except (CaseError, OSError) as e:
-        rubric = check_lines(lines, audit=audit, path=target.name)
+    except (CaseError, CaseFileError, OSError) as e:
+        rubric = check_lines(lines, audit=audit, policy=policy, path=target.name)
         routed = RubricStep("routed", (f"the inventory cannot be read: {visible(e)}",))
         return Rubric(rubric.path, tuple(routed if s.step == "routed" else s for s in rubric.steps))
-    return check_lines(lines, inventory=cases, audit=audit, path=target.name)
+    return check_lines(lines, inventory=cases, audit=audit, policy=policy, path=target.name)

@@ -1,0 +1,179 @@
+"""The rubric judges the design, not the form: each wrong design fails with its own message, and no
+message holds the fix.
+
+Each case is a design a learner could write, with the audit report of a server that does what
+that design says (so the finding comes from the design itself), or of the server as it is (so
+the finding comes from the audit). The router accepts most of them; the rubric does not.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from custody_lab.teaching.capstone.rubric import TODO, check_lines
+
+from .archives import CASES, FIXES, REASONS, custody, failures, good_caps, lines_for, report_of
+
+#: What a message must never hold for the wrong design it judges: the fix itself.
+FIX_WORDS = ("resource-link", "sideEffects True", "'sideEffects': True", "urn:notes:word-count:7")
+
+
+def _caps(**changed: dict) -> list:
+    """The good audit with some capabilities replaced (by name: keyword arguments of replace())."""
+    return [replace(c, **changed[c.name]) if c.name in changed else c for c in good_caps()]
+
+
+def _rubric_text(lines, report) -> str:
+    return check_lines(lines, inventory=CASES, audit=report).text()
+
+
+WRONG_DESIGNS = {
+    "export relabelled as a structured result": (
+        {**FIXES, "export-notes": {"shape": "structured-tool-result"}},
+        REASONS,
+        {"export_notes": {"outcome": "structured-tool-result", "details": {"custody": custody("model", "export://notes/all.md", "text/markdown", 52000)}}},
+        "design-sound",
+        "a structured result is inline like an embed, so relabelling it does not budget it",
+    ),
+    "a permission granted where the host has no such role": (
+        {**FIXES, "audit-log": {"allowed": True}},
+        {},
+        {},
+        "design-sound",
+        "the fix grants a permission (allowed False → True) the host did not give",
+    ),
+    "a mutation declared free of side effects": (
+        {**FIXES, "delete-note": {"sideEffects": False}},
+        REASONS,
+        {},
+        "design-sound",
+        "declared free of side effects (sideEffects False), but its operation is mutate",
+    ),
+    "bytes shrunk under the embed limit": (
+        {**FIXES, "export-notes": {"bytes": 4000}},
+        REASONS,
+        {"export_notes": {"outcome": "embedded-resource", "details": {"custody": custody("model", "export://notes/all.md", "text/markdown", 4000)}}},
+        "design-sound",
+        "bytes changed from 52000 to 4000, just under the host's embed limit of 4096 B",
+    ),
+    "a placeholder URI": (
+        {**FIXES, "word-count": {"uri": "ok"}},
+        REASONS,
+        {"word_count": {"details": {"custody": custody("model", "ok")}}},
+        "design-sound",
+        "the URI 'ok' has no scheme (RFC 3986 §3.1)",
+    ),
+    "a URI with a zero-width space": (
+        {**FIXES, "word-count": {"uri": "urn:notes:\u200bcount"}},
+        REASONS,
+        {"word_count": {"details": {"custody": custody("model", "urn:notes:\u200bcount")}}},
+        "design-sound",
+        "holds characters a reader cannot see (\\u200b)",
+    ),
+    "a placeholder reason": (FIXES, {"audit-log": "TODO"}, {}, "refusals-explained", "the reason 'TODO' is a placeholder"),
+    "a one-word reason": (FIXES, {"audit-log": "admins"}, {}, "refusals-explained", "the reason 'admins' is only 1 word"),
+    "an invisible reason": (
+        FIXES,
+        {"audit-log": "\u200b\u200b"},
+        {},
+        "refusals-explained",
+        "holds characters a reader cannot see (\\u200b)",
+    ),
+    "the rule's name restated as the reason": (
+        FIXES,
+        {"audit-log": "Permission denied, it was refused"},
+        {},
+        "refusals-explained",
+        "the reason only restates the rule's name",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(WRONG_DESIGNS))
+def test_a_wrong_design_fails_its_step_with_its_own_message_and_no_fix(name):
+    fixes, reasons, changed, step, message = WRONG_DESIGNS[name]
+    report = report_of(_caps(**changed))
+    lines = lines_for(fixes=fixes, reasons=reasons, report=report)
+    failed = failures(lines, report)
+    assert step in failed, f"{name}: expected {step} to fail; failed {failed}"
+    own = [p for p in failed[step] if message in p]
+    assert own and not any(p.startswith(TODO) for p in own), f"{name}: expected {message!r} in {failed[step]}"
+    text = _rubric_text(lines, report)
+    leaked = [w for w in FIX_WORDS if w in text.replace(repr(fixes.get("word-count", {}).get("uri")), "")]
+    assert not leaked, f"{name}: the rubric's messages give the fix {leaked}:\n{text}"
+
+
+def test_every_refusal_kept_with_a_non_reason_fails_for_each_and_is_no_pass():
+    reasons = {"audit-log": "x", "word-count": "ok", "export-notes": "TODO", "delete-note": "n/a"}
+    lines = lines_for(fixes={}, reasons=reasons)
+    failed = failures(lines)
+    findings = [p for p in failed["refusals-explained"] if not p.startswith(TODO)]
+    assert len(findings) == 4 and all("placeholder" in p for p in findings), failed["refusals-explained"]
+    assert any(p.startswith(TODO) and "keeps every refusal" in p for p in failed["design-sound"]), failed
+
+
+def test_one_reason_copied_onto_every_refusal_is_a_finding_for_each_copy():
+    same = "this capability is out of scope for the reviewed host"
+    lines = lines_for(fixes={}, reasons=dict.fromkeys(["audit-log", "word-count", "export-notes", "delete-note"], same))
+    problems = failures(lines)["refusals-explained"]
+    assert sum("the same reason as line 4" in p for p in problems) == 3, problems
+
+
+def test_a_review_that_keeps_every_fixable_refusal_is_still_to_do_without_naming_the_fix():
+    reasons = {
+        "audit-log": "the log is for administrators and this host has none",
+        "word-count": "the host shows counts to the user and never to the model",
+        "export-notes": "exports are made by hand, outside any model's context",
+        "delete-note": "deleting is left out until the server states what it changes",
+    }
+    failed = failures(lines_for(fixes={}, reasons=reasons))
+    (todo,) = failed["design-sound"]
+    assert todo.startswith(TODO) and "'word-count', 'export-notes', 'delete-note'" in todo, todo
+    assert "'audit-log'" not in todo and not any(w in todo for w in ("uri", "shape", "sideEffects")), todo
+
+
+def test_a_side_effect_the_live_audit_recorded_contradicts_a_design_that_declares_none():
+    caps = _caps(word_count={"details": {"custody": custody("model", "urn:notes:word-count:7", effects=True)}})
+    report = report_of(caps)
+    problems = failures(lines_for(report=report), report)["matches-the-audit"]
+    (problem,) = problems
+    assert "'word-count'" in problem and "sideEffects False" in problem and "recorded True" in problem, problem
+
+
+def test_a_design_that_declares_side_effects_the_server_does_not_declare_fails():
+    from custody_lab.live.audit_report import FieldSupport
+
+    unstated = (FieldSupport("sideEffects", False, "no readOnlyHint and no declaration"),)
+    report = report_of(_caps(delete_note={"fields": unstated}))
+    (problem,) = failures(lines_for(report=report), report)["matches-the-audit"]
+    assert "'delete-note'" in problem and "does not" in problem and "no declaration" in problem, problem
+
+
+def test_a_fix_only_in_the_design_fails_against_the_server_as_given():
+    caps = _caps(
+        word_count={"outcome": "custody-incomplete", "details": {"custody": {**custody("model", None)}}},
+        export_notes={"outcome": "embed-over-budget", "details": {"custody": custody("model", "export://notes/all.md", "text/markdown", 52415)}},
+    )
+    report = report_of(caps)
+    problems = failures(lines_for(report=report), report)["matches-the-audit"]
+    assert any("'word-count'" in p and "saw custody-incomplete" in p for p in problems), problems
+    assert any("'export-notes'" in p and "saw embed-over-budget" in p for p in problems), problems
+
+
+def test_an_accepted_tool_the_audit_did_not_call_is_still_to_do():
+    report = report_of(_caps(word_count={"exercised": False, "outcome": None, "details": {}, "why": "not called"}))
+    lines = lines_for(report=report, consents=[])
+    problems = failures(lines, report)["matches-the-audit"]
+    assert any(p.startswith(TODO) and "did not call 'word_count'" in p for p in problems), problems
+
+
+def test_a_capability_the_server_offers_but_the_inventory_lacks_fails():
+    from custody_lab.live.audit_report import CapabilityAudit
+
+    extra = CapabilityAudit("tool", "purge_everything", False, "not called", None, ())
+    report = report_of([*good_caps(), extra])
+    problems = failures(lines_for(report=report), report)["matches-the-audit"]
+    assert problems == ("the server offers tool 'purge_everything', which no inventory row stands for: "
+                        "the design review must cover everything the server offers",), problems
