@@ -67,10 +67,13 @@ def rederive_live(lines: Sequence[tuple[int, Mapping[str, Any]]], report: AuditR
             problems.append(f"{who}: field {differ[0]!r} is not what the live audit recorded (edited after the audit?)")
     for want in expected[len(lines) :]:
         problems.append(
-            f"the live audit recorded {visible(want['capability'])} {visible(repr(want['name']))}; the archive has no line for it"
+            f"the live audit recorded {visible(want['capability'])} {visible(repr(want['name']))}; "
+            "the archive has no line for it"
         )
     for n, line in lines[len(expected) :]:
-        problems.append(f"line {n} (live {visible(repr(line.get('name')))}): the live audit recorded no such capability")
+        problems.append(
+            f"line {n} (live {visible(repr(line.get('name')))}): the live audit recorded no such capability"
+        )
     return problems
 
 
@@ -142,7 +145,9 @@ def _compare(who: str, case: Case, decision: Decision, cap: CapabilityAudit, pol
         return out
     live_uri = custody.get("uri")
     if isinstance(live_uri, str) and case.uri is not None and live_uri != case.uri:
-        out.append(f"{who}: the design names URI {visible(repr(case.uri))}, the server's result {visible(repr(live_uri))}")
+        out.append(
+            f"{who}: the design names URI {visible(repr(case.uri))}, the server's result {visible(repr(live_uri))}"
+        )
     live_effects = custody.get("sideEffects")
     if isinstance(live_effects, bool) and case.side_effects is not None and live_effects != case.side_effects:
         out.append(

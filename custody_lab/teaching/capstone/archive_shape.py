@@ -24,8 +24,21 @@ _Types = tuple[type | None, ...]
 
 #: Each kind of line, its fields and the JSON types each may have (``None``: JSON null).
 FIELD_TYPES: dict[str, dict[str, _Types]] = {
-    "header": {"format": (str,), "server": (dict,), "protocol": (str, None), "policy": (dict,), "inventory": (str, None)},
-    "design": {"id": (str,), "row": (int,), "case": (dict,), "fix": (dict, None), "receipt": (dict,), "reason": (str, None)},
+    "header": {
+        "format": (str,),
+        "server": (dict,),
+        "protocol": (str, None),
+        "policy": (dict,),
+        "inventory": (str, None),
+    },
+    "design": {
+        "id": (str,),
+        "row": (int,),
+        "case": (dict,),
+        "fix": (dict, None),
+        "receipt": (dict,),
+        "reason": (str, None),
+    },
     "consent": {"tool": (str,), "approvedBy": (str, None), "arguments": (dict,)},
     "live": {
         "capability": (str,),
@@ -40,7 +53,14 @@ FIELD_TYPES: dict[str, dict[str, _Types]] = {
 }
 _ITEM = {"line": (int,), "kind": (str,), "id": (str,), "sha256": (str,)}
 _FIX = {"field": (str,)}
-_NAMES = {bool: "true or false", int: "a whole number", str: "text", dict: "an object", list: "a list", None: "null"}
+_NAMES: dict[type | None, str] = {
+    bool: "true or false",
+    int: "a whole number",
+    str: "text",
+    dict: "an object",
+    list: "a list",
+    None: "null",
+}
 
 
 def _json_name(value: object) -> str:
@@ -104,7 +124,7 @@ def shape_problems(lines: Sequence[object]) -> list[str]:
     problems: list[str] = []
     if not lines:
         return ["the archive has no lines"]
-    kinds = []
+    kinds: list[object] = []
     for n, line in enumerate(lines, start=1):
         if not isinstance(line, Mapping) or not isinstance(line.get("kind"), str):
             problems.append(f"line {n}: not an archive line (field 'kind')")
@@ -114,7 +134,9 @@ def shape_problems(lines: Sequence[object]) -> list[str]:
         kinds.append(kind)
         where = f"line {n} ({visible(kind)})"
         if kind not in FIELD_TYPES:
-            problems.append(f"{where}: kind {visible(repr(kind))} is not one of {', '.join(FIELD_TYPES)} (field 'kind')")
+            problems.append(
+                f"{where}: kind {visible(repr(kind))} is not one of {', '.join(FIELD_TYPES)} (field 'kind')"
+            )
             continue
         problems += _fields(where, line, FIELD_TYPES[kind])
         if kind == "design" and isinstance(line.get("fix"), Mapping):
@@ -137,7 +159,9 @@ def shape_problems(lines: Sequence[object]) -> list[str]:
     header = lines[0]
     if isinstance(header, Mapping) and header.get("kind") == "header":
         if isinstance(header.get("format"), str) and header["format"] != ARCHIVE_FORMAT:
-            problems.append(f"line 1: format {visible(repr(header['format']))} is not {ARCHIVE_FORMAT} (field 'format')")
+            problems.append(
+                f"line 1: format {visible(repr(header['format']))} is not {ARCHIVE_FORMAT} (field 'format')"
+            )
         if isinstance(header.get("policy"), dict):
             try:
                 Policy.from_dict(header["policy"])

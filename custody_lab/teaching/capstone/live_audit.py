@@ -105,9 +105,15 @@ def edit_once(path: str | Path, old: object, new: object) -> str:
     """
     target = Path(path)
     if old is ... or old is None or old == "" or new is ... or new is None:
-        return f"still to do: {target.name} is unchanged (the edit is still a stub: write the text to replace and its replacement)"
+        return (
+            f"still to do: {target.name} is unchanged (the edit is still a stub: write the text to replace "
+            "and its replacement)"
+        )
     if not isinstance(old, str) or not isinstance(new, str):
-        raise CapstoneError(f"{target.name}: an edit replaces text by text; got {type(old).__name__} and {type(new).__name__}", where=str(target))
+        raise CapstoneError(
+            f"{target.name}: an edit replaces text by text; got {type(old).__name__} and {type(new).__name__}",
+            where=str(target),
+        )
     text = target.read_text(encoding="utf-8")
     count = text.count(old)
     if new and text.count(new) == 1 and old not in text.replace(new, "", 1):

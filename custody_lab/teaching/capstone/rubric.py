@@ -57,7 +57,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...core.errors import CaseError, CaseFileError
 from ...core.loading import load_cases
-from ...core.model import INITIATORS, SHAPES, Case, Custody, Decision, Policy
+from ...core.model import INITIATORS, SHAPES, Case, Custody, Policy
 from ...core.receipts import digest
 from ...core.router import route
 from ...core.text import visible
@@ -176,7 +176,7 @@ def _who(n: int, line: Mapping[str, Any]) -> str:
 
 def _design(lines: Sequence[Mapping[str, Any]]) -> list[tuple[int, Mapping[str, Any], Case | None]]:
     """Each design line with its case (``None`` when the case is not a case)."""
-    out = []
+    out: list[tuple[int, Mapping[str, Any], Case | None]] = []
     for n, line in enumerate(lines, start=1):
         if line["kind"] != "design":
             continue
@@ -226,7 +226,9 @@ def _routed(lines: Sequence[Mapping[str, Any]], inventory: Sequence[Case] | None
             elif changed and (fix is None or fix.get("field") != changed[0]):
                 problems.append(f"{who}: input {changed[0]!r} changed but the line's fix does not say so (field 'fix')")
             elif not changed and fix is not None:
-                problems.append(f"{who}: the line's fix names {visible(repr(fix.get('field')))}, but nothing changed (field 'fix')")
+                problems.append(
+                    f"{who}: the line's fix names {visible(repr(fix.get('field')))}, but nothing changed (field 'fix')"
+                )
     return problems
 
 
@@ -259,7 +261,9 @@ def _matches(
     lines: Sequence[Mapping[str, Any]], audit: AuditReport | None, policy: Policy
 ) -> tuple[list[str], set[str]]:
     if audit is None:
-        return ["no audit report given: the live lines cannot be re-derived (pass audit=the audit_server report)"], set()
+        return [
+            "no audit report given: the live lines cannot be re-derived (pass audit=the audit_server report)"
+        ], set()
     live = [(n, line) for n, line in enumerate(lines, start=1) if line["kind"] == "live"]
     problems = list(rederive_live(live, audit))
     header = lines[0]
@@ -275,7 +279,7 @@ def _words(text: str) -> set[str]:
     return set(re.findall(r"[a-z]{2,}", text.casefold()))
 
 
-def _refused_knowingly(lines: Sequence[Mapping[str, Any]], matched: set[str], ids: set[str]) -> list[str]:
+def _refused_knowingly(lines: Sequence[Mapping[str, Any]], matched: set[str]) -> list[str]:
     problems = []
     seen: dict[str, str] = {}
     for n, line in enumerate(lines, start=1):
@@ -288,10 +292,16 @@ def _refused_knowingly(lines: Sequence[Mapping[str, Any]], matched: set[str], id
             continue  # its design row speaks for it (and matches-the-audit compares the two)
         if not (refused or unread):
             continue
-        what = f"refused as {visible(receipt.get('rejection'))}" if refused else f"not read by the audit ({visible(line['why'])})"
+        what = (
+            f"refused as {visible(receipt.get('rejection'))}"
+            if refused
+            else f"not read by the audit ({visible(line['why'])})"
+        )
         why = says_nothing(reason)
         if why in ("is missing", "is empty"):
-            problems.append(f"{TODO}{_who(n, line)}: {what}; fix it with one input, or write why it stays so (field 'reason')")
+            problems.append(
+                f"{TODO}{_who(n, line)}: {what}; fix it with one input, or write why it stays so (field 'reason')"
+            )
             continue
         if why is not None:
             problems.append(f"{_who(n, line)}: {what}, and the reason {visible(repr(reason))} {why} (field 'reason')")
@@ -303,7 +313,8 @@ def _refused_knowingly(lines: Sequence[Mapping[str, Any]], matched: set[str], id
         key = " ".join(sorted(_words(reason)))
         if key in seen:
             problems.append(
-                f"{_who(n, line)}: the same reason as {seen[key]}; a reason says why this capability stays refused (field 'reason')"
+                f"{_who(n, line)}: the same reason as {seen[key]}; a reason says why this capability "
+                "stays refused (field 'reason')"
             )
         seen.setdefault(key, _who(n, line))
     return problems
@@ -361,12 +372,13 @@ def _complete(lines: Sequence[Mapping[str, Any]]) -> list[str]:
     held: dict[tuple[object, object], tuple[int, Mapping[str, Any]]] = {}
     for n, line in present.items():
         rid = line["receipt"].get("id") if isinstance(line["receipt"], Mapping) else None
-        key = (line["kind"], rid if isinstance(rid, str) else repr(rid))
+        key: tuple[object, object] = (line["kind"], rid if isinstance(rid, str) else repr(rid))
         if key in held:
             problems.append(f"{_who(n, line)}: a second receipt for the same capability (field 'id')")
         else:
             held[key] = (n, line)
-    for key, item in listed.items():
+    for listed_key, item in listed.items():
+        key = listed_key
         name = f"{visible(key[0])} receipt {visible(repr(key[1]))}"
         if key not in held:
             problems.append(
@@ -381,8 +393,6 @@ def _complete(lines: Sequence[Mapping[str, Any]]) -> list[str]:
         if key not in listed:
             problems.append(f"{_who(n, line)}: a receipt the summary does not list (field 'receipts')")
     return problems
-
-
 
 
 def _consented(lines: Sequence[Mapping[str, Any]]) -> list[str]:
@@ -436,13 +446,12 @@ def check_lines(
     policy = policy or Policy()
     claimed = Policy.from_dict(lines[0]["policy"])
     matching, matched = _matches(lines, audit, policy)
-    ids = {line["id"] for line in lines if line["kind"] == "design"}
     steps = (
         RubricStep("readable"),
         RubricStep("routed", tuple(_header_policy(claimed, policy) + _routed(lines, inventory, policy))),
         RubricStep("design-sound", tuple(_sound(lines, inventory, policy))),
         RubricStep("matches-the-audit", tuple(matching)),
-        RubricStep("refusals-explained", tuple(_refused_knowingly(lines, matched, ids))),
+        RubricStep("refusals-explained", tuple(_refused_knowingly(lines, matched))),
         RubricStep("receipts-complete", tuple(_complete(lines))),
         RubricStep("calls-consented", tuple(_consented(lines))),
     )
@@ -474,7 +483,9 @@ def check_archive(
     try:
         text = target.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
-        return _unreadable(target.name, [f"{visible(target.name)}: cannot be read ({visible(e)}); write the archive first"])
+        return _unreadable(
+            target.name, [f"{visible(target.name)}: cannot be read ({visible(e)}); write the archive first"]
+        )
     lines, problems = parse_archive(text, target.name)
     if problems:
         return _unreadable(target.name, problems)

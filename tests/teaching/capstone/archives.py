@@ -58,19 +58,39 @@ def good_caps() -> list[CapabilityAudit]:
     declared = (FieldSupport("sideEffects", True, "_meta org.custody-lab/sideEffects"),)
     return [
         CapabilityAudit(
-            "resource", "notes://index", True, "listed", "listed-resource", (),
+            "resource",
+            "notes://index",
+            True,
+            "listed",
+            "listed-resource",
+            (),
             {"custody": custody("application", "notes://index", "text/plain", 120)},
         ),
         CapabilityAudit(
-            "template", "notes://{id}", True, "template read as notes://7", "templated-resource", (),
+            "template",
+            "notes://{id}",
+            True,
+            "template read as notes://7",
+            "templated-resource",
+            (),
             {"custody": custody("application", "notes://7", "text/markdown", 27)},
         ),
         CapabilityAudit(
-            "tool", "word_count", True, "allowed", "structured-tool-result", (),
+            "tool",
+            "word_count",
+            True,
+            "allowed",
+            "structured-tool-result",
+            (),
             {"custody": custody("model", "urn:notes:word-count:7")},
         ),
         CapabilityAudit(
-            "tool", "export_notes", True, "allowed", "resource-link", (),
+            "tool",
+            "export_notes",
+            True,
+            "allowed",
+            "resource-link",
+            (),
             {"custody": custody("model", "export://notes/all.md", "text/markdown", 0)},
         ),
         CapabilityAudit("tool", "delete_note", False, "not called (name it with --allow-calls)", None, declared),
@@ -92,7 +112,9 @@ def lines_for(
     consents: list[Consent] | None = None,
 ) -> list[dict]:
     """An archive of the given design (the good one by default), as archive_lines writes it."""
-    rows = review_design(CASES, fixes=FIXES if fixes is None else fixes, reasons=REASONS if reasons is None else reasons)
+    rows = review_design(
+        CASES, fixes=FIXES if fixes is None else fixes, reasons=REASONS if reasons is None else reasons
+    )
     return archive_lines(rows, report or good_report(), CONSENTS if consents is None else consents)
 
 

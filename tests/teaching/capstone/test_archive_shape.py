@@ -37,7 +37,8 @@ def test_any_field_of_any_line_set_to_any_type_gets_a_message_never_a_traceback(
             rubric = _rubric(lines)  # must not raise
             allowed = FIELD_TYPES[base[n]["kind"]].get(field, ())
             wrong_type = not any(
-                (t is None and value is None) or (t is not None and isinstance(value, t) and not (t is int and isinstance(value, bool)))
+                (t is None and value is None)
+                or (t is not None and isinstance(value, t) and not (t is int and isinstance(value, bool)))
                 for t in allowed
             )
             if wrong_type:

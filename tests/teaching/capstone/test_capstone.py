@@ -430,7 +430,9 @@ def test_a_receipt_the_summary_does_not_list_fails_naming_it():
     extra["receipt"]["id"] = "notes://extra"
     lines.insert(-1, extra)
     failed = _failures(lines)
-    assert failed["matches-the-audit"] == ("line 15 (live 'notes://extra'): the live audit recorded no such capability",)
+    assert failed["matches-the-audit"] == (
+        "line 15 (live 'notes://extra'): the live audit recorded no such capability",
+    )
     assert list(failed) == ["matches-the-audit", "receipts-complete"], failed
     (problem,) = failed["receipts-complete"]
     assert "'notes://extra'" in problem and "does not list" in problem, problem

@@ -79,7 +79,9 @@ def test_a_uri_that_names_nothing_is_named_as_such(uri, why):
     assert uri_says_nothing(uri) == why, f"{uri!r}: expected {why!r}, got {uri_says_nothing(uri)!r}"
 
 
-@pytest.mark.parametrize("uri", ["urn:notes:word-count:7", "notes://7", "export://notes/all.md", "https://example.org/a"])
+@pytest.mark.parametrize(
+    "uri", ["urn:notes:word-count:7", "notes://7", "export://notes/all.md", "https://example.org/a"]
+)
 def test_a_uri_with_a_scheme_and_a_name_is_sound(uri):
     assert uri_says_nothing(uri) is None, f"{uri!r}: {uri_says_nothing(uri)}"
 

@@ -33,7 +33,12 @@ WRONG_DESIGNS = {
     "export relabelled as a structured result": (
         {**FIXES, "export-notes": {"shape": "structured-tool-result"}},
         REASONS,
-        {"export_notes": {"outcome": "structured-tool-result", "details": {"custody": custody("model", "export://notes/all.md", "text/markdown", 52000)}}},
+        {
+            "export_notes": {
+                "outcome": "structured-tool-result",
+                "details": {"custody": custody("model", "export://notes/all.md", "text/markdown", 52000)},
+            }
+        },
         "design-sound",
         "a structured result is inline like an embed, so relabelling it does not budget it",
     ),
@@ -54,7 +59,12 @@ WRONG_DESIGNS = {
     "bytes shrunk under the embed limit": (
         {**FIXES, "export-notes": {"bytes": 4000}},
         REASONS,
-        {"export_notes": {"outcome": "embedded-resource", "details": {"custody": custody("model", "export://notes/all.md", "text/markdown", 4000)}}},
+        {
+            "export_notes": {
+                "outcome": "embedded-resource",
+                "details": {"custody": custody("model", "export://notes/all.md", "text/markdown", 4000)},
+            }
+        },
         "design-sound",
         "bytes changed from 52000 to 4000, just under the host's embed limit of 4096 B",
     ),
@@ -72,8 +82,20 @@ WRONG_DESIGNS = {
         "design-sound",
         "holds characters a reader cannot see (\\u200b)",
     ),
-    "a placeholder reason": (FIXES, {"audit-log": "TODO"}, {}, "refusals-explained", "the reason 'TODO' is a placeholder"),
-    "a one-word reason": (FIXES, {"audit-log": "admins"}, {}, "refusals-explained", "the reason 'admins' is only 1 word"),
+    "a placeholder reason": (
+        FIXES,
+        {"audit-log": "TODO"},
+        {},
+        "refusals-explained",
+        "the reason 'TODO' is a placeholder",
+    ),
+    "a one-word reason": (
+        FIXES,
+        {"audit-log": "admins"},
+        {},
+        "refusals-explained",
+        "the reason 'admins' is only 1 word",
+    ),
     "an invisible reason": (
         FIXES,
         {"audit-log": "\u200b\u200b"},
@@ -154,7 +176,10 @@ def test_a_design_that_declares_side_effects_the_server_does_not_declare_fails()
 def test_a_fix_only_in_the_design_fails_against_the_server_as_given():
     caps = _caps(
         word_count={"outcome": "custody-incomplete", "details": {"custody": {**custody("model", None)}}},
-        export_notes={"outcome": "embed-over-budget", "details": {"custody": custody("model", "export://notes/all.md", "text/markdown", 52415)}},
+        export_notes={
+            "outcome": "embed-over-budget",
+            "details": {"custody": custody("model", "export://notes/all.md", "text/markdown", 52415)},
+        },
     )
     report = report_of(caps)
     problems = failures(lines_for(report=report), report)["matches-the-audit"]
@@ -175,5 +200,7 @@ def test_a_capability_the_server_offers_but_the_inventory_lacks_fails():
     extra = CapabilityAudit("tool", "purge_everything", False, "not called", None, ())
     report = report_of([*good_caps(), extra])
     problems = failures(lines_for(report=report), report)["matches-the-audit"]
-    assert problems == ("the server offers tool 'purge_everything', which no inventory row stands for: "
-                        "the design review must cover everything the server offers",), problems
+    assert problems == (
+        "the server offers tool 'purge_everything', which no inventory row stands for: "
+        "the design review must cover everything the server offers",
+    ), problems
