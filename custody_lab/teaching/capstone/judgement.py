@@ -33,6 +33,7 @@ __all__ = [
     "hidden_characters",
     "says_nothing",
     "sound_fix_exists",
+    "sound_fix_inputs",
     "uri_says_nothing",
 ]
 
@@ -210,10 +211,35 @@ def _candidates(case: Case) -> list[tuple[str, object]]:
     return out
 
 
+def sound_fix_inputs(case: Case, policy: Policy) -> tuple[str, ...]:
+    """The inputs of a refused ``case`` whose change alone gets it accepted as a design change
+    (no :func:`fix_findings` or :func:`case_findings` against it), in the case model's order.
+
+    Example:
+        >>> log = Case.from_dict({"id": "log", "initiator": "application", "operation": "read",
+        ...     "shape": "listed-resource", "uri": "logs://today", "mime": "text/plain",
+        ...     "bytes": 900, "current": True, "allowed": False, "sideEffects": False, "provenance": "n@1"})
+        >>> sound_fix_inputs(log, Policy())  # only the host can grant the permission
+        ()
+    """
+    found: list[str] = []
+    for name, value in _candidates(case):
+        if name in found:
+            continue
+        try:
+            changed = Case.from_dict({**case.to_dict(), name: value})
+        except CaseError:
+            continue
+        if not route(changed, policy).accepted:
+            continue
+        if not fix_findings(case, changed, name, policy) and not case_findings(changed, policy, accepted=True):
+            found.append(name)
+    return tuple(found)
+
+
 def sound_fix_exists(case: Case, policy: Policy) -> bool:
-    """Whether some one-input change of a refused ``case`` is accepted and is a design change
-    (no :func:`fix_findings` or :func:`case_findings` against it). It says *that* one exists,
-    never which: the rubric uses it to ask for a fix without giving it.
+    """Whether :func:`sound_fix_inputs` finds any: the rubric uses it to ask for a fix without
+    saying which.
 
     Example:
         >>> rm = Case.from_dict({"id": "rm", "initiator": "model", "operation": "mutate",
@@ -222,13 +248,4 @@ def sound_fix_exists(case: Case, policy: Policy) -> bool:
         >>> sound_fix_exists(rm, Policy())
         True
     """
-    for name, value in _candidates(case):
-        try:
-            changed = Case.from_dict({**case.to_dict(), name: value})
-        except CaseError:
-            continue
-        if not route(changed, policy).accepted:
-            continue
-        if not fix_findings(case, changed, name, policy) and not case_findings(changed, policy, accepted=True):
-            return True
-    return False
+    return bool(sound_fix_inputs(case, policy))

@@ -7,10 +7,13 @@ id          level  task
 capstone-01 1      which capabilities of the given notes server are refused as designed
 capstone-02 2      the one shape that fixes ``export-notes`` without putting 52 KB inline
 capstone-03 2      which rubric step an archive fails when a tool ran without consent
+capstone-04 2      refuse and fix: the rule that refuses ``audit-log``, and the one input
+                   whose change would be a design fix (or ``None`` when no honest one exists)
 ==========  =====  ====================================================================
 
 Every reference is computed with the package: the router over ``data/capstone/notes-server.csv``,
-the advisor (:func:`~custody_lab.core.advisor.advise_case`) for the export, and the rubric
+the advisor (:func:`~custody_lab.core.advisor.advise_case`) for the export, the capstone's judgement
+(:func:`~custody_lab.teaching.capstone.judgement.sound_fix_inputs`) for a refusal's honest fix, and the rubric
 (:func:`~custody_lab.teaching.capstone.rubric.check_lines`) over an archive built by
 :func:`~custody_lab.teaching.capstone.archive.archive_lines` from an audit report written out here (no
 server is started to check an answer).
@@ -21,13 +24,15 @@ from __future__ import annotations
 __all__ = ["EXERCISES"]
 
 import functools
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from ...core.advisor import advise_case
 from ...core.loading import load_cases
-from ...core.model import APPLICATION_SHAPES, Case
+from ...core.model import APPLICATION_SHAPES, Case, Policy
 from ...core.router import route
 from ..capstone.design_review import GIVEN_INVENTORY, change_one_input, review_design
+from ..capstone.judgement import MEASUREMENTS, sound_fix_inputs
 from ..capstone.rubric import RUBRIC_STEPS
 from ..exercises import Exercise, ExerciseError, Mistake
 from . import _answers as ans
@@ -168,8 +173,10 @@ _CAPSTONE_02 = Exercise(
         ),
     ),
     hints=(
-        "Seed 000: choose a link when the payload is large, reusable or likely to change.",
-        "The follow-up read of a link goes through the same permission gate, with its own receipt.",
+        "Seed 000 weighs size, reuse and change: a payload this large should not ride along in the "
+        "context every time the model asks for it.",
+        "Of the model's three shapes, one carries the bytes, one carries a structure inline, and one "
+        "carries neither: only where the application can read them, through the same gate.",
     ),
 )
 
@@ -324,4 +331,93 @@ _CAPSTONE_03 = Exercise(
     ),
 )
 
-EXERCISES = (_CAPSTONE_01, _CAPSTONE_02, _CAPSTONE_03)
+_LOG = "audit-log"
+
+
+def _refuse_and_fix() -> dict[str, str | None]:
+    """The rule that refuses the audit log, and its one sound fix input (``None``: none exists)."""
+    case = _cases()[_LOG]
+    inputs = sound_fix_inputs(case, Policy())
+    if len(inputs) > 1:
+        raise ExerciseError(f"capstone-04: {_LOG!r} has several sound fixes {inputs}; the answer must be one")
+    return {"rule": route(case).rejection, "input": inputs[0] if inputs else None}
+
+
+def _part(answer: object, key: str) -> object:
+    """One part of a ``{"rule": ..., "input": ...}`` answer; ``...`` when the answer has no such part."""
+    return answer.get(key, ...) if isinstance(answer, Mapping) else ...
+
+
+def _input_of(answer: object) -> str | None:
+    """The input part read alike (``None``, ``"none"``, ``""`` are no input); ``"?"`` when absent."""
+    value = _part(answer, "input")
+    if value is None or (isinstance(value, str) and value.strip().lower() in ("", "none", "null")):
+        return None
+    return code_of(value) if isinstance(value, str) else "?"
+
+
+def _same_refusal(answer: object, expected: object) -> bool:
+    assert isinstance(expected, dict)
+    want = expected["input"]
+    return same_code(_part(answer, "rule"), expected["rule"]) and _input_of(answer) == (
+        None if want is None else code_of(want)
+    )
+
+
+_CAPSTONE_04 = Exercise(
+    id="capstone-04",
+    title="Refuse and fix: is there an honest one-input fix?",
+    level=2,
+    prompt=(
+        "`audit-log` is refused as designed. Name the **rule** that refuses it, and the **one** design "
+        "input whose change alone would make it acceptable *as a design change*, one the server's "
+        "designer can honestly make; if no such input exists, say so with `None`. Answer as "
+        '`{"rule": "...", "input": "..."}` (or `"input": None`).'
+    ),
+    input_label="audit-log in data/capstone/notes-server.csv under the seed's policy",
+    wanted='a dict {"rule": a rejection code, "input": a design input or None}',
+    kind="mapping",
+    given=lambda: _cases()[_LOG].to_dict(),
+    reference=_refuse_and_fix,
+    compare=_same_refusal,
+    mistakes=(
+        Mistake(
+            "not-both-parts",
+            lambda a: not isinstance(a, Mapping) or not {"rule", "input"} <= set(a),
+            'Give both parts, as a dict with the keys "rule" and "input".',
+            example="permission-denied",
+        ),
+        Mistake(
+            "wrong-rule",
+            lambda a: (
+                isinstance(a, Mapping)
+                and code_of(_part(a, "rule")) is not None
+                and not same_code(_part(a, "rule"), _refuse_and_fix()["rule"])
+            ),
+            "Walk the rule table in order for this row: the first rule that fires is the one that "
+            "refuses it, and for this row it fires before anything about its size or custody matters.",
+            example={"rule": "custody-incomplete", "input": None},
+        ),
+        Mistake(
+            "granted-the-permission",
+            lambda a: _input_of(a) == "allowed",
+            "The router would accept it, but `allowed` is what the host's permission check answered for "
+            "this caller; a design review cannot grant a role the host does not have.",
+            example={"rule": "permission-denied", "input": "allowed"},
+        ),
+        Mistake(
+            "changed-a-measurement",
+            lambda a: _input_of(a) in MEASUREMENTS,
+            "That input is a measurement of the payload or the read, not a design choice: changing the "
+            "number changes the record, not what is read.",
+            example={"rule": "permission-denied", "input": "bytes"},
+        ),
+    ),
+    hints=(
+        "For each input you might change, ask who decides it: the server's designer, the host, or the payload itself.",
+        "A permission is the host's answer for this caller; what could the server's designer change "
+        "that makes the host answer differently?",
+    ),
+)
+
+EXERCISES = (_CAPSTONE_01, _CAPSTONE_02, _CAPSTONE_03, _CAPSTONE_04)

@@ -1,0 +1,98 @@
+"""The capstone's exercises (notebook 09): references computed by the package, mistakes told apart.
+
+The two-way gate over every registered exercise is in ``tests/teaching/test_exercises.py``; the
+rubric itself in ``tests/teaching/capstone/``. This file checks what the exercises claim: the
+capstone-03 archive fails exactly one step, and only because of the missing consent; capstone-04's
+refusal has no honest fix while the other refusals each have one; fair variants read alike.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import custody_lab as cl
+from custody_lab.exercises import check, input_for, reset_progress
+from custody_lab.teaching.capstone import GIVEN_INVENTORY, RUBRIC_STEPS
+from custody_lab.teaching.capstone.judgement import sound_fix_inputs
+from custody_lab.teaching.capstone.rubric import check_lines
+from custody_lab.teaching.exercise_sets import server_review
+
+from ...exercise_assertions import assert_mistake, assert_passes, assert_reference
+
+CASES = cl.load_cases(GIVEN_INVENTORY)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_progress():
+    reset_progress()
+    yield
+    reset_progress()
+
+
+def _rubric(lines):
+    return check_lines(lines, inventory=CASES, audit=server_review._audit_of_the_fixed_server())
+
+
+def test_the_capstone_03_archive_fails_only_for_the_call_nobody_approved():
+    lines = [dict(x) for x in input_for("capstone-03")]
+    failed = [s.step for s in _rubric(lines).steps if not s.passed]
+    assert failed == ["calls-consented"], _rubric(lines).text()
+    consent = {"kind": "consent", "tool": "word_count", "approvedBy": "learner", "arguments": {"id": "7"}}
+    consented = [*lines[:7], consent, *lines[7:]]
+    assert _rubric(consented).passed, _rubric(consented).text()
+    assert_reference("capstone-03", "calls-consented")
+
+
+@pytest.mark.parametrize("step", [s for s in RUBRIC_STEPS if s != "calls-consented"])
+def test_every_other_rubric_step_is_wrong_for_capstone_03(step):
+    assert not check("capstone-03", step).passed, step
+
+
+def test_the_audit_log_has_no_honest_one_input_fix_and_the_other_refusals_have_one_each():
+    refused = {c.id: sound_fix_inputs(c, cl.Policy()) for c in CASES if not cl.route(c).accepted}
+    assert refused == {
+        "audit-log": (),
+        "word-count": ("uri",),
+        "export-notes": ("shape",),
+        "delete-note": ("sideEffects",),
+    }
+    assert_reference("capstone-04", {"rule": "permission-denied", "input": None})
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        {"rule": "permission-denied", "input": None},
+        {"rule": " `Permission-Denied` ", "input": "none"},
+        {"rule": "permission_denied", "input": ""},
+    ],
+)
+def test_fair_variants_of_the_capstone_04_answer_pass(answer):
+    assert_passes("capstone-04", answer)
+
+
+@pytest.mark.parametrize(
+    ("answer", "mistake"),
+    [
+        ({"rule": "permission-denied", "input": "allowed"}, "granted-the-permission"),
+        ({"rule": "permission-denied", "input": "current"}, "changed-a-measurement"),
+        ({"rule": "side-effects-unknown", "input": None}, "wrong-rule"),
+        (["permission-denied", None], "not-both-parts"),
+    ],
+)
+def test_each_typical_capstone_04_mistake_gets_its_own_hint(answer, mistake):
+    assert_mistake("capstone-04", answer, mistake)
+    assert "None" not in (check("capstone-04", answer).hint or ""), "a hint must not hold the expected value"
+
+
+def test_an_honest_fix_of_another_row_is_still_wrong_for_the_audit_log():
+    result = check("capstone-04", {"rule": "permission-denied", "input": "shape"})
+    assert not result.passed and result.mistake is None, result
+
+
+def test_the_capstone_02_hints_do_not_name_the_shape():
+    exercise = server_review.EXERCISES[1]
+    reference = exercise.reference()
+    words = reference.replace("-", " ").split()
+    for hint in exercise.hints:
+        assert reference not in hint and not all(w in hint for w in words), hint
