@@ -21,6 +21,7 @@ __all__ = [
     "LinkOrEmbedCalculator",
     "LoadBar",
     "PredictPanel",
+    "PredictThenSee",
     "ProgressPanel",
     "TemplateReader",
     "WhatIfPanel",
@@ -29,7 +30,7 @@ __all__ = [
 
 if TYPE_CHECKING:
     from .teaching.panels import ExercisePanel, ProgressPanel
-    from .teaching.predict import PredictPanel
+    from .teaching.predict import PredictPanel, PredictThenSee
     from .views.context_costs import budget_panel
     from .views.widgets.blob_viewer import BlobViewer
     from .views.widgets.explorer import CaseExplorer

@@ -43,6 +43,10 @@ WIDGETS = {
     "blob viewer": ("from custody_lab.widgets import BlobViewer\nBlobViewer()", "text=Resource:"),
     "exercise panel": ('from custody_lab.widgets import ExercisePanel\nExercisePanel("blob-01")', "text=Answer:"),
     "predict panel": ('from custody_lab.widgets import PredictPanel\nPredictPanel("route-02")', "text=I predict:"),
+    "predict then see": (
+        'from custody_lab.widgets import PredictThenSee\nPredictThenSee("blob-01", lambda: "shown")',
+        "text=I predict:",
+    ),
     "wire picker": (
         "from custody_lab.live.wire import record_wire\nwire = await record_wire()\nwire.picker()",
         ".custody-sequence-box",

@@ -113,3 +113,88 @@ def test_an_exercise_whose_input_is_not_a_one_input_change_is_refused_by_name(ex
     # route-03 changes two inputs, receipt-01 gives a receipt, blob-01 a base64 string
     with pytest.raises(ExerciseError, match=exercise_id):
         PredictPanel(exercise_id)
+
+
+# --------------------------------------------------------------------------------------------
+# PredictThenSee: any demonstration stays hidden (and uncomputed) until a prediction is judged
+# --------------------------------------------------------------------------------------------
+
+
+class _Demo:
+    def __init__(self, value: object = "the demonstration") -> None:
+        self.calls = 0
+        self.value = value
+
+    def __call__(self) -> object:
+        self.calls += 1
+        return self.value
+
+
+@pytest.mark.parametrize("typed", ["", "   ", "..."])
+def test_predict_then_see_shows_and_computes_nothing_before_a_prediction(typed):
+    from custody_lab.widgets import PredictThenSee
+
+    demo = _Demo()
+    panel = PredictThenSee("blob-01", demo)
+    panel.prediction.value = typed
+    panel.show_button.click()
+    assert panel.result is not None and panel.result.status == "not-answered"
+    assert (panel.shown, demo.calls, panel.demo_area.children) == (False, 0, ())
+    assert "Nothing is shown yet" in visible_text(panel.output.value)
+    assert progress().get("blob-01") in (None, "not-tried")
+
+
+@pytest.mark.parametrize(("typed", "status"), [("140", "wrong"), ("105", "passed")])
+def test_predict_then_see_judges_first_then_shows_the_demonstration_once(typed, status):
+    from custody_lab.widgets import PredictThenSee
+
+    demo = _Demo()
+    panel = PredictThenSee("blob-01", demo)
+    panel.prediction.value = typed
+    panel.show_button.click()
+    assert panel.result is not None and panel.result.status == status
+    assert panel.shown and demo.calls == 1
+    (area,) = panel.demo_area.children
+    assert area.outputs[0]["data"]["text/plain"] == "'the demonstration'"
+    panel.show_button.click()  # a second try re-judges but does not show the demonstration twice
+    assert demo.calls == 1
+    # the feedback is the engine's: a wrong prediction never carries the expected value
+    if status == "wrong":
+        assert "105" not in visible_text(panel.output.value)
+
+
+def test_predict_then_see_places_a_widget_demonstration_itself():
+    import ipywidgets as widgets
+
+    from custody_lab.widgets import PredictThenSee
+
+    shown = widgets.HTML("what happens")
+    panel = PredictThenSee("blob-01", _Demo(shown))
+    panel.prediction.value = "105"
+    panel.show_button.click()
+    assert panel.demo_area.children == (shown,)
+
+
+def test_predict_then_see_shows_a_lab_refusal_as_words_not_a_traceback():
+    from custody_lab.core.errors import CustodyLabError
+    from custody_lab.widgets import PredictThenSee
+
+    def refuses() -> object:
+        raise CustodyLabError("template <bad> is refused")
+
+    panel = PredictThenSee("blob-01", refuses)
+    panel.prediction.value = "105"
+    panel.show_button.click()
+    text = panel.output.value
+    assert "The demonstration stopped: template &lt;bad&gt; is refused" in text
+    assert not panel.shown
+
+
+def test_predict_then_see_needs_a_function_and_a_known_exercise():
+    from custody_lab.exercises import UnknownExercise
+    from custody_lab.widgets import PredictThenSee
+
+    with pytest.raises(ExerciseError, match="demo must be a function"):
+        PredictThenSee("blob-01", "not callable")  # type: ignore[arg-type]
+    with pytest.raises(UnknownExercise):
+        PredictThenSee("blob-99", _Demo())
