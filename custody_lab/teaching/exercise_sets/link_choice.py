@@ -151,9 +151,7 @@ def _shape_reference(exercise_id: str) -> str | None:
     return advice_for(NEEDS[exercise_id]).shape
 
 
-_SHAPE_CHOICE = (
-    'Answer with a shape name: `"resource-link"`, `"embedded-resource"` or `"structured-tool-result"`.'
-)
+_SHAPE_CHOICE = 'Answer with a shape name: `"resource-link"`, `"embedded-resource"` or `"structured-tool-result"`.'
 
 
 def _said(*shapes: str) -> Any:
@@ -179,7 +177,7 @@ def _shape_exercise(
         title=title,
         level=level,
         prompt=(
-            f"{situation} The host's inline budget is 4,096 bytes (`input_for(\"{exercise_id}\")` has "
+            f'{situation} The host\'s inline budget is 4,096 bytes (`input_for("{exercise_id}")` has '
             f"the facts). **Decide first**: which shape should `{need['tool']}` return? {_SHAPE_CHOICE}"
         ),
         input_label=label,
@@ -431,7 +429,9 @@ def _only_wrong(item: str) -> Any:
 
     def detect(answer: object) -> bool:
         read, expected = _turn_answer(answer), _turn_reference()
-        return read is not None and read[item] != expected[item] and all(read[k] == expected[k] for k in TURN if k != item)
+        return (
+            read is not None and read[item] != expected[item] and all(read[k] == expected[k] for k in TURN if k != item)
+        )
 
     return detect
 
@@ -441,7 +441,7 @@ _LINK_08 = Exercise(
     title="Four results of one support turn",
     level=4,
     prompt=(
-        "In one support shift the model calls four tools (`input_for(\"link-08\")` has the facts; the "
+        'In one support shift the model calls four tools (`input_for("link-08")` has the facts; the '
         "inline budget is 4,096 bytes):\n\n"
         "- `help-article`: a 2,600-byte help-centre article the model quotes to 4 customers in turn;\n"
         "- `refund-receipt`: the 700-byte receipt of the refund this very call issued, read once;\n"
@@ -460,8 +460,7 @@ _LINK_08 = Exercise(
     hints=(
         "Take the four results one at a time and ask the same four questions of each: over the "
         "budget? reused? a permission of its own? likely to change? Then: does code validate it?",
-        "All four are under the inline budget, so size decides none of them. For each, which other "
-        "question decides?",
+        "All four are under the inline budget, so size decides none of them. For each, which other question decides?",
     ),
     mistakes=(
         Mistake(
@@ -481,8 +480,7 @@ _LINK_08 = Exercise(
         Mistake(
             "missed-the-reuse",
             _only_wrong("help-article"),
-            "Look again at the help article: it fits the budget, but how many times does it enter "
-            "context this shift?",
+            "Look again at the help article: it fits the budget, but how many times does it enter context this shift?",
             example={**_turn_reference(), "help-article": "embedded-resource"},
         ),
         Mistake(

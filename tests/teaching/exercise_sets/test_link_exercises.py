@@ -68,7 +68,9 @@ def test_each_scenarios_reference_is_the_advisors_answer_for_its_own_facts(exerc
     assert reveal(exercise_id) == expected, (exercise_id, reveal(exercise_id), expected)
 
 
-@pytest.mark.parametrize(("exercise_id", "deciding"), [("link-05", "separate_permission"), ("link-06", "changes_often")])
+@pytest.mark.parametrize(
+    ("exercise_id", "deciding"), [("link-05", "separate_permission"), ("link-06", "changes_often")]
+)
 def test_the_permission_and_the_change_scenarios_are_decided_by_that_input_not_by_size(exercise_id, deciding):
     facts = dict(NEEDS[exercise_id])
     assert facts["payload_bytes"] <= facts["inline_budget"] and facts["reuse"] == 1, facts
@@ -115,7 +117,12 @@ def test_link_08_is_each_results_advice_and_each_result_is_decided_by_another_qu
 
 
 def test_link_08_reads_fair_variants_of_the_shape_names():
-    answer = {"help-article": "link", "refund-receipt": "Embed", "audit-excerpt": "resource_link", "queue-length": "structured"}
+    answer = {
+        "help-article": "link",
+        "refund-receipt": "Embed",
+        "audit-excerpt": "resource_link",
+        "queue-length": "structured",
+    }
     assert check("link-08", answer).passed
 
 
