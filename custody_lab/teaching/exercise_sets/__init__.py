@@ -34,6 +34,7 @@ SET_MODULES: tuple[str, ...] = (
     "kinds",
     "transform",
     "links",
+    "link_choice",
     "budget",
     "authorise",
     "whatif",
