@@ -14,6 +14,13 @@ flattening them into one. The labels are the package's (:func:`custody_lab.core.
 so every reference answer is computed. Keeping an ``actors`` block in the receipt is the lab's
 host policy: MCP (2026-07-28) has no executor field, and the seed receipt's ``custody.actor``
 holds one label.
+
+The lab's one model of who does what (the same in notebook 02, the glossary's *executor* and
+these hints): the **executor** is the party whose action brings the content in. A
+``resources/read`` is the host's action: its client *issues* the read through the lab's gate, and
+the server *serves* it (under MCP 2026-07-28 the server may compute what it serves, return several
+contents, or answer with an ``InputRequiredResult``), so the label is ``application``. A
+``tools/call`` asks the server to *run an operation* the model chose, so the label is ``server``.
 """
 
 from __future__ import annotations
@@ -91,6 +98,28 @@ def _same_labels(answer: object, expected: object) -> bool:
     return isinstance(expected, dict) and _labels_of(answer) == _labels_of(expected)
 
 
+_LABEL_WORDS = ("application", "model", "server", "host", "client", "user")
+
+
+def _two_labels_as_text(answer: object) -> bool:
+    """Two labels written as one piece of text (``"model, server"``, ``"model/server"``)."""
+    typed = ans.text(answer)
+    if typed is None:
+        return False
+    words = [w for w in typed.lower().replace(",", " ").replace("/", " ").replace(";", " ").split() if w]
+    return len(words) >= 2 and sum(w in _LABEL_WORDS for w in words) >= 2
+
+
+def _as_text_mistake(example: str) -> Mistake:
+    return Mistake(
+        "two-labels-as-one-text",
+        _two_labels_as_text,
+        'Give it as two named labels, a dict: {"initiator": "...", "executor": "..."}, so that '
+        "nobody has to guess which word is which label.",
+        example=example,
+    )
+
+
 def _flattened(answer: object) -> bool:
     """One label where two are wanted: a single string, or both labels the same."""
     pair = _labels_of(answer)
@@ -114,8 +143,8 @@ _ACTOR_01 = Exercise(
         "The seed's `generated-report` case: the model calls a tool that writes an 18,000-byte "
         'report (`input_for("actor-01")` is the case). Write the two labels a design review puts '
         'beside it, as a dict: `{"initiator": ..., "executor": ...}`. The initiator is who decided '
-        "that this context enters (`application` or `model`); the executor is who performs the "
-        "step that produces it (`application` or `server`)."
+        "that this context enters (`application` or `model`); the executor is the party whose "
+        "action brings it in (`application` or `server`)."
     ),
     input_label="the generated-report case",
     wanted='a dict {"initiator": ..., "executor": ...}',
@@ -124,6 +153,7 @@ _ACTOR_01 = Exercise(
     reference=_report_labels,
     compare=_same_labels,
     mistakes=(
+        _as_text_mistake("model, server"),
         Mistake(
             "flattened-to-one-label",
             _flattened,
@@ -141,8 +171,8 @@ _ACTOR_01 = Exercise(
         Mistake(
             "host-runs-tools",
             lambda a: (p := _labels_of(a)) is not None and p[1] == "application" and p[0] != "application",
-            "The host sends tools/call, but the operation runs on the server (seed 000: the model "
-            "chooses an operation, the server executes it).",
+            "The host's client sends tools/call, but that only asks for the operation: which party "
+            "runs it? (Seed 000: the model chooses an operation, and it is executed where the tool lives.)",
             example={"initiator": "model", "executor": "application"},
         ),
         Mistake(
@@ -177,8 +207,8 @@ _ACTOR_02 = Exercise(
     level=2,
     prompt=(
         "The model asks for `crm://customer/fixture-17` through the host's `read_mcp_resource` "
-        "tool, and the host performs an ordinary `resources/read` through its permission gate "
-        "(notebook 08 does this live). The router treats it as the application's read, so the "
+        "tool; the host's client then issues an ordinary `resources/read` through its permission "
+        "gate, and the server serves it (notebook 08 does this live). The router treats it as the application's read, so the "
         'seed receipt says `"actor": "application"` (`input_for("actor-02")` is that receipt). '
         'Complete the extended receipt\'s `actors` block: `{"initiator": ..., "executor": ...}`.'
     ),
@@ -189,6 +219,7 @@ _ACTOR_02 = Exercise(
     reference=_proposed_read_labels,
     compare=_same_labels,
     mistakes=(
+        _as_text_mistake("model, application"),
         Mistake(
             "copied-the-receipts-actor",
             lambda a: _labels_of(a) == ("application", "application"),
@@ -204,16 +235,17 @@ _ACTOR_02 = Exercise(
             example={"initiator": "model", "executor": "model"},
         ),
         Mistake(
-            "the-server-executes-a-read",
+            "the-server-serves-it-but-does-not-issue-it",
             lambda a: (p := _labels_of(a)) is not None and p[1] == "server",
-            "A resources/read is performed by the host's client through its gate; the server only "
-            "hands over what it holds. Which method carries this read?",
+            "The server serves this read, and under MCP 2026-07-28 it may even compute what it "
+            "serves; but the executor label names the party whose action the read is: the one that "
+            "issues it through the gate. Which side sends resources/read?",
             example={"initiator": "model", "executor": "server"},
         ),
     ),
     hints=(
         "The method is resources/read, but it was not the application's idea. Ask who asked, then who read.",
-        "The read_mcp_resource call came from the model; the resources/read that followed came from the host.",
+        "The read_mcp_resource call came from the model; the resources/read that followed was issued by the host's client.",
     ),
 )
 

@@ -67,21 +67,33 @@ def test_an_accepted_prediction_may_be_written_as_accepted_but_a_refusal_may_not
 
 
 @pytest.mark.parametrize(
-    ("exercise_id", "case_id", "changes"),
+    ("exercise_id", "case_id", "problems"),
     [
-        ("route-03", "handbook", {"allowed": False, "sideEffects": True}),
-        ("receipt-02", "customer-record", {"provenance": None, "allowed": False}),
+        ("route-03", "handbook", [{"allowed": False}, {"sideEffects": True}]),
+        ("receipt-02", "customer-record", [{"provenance": None}, {"current": False, "requiresCurrent": True}]),
     ],
 )
-def test_a_two_problem_case_has_two_problems_and_the_reference_is_the_earlier_rule(exercise_id, case_id, changes):
-    alone = {key: cl.route(fixture_case(case_id, **{key: value})).rejection for key, value in changes.items()}
-    assert None not in alone.values() and len(set(alone.values())) == 2, (
-        f"{exercise_id}: each change alone should refuse {case_id} with its own code; got {alone}"
+def test_a_two_problem_case_has_two_problems_and_the_reference_is_the_earlier_rule(exercise_id, case_id, problems):
+    alone = [cl.route(fixture_case(case_id, **problem)).rejection for problem in problems]
+    assert None not in alone and len(set(alone)) == 2, (
+        f"{exercise_id}: each problem alone should refuse {case_id} with its own code; got {alone}"
     )
-    earlier = min(alone.values(), key=CODES.index)
+    both = {key: value for problem in problems for key, value in problem.items()}
+    assert input_for(exercise_id).changes == both, (exercise_id, input_for(exercise_id).changes, both)
+    earlier = min(alone, key=CODES.index)
     assert reveal(exercise_id) == earlier, f"{exercise_id}: expected {earlier!r}, reference {reveal(exercise_id)!r}"
-    later = max(alone.values(), key=CODES.index)
+    later = max(alone, key=CODES.index)
     assert check(exercise_id, later).hint, f"{exercise_id}: the later rule {later!r} gets no hint"
+
+
+@pytest.mark.parametrize("exercise_id", ["route-03", "receipt-02"])
+def test_a_two_problem_reference_is_the_same_in_live_modes_rule_order(exercise_id):
+    """Live mode (``route(case, exchange=...)``, ``LIVE_RULES``) checks permission-denied and
+    side-effects-unknown before the exchange, then the content rules; the router's table puts
+    custody-incomplete first. The exercise's answer must not depend on which order applies."""
+    case = input_for(exercise_id).case()
+    table, live = cl.route(case).rejection, cl.route(case, exchange={}).rejection
+    assert table == live == reveal(exercise_id), f"{exercise_id}: table {table}, live {live}"
 
 
 def test_route_04_not_reached_are_exactly_the_rules_after_the_one_that_failed():
