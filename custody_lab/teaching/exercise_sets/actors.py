@@ -57,13 +57,25 @@ class Source:
         return actor_labels(initiator=self.initiator, method=self.method)
 
 
-#: The sources of actor-03 and of notebook 02's worked example.
+#: The sources of actor-03: situations of their own, none of them actor-01's or actor-02's, so
+#: the exercise is a transfer and the demonstrations shown after actor-01 and actor-02 answer none of it.
 SOURCES: tuple[Source, ...] = (
-    Source("handbook", "the user picks the handbook in the host's file picker", "application", "resources/read"),
-    Source("generated-report", "the model calls the report tool, which writes the report", "model", "tools/call"),
     Source(
-        "model-proposed-read",
-        "the model asks for crm://customer/fixture-17 through the host's read_mcp_resource tool; the host reads it",
+        "shipping-policy",
+        "the user drags the shipping policy from the host's resource list into the chat",
+        "application",
+        "resources/read",
+    ),
+    Source(
+        "quote-tool",
+        "the model calls the server's shipping_quote tool, which computes a price for a parcel",
+        "model",
+        "tools/call",
+    ),
+    Source(
+        "model-asked-invoice",
+        "the model asks for invoices://2026-08 through the host's read_mcp_resource tool; the host's "
+        "client then issues resources/read through its gate",
         "model",
         "resources/read",
     ),
@@ -74,7 +86,7 @@ SOURCES: tuple[Source, ...] = (
         "tools/call",
     ),
     Source(
-        "live-status", "the host re-reads the status document after an update notice", "application", "resources/read"
+        "status-reread", "the host re-reads the status document after an update notice", "application", "resources/read"
     ),
 )
 
@@ -198,7 +210,7 @@ _ACTOR_01 = Exercise(
 
 
 def _proposed_read_labels() -> object:
-    return _BY_ID["model-proposed-read"].labels()
+    return actor_labels(initiator="model", method="resources/read")
 
 
 _ACTOR_02 = Exercise(
@@ -280,14 +292,14 @@ _ACTOR_03 = Exercise(
             lambda a: ans.names(a) == frozenset(s.id for s in SOURCES if s.initiator == "model"),
             "Those are the sources the model initiated. Look again at the host's own decisions: "
             "does the host also run every operation it asks for?",
-            example=["generated-report", "model-proposed-read"],
+            example=[s.id for s in SOURCES if s.initiator == "model"],
         ),
         Mistake(
             "only-the-tool-calls",
             lambda a: ans.names(a) == frozenset(s.id for s in SOURCES if s.method == "tools/call"),
             "Those are the tool calls. A resource read can have two parties too, when someone "
             "other than the host asked for it.",
-            example=["generated-report", "host-prefetch"],
+            example=[s.id for s in SOURCES if s.method == "tools/call"],
         ),
         Mistake(
             "none-differ",
@@ -299,7 +311,7 @@ _ACTOR_03 = Exercise(
         Mistake(
             "not-a-source-id",
             lambda a: (n := ans.names(a)) is not None and not n <= set(_BY_ID),
-            "Use the ids of the sources as input_for gives them (handbook, generated-report, ...).",
+            "Use the ids of the sources exactly as input_for gives them.",
             example=["report"],
         ),
     ),
