@@ -220,7 +220,8 @@ _ACTOR_02 = Exercise(
     prompt=(
         "The model asks for `crm://customer/fixture-17` through the host's `read_mcp_resource` "
         "tool; the host's client then issues an ordinary `resources/read` through its permission "
-        "gate, and the server serves it (notebook 08 does this live). The router treats it as the application's read, so the "
+        "gate, and the server serves it (notebook 08 does this live). The router treats it as the "
+        "application's read, so the "
         'seed receipt says `"actor": "application"` (`input_for("actor-02")` is that receipt). '
         'Complete the extended receipt\'s `actors` block: `{"initiator": ..., "executor": ...}`.'
     ),
@@ -257,7 +258,8 @@ _ACTOR_02 = Exercise(
     ),
     hints=(
         "The method is resources/read, but it was not the application's idea. Ask who asked, then who read.",
-        "The read_mcp_resource call came from the model; the resources/read that followed was issued by the host's client.",
+        "The read_mcp_resource call came from the model; the resources/read that followed was "
+        "issued by the host's client.",
     ),
 )
 

@@ -87,6 +87,10 @@ _RECEIPT_01 = Exercise(
             example="source",
         ),
     ),
+    hints=(
+        "Go through the custody block key by key and ask of each value: did somebody fill this in?",
+        "A value of false or 0 is an answer someone gave; a missing fact is written as null.",
+    ),
 )
 
 
@@ -150,6 +154,10 @@ _RECEIPT_02 = Exercise(
             example="permission-denied",
         ),
     ),
+    hints=(
+        "Name the two rules the two problems make true, then compare their places in the rule table.",
+        "Both are content rules, so live mode keeps their table order too: the earlier one decides.",
+    ),
 )
 
 
@@ -209,6 +217,10 @@ _RECEIPT_03 = Exercise(
             "The advisor recommends a shape; a rejection code is what the router writes when it refuses a case.",
             example="embed-over-budget",
         ),
+    ),
+    hints=(
+        "Ask two questions of the need: does it fit the embed budget, and how often is the same content used?",
+        "Seed 001's size × reuse table has a row for a small result read many times: which shape does it give?",
     ),
 )
 

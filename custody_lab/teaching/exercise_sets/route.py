@@ -101,6 +101,11 @@ _ROUTE_01 = Exercise(
         _other_rule(PREDICTIONS["route-01"]),
         _not_an_outcome(),
     ),
+    hints=(
+        "Find the embed rule in the table and read its test word by word: which input does it compare, and with what?",
+        "Compare the changed size with the policy's embed limit, then ask whether any rule above "
+        "the embed rule could fire for this change.",
+    ),
 )
 
 _ROUTE_02 = Exercise(
@@ -135,6 +140,11 @@ _ROUTE_02 = Exercise(
         ),
         _other_rule(PREDICTIONS["route-02"]),
         _not_an_outcome(),
+    ),
+    hints=(
+        "Read the rule about freshness: how many conditions must hold before it refuses a case?",
+        "This change touched one input only. Which rules mention that input at all, and does any "
+        "of them fire on it alone?",
     ),
 )
 
@@ -189,6 +199,10 @@ _ROUTE_03 = Exercise(
             example="listed-resource",
         ),
         _other_rule(_TWO_PROBLEMS),
+    ),
+    hints=(
+        "Write down each rule the two changes make true, then look up their places in the order column.",
+        "The router walks the table from the top and stops at the first rule that fires: which of the two comes first?",
     ),
 )
 
@@ -246,6 +260,10 @@ _ROUTE_04 = Exercise(
             "Some are missing: every rule after the one that fired is not reached, down to the last row of the table.",
             example=["stale-content"],
         ),
+    ),
+    hints=(
+        "Find the rule that fired (failed) for this case first; everything after it in the table shares one status.",
+        "List the codes of the table's rows below the one that failed, to the last row, and nothing above it.",
     ),
 )
 
