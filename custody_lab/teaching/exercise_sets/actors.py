@@ -110,28 +110,6 @@ def _same_labels(answer: object, expected: object) -> bool:
     return isinstance(expected, dict) and _labels_of(answer) == _labels_of(expected)
 
 
-_LABEL_WORDS = ("application", "model", "server", "host", "client", "user")
-
-
-def _two_labels_as_text(answer: object) -> bool:
-    """Two labels written as one piece of text (``"model, server"``, ``"model/server"``)."""
-    typed = ans.text(answer)
-    if typed is None:
-        return False
-    words = [w for w in typed.lower().replace(",", " ").replace("/", " ").replace(";", " ").split() if w]
-    return len(words) >= 2 and sum(w in _LABEL_WORDS for w in words) >= 2
-
-
-def _as_text_mistake(example: str) -> Mistake:
-    return Mistake(
-        "two-labels-as-one-text",
-        _two_labels_as_text,
-        'Give it as two named labels, a dict: {"initiator": "...", "executor": "..."}, so that '
-        "nobody has to guess which word is which label.",
-        example=example,
-    )
-
-
 def _flattened(answer: object) -> bool:
     """One label where two are wanted: a single string, or both labels the same."""
     pair = _labels_of(answer)
@@ -165,7 +143,6 @@ _ACTOR_01 = Exercise(
     reference=_report_labels,
     compare=_same_labels,
     mistakes=(
-        _as_text_mistake("model, server"),
         Mistake(
             "flattened-to-one-label",
             _flattened,
@@ -232,7 +209,6 @@ _ACTOR_02 = Exercise(
     reference=_proposed_read_labels,
     compare=_same_labels,
     mistakes=(
-        _as_text_mistake("model, application"),
         Mistake(
             "copied-the-receipts-actor",
             lambda a: _labels_of(a) == ("application", "application"),

@@ -232,7 +232,7 @@ def _mistakes(s: FixScenario, change: str) -> tuple[Mistake, ...]:
             lambda a: not isinstance(a, dict) or _read(a) is None,
             'Give it as two named labels in a dict: {"rule": "<rejection code>", "change": "<one '
             'input of the case, or none>"}.',
-            example=f"{rule}, {change}",
+            example=[rule, change],
         ),
         Mistake(
             "another-rule",
