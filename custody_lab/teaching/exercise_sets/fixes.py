@@ -223,6 +223,11 @@ def _when(test: Callable[[tuple[str | None, str | None]], bool]) -> Callable[[ob
     return detect
 
 
+def _changes_input(name: str) -> Callable[[tuple[str | None, str | None]], bool]:
+    """A test on a read answer: its change names this input."""
+    return lambda got: got[1] == name
+
+
 def _mistakes(s: FixScenario, change: str) -> tuple[Mistake, ...]:
     rule = s.rule()
     other_rule = next(c for c in _RULE_CODES if c != rule)
@@ -246,7 +251,7 @@ def _mistakes(s: FixScenario, change: str) -> tuple[Mistake, ...]:
         found.append(
             Mistake(
                 f"changed-a-fact-{fact.lower()}",
-                _when(lambda g, fact=fact: g[1] == fact),
+                _when(_changes_input(fact)),
                 why + " Which input is a design choice the host or the server can honestly change?",
                 example={"rule": rule, "change": fact},
             )
@@ -256,7 +261,7 @@ def _mistakes(s: FixScenario, change: str) -> tuple[Mistake, ...]:
             found.append(
                 Mistake(
                     f"half-a-redesign-{key}",
-                    _when(lambda g, key=key: g[1] == key),
+                    _when(_changes_input(key)),
                     f"Change only the {key} and route the case again: it is still refused. Is there "
                     "any one input whose honest change is enough?",
                     example={"rule": rule, "change": key},
