@@ -252,7 +252,12 @@ def _mistakes(s: FixScenario, change: str) -> tuple[Mistake, ...]:
             Mistake(
                 f"changed-a-fact-{fact.lower()}",
                 _when(_changes_input(fact)),
-                why + " Which input is a design choice the host or the server can honestly change?",
+                why
+                + (
+                    " Is there a design choice whose change alone would be enough?"
+                    if change == "none"
+                    else " Which input is a design choice the host or the server can honestly change?"
+                ),
                 example={"rule": rule, "change": fact},
             )
         )
