@@ -25,8 +25,10 @@ from ._changes import CaseChange
 #: The topic modules, in lesson order. Adding a topic is one edit here.
 SET_MODULES: tuple[str, ...] = (
     "route",
+    "fixes",
     "receipt",
     "actors",
+    "primitives",
     "uri_expand",
     "uri_match",
     "revision",
