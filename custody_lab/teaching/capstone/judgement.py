@@ -97,8 +97,10 @@ def says_nothing(text: object, *, words: int = 3) -> str | None:
     found = _WORD.findall(folded)
     if folded.strip(" .!?,;:-_*#'\"") in PLACEHOLDERS or _MARKERS & set(found):
         return "is a placeholder"
-    if len(found) < words or (words > 1 and len(set(found)) < 2):
+    if len(found) < words:
         return f"is only {len(found)} word{'s' if len(found) != 1 else ''}"
+    if words > 1 and len(set(found)) < 2:
+        return "repeats one word"
     return None
 
 

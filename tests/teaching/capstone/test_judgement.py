@@ -31,7 +31,7 @@ from .archives import BY_ID
         ("n/a", "is a placeholder"),
         ("administrators", "is only 1 word"),
         ("admins only", "is only 2 words"),
-        ("no no no no", "is only 4 words"),
+        ("no no no no", "repeats one word"),
         ("\u200b", "holds characters a reader cannot see (\\u200b)"),
         ("the host\u200b has no admin role", "holds characters a reader cannot see (\\u200b)"),
         ("the host has no admin\u202e role", "holds characters a reader cannot see (\\u202e)"),

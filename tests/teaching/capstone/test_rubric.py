@@ -204,3 +204,45 @@ def test_a_capability_the_server_offers_but_the_inventory_lacks_fails():
         "the server offers tool 'purge_everything', which no inventory row stands for: "
         "the design review must cover everything the server offers",
     ), problems
+
+
+def test_a_learners_own_inventory_and_server_are_judged_by_the_same_rubric(tmp_path):
+    import custody_lab as cl
+    from custody_lab.live.audit_report import AuditReport, CapabilityAudit
+    from custody_lab.teaching.capstone import archive_lines, review_design, write_archive
+    from custody_lab.teaching.capstone.rubric import check_archive
+
+    inventory = tmp_path / "weather.csv"
+    inventory.write_text(
+        "id,initiator,operation,shape,uri,mime,bytes,current,allowed,sideEffects,provenance\n"
+        "forecast,model,calculate,structured-tool-result,,application/json,300,true,true,false,weather@2.1\n",
+        encoding="utf-8",
+    )
+    cases = cl.load_cases(inventory)
+    served = CapabilityAudit(
+        "tool",
+        "forecast",
+        True,
+        "allowed",
+        "structured-tool-result",
+        (),
+        {"custody": {**custody("model", "urn:weather:forecast:today", size=300), "provenance": "weather@2.1"}},
+    )
+    report = AuditReport(("weather.py",), {"name": "weather", "version": "2.1"}, "2026-07-28", (served,))
+    consents: list = []  # no call approved yet
+
+    def rubric(fixes, consent):
+        rows = review_design(cases, fixes=fixes)
+        path = write_archive(tmp_path / "a.jsonl", archive_lines(rows, report, consent))
+        return check_archive(path, inventory=inventory, audit=report)
+
+    from custody_lab.live.presentation import Consent
+
+    unfixed = rubric({}, consents)
+    assert not unfixed.passed and any("'forecast'" in p for p in unfixed.step("refusals-explained").problems)
+    fixed = rubric({"forecast": {"uri": "urn:weather:forecast:today"}}, [Consent("forecast", {}, "me")])
+    assert fixed.passed, fixed.text()
+    wrong = rubric({"forecast": {"uri": "urn:weather:forecast:tomorrow"}}, [Consent("forecast", {}, "me")])
+    assert any(
+        "the server's result 'urn:weather:forecast:today'" in p for p in wrong.step("matches-the-audit").problems
+    )
