@@ -246,3 +246,14 @@ def test_a_learners_own_inventory_and_server_are_judged_by_the_same_rubric(tmp_p
     assert any(
         "the server's result 'urn:weather:forecast:today'" in p for p in wrong.step("matches-the-audit").problems
     )
+
+
+def test_a_server_declaring_a_side_effect_free_delete_contradicts_the_design_when_the_audit_says_so():
+    """When the audit records the value an uncalled tool declares (``details["declared"]``), a
+    delete the server calls side-effect free contradicts the design that declares side effects."""
+    from custody_lab.live.audit_report import FieldSupport
+
+    declared = (FieldSupport("sideEffects", True, "_meta org.custody-lab/sideEffects"),)
+    report = report_of(_caps(delete_note={"fields": declared, "details": {"declared": {"sideEffects": False}}}))
+    (problem,) = failures(lines_for(report=report), report)["matches-the-audit"]
+    assert "'delete-note': the design declares side effects, but the server's listing" in problem, problem
