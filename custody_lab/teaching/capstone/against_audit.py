@@ -131,7 +131,8 @@ def _compare(who: str, case: Case, decision: Decision, cap: CapabilityAudit, pol
         if value is False or declared is None or declared.supplied is not True:
             return [
                 f"{who}: the design declares side effects, but the server's listing of {name} does not "
-                f"({visible(declared.how if declared else 'no declaration')})"
+                f"({visible(declared.how if declared else 'no declaration')}"
+                f"{': it declares none' if value is False else ''})"
             ]
         return []
     out = []
