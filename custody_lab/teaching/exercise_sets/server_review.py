@@ -7,8 +7,8 @@ id          level  task
 capstone-01 1      which capabilities of the given notes server are refused as designed
 capstone-02 2      the one shape that fixes ``export-notes`` without putting 52 KB inline
 capstone-03 2      which rubric step an archive fails when a tool ran without consent
-capstone-04 2      refuse and fix: the rule that refuses ``audit-log``, and the one input
-                   whose change would be a design fix (or ``None`` when no honest one exists)
+capstone-04 2      refuse and fix: the rule that refuses another server's HR report, and the
+                   one input whose change would be a design fix (``None``: no honest one)
 ==========  =====  ====================================================================
 
 Every reference is computed with the package: the router over ``data/capstone/notes-server.csv``,
@@ -331,15 +331,31 @@ _CAPSTONE_03 = Exercise(
     ),
 )
 
-_LOG = "audit-log"
+#: capstone-04's scenario: another server's capability, refused for this host (a transfer: not a
+#: row of the notes server, whose refusals are the learner's own capstone decisions).
+_SALARIES: dict[str, object] = {
+    "id": "salary-report",
+    "title": "Salary report",
+    "initiator": "application",
+    "operation": "read",
+    "shape": "listed-resource",
+    "uri": "hr://reports/salaries-2026",
+    "mime": "text/csv",
+    "bytes": 2300,
+    "current": True,
+    "allowed": False,
+    "sideEffects": False,
+    "provenance": "hr-server@3.2.0",
+    "description": "Every employee's salary; the HR team reads it. This host is the support desk's assistant.",
+}
 
 
 def _refuse_and_fix() -> dict[str, str | None]:
-    """The rule that refuses the audit log, and its one sound fix input (``None``: none exists)."""
-    case = _cases()[_LOG]
+    """The rule that refuses the salary report, and its one sound fix input (``None``: none exists)."""
+    case = Case.from_dict(_SALARIES)
     inputs = sound_fix_inputs(case, Policy())
     if len(inputs) > 1:
-        raise ExerciseError(f"capstone-04: {_LOG!r} has several sound fixes {inputs}; the answer must be one")
+        raise ExerciseError(f"capstone-04: {case.id!r} has several sound fixes {inputs}; the answer must be one")
     return {"rule": route(case).rejection, "input": inputs[0] if inputs else None}
 
 
@@ -369,15 +385,16 @@ _CAPSTONE_04 = Exercise(
     title="Refuse and fix: is there an honest one-input fix?",
     level=2,
     prompt=(
-        "`audit-log` is refused as designed. Name the **rule** that refuses it, and the **one** design "
-        "input whose change alone would make it acceptable *as a design change*, one the server's "
-        "designer can honestly make; if no such input exists, say so with `None`. Answer as "
+        'An HR server offers `input_for("capstone-04")`, its salary report, to this host, the support '
+        "desk's assistant, and the host refuses it. Name the **rule** that refuses it, and the **one** "
+        "design input whose change alone would make it acceptable *as a design change*, one the "
+        "server's designer can honestly make; if no such input exists, say so with `None`. Answer as "
         '`{"rule": "...", "input": "..."}` (or `"input": None`).'
     ),
-    input_label="audit-log in data/capstone/notes-server.csv under the seed's policy",
+    input_label="the HR server's salary-report under the seed's policy",
     wanted='a dict {"rule": a rejection code, "input": a design input or None}',
     kind="mapping",
-    given=lambda: _cases()[_LOG].to_dict(),
+    given=lambda: dict(_SALARIES),
     reference=_refuse_and_fix,
     compare=_same_refusal,
     mistakes=(

@@ -3,7 +3,8 @@
 The two-way gate over every registered exercise is in ``tests/teaching/test_exercises.py``; the
 rubric itself in ``tests/teaching/capstone/``. This file checks what the exercises claim: the
 capstone-03 archive fails exactly one step, and only because of the missing consent; capstone-04's
-refusal has no honest fix while the other refusals each have one; fair variants read alike.
+permission refusal has no honest fix while the notes server's other refusals each have one; fair
+variants read alike.
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ def test_every_other_rubric_step_is_wrong_for_capstone_03(step):
     assert not check("capstone-03", step).passed, step
 
 
-def test_the_audit_log_has_no_honest_one_input_fix_and_the_other_refusals_have_one_each():
+def test_a_permission_refusal_has_no_honest_one_input_fix_and_the_other_refusals_have_one_each():
     refused = {c.id: sound_fix_inputs(c, cl.Policy()) for c in CASES if not cl.route(c).accepted}
     assert refused == {
         "audit-log": (),
@@ -56,6 +57,8 @@ def test_the_audit_log_has_no_honest_one_input_fix_and_the_other_refusals_have_o
         "export-notes": ("shape",),
         "delete-note": ("sideEffects",),
     }
+    salaries = cl.Case.from_dict(input_for("capstone-04"))
+    assert cl.route(salaries).rejection == "permission-denied" and sound_fix_inputs(salaries, cl.Policy()) == ()
     assert_reference("capstone-04", {"rule": "permission-denied", "input": None})
 
 
