@@ -16,7 +16,8 @@ the advisor (:func:`~custody_lab.core.advisor.advise_case`) for the export, the 
 (:func:`~custody_lab.teaching.capstone.judgement.sound_fix_inputs`) for a refusal's honest fix, and the rubric
 (:func:`~custody_lab.teaching.capstone.rubric.check_lines`) over an archive built by
 :func:`~custody_lab.teaching.capstone.archive.archive_lines` from an audit report written out here (no
-server is started to check an answer).
+server is started to check an answer). capstone-03 and capstone-04 are about another server, a small
+HR server: the notes server's fixes and reasons are the learner's own capstone work.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ __all__ = ["EXERCISES"]
 
 import functools
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from ...core.advisor import advise_case
 from ...core.loading import load_cases
@@ -181,98 +182,113 @@ _CAPSTONE_02 = Exercise(
 )
 
 
-#: The reasons of the review the capstone-03 archive records: one refusal fixed, three kept (its
-#: input; the capstone's own design is the learner's to make).
-_KEPT = {
-    "audit-log": "the log lists who changed which note, and this host has no administrator role to read it",
-    "word-count": "this host shows the count to the user only and never passes it to the model",
-    "delete-note": "deleting is left out of this host until the server states what a deletion changes",
-}
+#: capstone-03's scenario: the review of another server, the HR server of capstone-04 (a transfer:
+#: the notes server's design is the learner's own capstone work). Its inventory, as cases.
+_HR_ROWS: tuple[dict[str, object], ...] = (
+    {
+        "id": "org-chart",
+        "initiator": "application",
+        "operation": "read",
+        "shape": "listed-resource",
+        "uri": "hr://org-chart",
+        "mime": "text/csv",
+        "bytes": 1800,
+        "current": True,
+        "allowed": True,
+        "sideEffects": False,
+        "provenance": "hr-server@3.2.0",
+    },
+    {
+        "id": "salary-report",
+        "initiator": "application",
+        "operation": "read",
+        "shape": "listed-resource",
+        "uri": "hr://reports/salaries-2026",
+        "mime": "text/csv",
+        "bytes": 2300,
+        "current": True,
+        "allowed": False,
+        "sideEffects": False,
+        "provenance": "hr-server@3.2.0",
+    },
+    {
+        "id": "headcount",
+        "initiator": "model",
+        "operation": "calculate",
+        "shape": "structured-tool-result",
+        "uri": "urn:hr:headcount:support",
+        "mime": "application/json",
+        "bytes": 30,
+        "current": True,
+        "allowed": True,
+        "sideEffects": False,
+        "provenance": "hr-server@3.2.0",
+    },
+    {
+        "id": "open-positions",
+        "initiator": "model",
+        "operation": "search",
+        "shape": "structured-tool-result",
+        "uri": "urn:hr:open-positions:support",
+        "mime": "application/json",
+        "bytes": 420,
+        "current": True,
+        "allowed": True,
+        "sideEffects": False,
+        "provenance": "hr-server@3.2.0",
+    },
+)
+_HR_REASON = "salaries are for the HR team, and this host is the support desk's assistant"
+
+
+def _hr_cases() -> list[Case]:
+    return [Case.from_dict(row) for row in _HR_ROWS]
 
 
 @functools.cache
-def _audit_of_the_fixed_server() -> AuditReport:
-    """The audit report of a notes server that does what the reviewed design says (written out
-    here: no server is started to check an answer)."""
-    from ...live.audit_report import AuditReport, CapabilityAudit, FieldSupport
+def _audit_of_the_hr_server() -> AuditReport:
+    """The audit report of an HR server that does what its design says (written out here: no
+    server is started to check an answer)."""
+    from ...live.audit_report import AuditReport, CapabilityAudit
 
-    def custody(actor: str, uri: str, mime: str, size: int) -> dict[str, object]:
-        return {
-            "actor": actor,
+    def audited(kind: Literal["resource", "tool"], case: Case, why: str) -> CapabilityAudit:
+        custody = {
+            "actor": case.initiator,
             "permissionChecked": True,
-            "uri": uri,
-            "mime": mime,
-            "provenance": "notes-server@0.1.0",
-            "bytes": size,
+            "uri": case.uri,
+            "mime": case.mime,
+            "provenance": case.provenance,
+            "bytes": case.bytes,
             "retrievedAt": "2026-09-04T12:00:00.000Z",
             "sideEffects": False,
         }
+        name = case.uri if kind == "resource" else str(case.id).replace("-", "_")
+        return CapabilityAudit(kind, str(name), True, why, case.shape, (), {"custody": custody})
 
-    cases = _cases()
-    index, note = cases["notes-index"], cases["note"]
-    unstated = (FieldSupport("sideEffects", False, "no readOnlyHint and no declaration"),)
-    no_uri = (FieldSupport("uri", False, "no URI came back"),)
+    chart, _, headcount, positions = _hr_cases()
     caps = (
-        CapabilityAudit(
-            "resource",
-            "notes://index",
-            True,
-            "listed resource: reads are safe",
-            "listed-resource",
-            (),
-            {"custody": custody("application", "notes://index", "text/plain", index.bytes)},
-        ),
-        CapabilityAudit(
-            "template",
-            "notes://{id}",
-            True,
-            "template read as notes://7",
-            "templated-resource",
-            (),
-            {"custody": custody("application", "notes://7", "text/markdown", note.bytes)},
-        ),
-        CapabilityAudit(
-            "tool",
-            "word_count",
-            True,
-            "allowed by --allow-calls",
-            "custody-incomplete",
-            no_uri,
-            {"custody": {**custody("model", "", "application/json", 25), "uri": None}},
-        ),
-        CapabilityAudit(
-            "tool",
-            "export_notes",
-            True,
-            "allowed by --allow-calls",
-            "resource-link",
-            (),
-            {"custody": custody("model", "export://notes/all.md", "text/markdown", 0)},
-        ),
-        CapabilityAudit("tool", "delete_note", False, "not called (name it with --allow-calls)", None, unstated),
+        audited("resource", chart, "listed resource: reads are safe"),
+        audited("tool", headcount, "allowed by --allow-calls"),
+        audited("tool", positions, "allowed by --allow-calls"),
     )
-    return AuditReport(("notes_server.py",), {"name": "notes-server", "version": "0.1.0"}, "2026-07-28", caps)
+    return AuditReport(("hr_server.py",), {"name": "hr-server", "version": "3.2.0"}, "2026-07-28", caps)
 
 
 @functools.cache
 def _unconsented_archive() -> tuple[dict[str, object], ...]:
-    """A complete archive of a reviewed design whose audit called a tool nobody approved."""
+    """A complete archive of the HR server's review whose audit called a tool nobody approved."""
     from ...live.presentation import Consent
     from ..capstone.archive import archive_lines
 
-    rows = review_design(
-        list(_cases().values()),
-        fixes={_EXPORT: {"shape": _export_shape()}},
-        reasons=_KEPT,
-    )
-    consents = (Consent("export_notes", {}, "learner"),)
-    return tuple(archive_lines(rows, _audit_of_the_fixed_server(), consents))
+    rows = review_design(_hr_cases(), reasons={"salary-report": _HR_REASON})
+    consents = (Consent("headcount", {}, "support lead"),)
+    return tuple(archive_lines(rows, _audit_of_the_hr_server(), consents))
 
 
 def _failing_step() -> str:
     from ..capstone.rubric import check_lines
 
-    rubric = check_lines(_unconsented_archive(), inventory=list(_cases().values()), audit=_audit_of_the_fixed_server())
+    rubric = check_lines(_unconsented_archive(), inventory=_hr_cases(), audit=_audit_of_the_hr_server())
     failed = [s.step for s in rubric.steps if not s.passed]
     if len(failed) != 1:
         raise ExerciseError(f"capstone-03: the archive must fail exactly one rubric step; it fails {failed}")
@@ -288,14 +304,13 @@ _CAPSTONE_03 = Exercise(
     title="Read the rubric: which step fails?",
     level=2,
     prompt=(
-        '`input_for("capstone-03")` is the archive of another review of the notes server, checked against '
-        "its inventory and the report of its live audit: every capability routed, one refusal fixed and "
-        "the others kept with reasons, every receipt whole and listed in the summary, the server doing "
-        "what the design says. The consent "
-        "lines come before the live lines. Which **one** rubric step does it fail? Answer with the "
-        f"step's name ({', '.join(RUBRIC_STEPS)})."
+        '`input_for("capstone-03")` is the archive of a review of the HR server (capstone-04\'s), checked '
+        "against its inventory and the report of its live audit: every capability routed, its one "
+        "refusal kept with a reason, every receipt whole and listed in the summary, the server doing "
+        "what the design says. The consent lines come before the live lines. Which **one** rubric step "
+        f"does it fail? Answer with the step's name ({', '.join(RUBRIC_STEPS)})."
     ),
-    input_label="an archive of the notes server with two tool calls",
+    input_label="an archive of the HR server's review with two tool calls",
     wanted="the name of one rubric step",
     parse="text",
     kind="code",
@@ -320,8 +335,8 @@ _CAPSTONE_03 = Exercise(
         Mistake(
             "blamed-the-refusals",
             lambda a: _step_but(a, "refusals-explained"),
-            "Both refusals carry a written reason, and both tool calls were accepted. The problem is "
-            "who allowed a call, not what it returned.",
+            "The one refusal carries a written reason, and both tool calls were accepted. The problem "
+            "is who allowed a call, not what it returned.",
             example="refusals-explained",
         ),
     ),
@@ -331,21 +346,11 @@ _CAPSTONE_03 = Exercise(
     ),
 )
 
-#: capstone-04's scenario: another server's capability, refused for this host (a transfer: not a
+#: capstone-04's scenario: the HR server's salary report, refused for this host (a transfer: not a
 #: row of the notes server, whose refusals are the learner's own capstone decisions).
 _SALARIES: dict[str, object] = {
-    "id": "salary-report",
+    **_HR_ROWS[1],
     "title": "Salary report",
-    "initiator": "application",
-    "operation": "read",
-    "shape": "listed-resource",
-    "uri": "hr://reports/salaries-2026",
-    "mime": "text/csv",
-    "bytes": 2300,
-    "current": True,
-    "allowed": False,
-    "sideEffects": False,
-    "provenance": "hr-server@3.2.0",
     "description": "Every employee's salary; the HR team reads it. This host is the support desk's assistant.",
 }
 

@@ -31,15 +31,15 @@ def _fresh_progress():
 
 
 def _rubric(lines):
-    return check_lines(lines, inventory=CASES, audit=server_review._audit_of_the_fixed_server())
+    return check_lines(lines, inventory=server_review._hr_cases(), audit=server_review._audit_of_the_hr_server())
 
 
 def test_the_capstone_03_archive_fails_only_for_the_call_nobody_approved():
     lines = [dict(x) for x in input_for("capstone-03")]
     failed = [s.step for s in _rubric(lines).steps if not s.passed]
     assert failed == ["calls-consented"], _rubric(lines).text()
-    consent = {"kind": "consent", "tool": "word_count", "approvedBy": "learner", "arguments": {"id": "7"}}
-    consented = [*lines[:7], consent, *lines[7:]]
+    consent = {"kind": "consent", "tool": "open_positions", "approvedBy": "support lead", "arguments": {}}
+    consented = [*lines[:6], consent, *lines[6:]]
     assert _rubric(consented).passed, _rubric(consented).text()
     assert_reference("capstone-03", "calls-consented")
 
