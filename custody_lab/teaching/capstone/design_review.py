@@ -28,6 +28,7 @@ from ...core.errors import CaseError, CustodyLabError
 from ...core.model import FIELDS, Case, Decision, Policy
 from ...core.paths import data_path
 from ...core.router import route
+from ...core.rules import RULES
 from ...core.text import visible
 
 #: The given server's inventory: six capabilities of a small notes server, four refused as designed.
@@ -170,11 +171,13 @@ def review_design(
 
 
 def design_table(rows: Iterable[DesignRow]) -> list[dict[str, Any]]:
-    """The review as rows for a table: outcome as designed, the fix, the outcome now, the reason.
+    """The review as rows for a table: outcome as designed, the fix, the outcome now, the reason,
+    and for a refusal the test of the rule that refuses it (the rule table's own words).
 
     Text from the inventory is passed through :func:`~custody_lab.core.text.visible` (a table
     renderer escapes it again for HTML).
     """
+    tests = {rule.code: rule.test for rule in RULES}
     out = []
     for r in rows:
         fix = f"{r.fix.field}: {r.fix.before!r} → {r.fix.after!r}" if r.fix else ""
@@ -187,6 +190,7 @@ def design_table(rows: Iterable[DesignRow]) -> list[dict[str, Any]]:
                 "now": r.decision.outcome,
                 "status": r.status,
                 "reason": visible(r.reason or ""),
+                "refused by": tests.get(r.decision.rejection or "", ""),
             }
         )
     return out
