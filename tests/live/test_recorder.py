@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -138,3 +139,64 @@ def test_the_listing_properties_read_through_to_the_servers_listing():
         recorder.listed,
         recorder.listing_notes,
     )
+
+
+# --------------------------------------------------------------------------------------------
+# A readOnlyHint is shown, never decisive (issue 22 §4; MCP 2025-06-18 and later: clients MUST
+# consider tool annotations untrusted unless they come from a trusted server)
+# --------------------------------------------------------------------------------------------
+
+_HINTS = {"hint-true": True, "hint-false": False, "no-hint": None}
+_DECLARATIONS = {"declares-none": False, "declares-effects": True, "declares-nothing": None}
+
+
+def _hinted_server() -> tuple[LabServer, list[str]]:
+    """The lab server plus one tool per (hint, declaration, does it change state): 18 tools."""
+    from custody_lab.live.meta_keys import PROVENANCE_KEY, SIDE_EFFECTS_KEY, URI_KEY
+
+    lab = LabServer()
+    names: list[str] = []
+    for hint_name, hint in _HINTS.items():
+        for decl_name, declared in _DECLARATIONS.items():
+            for changes in (True, False):
+                name = f"{hint_name}.{decl_name}.{'changes' if changes else 'keeps'}".replace("-", "_")
+                annotations = None if hint is None else mt.ToolAnnotations(read_only_hint=hint)
+                meta = None if declared is None else {SIDE_EFFECTS_KEY: declared}
+
+                def make(changes: bool = changes) -> Any:
+                    async def tool() -> mt.CallToolResult:
+                        if changes:
+                            lab.state.approvals += 1
+                        named = {PROVENANCE_KEY: "hinted@1", URI_KEY: "urn:test:hinted"}
+                        return mt.CallToolResult(content=[mt.TextContent(type="text", text="done")], _meta=named)
+
+                    return tool
+
+                lab.mcp.add_tool(make(), name=name.replace(".", "__"), annotations=annotations, meta=meta)
+                names.append(name.replace(".", "__"))
+    return lab, names
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("consented", [False, True], ids=["no-consent", "consented-call"])
+async def test_a_read_only_hint_changes_no_decision_true_false_or_absent(consented):
+    lab, names = _hinted_server()
+    outcomes: dict[tuple[str, str], dict[str, tuple[str, bool]]] = {}
+    async with Client(lab.mcp) as client:
+        rec = Recorder(client, state_uri=STATE_URI, clock=lambda: CLOCK, allow_unknown_side_effects=consented)
+        await rec.load_listing()
+        for name in names:
+            hint_name, decl_name, effect = name.split("__")
+            live = await rec.call(name)
+            got = (live.outcome, bool(live.receipt["performed"]))
+            outcomes.setdefault((decl_name, effect), {})[hint_name] = got
+            shown = live.receipt["sideEffectsEvidence"]["readOnlyHint"]
+            assert shown == _HINTS[hint_name.replace("_", "-")], f"{name}: the hint is shown as {shown}"
+    for (decl_name, effect), by_hint in outcomes.items():
+        assert len(set(by_hint.values())) == 1, (
+            f"{decl_name}, {effect}: the readOnlyHint changed the decision: {by_hint}"
+        )
+    # and the declaration still decides (the invariance above is not because nothing decides)
+    nothing = outcomes[("declares_nothing", "keeps")]["no_hint"]
+    assert nothing == (("structured-tool-result", True) if consented else ("side-effects-unknown", False)), nothing
+    assert outcomes[("declares_none", "changes")]["no_hint"][0] == "read-only-hint-violated"

@@ -81,9 +81,10 @@ async def test_the_receipt_records_tool_and_resource_annotations_as_hints_and_th
     assert sources == {"toolAnnotations": "hint", "annotations": "hint"}, sources
     assert hints_seen["toolAnnotations"] == {"readOnlyHint": True}, hints_seen["toolAnnotations"]
     assert weather.receipt["sideEffectsEvidence"] == {
-        "declared": False,
+        "declared": False,  # the lab's _meta declaration, which the ledger contradicts
         "observed": True,
-        "source": "annotations.readOnlyHint",
+        "source": "_meta org.custody-lab/sideEffects",
+        "readOnlyHint": True,  # the claim as made: shown, never decisive
     }, weather.receipt["sideEffectsEvidence"]
 
 
