@@ -190,7 +190,16 @@ _NOBODY = (None, "nobody declared (no lab declaration; a readOnlyHint is a hint,
         ({"name": "t", "annotations": {"title": "T"}}, _NOBODY),
         (None, (None, "unknown tool (not in tools/list)")),
     ],
-    ids=["hint-true", "hint-false", "meta-true", "meta-false", "meta-beats-hint", "meta-not-bool", "no-hint", "unlisted"],
+    ids=[
+        "hint-true",
+        "hint-false",
+        "meta-true",
+        "meta-false",
+        "meta-beats-hint",
+        "meta-not-bool",
+        "no-hint",
+        "unlisted",
+    ],
 )
 def test_a_tools_declared_side_effects_come_only_from_the_labs_meta_key_never_from_its_hint(tool, expected):
     assert declared_side_effects(tool) == expected, f"{tool}: expected {expected}, got {declared_side_effects(tool)}"

@@ -38,6 +38,7 @@ SET_MODULES: tuple[str, ...] = (
     "authorise",
     "whatif",
     "live",
+    "wire",
     "hints",
     "agent",
     "present",
