@@ -253,6 +253,10 @@ _HINT_02 = Exercise(
             example="lookup_weather",
         ),
     ),
+    hints=(
+        "Ask what a tool call may do that a read may not, and who can know in advance which call does it.",
+        "The audit's rule is about consent: which tools did you, the person running it, name?",
+    ),
 )
 
 EXERCISES = (_HINT_01, _HINT_02)

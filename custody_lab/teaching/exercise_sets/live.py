@@ -220,6 +220,11 @@ _LIVE_01 = Exercise(
             example="resources/read",
         ),
     ),
+    hints=(
+        "Ask what the notice itself carries, and what the model needs before it sees the status again.",
+        "A subscription is not a read: whatever the client shows next must come from a read, with its"
+        " own gate check and receipt.",
+    ),
 )
 
 
@@ -354,6 +359,12 @@ _LIVE_02 = Exercise(
             example="tool-error",
         ),
     ),
+    hints=(
+        "Follow the exchange step by step: the gate on the call, the tool's answer, then what the "
+        "client does with the link it got.",
+        "The rejection code names the step that failed; the second part asks whether any read of the "
+        "report was ever sent.",
+    ),
 )
 
 
@@ -450,6 +461,12 @@ _LIVE_03 = Exercise(
             "A resource read is not an embed in a tool result: the inline budget does not apply.",
             example="embed-over-budget",
         ),
+    ),
+    hints=(
+        "Ask where the second answer came from, and whether that copy can know about a change made "
+        "after it was stored.",
+        "`requires_current=True` asks for content the server was asked for now; the receipt's "
+        "`cache.fromCache` says whether it was.",
     ),
 )
 
