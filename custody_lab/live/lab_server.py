@@ -110,9 +110,7 @@ _STATIC_PROVENANCE = {
     REPORT_URI: "report-tool@2",
     ASSET_URI: "course-assets@1",
 }
-#: The customer records behind ``crm://customer/{id}``: fixture-17 is the seed's case; fixture-23
-#: (non-ASCII text, so its bytes are not its characters) is the exchange of exercise ``wire-01``.
-_CUSTOMERS = {"fixture-17": "customer-fixture-17.json", "fixture-23": "customer-fixture-23.json"}
+_CUSTOMERS = {"fixture-17": "customer-fixture-17.json"}
 
 #: The revisions reached by the initialize handshake, under which a missing resource is ``-32002``
 #: (the specification says so for 2025-06-18 and 2025-11-25; the lab treats the two earlier

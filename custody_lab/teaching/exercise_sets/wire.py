@@ -6,8 +6,9 @@ id        level  task
 wire-01   3      fill the seven custody fields of a read you watched frame by frame
 ========  =====  ===================================================================
 
-The exchange is real: the lab's recording client reads ``crm://customer/fixture-23`` from the
-in-process lab server (MCP 2026-07-28, frames recorded, the state ledger read before and after),
+The exchange is real: the lab's recording client reads ``assets://logo.png`` (a base64 blob; none
+of the six seed cases reads it, so no receipt of notebook 07 shows it first) from the in-process
+lab server (MCP 2026-07-28, frames recorded, the state ledger read before and after),
 once per kernel. The learner gets its frames (``input_for("wire-01")``: direction, the time ``at``
 each crossed, and the JSON-RPC message) and writes the receipt; the reference is that exchange's
 own receipt, built by :mod:`custody_lab.live.live_receipts` — nothing is typed in.
@@ -37,9 +38,8 @@ from ..exercises import Exercise, Mistake
 from . import _answers as ans
 from .live import run_exchange
 
-#: The customer record the client reads (a template instance none of the six seed cases reads).
-_URI = "crm://customer/fixture-23"
-_TEMPLATE = "crm://customer/{id}"
+#: The resource the client reads: a binary asset, where bytes are the decoded blob, not its base64.
+_URI = "assets://logo.png"
 
 #: The seven fields, in the order the task lists them.
 FIELDS: tuple[str, ...] = ("actor", "uri", "mime", "provenance", "bytes", "retrievedAt", "sideEffects")
@@ -59,23 +59,23 @@ class Watched:
             after), each ``{"direction", "at", "message"}``.
         receipt: the seven custody fields of the client's receipt (the reference).
         started: when the first frame crossed (RFC 3339, UTC).
-        characters: the length in characters of the text that came back (a typical mistake).
+        base64_chars: the length of the blob as it crossed, in base64 characters (a typical mistake).
     """
 
     frames: tuple[dict[str, Any], ...]
     receipt: dict[str, Any]
     started: str
-    characters: int
+    base64_chars: int
 
 
 @functools.cache
 def watched() -> Watched:
-    """Read the customer record once, with frames, and keep what crossed and what was recorded.
+    """Read the logo once, with frames, and keep what crossed and what was recorded.
 
     Example:
         >>> w = watched()
-        >>> w.receipt["uri"], w.receipt["actor"], w.receipt["bytes"] > w.characters
-        ('crm://customer/fixture-23', 'application', True)
+        >>> w.receipt["uri"], w.receipt["actor"], w.receipt["bytes"] < w.base64_chars
+        ('assets://logo.png', 'application', True)
     """
     from ...live.session import LabSession
 
@@ -84,8 +84,11 @@ def watched() -> Watched:
             live = await s.read(_URI)
         frames = tuple({"direction": f.direction, "at": f.at, "message": f.message} for f in live.frames)
         custody = live.receipt["custody"]
-        text = live.content if isinstance(live.content, str) else ""
-        return Watched(frames, {k: custody[k] for k in FIELDS}, frames[0]["at"], len(text))
+        answer = next(
+            f for f in frames if (f["message"].get("result") or {}).get("contents", [{}])[0].get("uri") == _URI
+        )
+        blob = answer["message"]["result"]["contents"][0].get("blob", "")
+        return Watched(frames, {k: custody[k] for k in FIELDS}, frames[0]["at"], len(blob))
 
     return run_exchange(exchange)
 
@@ -204,8 +207,8 @@ def _at(field: str, test: Callable[[object], bool] | None = None) -> Callable[[o
 
 
 @functools.cache
-def _record_bytes() -> bytes:
-    return data_path("live", "customer-fixture-23.json").read_bytes()
+def _asset_bytes() -> bytes:
+    return data_path("resources", "logo.png").read_bytes()
 
 
 def _right_before(field: str, **wrong: object) -> dict[str, object]:
@@ -213,16 +216,17 @@ def _right_before(field: str, **wrong: object) -> dict[str, object]:
     known: dict[str, object] = {
         "actor": "application",
         "uri": _URI,
-        "mime": "application/json",
-        "provenance": "crm-fixture@23",
-        "bytes": len(_record_bytes()),
+        "mime": "image/png",
+        "provenance": "course-assets@1",
+        "bytes": len(_asset_bytes()),
         "sideEffects": False,
     }
     before = _CHECK_ORDER[: _CHECK_ORDER.index(field)]
     return {**{f: known[f] for f in before}, **wrong}
 
 
-_CHARACTERS = len(_record_bytes().decode("utf-8"))
+#: The blob's length in base64 characters: 4 for every 3 bytes, padded (RFC 4648 §4).
+_BASE64_CHARS = 4 * -(-len(_asset_bytes()) // 3)
 
 _WIRE_01 = Exercise(
     id="wire-01",
@@ -231,7 +235,7 @@ _WIRE_01 = Exercise(
     prompt=(
         'You watched one exchange on the wire: `input_for("wire-01")` holds its JSON-RPC frames '
         "(each with `direction`, the time `at` it crossed, and the `message`). This notebook's own "
-        "code asked the lab's client to read a customer record from the in-process lab server "
+        "code asked the lab's client to read a resource from the in-process lab server "
         "(MCP 2026-07-28); no model proposed it, and the client read the server's state ledger "
         "just before and just after. Write the custody receipt of that read as a dict with seven "
         "fields: `actor` (who decided the read, as the lab labels it), `uri`, `mime`, `provenance`, "
@@ -282,31 +286,31 @@ _WIRE_01 = Exercise(
             example={"actor": "the client"},
         ),
         Mistake(
-            "uri-is-the-template",
-            _at("uri", lambda v: isinstance(v, str) and "{" in v),
-            "`uri`: a receipt names the URI that was read, with its variables filled in, not the "
-            "template it matched. Look at the request's `params`.",
-            example=_right_before("uri", uri=_TEMPLATE),
+            "uri-is-the-ledger",
+            _at("uri", lambda v: isinstance(v, str) and v.strip().lower().startswith("state://")),
+            "`uri`: that is the state ledger, which the client reads around the exchange only to "
+            "observe side effects. The receipt is for the read between those two.",
+            example=_right_before("uri", uri="state://lab/ledger"),
         ),
         Mistake(
             "uri",
             _at("uri"),
             "`uri` is missing or not the one that was read: copy it from the answer's contents item "
             "(it must be the URI the request asked for).",
-            example=_right_before("uri", uri="crm://customer"),
+            example=_right_before("uri", uri="assets://logo"),
         ),
         Mistake(
             "mime-is-not-a-media-type",
             _at("mime", lambda v: isinstance(v, str) and "/" not in v),
             "`mime` is a media type, `type/subtype`, as the contents item's `mimeType` gives it.",
-            example=_right_before("mime", mime="json"),
+            example=_right_before("mime", mime="png"),
         ),
         Mistake(
             "mime",
             _at("mime"),
             "`mime` is missing or not what came back: take the `mimeType` of the contents item "
             "that arrived, not a type you expect.",
-            example=_right_before("mime", mime="text/plain"),
+            example=_right_before("mime", mime="application/octet-stream"),
         ),
         Mistake(
             "provenance-is-the-server",
@@ -320,14 +324,14 @@ _WIRE_01 = Exercise(
             _at("provenance"),
             "`provenance` is missing or not the source the server named: MCP (2026-07-28) has no "
             "provenance field, so the lab's server puts it in the contents item's `_meta`.",
-            example=_right_before("provenance", provenance="crm"),
+            example=_right_before("provenance", provenance="course"),
         ),
         Mistake(
-            "bytes-counted-characters",
-            _at("bytes", lambda v: ans.whole_number(v) == _CHARACTERS),
-            "`bytes`: that counts characters. A receipt counts the UTF-8 bytes of the text that "
-            "arrived, and this record has letters outside ASCII, which take two bytes each.",
-            example=_right_before("bytes", bytes=_CHARACTERS),
+            "bytes-counted-base64",
+            _at("bytes", lambda v: ans.whole_number(v) == _BASE64_CHARS),
+            "`bytes`: that counts the base64 characters of the `blob` as it crossed. A receipt counts "
+            "the bytes the blob decodes to (base64 carries three bytes in every four characters).",
+            example=_right_before("bytes", bytes=_BASE64_CHARS),
         ),
         Mistake(
             "bytes-as-text",
@@ -338,8 +342,8 @@ _WIRE_01 = Exercise(
         Mistake(
             "bytes",
             _at("bytes"),
-            "`bytes` is missing or not what arrived: count the bytes of the contents item's `text` "
-            "once encoded as UTF-8 (the frame's JSON around it does not count).",
+            "`bytes` is missing or not what arrived: decode the contents item's `blob` and count the "
+            "bytes (the frame's JSON around it does not count).",
             example=_right_before("bytes", bytes=1),
         ),
         Mistake(
@@ -372,10 +376,10 @@ _WIRE_01 = Exercise(
     ),
     hints=(
         "Read the frames in order: the request says what was asked; the answer's contents item says "
-        "what came back (its URI, mimeType, text and _meta); the ledger reads around it say whether "
+        "what came back (its URI, mimeType, blob and _meta); the ledger reads around it say whether "
         "anything changed; each frame's `at` says when it crossed.",
         "Go field by field and take each from the wire, not from what you expect: who decided, "
-        "which URI and type came back, whose `_meta` names the source, the UTF-8 bytes of the text, "
+        "which URI and type came back, whose `_meta` names the source, the decoded bytes of the blob, "
         "whether the ledger changed, when the answer arrived.",
     ),
 )
