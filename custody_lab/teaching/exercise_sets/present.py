@@ -285,7 +285,8 @@ _PRESENT_02 = Exercise(
     ),
     hints=(
         "Ask which record would name an approver, and what it holds for this call.",
-        "Neither a title, a proposal nor a permission check is a person saying yes; the host says so when nobody did.",
+        "Neither a title, a proposal nor a permission check is a person saying yes; the host says "
+        "so when it holds no such record.",
     ),
 )
 

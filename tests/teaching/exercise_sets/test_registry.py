@@ -29,6 +29,7 @@ from custody_lab.teaching.exercise_sets import (
     uri_expand,
     uri_match,
     whatif,
+    wire,
 )
 from custody_lab.teaching.exercises import ExerciseError
 
@@ -55,6 +56,7 @@ MODULES: dict[str, types.ModuleType] = {
         uri_expand,
         uri_match,
         whatif,
+        wire,
     )
 }
 SETS_DIR = Path(exercise_sets.__file__).parent
