@@ -171,8 +171,7 @@ _LIVE_01 = Exercise(
         f"The client subscribed to `{STATUS}` and read it. Then the server sends "
         "`notifications/resources/updated` for that URI. Before the model sees the status again, "
         "what must the client do under the lab's host policy? Answer with the code of one option, "
-        "as text.\n\n"
-        + "\n".join(f"- `{o.code}`: {o.text}" for o in NOTICE_OPTIONS)
+        "as text.\n\n" + "\n".join(f"- `{o.code}`: {o.text}" for o in NOTICE_OPTIONS)
     ),
     input_label=f"an update notice for {STATUS}",
     wanted="the code of one option, as text",
