@@ -200,3 +200,58 @@ async def test_a_read_only_hint_changes_no_decision_true_false_or_absent(consent
     nothing = outcomes[("declares_nothing", "keeps")]["no_hint"]
     assert nothing == (("structured-tool-result", True) if consented else ("side-effects-unknown", False)), nothing
     assert outcomes[("declares_none", "changes")]["no_hint"][0] == "read-only-hint-violated"
+
+
+# --------------------------------------------------------------------------------------------
+# The order live mode checks in (notebook 07, "The order live mode checks in")
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.anyio
+async def test_a_refused_read_is_refused_for_permission_not_for_the_custody_it_never_got():
+    import custody_lab as cl
+
+    async with Client(LabServer().mcp) as client:
+        rec = Recorder(client, gate=Gate(deny=("kb://",)), state_uri=STATE_URI, clock=lambda: CLOCK)
+        await rec.load_listing()
+        live = await rec.read(HANDBOOK_URI)
+    trace = [(s["code"], s["status"]) for s in live.receipt["trace"]]
+    assert trace[0] == ("permission-denied", "failed"), trace
+    assert live.outcome == "permission-denied" and live.receipt["performed"] is False, live.outcome
+    custody = live.receipt["custody"]
+    assert custody["provenance"] is None and custody["bytes"] == 0, custody  # nothing ever arrived
+    facts = {k: custody[k] for k in ("uri", "mime", "bytes", "provenance", "sideEffects")}
+    simulated = cl.route(cl.Case.from_dict({**facts, **_case_keys(live.receipt)}))
+    assert simulated.rejection == "custody-incomplete", (
+        f"in the simulator's order the same facts would blame {simulated.rejection!r}"
+    )
+
+
+def _case_keys(receipt: dict) -> dict:
+    """The Case fields a receipt's custody block does not hold, for routing it in the simulator."""
+    c = receipt["custody"]
+    return {
+        "id": receipt["id"],
+        "initiator": c["actor"],
+        "operation": "read",
+        "shape": "listed-resource",
+        "current": True,
+        "allowed": False,
+    }
+
+
+def test_on_complete_custody_with_stated_side_effects_both_orders_give_the_same_outcome():
+    from hypothesis import given, settings
+
+    import custody_lab as cl
+
+    from ..strategies import seed_domain_case
+
+    @settings(max_examples=150, deadline=None)
+    @given(seed_domain_case())
+    def same(case: dict) -> None:
+        simulated = cl.route(case)
+        live = cl.route(case, exchange={})
+        assert simulated.outcome == live.outcome, (case, simulated.outcome, live.outcome)
+
+    same()
