@@ -301,7 +301,7 @@ _LIVE_02 = Exercise(
     prompt=(
         f"The caller may call `{_REPORT_TOOL}`, but the lab's permission gate refuses every "
         f"`{_REPORT_PREFIX}` URI for it. The tool answers with a `resource_link` to this week's "
-        "report. Before you run the cell below it, predict what the tool call's receipt records: "
+        "report. Before you see the exchange, predict what the tool call's receipt records: "
         "its `rejection` code, and whether the client fetched the report. Answer with a tuple "
         '`(code, fetched)`, such as `("some-code", True)`.'
     ),
