@@ -238,7 +238,7 @@ _WIRE_01 = Exercise(
         "code asked the lab's client to read a resource from the in-process lab server "
         "(MCP 2026-07-28); no model proposed it, and the client read the server's state ledger "
         "just before and just after. Write the custody receipt of that read as a dict with seven "
-        "fields: `actor` (who decided the read, as the lab labels it), `uri`, `mime`, `provenance`, "
+        "fields: `actor` (who initiated the read, as the lab labels it), `uri`, `mime`, `provenance`, "
         "`bytes`, `retrievedAt` (when the answer arrived, as an RFC 3339 UTC timestamp) and "
         "`sideEffects` (`True` or `False`). Each field is checked on its own."
     ),
