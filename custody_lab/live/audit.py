@@ -11,7 +11,7 @@ templates and tools, and exercises only what is safe:
   reported (:mod:`~custody_lab.live.audit_exercise`);
 - a tool is called only when ``--allow-calls NAME`` names it (once, with the arguments given
   there, none by default). Its annotations decide nothing: ``readOnlyHint`` is a hint from an
-  untrusted server (MCP 2025-11-25 and the current 2026-07-28: clients MUST consider tool
+  untrusted server (MCP 2025-06-18 and later, the current 2026-07-28 included: clients MUST consider tool
   annotations untrusted unless they come from a trusted server; annotations exist since
   2025-03-26), and the lab's host policy is to call nothing the user did not name. A name the
   server does not list is an error. Every content block of its result is reported with its

@@ -101,22 +101,20 @@ def _content_fields(rec: dict[str, Any], performed: bool, arrived: bool) -> tupl
 
 
 def declared_tool_fields(tool: Any, server: dict[str, Any]) -> tuple[FieldSupport, ...]:
-    ann = tool.annotations
-    declared = ann is not None and ann.read_only_hint is not None
     lab = isinstance((tool.meta or {}).get(SIDE_EFFECTS_KEY), bool)
+    hint = tool.annotations.read_only_hint if tool.annotations is not None else None
+    shown = f" (its readOnlyHint: {str(hint).lower()} is a hint and declares nothing)" if hint is not None else ""
     how = (
-        "annotations.readOnlyHint"
-        if declared
-        else f"_meta {SIDE_EFFECTS_KEY}"
+        f"_meta {SIDE_EFFECTS_KEY}"
         if lab
-        else "no readOnlyHint and no declaration (the lab's host policy calls it only when you name it)"
+        else "no side-effect declaration (the lab's host policy calls it only when you name it)" + shown
     )
     unknown = f"not exercised: {NOT_CALLED}"
     return (
         FieldSupport("actor", True, "model (derived from tools/call)"),
         server_field(server),
         *(FieldSupport(f, None, unknown) for f in ("uri", "mime", "bytes", "digest", "provenance")),
-        FieldSupport("sideEffects", declared or lab, how),
+        FieldSupport("sideEffects", lab, how),
     )
 
 

@@ -4,10 +4,12 @@ A server describes its capabilities with hints. MCP defines two kinds:
 
 - **tool annotations** (``Tool.annotations``, since MCP 2025-03-26): ``readOnlyHint`` (default
   ``false``), ``destructiveHint`` (default ``true``), ``idempotentHint`` (default ``false``) and
-  ``openWorldHint`` (default ``true``). MCP 2025-11-25 and the current 2026-07-28 say clients MUST
-  consider them untrusted unless they come from a trusted server;
+  ``openWorldHint`` (default ``true``). Their schema says clients should never make tool use
+  decisions on annotations from untrusted servers, and since MCP 2025-06-18 (so in 2025-11-25 and
+  the current 2026-07-28 too) the Tools page says clients MUST consider them untrusted unless they
+  come from a trusted server;
 - **annotations** on resources, templates and content blocks (``audience``, ``priority`` from 0
-  to 1, ``lastModified``; MCP 2025-06-18 and later, including 2026-07-28): what the server
+  to 1, since MCP 2024-11-05; ``lastModified``, since 2025-06-18; all in 2026-07-28): what the server
   suggests about who the content is for, how much it matters and when it changed. The
   specification lets clients use them to filter, prioritise and display; none of them is checked.
 
@@ -78,7 +80,7 @@ HOST_ACTIONS: tuple[HostAction, ...] = (
         "order-by-priority",
         "list the resources the user attached in order of their `priority` annotation, highest first",
         "priority",
-        "2025-06-18",
+        "2024-11-05",
         "order",
     ),
     HostAction(
@@ -107,7 +109,7 @@ HOST_ACTIONS: tuple[HostAction, ...] = (
         "put `secret://vault/keys` into the model's context without asking the permission gate, "
         'because its `audience` annotation includes `"assistant"`',
         "audience",
-        "2025-06-18",
+        "2024-11-05",
         "skip-gate",
     ),
     HostAction(

@@ -22,14 +22,19 @@ characters:
 - a ``resource_link``: the size it declares (nothing else arrived; a link the client follows takes
   the bytes of that second read).
 
-**Declared side effects** of a tool: ``annotations.readOnlyHint`` when the tool sets it (MCP
-2026-07-28, "Tools", tool annotations: a hint that clients MUST treat as untrusted unless the
-server is trusted), else the lab's ``_meta`` declaration
-(:data:`~custody_lab.live.meta_keys.SIDE_EFFECTS_KEY`, ``true`` or ``false``), else nobody declared
-(``None``; seed 000 refuses such a call before it runs). A resource read declares none by
+**Declared side effects** of a tool: the lab's ``_meta`` declaration
+(:data:`~custody_lab.live.meta_keys.SIDE_EFFECTS_KEY`, ``true`` or ``false``) when the tool sets it,
+else nobody declared (``None``; seed 000 refuses such a call before it runs). A tool annotation is
+never the declaration: ``readOnlyHint`` is a hint (MCP 2025-06-18 and later, "Tools", tool
+annotations: clients MUST consider annotations untrusted unless they come from a trusted server,
+and the schema adds that clients should never make tool use decisions on annotations from an
+untrusted server). The lab's host policy therefore *shows* the hint (``hints.toolAnnotations``,
+``sideEffectsEvidence.readOnlyHint``) and lets it decide nothing: the same exchange with
+``readOnlyHint`` true, false or absent gets the same decision. A resource read declares none by
 contract. The receipt's ``sideEffects`` is the declaration or what the state ledger showed,
-whichever says "yes"; a tool declared read-only whose call changed the ledger is
-``read-only-hint-violated``.
+whichever says "yes"; a tool *declared* free of side effects whose call changed the ledger is
+``read-only-hint-violated`` (the code's name is the lab's; the declaration it checks is the
+``_meta`` one).
 
 **Provenance fallback.** MCP 2026-07-28 has no provenance field: a resource's contents carry
 ``uri``, ``mimeType`` and ``text`` or ``blob`` ("Resources", resource contents), a tool result its
@@ -58,6 +63,7 @@ __all__ = [
     "meta_of",
     "provenance_of",
     "read_facts",
+    "read_only_hint",
     "take_call_result",
     "take_read_result",
     "utc_now",
@@ -204,24 +210,33 @@ class Facts:
 def declared_side_effects(tool: Mapping[str, Any] | None) -> tuple[bool | None, str]:
     """What a listed tool (its wire mapping) declares about side effects, and where it says so.
 
+    Only the lab's ``_meta`` declaration counts; a ``readOnlyHint`` is shown elsewhere and declares
+    nothing (the module docstring says why).
+
     Example:
-        >>> declared_side_effects({"name": "t", "annotations": {"readOnlyHint": True}})
-        (False, 'annotations.readOnlyHint')
         >>> declared_side_effects({"name": "t", "_meta": {"org.custody-lab/sideEffects": True}})
         (True, '_meta org.custody-lab/sideEffects')
-        >>> declared_side_effects({"name": "t"})[0] is None
+        >>> declared_side_effects({"name": "t", "annotations": {"readOnlyHint": True}})[0] is None
         True
     """
     if tool is None:
         return None, "unknown tool (not in tools/list)"
-    annotations = tool.get("annotations")
-    hint = annotations.get("readOnlyHint") if isinstance(annotations, Mapping) else None
-    if isinstance(hint, bool):
-        return (not hint), "annotations.readOnlyHint"
     declared = meta_of(tool).get(SIDE_EFFECTS_KEY)
     if isinstance(declared, bool):
         return declared, f"_meta {SIDE_EFFECTS_KEY}"
-    return None, "nobody declared (no readOnlyHint, no lab declaration)"
+    return None, "nobody declared (no lab declaration; a readOnlyHint is a hint, not a declaration)"
+
+
+def read_only_hint(tool: Mapping[str, Any] | None) -> bool | None:
+    """The tool's ``readOnlyHint`` as the server sent it (``None``: not set), for display only.
+
+    Example:
+        >>> read_only_hint({"name": "t", "annotations": {"readOnlyHint": True}}), read_only_hint({"name": "t"})
+        (True, None)
+    """
+    annotations = (tool or {}).get("annotations")
+    hint = annotations.get("readOnlyHint") if isinstance(annotations, Mapping) else None
+    return hint if isinstance(hint, bool) else None
 
 
 def read_facts(
@@ -276,7 +291,12 @@ def call_facts(
         described=dict(tool) if tool else None,
     )
     f.extra["arguments"] = dict(arguments)
-    f.extra["sideEffectsEvidence"] = {"declared": declared, "observed": None, "source": source}
+    f.extra["sideEffectsEvidence"] = {
+        "declared": declared,
+        "observed": None,
+        "source": source,
+        "readOnlyHint": read_only_hint(tool),  # shown, never decisive
+    }
     return f
 
 

@@ -18,7 +18,8 @@ __all__ = ["CHANGES_KEY", "OPERATION_KEY", "PROVENANCE_KEY", "SIDE_EFFECTS_KEY",
 PROVENANCE_KEY = "org.custody-lab/provenance"
 #: The identity of a structured tool result (which has no URI of its own).
 URI_KEY = "org.custody-lab/uri"
-#: A tool's declared side effects when it carries no ``readOnlyHint`` (true or false).
+#: A tool's declared side effects (true or false): the only declaration the lab's host policy
+#: counts; a ``readOnlyHint`` annotation is a hint and declares nothing.
 SIDE_EFFECTS_KEY = "org.custody-lab/sideEffects"
 #: The seed operation a tool stands for (``generate``, ``calculate``, ``mutate`` …).
 OPERATION_KEY = "org.custody-lab/operation"

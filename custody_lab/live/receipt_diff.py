@@ -7,8 +7,9 @@ the real integration cannot produce is a design issue, so a missing value is a d
 Which fields are compared (and why the others are not):
 
 - ``accepted`` and ``outcome`` (the selected shape or the rejection code): the decision itself.
-- ``custody.actor``: who initiated — live mode derives it from the method (``resources/read`` is
-  the application, ``tools/call`` is the model).
+- ``custody.actor``: who decided the transfer. No frame carries it: live mode records the host
+  path that issued the exchange (a read the host's code asks for is the application's, a tool call
+  stands for the model's proposal; a read the model proposes keeps both labels, notebook 08).
 - ``custody.permissionChecked``, ``custody.uri``, ``custody.mime``, ``custody.provenance``,
   ``custody.bytes``, ``custody.sideEffects``: the custody record; live values come from the
   response (bytes are counted from the content that arrived, provenance from ``_meta``).

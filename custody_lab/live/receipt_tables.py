@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..views.html import rows_html, table
-from .live_receipts import declared_side_effects, wire_fields
+from .live_receipts import declared_side_effects, read_only_hint, wire_fields
 
 
 def receipt_html(receipts: Iterable[Any]) -> str:
@@ -84,13 +84,12 @@ def listing_rows(recorder: Any) -> list[dict[str, Any]]:
             }
         )
     for tool in recorder.tools.values():
-        declared, source = declared_side_effects(wire_fields(tool))
-        if declared is None:
-            declares = "no side-effect declaration"
-        elif source == "annotations.readOnlyHint":
-            declares = f"readOnlyHint: {str(not declared).lower()}"
-        else:
-            declares = f"{source}: {str(declared).lower()}"
+        wire = wire_fields(tool)
+        declared, source = declared_side_effects(wire)
+        declares = "no side-effect declaration" if declared is None else f"{source}: {str(declared).lower()}"
+        hint = read_only_hint(wire)
+        if hint is not None:  # shown as the server's claim; it declares nothing
+            declares += f"; claims readOnlyHint: {str(hint).lower()} (a hint)"
         rows.append(
             {
                 "kind": "tool",

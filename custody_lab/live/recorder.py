@@ -4,9 +4,9 @@ A receipt is built from the *actual* protocol response, never from what a case d
 and MIME type of the contents item that came back, the byte size and sha256 of the bytes that came
 back, the server name and version the connection reported, the method, the template parameters
 when the URI matched a template, whether the content was read, embedded or linked, whether the
-read came from the client's response cache, and the side effects — declared by the tool's
-annotations (or the lab's ``_meta`` declaration) *and* observed by digesting the server's state
-resource before and after.
+read came from the client's response cache, and the side effects — declared by the lab's ``_meta``
+declaration (a tool's ``readOnlyHint`` is shown, never used) *and* observed by digesting the
+server's state resource before and after.
 
 The recorder only observes. What it saw becomes a :class:`~custody_lab.Case` plus a mapping of
 exchange facts (:data:`~custody_lab.core.rules.EXCHANGE_FACTS`: timed out, the error code, the
@@ -22,8 +22,9 @@ Custody rules for what comes back (seed 000):
   explained (``link-follow-up-denied``) and never fetched.
 - "Choose by freshness and side effects": a tool whose side effects nobody declared is refused
   before it runs (``side-effects-unknown``); a read that changed the server's state is a mutation
-  labelled as a resource (``resource-mislabeled-side-effect``); a tool annotated read-only that
-  changed state is ``read-only-hint-violated``.
+  labelled as a resource (``resource-mislabeled-side-effect``); a tool declared free of side
+  effects that changed state is ``read-only-hint-violated``. A ``readOnlyHint`` changes none of
+  these decisions (MCP 2025-06-18 and later: annotations from an untrusted server are untrusted).
 - "Budget large context without hiding truncation": an embed over the policy's limit is
   ``embed-over-budget``, computed from the bytes that actually arrived.
 - The response cache must not hide staleness: each receipt says whether the read was served from

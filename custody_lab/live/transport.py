@@ -24,14 +24,22 @@ from mcp.shared.memory import create_client_server_memory_streams
 
 from . import sdk_adapter
 from .live_errors import LiveError
+from .live_receipts import utc_now
 
 
 @dataclass(frozen=True)
 class Frame:
-    """One JSON-RPC message as it crossed the wire, seen from the client."""
+    """One JSON-RPC message as it crossed the wire, seen from the client.
+
+    Attributes:
+        direction: which way it went.
+        message: the message as JSON.
+        at: when it crossed, as an RFC 3339 UTC timestamp (the receipt's format; ``""`` if unknown).
+    """
 
     direction: Literal["client→server", "server→client"]
     message: dict[str, Any]
+    at: str = ""
 
     def summary(self) -> str:
         """One line: arrow, id, method (or result/error)."""
@@ -97,7 +105,7 @@ class _TapRead(_Tap):
     async def receive(self) -> Any:
         item = await self._s.receive()
         if not isinstance(item, Exception):
-            self._frames.append(Frame("server→client", _dump(item)))
+            self._frames.append(Frame("server→client", _dump(item), utc_now()))
         return item
 
     def __aiter__(self) -> _TapRead:
@@ -112,7 +120,7 @@ class _TapRead(_Tap):
 
 class _TapWrite(_Tap):
     async def send(self, item: Any) -> None:
-        self._frames.append(Frame("client→server", _dump(item)))
+        self._frames.append(Frame("client→server", _dump(item), utc_now()))
         await self._s.send(item)
 
 

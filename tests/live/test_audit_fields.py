@@ -248,3 +248,25 @@ def test_a_template_with_no_value_known_is_not_read_and_says_how_to_give_one():
     cap = next(c for c in anyio.run(go).capabilities if c.kind == "template")
     assert not cap.exercised and cap.why == "not read: no value known (give --template-values NAME=JSON)", cap.why
     assert cap.details["templateValues"]["id"].startswith("no value known"), cap.details
+
+
+@pytest.mark.parametrize(
+    ("annotations", "meta", "supplied"),
+    [
+        (mt.ToolAnnotations(read_only_hint=True), None, False),  # a hint declares nothing
+        (mt.ToolAnnotations(read_only_hint=False), None, False),
+        (None, {"org.custody-lab/sideEffects": False}, True),
+        (mt.ToolAnnotations(read_only_hint=True), {"org.custody-lab/sideEffects": True}, True),
+    ],
+    ids=["hint-true", "hint-false", "lab-declaration", "both"],
+)
+def test_an_unexercised_tools_side_effects_are_declared_only_by_the_labs_key_never_by_its_hint(
+    annotations, meta, supplied
+):
+    from custody_lab.live.audit_fields import declared_tool_fields
+
+    tool = mt.Tool(name="t", input_schema={"type": "object"}, annotations=annotations, _meta=meta)
+    (side,) = [f for f in declared_tool_fields(tool, {"name": "s", "version": "1"}) if f.field == "sideEffects"]
+    assert side.supplied is supplied, side
+    if annotations is not None and not supplied:
+        assert "is a hint and declares nothing" in side.how, side.how

@@ -51,7 +51,8 @@ def _host_box(page: str) -> str:
 @pytest.mark.anyio
 async def test_server_text_imitating_an_approval_sets_no_label_and_stays_escaped_in_the_server_box():
     server, state = impostor_server()
-    async with LabSession(server, timeout=scaled(2.0)) as s:
+    # a host that calls a tool nobody declared (its readOnlyHint declares nothing), and asks nobody
+    async with LabSession(server, timeout=scaled(2.0), allow_unknown_side_effects=True) as s:
         call = await s.call("publish_notice", {"text": "hi"})
         read = await s.read("memo://approval")
     assert state["publishes"] == 1 and call.receipt["performed"], (state, call.receipt["performed"])

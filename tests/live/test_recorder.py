@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -138,3 +139,119 @@ def test_the_listing_properties_read_through_to_the_servers_listing():
         recorder.listed,
         recorder.listing_notes,
     )
+
+
+# --------------------------------------------------------------------------------------------
+# A readOnlyHint is shown, never decisive (issue 22 §4; MCP 2025-06-18 and later: clients MUST
+# consider tool annotations untrusted unless they come from a trusted server)
+# --------------------------------------------------------------------------------------------
+
+_HINTS = {"hint-true": True, "hint-false": False, "no-hint": None}
+_DECLARATIONS = {"declares-none": False, "declares-effects": True, "declares-nothing": None}
+
+
+def _hinted_server() -> tuple[LabServer, list[str]]:
+    """The lab server plus one tool per (hint, declaration, does it change state): 18 tools."""
+    from custody_lab.live.meta_keys import PROVENANCE_KEY, SIDE_EFFECTS_KEY, URI_KEY
+
+    lab = LabServer()
+    names: list[str] = []
+    for hint_name, hint in _HINTS.items():
+        for decl_name, declared in _DECLARATIONS.items():
+            for changes in (True, False):
+                name = f"{hint_name}.{decl_name}.{'changes' if changes else 'keeps'}".replace("-", "_")
+                annotations = None if hint is None else mt.ToolAnnotations(read_only_hint=hint)
+                meta = None if declared is None else {SIDE_EFFECTS_KEY: declared}
+
+                def make(changes: bool = changes) -> Any:
+                    async def tool() -> mt.CallToolResult:
+                        if changes:
+                            lab.state.approvals += 1
+                        named = {PROVENANCE_KEY: "hinted@1", URI_KEY: "urn:test:hinted"}
+                        return mt.CallToolResult(content=[mt.TextContent(type="text", text="done")], _meta=named)
+
+                    return tool
+
+                lab.mcp.add_tool(make(), name=name.replace(".", "__"), annotations=annotations, meta=meta)
+                names.append(name.replace(".", "__"))
+    return lab, names
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("consented", [False, True], ids=["no-consent", "consented-call"])
+async def test_a_read_only_hint_changes_no_decision_true_false_or_absent(consented):
+    lab, names = _hinted_server()
+    outcomes: dict[tuple[str, str], dict[str, tuple[str, bool]]] = {}
+    async with Client(lab.mcp) as client:
+        rec = Recorder(client, state_uri=STATE_URI, clock=lambda: CLOCK, allow_unknown_side_effects=consented)
+        await rec.load_listing()
+        for name in names:
+            hint_name, decl_name, effect = name.split("__")
+            live = await rec.call(name)
+            got = (live.outcome, bool(live.receipt["performed"]))
+            outcomes.setdefault((decl_name, effect), {})[hint_name] = got
+            shown = live.receipt["sideEffectsEvidence"]["readOnlyHint"]
+            assert shown == _HINTS[hint_name.replace("_", "-")], f"{name}: the hint is shown as {shown}"
+    for (decl_name, effect), by_hint in outcomes.items():
+        assert len(set(by_hint.values())) == 1, (
+            f"{decl_name}, {effect}: the readOnlyHint changed the decision: {by_hint}"
+        )
+    # and the declaration still decides (the invariance above is not because nothing decides)
+    nothing = outcomes[("declares_nothing", "keeps")]["no_hint"]
+    assert nothing == (("structured-tool-result", True) if consented else ("side-effects-unknown", False)), nothing
+    assert outcomes[("declares_none", "changes")]["no_hint"][0] == "read-only-hint-violated"
+
+
+# --------------------------------------------------------------------------------------------
+# The order live mode checks in (notebook 07, "The order live mode checks in")
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.anyio
+async def test_a_refused_read_is_refused_for_permission_not_for_the_custody_it_never_got():
+    import custody_lab as cl
+
+    async with Client(LabServer().mcp) as client:
+        rec = Recorder(client, gate=Gate(deny=("kb://",)), state_uri=STATE_URI, clock=lambda: CLOCK)
+        await rec.load_listing()
+        live = await rec.read(HANDBOOK_URI)
+    trace = [(s["code"], s["status"]) for s in live.receipt["trace"]]
+    assert trace[0] == ("permission-denied", "failed"), trace
+    assert live.outcome == "permission-denied" and live.receipt["performed"] is False, live.outcome
+    custody = live.receipt["custody"]
+    assert custody["provenance"] is None and custody["bytes"] == 0, custody  # nothing ever arrived
+    facts = {k: custody[k] for k in ("uri", "mime", "bytes", "provenance", "sideEffects")}
+    simulated = cl.route(cl.Case.from_dict({**facts, **_case_keys(live.receipt)}))
+    assert simulated.rejection == "custody-incomplete", (
+        f"in the simulator's order the same facts would blame {simulated.rejection!r}"
+    )
+
+
+def _case_keys(receipt: dict) -> dict:
+    """The Case fields a receipt's custody block does not hold, for routing it in the simulator."""
+    c = receipt["custody"]
+    return {
+        "id": receipt["id"],
+        "initiator": c["actor"],
+        "operation": "read",
+        "shape": "listed-resource",
+        "current": True,
+        "allowed": False,
+    }
+
+
+def test_on_complete_custody_with_stated_side_effects_both_orders_give_the_same_outcome():
+    from hypothesis import given, settings
+
+    import custody_lab as cl
+
+    from ..strategies import seed_domain_case
+
+    @settings(max_examples=150, deadline=None)
+    @given(seed_domain_case())
+    def same(case: dict) -> None:
+        simulated = cl.route(case)
+        live = cl.route(case, exchange={})
+        assert simulated.outcome == live.outcome, (case, simulated.outcome, live.outcome)
+
+    same()

@@ -141,7 +141,8 @@ async def test_side_effects_are_declared_and_observed():
     assert approve.receipt["sideEffectsEvidence"] == {
         "declared": True,
         "observed": True,
-        "source": "annotations.readOnlyHint",
+        "source": "_meta org.custody-lab/sideEffects",
+        "readOnlyHint": False,  # shown as the server sent it; it declares nothing
     }
     assert report.receipt["sideEffectsEvidence"]["observed"] is False
 

@@ -41,6 +41,7 @@ SET_MODULES: tuple[str, ...] = (
     "authorise",
     "whatif",
     "live",
+    "wire",
     "hints",
     "agent",
     "present",

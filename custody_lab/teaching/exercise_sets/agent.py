@@ -136,6 +136,10 @@ _AGENT_01 = Exercise(
             example=["kb://handbook/v4", "status://service/current", "crm://customer/{id}"],
         ),
     ),
+    hints=(
+        "Sort each entry by two questions: is its URI known before the conversation, and does its content stay fixed?",
+        "An entry goes behind the tool when either answer is no; the ledger is no context at all.",
+    ),
 )
 
 
@@ -227,6 +231,10 @@ _AGENT_02 = Exercise(
             example=17,
         ),
     ),
+    hints=(
+        "Read the note as the model would: where does it first look as if the `<context …>` block has ended?",
+        "A closing tag counts whatever its letter case or spacing; the first such line is the one.",
+    ),
 )
 
 
@@ -297,6 +305,11 @@ _AGENT_03 = Exercise(
             "matches look-alikes in any letter case and with spaces inside: count them all.",
             example=769,
         ),
+    ),
+    hints=(
+        "Start from the bytes that arrived, then add what the rewrite adds for each look-alike it neutralises.",
+        "Count every fence look-alike (opening and closing, any case, spaces inside); each `<` "
+        "becomes four characters, `&lt;`.",
     ),
 )
 

@@ -12,7 +12,7 @@ hint-01's reference is :func:`~custody_lab.live.hint_policy.unasked` over
 label what the host shows, never replace consent, the gate or a freshness check). hint-02's is
 counted from a real audit (:func:`~custody_lab.live.audit.audit_client`) of the in-process hostile
 server, run once per kernel. MCP facts name their revision: tool annotations exist since
-2025-03-26, and 2025-11-25 and the current 2026-07-28 say clients MUST consider them untrusted
+2025-03-26, and from 2025-06-18 on (2025-11-25 and the current 2026-07-28 too) clients MUST consider them untrusted
 unless they come from a trusted server.
 """
 
@@ -60,7 +60,7 @@ _HINT_01 = Exercise(
     prompt=(
         "A server's tool annotations (`readOnlyHint`, `destructiveHint`, `idempotentHint`, "
         "`openWorldHint`; MCP 2025-03-26 and later) and its resource annotations (`audience`, "
-        "`priority`, `lastModified`; 2025-06-18 and later) are hints. Under the lab's host policy, "
+        "`priority` since 2024-11-05, `lastModified` since 2025-06-18) are hints. Under the lab's host policy, "
         "which of these actions may a host take **without asking anyone** (no person's consent, "
         "no extra check)? Answer with the list of their codes.\n\n"
         + "\n".join(f"- `{a.code}`: {a.text}" for a in HOST_ACTIONS)
@@ -76,7 +76,7 @@ _HINT_01 = Exercise(
             _includes("call-read-only"),
             "`readOnlyHint` is the server's word, and nothing checks it before the call: the "
             "hostile server's `lookup_weather` claims it and changes state anyway "
-            "(`read-only-hint-violated`). MCP 2025-11-25 and 2026-07-28: clients MUST consider tool "
+            "(`read-only-hint-violated`). MCP 2025-06-18 and later: clients MUST consider tool "
             "annotations untrusted unless the server is trusted. A tool call waits for consent.",
             example=["call-read-only", "order-by-priority", "show-last-modified", "gated-read"],
         ),
@@ -252,6 +252,10 @@ _HINT_02 = Exercise(
             "Answer with the code of one option exactly as listed, not with a number or a tool name.",
             example="lookup_weather",
         ),
+    ),
+    hints=(
+        "Ask what a tool call may do that a read may not, and who can know in advance which call does it.",
+        "The audit's rule is about consent: which tools did you, the person running it, name?",
     ),
 )
 

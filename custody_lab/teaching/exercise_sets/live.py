@@ -170,9 +170,8 @@ _LIVE_01 = Exercise(
     prompt=(
         f"The client subscribed to `{STATUS}` and read it. Then the server sends "
         "`notifications/resources/updated` for that URI. Before the model sees the status again, "
-        "what must the client do under the lab's host policy (seed 000: recheck authority at every "
-        "read boundary)? Answer with the code of one option, as text.\n\n"
-        + "\n".join(f"- `{o.code}`: {o.text}" for o in NOTICE_OPTIONS)
+        "what must the client do under the lab's host policy? Answer with the code of one option, "
+        "as text.\n\n" + "\n".join(f"- `{o.code}`: {o.text}" for o in NOTICE_OPTIONS)
     ),
     input_label=f"an update notice for {STATUS}",
     wanted="the code of one option, as text",
@@ -219,6 +218,11 @@ _LIVE_01 = Exercise(
             "Answer with the code of one option exactly as listed, not with a method name or a sentence.",
             example="resources/read",
         ),
+    ),
+    hints=(
+        "Ask what the notice itself carries, and what the model needs before it sees the status again.",
+        "A subscription is not a read: whatever the client shows next must come from a read, with its"
+        " own gate check and receipt.",
     ),
 )
 
@@ -297,7 +301,7 @@ _LIVE_02 = Exercise(
     prompt=(
         f"The caller may call `{_REPORT_TOOL}`, but the lab's permission gate refuses every "
         f"`{_REPORT_PREFIX}` URI for it. The tool answers with a `resource_link` to this week's "
-        "report. Before you run the cell below it, predict what the tool call's receipt records: "
+        "report. Before you see the exchange, predict what the tool call's receipt records: "
         "its `rejection` code, and whether the client fetched the report. Answer with a tuple "
         '`(code, fetched)`, such as `("some-code", True)`.'
     ),
@@ -353,6 +357,12 @@ _LIVE_02 = Exercise(
             "Give both parts as a tuple: the rejection code, then True or False for whether the report was fetched.",
             example="tool-error",
         ),
+    ),
+    hints=(
+        "Follow the exchange step by step: the gate on the call, the tool's answer, then what the "
+        "client does with the link it got.",
+        "The rejection code names the step that failed; the second part asks whether any read of the "
+        "report was ever sent.",
     ),
 )
 
@@ -450,6 +460,12 @@ _LIVE_03 = Exercise(
             "A resource read is not an embed in a tool result: the inline budget does not apply.",
             example="embed-over-budget",
         ),
+    ),
+    hints=(
+        "Ask where the second answer came from, and whether that copy can know about a change made "
+        "after it was stored.",
+        "`requires_current=True` asks for content the server was asked for now; the receipt's "
+        "`cache.fromCache` says whether it was.",
     ),
 )
 

@@ -81,9 +81,10 @@ async def test_the_receipt_records_tool_and_resource_annotations_as_hints_and_th
     assert sources == {"toolAnnotations": "hint", "annotations": "hint"}, sources
     assert hints_seen["toolAnnotations"] == {"readOnlyHint": True}, hints_seen["toolAnnotations"]
     assert weather.receipt["sideEffectsEvidence"] == {
-        "declared": False,
+        "declared": False,  # the lab's _meta declaration, which the ledger contradicts
         "observed": True,
-        "source": "annotations.readOnlyHint",
+        "source": "_meta org.custody-lab/sideEffects",
+        "readOnlyHint": True,  # the claim as made: shown, never decisive
     }, weather.receipt["sideEffectsEvidence"]
 
 
@@ -195,14 +196,17 @@ def _position(cells: list[dict], needle: str) -> int:
         ("07-talk-to-a-live-server.ipynb", "hint-02", "audit_client(client, timeout=2.0)"),
         ("07-talk-to-a-live-server.ipynb", "hint-01", "ProgressPanel("),
         ("08-assemble-agent-context.ipynb", "present-01", "shown = present(draft"),
-        ("08-assemble-agent-context.ipynb", "present-02", 'session.call("lookup_weather"'),
+        ("08-assemble-agent-context.ipynb", "present-02", "The weather call says"),
     ],
 )
 def test_each_exercise_is_checked_in_its_notebook_before_the_cell_that_shows_the_answer(
     notebook, exercise_id, reveal_cell
 ):
     cells = _cells(notebook)
-    checked, revealed = _position(cells, f'check("{exercise_id}", answer)'), _position(cells, reveal_cell)
+    asks = re.compile(r'(check|PredictThenSee)\(\s*"' + re.escape(exercise_id) + '"')
+    asked = [i for i, c in enumerate(cells) if asks.search("".join(c["source"]))]
+    assert asked, f"{notebook} never asks {exercise_id}"
+    checked, revealed = asked[0], _position(cells, reveal_cell)
     assert checked < revealed, f"{notebook}: {exercise_id} is checked in cell {checked}, revealed in {revealed}"
 
 

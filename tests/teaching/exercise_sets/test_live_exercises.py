@@ -153,7 +153,7 @@ def test_notebook_07_checks_every_live_exercise_and_ends_with_their_progress():
     code, _ = _notebook("07-talk-to-a-live-server.ipynb")
     for exercise_id in REFERENCES:
         assert any(f'"{exercise_id}"' in cell for cell in code), f"notebook 07 never checks {exercise_id}"
-    assert 'ProgressPanel(("live",))' in code[-1], f"the last code cell of 07 is {code[-1]!r}"
+    assert 'ProgressPanel(("live", "wire"))' in code[-1], f"the last code cell of 07 is {code[-1]!r}"
 
 
 def test_notebook_07_says_servers_must_send_both_caching_hints_under_2026_07_28():

@@ -32,6 +32,7 @@ from custody_lab.teaching.exercise_sets import (
     uri_expand,
     uri_match,
     whatif,
+    wire,
 )
 from custody_lab.teaching.exercises import ExerciseError
 
@@ -61,6 +62,7 @@ MODULES: dict[str, types.ModuleType] = {
         uri_expand,
         uri_match,
         whatif,
+        wire,
     )
 }
 SETS_DIR = Path(exercise_sets.__file__).parent
