@@ -301,7 +301,7 @@ def budget_ledger(tool_bytes: int, listed_records: int, embed_bytes: int, limits
     customer records one by one, the selected handbook, then an embedded result.
 
     Example:
-        >>> budget_ledger(193, 0, 8992).hidden()
+        >>> budget_ledger(239, 0, 8992).hidden()
         ('content',)
     """
     catalog = Catalog.load()
@@ -313,7 +313,7 @@ def budget_ledger(tool_bytes: int, listed_records: int, embed_bytes: int, limits
     return ledger.log("content", _EMBED_URI, embed_bytes, "embedded by a tool")
 
 
-def budget_panel(tool_bytes: int = 193, listed_records: int = 0, embed_bytes: int = 8992) -> Any:
+def budget_panel(tool_bytes: int = 239, listed_records: int = 0, embed_bytes: int = 8992) -> Any:
     """Sliders over one turn's three budgets; the ledger and what each host lets in follow them.
 
     Returns an ipywidgets ``VBox`` with ``.sliders`` (a dict: ``tool_bytes``, ``listed_records``,

@@ -45,15 +45,15 @@ def _verdict(block: dict, may_read: bool, **kw) -> object:
 # -- the worked turn: a small tool schema beside a giant embed ----------------------------------
 
 
-def test_the_export_tools_definition_is_193_bytes_and_its_embed_8992():
+def test_the_export_tools_definition_is_239_bytes_and_its_embed_8992():
     sizes = (json_bytes(budget.EXPORT_TOOL), contents_bytes(budget.export_block()))
-    assert sizes == (193, 8992), f"EXPORT_TOOL / export_block: expected (193, 8992) bytes, got {sizes}"
+    assert sizes == (239, 8992), f"EXPORT_TOOL / export_block: expected (239, 8992) bytes, got {sizes}"
 
 
 def test_one_combined_number_hides_the_giant_embed_the_content_line_shows():
     ledger = budget.worked_example()
     seen = (ledger.total, ledger.limits.total, ledger.combined_over(), ledger.over(), ledger.hidden())
-    expected = (12876, 16384, False, ("content",), ("content",))
+    expected = (12922, 16384, False, ("content",), ("content",))
     assert seen == expected, (
         f"worked_example(): expected (total, limit, combined over, over, hidden) {expected}, got {seen}"
     )

@@ -48,6 +48,7 @@ EXPORT_TOOL: dict[str, Any] = {
     "description": "Export all the data inline.",
     "inputSchema": {"type": "object", "properties": {}, "title": "export_everythingArguments"},
     "annotations": {"readOnlyHint": True},
+    "_meta": {"org.custody-lab/sideEffects": False},
 }
 EXPORT_RESULT_URI = "export://all"
 #: The handbook the user selected (seed 000's first case).
