@@ -66,9 +66,10 @@ def receipt(decision: Decision) -> dict[str, Any]:
 
 #: Who performs the step that brings context in, by MCP method (seed 000, "Decide who initiates
 #: the context transfer": "the model chooses an operation, the server executes it"). For
-#: ``resources/read`` the application's client performs the read and the server only hands over
-#: what it holds (a read has no side effects, seed 004); for ``tools/call`` the server runs the
-#: operation. That the receipt keeps this label beside the initiator is the lab's host policy:
+#: ``resources/read`` the application's client *issues* the read through the gate and the server
+#: *serves* it (it may compute what it serves: under 2026-07-28 a read may return several contents
+#: or an ``InputRequiredResult``), so the read is the application's action; for ``tools/call`` the
+#: server *runs* the operation the model chose. That the receipt keeps this label beside the initiator is the lab's host policy:
 #: MCP (2026-07-28) has no executor field.
 METHOD_EXECUTOR: dict[str, str] = {"resources/read": "application", "tools/call": "server"}
 #: The executor labels, in the order of :data:`METHOD_EXECUTOR`.

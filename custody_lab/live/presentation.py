@@ -1,9 +1,12 @@
 """The presentation boundary: a receipt shown by the host, in labels only the host sets.
 
 Seed 000 asks a host to keep MCP presentation inside a boundary it owns, so that markup or labels
-a server returns cannot pass for an approval, and to show four facts about every exchange: which
-actor proposed it, which actor approved it, which server executed it, and which resource was read.
-:func:`present` builds those four labels **from the host's own records only**:
+a server returns cannot pass for an approval, and to show four facts: "which actor proposed the
+tool, which actor approved it, which server executed it, and which resource was read". The lab
+shows them for every exchange; for a read, which the host's client issues and the server only
+serves, "executed by" names the host's client and the connection that served it (the lab's host
+policy, the glossary's *executor*). :func:`present` builds those four labels **from the host's own
+records only**:
 
 ============  ================================================================================
 label         the host record it comes from
@@ -12,8 +15,9 @@ proposed by   the method the host sent (``tools/call``: the model proposed it; `
               the application), or the ``proposedBy`` the host wrote for a read the model asked for
 approved by   the host's :class:`ConsentLog` for a tool call (a person's approval of that tool with
               those arguments; nobody, when it holds none); the permission gate's answer for a read
-executed by   the connection the host sent the request on (named by the host), or nobody when the
-              request was never sent
+executed by   for a tool call, the connection the host sent it on (named by the host): the server
+              runs the tool; for a read, the host's client, which issues it through the gate, with
+              the connection that served it; nobody when the request was never sent
 read from     the URI the host itself asked ``resources/read`` for (the read, or a followed link)
 ============  ================================================================================
 
@@ -177,7 +181,9 @@ def _approved_by(receipt: Mapping[str, Any], consents: ConsentLog) -> str:
 def _executed_by(receipt: Mapping[str, Any], connection: str) -> str:
     if not receipt.get("performed"):
         return "nobody: the host never sent the request"
-    return connection
+    if receipt.get("method") == "resources/read":  # the host's client issues it; the server serves it
+        return f"the host's client (served by {connection})"
+    return connection  # tools/call: the server runs the tool
 
 
 def _read_from(receipt: Mapping[str, Any]) -> str:

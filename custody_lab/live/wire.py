@@ -28,8 +28,9 @@ Each case also gets a :class:`~custody_lab.views.sequence.Sequence` built from t
 the seed case: who initiates (the seed's initiator), who approves (a tool call is approved by the
 user through the host: the lab's host policy, after MCP 2026-07-28's "there SHOULD always be a
 human in the loop with the ability to deny tool invocations"), where the lab's permission gate
-sits (in the host, before every request), and who executes. Its picture and text equivalent are
-drawn from the same steps.
+sits (in the host, before every request), and who does the work: a read is issued by the host's
+client through the gate and served by the server (which may compute what it serves), a tool call is
+executed by the server. Its picture and text equivalent are drawn from the same steps.
 
 Everything a server wrote is data: the HTML view escapes it (:mod:`custody_lab.views.html`), the
 terminal view passes :func:`~custody_lab.core.text.visible` and
@@ -291,20 +292,23 @@ def _diagram(case: Case, x: Exchange, frames: Sequence[Frame], receipt: LiveRece
         if receipt.accepted:
             steps.append(Step("user / host", "model", "local", visible(f"{receipt.outcome} enters the context")))
     approved = "the user, through the host" if model_led else "the user / host's own choice (no separate approval)"
-    executor = (
-        ("the server (the tool)" if x.kind == "call" else "the server (the read), for the host")
-        if gated
-        else ("no one: the gate refused it")
-    )
+    if x.kind == "call":  # the server runs the tool the model chose
+        work = "executed by the server (the tool)" if gated else "executed by no one: the gate refused it"
+    else:  # the host's client issues the read; the server only serves it
+        work = (
+            "issued by the host's client through the gate · served by the server"
+            if gated
+            else "issued by no one: the gate refused it"
+        )
     caption = (
-        f"MCP {revision} · initiated by the {case.initiator} · approved by {approved} · executed by {executor} · "
+        f"MCP {revision} · initiated by the {case.initiator} · approved by {approved} · {work} · "
         "the gate is the lab's host policy"
     )
     host = "approves · gates" if model_led else "initiates · gates"
     roles: list[tuple[Lifeline, str]] = [("model", "initiates")] if model_led else []
     roles.append(("user / host", host))
     if gated:
-        roles.append(("server", "executes"))
+        roles.append(("server", "executes" if x.kind == "call" else "serves"))
     return Diagram(visible(f"{case.id}: {case.operation} → {case.shape}"), tuple(steps), caption, tuple(roles))
 
 

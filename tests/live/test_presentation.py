@@ -98,7 +98,16 @@ async def test_a_refused_read_is_approved_and_executed_by_nobody_and_a_followed_
     assert labels["executed by"] == "nobody: the host never sent the request", labels
     assert labels["read from"] == "nothing: the read was not sent", labels
     followed = present(report, connection="lab").labels["read from"]
+    assert present(report, connection="lab").labels["executed by"] == "lab", "a tool call is run by the server"
     assert followed == "'report://synthetic/weekly-7' (the host followed the result's link)", followed
+
+
+@pytest.mark.anyio
+async def test_a_read_is_executed_by_the_hosts_client_and_served_by_the_connection_not_executed_by_the_server():
+    async with LabSession() as s:
+        read = await s.read("kb://handbook/v4")
+    executed = present(read, connection="lab server").labels["executed by"]
+    assert executed == "the host's client (served by lab server)", executed
 
 
 @pytest.mark.anyio

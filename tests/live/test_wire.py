@@ -190,6 +190,20 @@ def test_a_refused_gate_sends_no_frame_and_the_diagram_shows_the_gate_refusing()
         assert "executes" not in c.sequence.role_line(), c.sequence.role_line()
 
 
+def test_a_read_is_issued_by_the_hosts_client_and_served_by_the_server_and_only_a_tool_call_is_executed(wire):
+    for c in wire:
+        roles, caption = c.sequence.role_line(), c.sequence.caption
+        if c.exchange.kind == "call":
+            assert "server executes" in roles and "executed by the server (the tool)" in caption, (c.case.id, roles)
+        else:
+            assert "server serves" in roles and "executes" not in roles, (c.case.id, roles)
+            assert "issued by the host's client through the gate · served by the server" in caption, caption
+            assert "executed by" not in caption, (c.case.id, caption)
+    denied = record(gate=Gate(deny=("kb://",)))["handbook"]
+    assert "issued by no one: the gate refused it" in denied.sequence.caption, denied.sequence.caption
+    assert "serves" not in denied.sequence.role_line(), denied.sequence.role_line()
+
+
 # -- the diagram: its steps, its text, its picture ---------------------------------------------
 
 

@@ -30,8 +30,8 @@ READ = Sequence(
         Step("server", "client", "response", "#1 result", 1),
         Step("server", "client", "notification", "notifications/resources/updated", 2),
     ),
-    "The host reads; the model never talks to the server.",
-    roles=(("user / host", "initiates"), ("server", "executes")),
+    "The host's client issues the read and the server serves it; the model never talks to the server.",
+    roles=(("user / host", "initiates"), ("server", "serves")),
 )
 
 
@@ -58,7 +58,7 @@ def test_an_unknown_kind_or_role_lifeline_is_refused_naming_it(steps, roles, mes
 
 def test_the_text_lists_the_title_the_roles_every_step_in_order_and_the_caption():
     lines = sequence_text(READ).splitlines()
-    assert lines[:2] == ["Read the handbook", "Roles: user / host initiates; server executes"], lines[:2]
+    assert lines[:2] == ["Read the handbook", "Roles: user / host initiates; server serves"], lines[:2]
     assert lines[5] == "4. client → server (request, frame 1): #1 resources/read kb://handbook/v4", lines[5]
     assert lines[6] == "5. server (action): reads the file", lines[6]
     assert len(lines) == 2 + len(READ.steps) + 1 and lines[-1] == READ.caption, lines
@@ -69,7 +69,7 @@ def test_the_picture_numbers_every_step_and_draws_an_arrow_only_for_what_travels
     numbers = [drawn[f"number:{n}"] for n in range(1, len(READ.steps) + 1)]
     assert numbers == [str(n) for n in range(1, 8)], numbers
     assert drawn["label:3"] == "GATE · permission checked", drawn["label:3"]
-    assert drawn["role:server"] == "executes" and drawn["caption"] == READ.caption, drawn
+    assert drawn["role:server"] == "serves" and drawn["caption"] == READ.caption, drawn
     fig = sequence_figure(READ, theme="light")
     arrows = sorted(
         int(p.get_gid().split(":")[1]) for p in fig.axes[0].patches if (p.get_gid() or "").startswith("arrow:")
