@@ -239,7 +239,8 @@ EXCHANGE_FACTS: dict[str, str] = {
     "errorCode": "the JSON-RPC error code the server answered with, or null",
     "toolError": "true when the tool ran and its result says isError",
     "requestedUri": "the URI the client asked to read (null for a tool call)",
-    "declaredSideEffects": "what the tool declared (readOnlyHint or the lab's _meta): true, false or null",
+    "declaredSideEffects": "what the tool declared in the lab's _meta key org.custody-lab/sideEffects: true, false or null "
+    "(a readOnlyHint declares nothing)",
     "observedSideEffects": "whether the server's state digest changed across the exchange, or null",
     "followUpAllowed": "whether the gate let the client follow the returned link (null: no link followed)",
     "followUpAccepted": "whether the follow-up read of that link was accepted (null: not read)",
@@ -321,14 +322,15 @@ EXCHANGE_RULES: tuple[Rule, ...] = (
     ),
     Rule(
         code="read-only-hint-violated",
-        test="the tool declared itself read-only but the server's state changed",
+        test="the tool declared itself free of side effects (the lab's _meta key, not a readOnlyHint) "
+        "but the server's state changed",
         source="seed 000 · Separate listed resources from URI templates",
         quote="those hints do not override host policy.",
         seed=False,
         fires=lambda c, p, ops: ops.and_(
             _is_false(ops, c["declaredSideEffects"]), ops.is_true(c["observedSideEffects"])
         ),
-        look=Look("hint lied", "..xx", "#fd8d3c"),
+        look=Look("effects lied", "..xx", "#fd8d3c"),
         stage="promise",
     ),
     Rule(

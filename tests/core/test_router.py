@@ -323,3 +323,12 @@ def test_without_exchange_facts_live_mode_accepts_exactly_what_the_simulator_acc
     if plain.rejection not in ("custody-incomplete", "side-effects-unknown"):
         # only the two checks live mode makes before anything runs may move ahead of them
         assert live.rejection == plain.rejection, f"{mapping}: simulator {plain.outcome}, live {live.outcome}"
+
+
+def test_the_side_effect_promise_rule_names_the_labs_meta_declaration_not_the_read_only_hint():
+    from custody_lab.core.rules import EXCHANGE_FACTS
+    from custody_lab.live.meta_keys import SIDE_EFFECTS_KEY
+
+    fact, test = EXCHANGE_FACTS["declaredSideEffects"], rule("read-only-hint-violated").test
+    assert SIDE_EFFECTS_KEY in fact and "readOnlyHint or" not in fact, fact
+    assert "_meta" in test and "declared itself read-only" not in test, test
