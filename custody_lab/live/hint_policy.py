@@ -14,7 +14,9 @@ A server describes its capabilities with hints. MCP defines two kinds:
   specification lets clients use them to filter, prioritise and display; none of them is checked.
 
 Nothing checks a hint before the exchange (the hostile server's ``lookup_weather`` claims
-``readOnlyHint: true`` and changes state anyway: ``read-only-hint-violated``). So the lab's host
+``readOnlyHint: true``, declares itself free of side effects in the lab's ``_meta`` key, and
+changes state anyway: ``read-only-hint-violated``, a rule on that declaration; the hint decided
+nothing). So the lab's host
 policy lets a hint shape only how the host *shows* what it already holds (the order, a label
 that says whose claim it is), and never stand in for a person's consent to a tool call, the
 permission gate, a freshness check or the decision to call again. The audit follows it: it

@@ -75,8 +75,8 @@ _HINT_01 = Exercise(
             "trusted-read-only-hint",
             _includes("call-read-only"),
             "`readOnlyHint` is the server's word, and nothing checks it before the call: the "
-            "hostile server's `lookup_weather` claims it and changes state anyway "
-            "(`read-only-hint-violated`). MCP 2025-06-18 and later: clients MUST consider tool "
+            "hostile server's `lookup_weather` claims it (and the lab's `_meta` declaration agrees) "
+            "and changes state anyway (`read-only-hint-violated`). MCP 2025-06-18 and later: clients MUST consider tool "
             "annotations untrusted unless the server is trusted. A tool call waits for consent.",
             example=["call-read-only", "order-by-priority", "show-last-modified", "gated-read"],
         ),
