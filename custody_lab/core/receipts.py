@@ -156,8 +156,8 @@ HINT_FIELDS: dict[str, str] = {
     "cacheScope": "hint",  # ReadResourceResult.cacheScope, 2026-07-28: "public" or "private"
     "resultType": "hint",  # every Result, 2026-07-28: absent means "complete"
     "size": "checked",  # Resource.size / ResourceLink.size (2025-06-18 and later): raw bytes, if known
-    "annotations": "hint",  # Annotations: audience, priority, lastModified (2025-06-18 and later)
-    "toolAnnotations": "hint",  # ToolAnnotations: clients MUST consider them untrusted (2025-11-25, 2026-07-28)
+    "annotations": "hint",  # Annotations: audience, priority (2024-11-05 and later), lastModified (2025-06-18 and later)
+    "toolAnnotations": "hint",  # ToolAnnotations (2025-03-26 and later): MUST be treated as untrusted (2025-06-18 and later)
     "icons": "hint",  # Icon.src: a data: or https: URI (2025-11-25 and later); the lab never fetches it
 }
 
