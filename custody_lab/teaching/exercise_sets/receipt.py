@@ -118,7 +118,7 @@ _RECEIPT_02 = Exercise(
         "it, and both test the content itself, not the exchange, so the answer is the same whether "
         "a host checks permission and side effects before it sends anything (as live mode does, "
         "notebook 07) or walks the whole table in order (as `cl.route` does). Which rejection code "
-        "will the receipt carry? Decide from the rule table, then route "
+        "will the receipt carry? Decide from notebook 01's table (*The rules, in order*), then route "
         '`input_for("receipt-02").case()` to check.'
     ),
     input_label="the customer record with the custody gap, stale, current content required",
@@ -132,7 +132,7 @@ _RECEIPT_02 = Exercise(
             "stale-first",
             lambda a: code_of(a) == "stale-content",
             "Staleness would refuse it too, but is its rule the earlier of the two? Find the rule "
-            "that tests whether the custody facts exist at all, and compare the two places in the order.",
+            "that tests whether the custody facts exist at all, and compare the two places in notebook 01's table.",
             example="stale-content",
         ),
         Mistake(
@@ -155,8 +155,10 @@ _RECEIPT_02 = Exercise(
         ),
     ),
     hints=(
-        "Name the two rules the two problems make true, then compare their places in the rule table.",
-        "Both are content rules, so live mode keeps their table order too: the earlier one decides.",
+        "Name the two rules the two problems make true, then compare their places in notebook 01's table "
+        "(*The rules, in order*).",
+        "Live mode checks permission and side effects first, but both of these are content rules, which "
+        "it keeps in notebook 01's order: the earlier of the two decides.",
     ),
 )
 
