@@ -64,6 +64,7 @@ from ..core.text import visible
 from .audit_exercise import audit_template, content_blocks, follow_link, structured_check
 from .audit_fields import (
     NOT_CALLED,
+    declared_tool_details,
     declared_tool_fields,
     fields_from_receipt,
     receipt_details,
@@ -268,7 +269,15 @@ async def audit_client(
         claim = f" (it claims readOnlyHint: {str(hint).lower()}, a hint that decides nothing)" if hint else ""
         if name not in allowed:
             caps.append(
-                CapabilityAudit("tool", name, False, NOT_CALLED + claim, None, declared_tool_fields(tool, server))
+                CapabilityAudit(
+                    "tool",
+                    name,
+                    False,
+                    NOT_CALLED + claim,
+                    None,
+                    declared_tool_fields(tool, server),
+                    declared_tool_details(tool),
+                )
             )
             continue
         recorder.allow_unknown_side_effects = True
@@ -280,10 +289,11 @@ async def audit_client(
         finally:
             recorder.allow_unknown_side_effects = False
         if live is None:
-            caps.append(CapabilityAudit("tool", name, False, stopped, None, declared_tool_fields(tool, server)))
+            fields = declared_tool_fields(tool, server)
+            caps.append(CapabilityAudit("tool", name, False, stopped, None, fields, declared_tool_details(tool)))
             continue
         why = "allowed by --allow-calls" + claim
-        details = receipt_details(live.receipt)
+        details = {**declared_tool_details(tool), **receipt_details(live.receipt)}
         result, recorder.last_result = recorder.last_result, None
         if result is not None and live.receipt.get("performed"):
             details["blocks"] = content_blocks(result)

@@ -10,6 +10,7 @@ from __future__ import annotations
 __all__ = [
     "NOT_CALLED",
     "declared_template_fields",
+    "declared_tool_details",
     "declared_tool_fields",
     "fields_from_receipt",
     "provenance_field",
@@ -116,6 +117,29 @@ def declared_tool_fields(tool: Any, server: dict[str, Any]) -> tuple[FieldSuppor
         *(FieldSupport(f, None, unknown) for f in ("uri", "mime", "bytes", "digest", "provenance")),
         FieldSupport("sideEffects", lab, how),
     )
+
+
+def declared_tool_details(tool: Any) -> dict[str, Any]:
+    """What a listed tool declares about side effects, as the report's ``details["declared"]``.
+
+    The value is the lab's ``_meta`` declaration (``True``, ``False``, or ``None`` when the tool
+    declares none) and ``source`` says where it came from; a ``readOnlyHint`` is a hint and never
+    the value (the lab's host policy: MCP 2025-06-18 and later says clients MUST consider tool
+    annotations untrusted). The capstone rubric reads it to compare an uncalled tool with its design.
+
+    Example:
+        >>> from types import SimpleNamespace as T
+        >>> declared_tool_details(T(meta={SIDE_EFFECTS_KEY: False}, annotations=None))
+        {'declared': {'sideEffects': False, 'source': '_meta org.custody-lab/sideEffects'}}
+        >>> declared_tool_details(T(meta=None, annotations=T(read_only_hint=True)))["declared"]["sideEffects"] is None
+        True
+    """
+    value = (tool.meta or {}).get(SIDE_EFFECTS_KEY)
+    if isinstance(value, bool):
+        return {"declared": {"sideEffects": value, "source": f"_meta {SIDE_EFFECTS_KEY}"}}
+    hint = tool.annotations.read_only_hint if tool.annotations is not None else None
+    shown = f"; its readOnlyHint: {str(hint).lower()} is a hint and declares nothing" if hint is not None else ""
+    return {"declared": {"sideEffects": None, "source": "no side-effect declaration" + shown}}
 
 
 def declared_template_fields(template: Any, server: dict[str, Any]) -> tuple[FieldSupport, ...]:

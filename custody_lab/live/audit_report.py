@@ -15,7 +15,8 @@ The shape of ``custody-lab audit --json`` (:meth:`AuditReport.to_dict`)::
         "fields": [{"field", "supplied": true | false | null, "how"}, ...],   # AUDIT_FIELDS, in order
         "gaps": [{"field", "supplied": false, "how", "rule": {"revision", "page", "section", "level"}}],
         "details": {...}}],                  # receipt hints, provenance source, template values,
-                                             # content blocks, structured check (when exercised)
+                                             # content blocks, structured check (when exercised);
+                                             # a tool's "declared": {"sideEffects", "source"}
      "notes": [...], "incomplete": [...], "stderr": [...],
      "gaps": [{"capability", "field", "supplied", "how", "rule"}, ...]}
 
@@ -253,6 +254,9 @@ def _detail_lines(details: dict[str, Any]) -> list[str]:
         lines.append(
             f"ttlMs {fresh['ttlMs']} (server hint): fresh until {fresh['freshUntil']}, {fresh['state']} when read"
         )
+    declared = details.get("declared") or {}
+    if declared.get("sideEffects") is not None:
+        lines.append(f"declares sideEffects {str(declared['sideEffects']).lower()} ({visible(declared.get('source'))})")
     for name, how in (details.get("templateValues") or {}).items():
         lines.append(f"value {visible(name)}: {visible(how)}")
     if details.get("expandedUri"):

@@ -16,7 +16,7 @@ import custody_lab as cl  # noqa: E402
 from custody_lab.core.receipts import FIXTURE_SHA256, freshness, server_hints  # noqa: E402
 from custody_lab.live.audit import AuditError, parse_template_values  # noqa: E402
 from custody_lab.live.audit_exercise import content_blocks, structured_check  # noqa: E402
-from custody_lab.live.audit_fields import provenance_field, server_field  # noqa: E402
+from custody_lab.live.audit_fields import declared_tool_details, provenance_field, server_field  # noqa: E402
 from custody_lab.live.session import LabSession  # noqa: E402
 
 T0 = "2026-09-04T12:00:00.000Z"
@@ -270,3 +270,23 @@ def test_an_unexercised_tools_side_effects_are_declared_only_by_the_labs_key_nev
     assert side.supplied is supplied, side
     if annotations is not None and not supplied:
         assert "is a hint and declares nothing" in side.how, side.how
+
+
+@pytest.mark.parametrize(
+    ("meta", "hint", "value", "source"),
+    [
+        ({"org.custody-lab/sideEffects": False}, None, False, "_meta org.custody-lab/sideEffects"),
+        ({"org.custody-lab/sideEffects": True}, True, True, "_meta org.custody-lab/sideEffects"),
+        (None, True, None, "no side-effect declaration; its readOnlyHint: true is a hint and declares nothing"),
+        ({"org.custody-lab/sideEffects": "no"}, None, None, "no side-effect declaration"),
+    ],
+)
+def test_a_tools_declared_side_effects_are_its_meta_value_never_its_read_only_hint(meta, hint, value, source):
+    tool = mt.Tool(
+        name="t",
+        input_schema={"type": "object"},
+        annotations=None if hint is None else mt.ToolAnnotations(read_only_hint=hint),
+        _meta=meta,
+    )
+    got = declared_tool_details(tool)
+    assert got == {"declared": {"sideEffects": value, "source": source}}, f"{meta}, {hint}: got {got}"

@@ -364,6 +364,35 @@ def test_a_correct_design_filled_in_passes_the_rubric_and_the_given_server_does_
     assert passed.passed, passed.text()
 
 
+def test_the_audit_records_the_side_effects_an_uncalled_tool_declares(audits):
+    unchanged, _, fixed, _ = audits
+    for report, value in ((unchanged, None), (fixed, True)):
+        delete = next(c for c in report.capabilities if c.name == "delete_note")
+        assert not delete.exercised and delete.details["declared"]["sideEffects"] is value, delete.details
+
+
+def test_a_server_declaring_delete_note_side_effect_free_fails_matches_the_audit_against_the_design(tmp_path):
+    """The design says delete-note has side effects; a server whose ``_meta`` says it has none is
+    caught from the audit alone, though the audit never calls it."""
+    pytest.importorskip("mcp")
+    from custody_lab.teaching.capstone.live_audit import audit_server, python_server
+
+    server = tmp_path / "notes_server.py"
+    server.write_text(_server_source(), encoding="utf-8")
+    *edits, (old, new) = SERVER_EDITS
+    edit_server(server, [*edits, (old, new.replace("sideEffects\": True", "sideEffects\": False"))])
+    assert '"org.custody-lab/sideEffects": False})\ndef delete_note' in server.read_text(encoding="utf-8")
+    report = audit_server(python_server(server), consents=CONSENTS, template_values=['id="7"'], timeout=scaled(20.0))
+    delete = next(c for c in report.capabilities if c.name == "delete_note")
+    assert delete.details["declared"] == {"sideEffects": False, "source": "_meta org.custody-lab/sideEffects"}, delete
+    rows = review_design(CASES, fixes=FIXES, reasons=REASONS)
+    path = write_archive(tmp_path / "a.jsonl", archive_lines(rows, report, CONSENTS, inventory=GIVEN_INVENTORY))
+    rubric = check_archive(path, inventory=GIVEN_INVENTORY, audit=report)
+    assert [s.step for s in rubric.steps if not s.passed] == ["matches-the-audit"], rubric.text()
+    (problem,) = rubric.step("matches-the-audit").problems
+    assert "'delete-note'" in problem and "it declares none" in problem, problem
+
+
 def test_the_reference_server_is_skipped_with_a_reason_when_it_is_not_installed(tmp_path):
     command, why = everything_server(tmp_path)
     assert command is None and ("npm ci --prefix tests/interop" in why or "node is not installed" in why), why
