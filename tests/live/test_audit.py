@@ -50,6 +50,15 @@ def test_audit_calls_no_tool_without_allow_calls_even_one_annotated_read_only(la
     assert "readOnlyHint: true" in report_tool.why, report_tool.why
 
 
+def test_the_audit_records_each_uncalled_tools_declared_side_effects_and_the_text_says_them(lab_report):
+    declared = {c.name: c.details["declared"] for c in lab_report.capabilities if c.kind == "tool"}
+    source = "_meta org.custody-lab/sideEffects"
+    assert declared["approve_draft"] == {"sideEffects": True, "source": source}, declared
+    assert declared["generate_report"] == {"sideEffects": False, "source": source}, declared
+    text = format_report(lab_report)
+    assert f"declares sideEffects true ({source})" in text, text
+
+
 def test_allow_calls_calls_a_read_only_tool_and_records_its_outcome():
     report = audit_command(LAB, allow_calls=("generate_report", "calculate_risk"), timeout=scaled(10.0))
     ran = {c.name: c.outcome for c in report.capabilities if c.kind == "tool" and c.exercised}

@@ -121,13 +121,18 @@ def _compare(who: str, case: Case, decision: Decision, cap: CapabilityAudit, pol
     if not cap.exercised:
         if cap.kind != "tool":
             return [f"still to do: {who}: the audit did not read {name} ({visible(cap.why)}), so nothing checks it"]
+        value = (cap.details.get("declared") or {}).get("sideEffects") if isinstance(cap.details, dict) else None
+        if case.side_effects is False and value is True:
+            return [
+                f"{who}: the design declares no side effects, but the server's listing of {name} declares "
+                "them (_meta org.custody-lab/sideEffects: true): the declaration contradicts the server"
+            ]
         if case.side_effects is not True:
             return [
                 f"still to do: {who}: the audit did not call {name} ({visible(cap.why)}), so nothing checks "
                 "its result against the design"
             ]
         declared = next((f for f in cap.fields if f.field == "sideEffects"), None)
-        value = (cap.details.get("declared") or {}).get("sideEffects") if isinstance(cap.details, dict) else None
         if value is False or declared is None or declared.supplied is not True:
             return [
                 f"{who}: the design declares side effects, but the server's listing of {name} does not "

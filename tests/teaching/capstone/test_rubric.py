@@ -257,3 +257,19 @@ def test_a_server_declaring_a_side_effect_free_delete_contradicts_the_design_whe
     report = report_of(_caps(delete_note={"fields": declared, "details": {"declared": {"sideEffects": False}}}))
     (problem,) = failures(lines_for(report=report), report)["matches-the-audit"]
     assert "'delete-note': the design declares side effects, but the server's listing" in problem, problem
+
+
+def test_an_uncalled_tool_the_server_declares_with_side_effects_contradicts_a_design_without_them():
+    """word-count is designed free of side effects; if the audit did not call it and its listing
+    declares side effects, that is a contradiction, not just something still to do."""
+    from custody_lab.live.audit_report import FieldSupport
+
+    declared = (FieldSupport("sideEffects", True, "_meta org.custody-lab/sideEffects"),)
+    uncalled = {"exercised": False, "outcome": None, "why": "not called", "fields": declared}
+    for value, contradiction in ((True, True), (False, False), (None, False)):
+        details = {"declared": {"sideEffects": value, "source": "_meta org.custody-lab/sideEffects"}}
+        report = report_of(_caps(word_count={**uncalled, "details": details}))
+        problems = failures(lines_for(report=report), report)["matches-the-audit"]
+        said = [p for p in problems if "'word-count'" in p]
+        assert len(said) == 1 and said[0].startswith("still to do:") is not contradiction, (value, said)
+        assert ("declares no side effects" in said[0]) is contradiction, (value, said)
