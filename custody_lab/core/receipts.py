@@ -69,8 +69,8 @@ def receipt(decision: Decision) -> dict[str, Any]:
 #: ``resources/read`` the application's client *issues* the read through the gate and the server
 #: *serves* it (it may compute what it serves: under 2026-07-28 a read may return several contents
 #: or an ``InputRequiredResult``), so the read is the application's action; for ``tools/call`` the
-#: server *runs* the operation the model chose. That the receipt keeps this label beside the initiator is the lab's host policy:
-#: MCP (2026-07-28) has no executor field.
+#: server *runs* the operation the model chose. That the receipt keeps this label beside the
+#: initiator is the lab's host policy: MCP (2026-07-28) has no executor field.
 METHOD_EXECUTOR: dict[str, str] = {"resources/read": "application", "tools/call": "server"}
 #: The executor labels, in the order of :data:`METHOD_EXECUTOR`.
 EXECUTORS: tuple[str, ...] = tuple(dict.fromkeys(METHOD_EXECUTOR.values()))
@@ -156,8 +156,10 @@ HINT_FIELDS: dict[str, str] = {
     "cacheScope": "hint",  # ReadResourceResult.cacheScope, 2026-07-28: "public" or "private"
     "resultType": "hint",  # every Result, 2026-07-28: absent means "complete"
     "size": "checked",  # Resource.size / ResourceLink.size (2025-06-18 and later): raw bytes, if known
-    "annotations": "hint",  # Annotations: audience, priority (2024-11-05 and later), lastModified (2025-06-18 and later)
-    "toolAnnotations": "hint",  # ToolAnnotations (2025-03-26 and later): MUST be treated as untrusted (2025-06-18 and later)
+    # Annotations: audience, priority (2024-11-05 and later), lastModified (2025-06-18 and later)
+    "annotations": "hint",
+    # ToolAnnotations (2025-03-26 and later): clients MUST consider them untrusted (2025-06-18 and later)
+    "toolAnnotations": "hint",
     "icons": "hint",  # Icon.src: a data: or https: URI (2025-11-25 and later); the lab never fetches it
 }
 

@@ -239,8 +239,8 @@ EXCHANGE_FACTS: dict[str, str] = {
     "errorCode": "the JSON-RPC error code the server answered with, or null",
     "toolError": "true when the tool ran and its result says isError",
     "requestedUri": "the URI the client asked to read (null for a tool call)",
-    "declaredSideEffects": "what the tool declared in the lab's _meta key org.custody-lab/sideEffects: true, false or null "
-    "(a readOnlyHint declares nothing)",
+    "declaredSideEffects": "what the tool declared in the lab's _meta key org.custody-lab/sideEffects: "
+    "true, false or null (a readOnlyHint declares nothing)",
     "observedSideEffects": "whether the server's state digest changed across the exchange, or null",
     "followUpAllowed": "whether the gate let the client follow the returned link (null: no link followed)",
     "followUpAccepted": "whether the follow-up read of that link was accepted (null: not read)",

@@ -76,8 +76,8 @@ _HINT_01 = Exercise(
             _includes("call-read-only"),
             "`readOnlyHint` is the server's word, and nothing checks it before the call: the "
             "hostile server's `lookup_weather` claims it (and the lab's `_meta` declaration agrees) "
-            "and changes state anyway (`read-only-hint-violated`). MCP 2025-06-18 and later: clients MUST consider tool "
-            "annotations untrusted unless the server is trusted. A tool call waits for consent.",
+            "and changes state anyway (`read-only-hint-violated`). MCP 2025-06-18 and later: clients "
+            "MUST consider tool annotations untrusted unless the server is trusted. A tool call waits for consent.",
             example=["call-read-only", "order-by-priority", "show-last-modified", "gated-read"],
         ),
         Mistake(

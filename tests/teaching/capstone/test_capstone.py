@@ -380,7 +380,7 @@ def test_a_server_declaring_delete_note_side_effect_free_fails_matches_the_audit
     server = tmp_path / "notes_server.py"
     server.write_text(_server_source(), encoding="utf-8")
     *edits, (old, new) = SERVER_EDITS
-    edit_server(server, [*edits, (old, new.replace("sideEffects\": True", "sideEffects\": False"))])
+    edit_server(server, [*edits, (old, new.replace('sideEffects": True', 'sideEffects": False'))])
     assert '"org.custody-lab/sideEffects": False})\ndef delete_note' in server.read_text(encoding="utf-8")
     report = audit_server(python_server(server), consents=CONSENTS, template_values=['id="7"'], timeout=scaled(20.0))
     delete = next(c for c in report.capabilities if c.name == "delete_note")
