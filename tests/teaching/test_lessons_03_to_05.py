@@ -42,8 +42,21 @@ def test_each_notebook_checks_every_exercise_of_its_topic_and_shows_each_prompt_
     assert exercises, f"no {topic}- exercises registered"
     text = _text(number)
     for exercise in exercises:
+        if f'PredictThenSee("{exercise.id}"' in text:  # the panel shows the prompt from the definition itself
+            continue
         assert f'check("{exercise.id}", answer)' in text, f"notebook {number} does not check {exercise.id}"
         assert exercise.prompt in text, f"notebook {number}: the prompt of {exercise.id} differs from its definition"
+
+
+@pytest.mark.parametrize(
+    ("number", "exercise_id"), [("03", "revision-01"), ("04", "blob-01")], ids=["03-revision-01", "04-blob-01"]
+)
+def test_the_main_demonstration_of_03_and_04_is_a_predict_then_see_panel_asked_before_any_check(number, exercise_id):
+    cells = _cells(number)
+    panel = [i for i, c in enumerate(cells) if c.cell_type == "code" and f'PredictThenSee("{exercise_id}"' in c.source]
+    assert len(panel) == 1, f"notebook {number}: PredictThenSee({exercise_id!r}) in cells {panel}"
+    later = [i for i, c in enumerate(cells) if c.cell_type == "code" and f'check("{exercise_id}"' in c.source]
+    assert all(i > panel[0] for i in later), f"notebook {number}: {exercise_id} is checked in {later} before its panel"
 
 
 @pytest.mark.parametrize("number", LESSONS)
@@ -160,9 +173,30 @@ def test_the_base64_byte_count_is_three_quarters_of_the_length_minus_the_padding
     )
 
 
-def test_the_brochure_blob_the_notebook_04_prediction_uses_is_800_characters_ending_in_two_padding():
-    blob = Catalog.load().read("assets://brochure.pdf").item["blob"]
-    assert (len(blob), blob[-2:]) == (800, "=="), (len(blob), blob[-2:])
+def test_the_two_small_blobs_notebook_04_explains_the_formula_with_carry_what_it_says():
+    text = _markdown("04")
+    assert "`TWFu`" in text and "`TWE=`" in text, "notebook 04's worked example of the formula changed"
+    assert base64.b64decode("TWFu") == b"Man" and len(base64.b64decode("TWE=")) == 2
+
+
+@pytest.mark.parametrize("number", ["03", "04"])
+def test_no_exercise_reference_of_03_and_04_is_shared_by_more_than_half_of_its_exercises(number):
+    import json
+    from collections import Counter
+
+    ids = sorted(set(re.findall(r'(?:check|PredictThenSee)\("([a-z]+-\d\d)"', _text(number))))
+    assert len(ids) >= 8, ids
+    counts = Counter(json.dumps(reveal(i), sort_keys=True, default=str) for i in ids)
+    reference, n = counts.most_common(1)[0]
+    assert n <= len(ids) / 2, f"notebook {number}: {reference} is the reference of {n} of {len(ids)} exercises"
+
+
+def test_notebook_04_says_the_read_rules_are_seed_004s_and_the_labs_host_policy_not_mcps():
+    text = _markdown("04")
+    assert "A read must change nothing" not in text, "the read rules are stated as if they were MCP's"
+    rules = text[text.index("## The rules of reads") :][:900]
+    assert "Seed 004" in rules and "host policy" in rules and "MCP does not require" in rules, rules
+    assert "2026-07-28" in rules and "notifications/resources/updated" in rules, rules
 
 
 def test_link_02_holds_a_link_to_a_registered_resource_under_another_uri_and_an_unlisted_valid_one():

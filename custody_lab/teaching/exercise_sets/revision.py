@@ -65,9 +65,7 @@ def _includes_listed(answer: object) -> bool:
 def _only_part_of_the_versioned(answer: object) -> bool:
     named = ans.names(answer)
     wanted = _cacheable()
-    return (
-        named is not None and isinstance(wanted, list) and named < frozenset(wanted)
-    )
+    return named is not None and isinstance(wanted, list) and named < frozenset(wanted)
 
 
 _REVISION_01 = Exercise(

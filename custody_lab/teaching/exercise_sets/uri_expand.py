@@ -250,8 +250,7 @@ _URI_03 = Exercise(
         Mistake(
             "kept-the-space",
             lambda a: (t := ans.text(a)) is not None and " " in t,
-            "Even reserved expansion encodes a space: a space is not allowed anywhere in a URI. "
-            "Write it as %20.",
+            "Even reserved expansion encodes a space: a space is not allowed anywhere in a URI. Write it as %20.",
             example="files://shared/Q3 plans/budget%20final.xlsx",
         ),
         Mistake(
@@ -336,7 +335,7 @@ _URI_05 = Exercise(
         ),
         Mistake(
             "reordered-the-parameters",
-            lambda a: (t := ans.text(a)) is not None and t.find("limit=") != -1 and t.find("limit=") < t.find("assignee="),
+            lambda a: (t := ans.text(a)) is not None and -1 < t.find("limit=") < t.find("assignee="),
             "Expansion writes the variables in the template's order, not in the order you thought of them.",
             example="tickets://search?limit=20&assignee=ana",
         ),

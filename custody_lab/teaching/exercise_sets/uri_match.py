@@ -236,7 +236,7 @@ _URI_08 = Exercise(
     prompt=(
         "A server must read the values back out of every URI it receives. RFC 6570 defines "
         "expansion only; its §1.4 (Limitations) notes that some templates can be used in reverse, "
-        "and that this variable matching \"only works well if the template expressions are "
+        'and that this variable matching "only works well if the template expressions are '
         "delimited by the beginning or end of the URI or by characters that cannot be part of the "
         "expansion\". How to match is left to each implementation. The lab's `match` turns that "
         "advice into its own rule: whatever may come right after an expression must be a "

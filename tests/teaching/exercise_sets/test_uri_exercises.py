@@ -147,9 +147,19 @@ HINTS = [
         "unreserved",
     ),
     ("uri-08", {*MATCHABLE, "backup://{+dir}/{+file}"}, "slash-inside-a-reserved-value", "keeps '/'"),
-    ("uri-08", ["users://{user_id}/avatar", "metrics://{host}/{metric}{?window}"], "left-out-the-reserved-one", "end of the URI"),
+    (
+        "uri-08",
+        ["users://{user_id}/avatar", "metrics://{host}/{metric}{?window}"],
+        "left-out-the-reserved-one",
+        "end of the URI",
+    ),
     ("uri-08", ["users://{user_id}/avatar", "archive://{+prefix}/index"], "left-out-the-query", "%3F"),
-    ("uri-08", ["archive://{+prefix}/index", "metrics://{host}/{metric}{?window}"], "left-out-the-literal-suffix", "%2F"),
+    (
+        "uri-08",
+        ["archive://{+prefix}/index", "metrics://{host}/{metric}{?window}"],
+        "left-out-the-literal-suffix",
+        "%2F",
+    ),
     ("uri-08", (1, 3, 5), "gave-positions", "strings"),
 ]
 
