@@ -48,11 +48,16 @@ NORMALISED = [
     ("blob-01", "105bytes", False, "number-with-a-unit"),
     ("blob-03", "  Pj+//xA=\n", True, None),
     ("blob-03", "'Pj+//xA='", True, None),
-    ("uri-01", "ORDERS://A-1002", True, None),
-    ("uri-01", '"orders://A-1002"', True, None),
-    ("uri-01", "orders://a-1002", False, None),
-    ("uri-02", "crm://customer/fixture%2017%2feu", True, None),
-    ("uri-08", "orders://{order_id}, logs://{service}/{day}{?level}, kb://{+path}/meta", False, "list-as-text"),
+    ("uri-01", "TICKETS://returns/T-588", True, None),
+    ("uri-01", '"tickets://returns/T-588"', True, None),
+    ("uri-01", "tickets://returns/t-588", False, None),
+    ("uri-02", "exports://Q3%20report%2ffinal.csv", True, None),
+    (
+        "uri-08",
+        "users://{user_id}/avatar, archive://{+prefix}/index, metrics://{host}/{metric}{?window}",
+        False,
+        "list-as-text",
+    ),
 ]
 
 

@@ -209,3 +209,42 @@ def test_link_02_holds_a_link_to_a_registered_resource_under_another_uri_and_an_
     assert by_name.get(links[0]["name"]) == reveal("link-02"), "link-02's first link names the registered report"
     assert links[1]["name"] not in by_name, "the export link names nothing registered"
     assert get("link-02").kind == "uri"
+
+
+# --------------------------------------------------------------------------------------------
+# Issue 22 §1: no answer on the page before its question (the sources; the executed page scan of
+# tests/test_notebooks.py covers the outputs too)
+# --------------------------------------------------------------------------------------------
+
+_ASKED = re.compile(r'(?:check|ExercisePanel|PredictPanel|PredictThenSee)\(\s*"([a-z]+-\d\d)"')
+_URI = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"<>,\])]+")
+
+
+def _distinct_parts(reference: object) -> list[str]:
+    items = reference if isinstance(reference, list) else [reference]
+    parts = []
+    for item in items:
+        if isinstance(item, str):
+            parts += _URI.findall(item)
+        elif isinstance(item, int) and not isinstance(item, bool) and abs(item) >= 100:
+            parts += [str(item), f"{item:,}"]
+    return parts
+
+
+@pytest.mark.parametrize("number", ["03", "04"])
+def test_no_cell_before_an_exercise_holds_its_references_uris_or_numbers(number):
+    cells = _cells(number)
+    first: dict[str, int] = {}
+    for i, cell in enumerate(cells):
+        if cell.cell_type == "code":
+            for exercise_id in _ASKED.findall(cell.source):
+                first.setdefault(exercise_id, i)
+    assert len(first) >= 10, first
+    found = [
+        (exercise_id, part, j)
+        for exercise_id, at in first.items()
+        for part in _distinct_parts(reveal(exercise_id))
+        for j in range(at)
+        if re.search(rf"(?<![\w.,]){re.escape(part)}(?![\w])", cells[j].source)
+    ]
+    assert not found, f"notebook {number}: (exercise, part of its reference, earlier cell): {found}"
