@@ -90,6 +90,8 @@ def test_the_cheat_sheet_shows_the_five_shapes_in_order_each_with_json_that_pars
     assert set(required) <= set(structured["result"]["structuredContent"]), structured
     text = json.loads(structured["result"]["content"][0]["text"])
     assert text == structured["result"]["structuredContent"], "the TextContent copy must be the same JSON"
+    # MCP 2026-07-28: every result a server sends MUST carry resultType
+    assert structured["result"].get("resultType") == "complete", structured["result"]
 
 
 def test_every_json_block_in_the_cheat_sheet_parses():

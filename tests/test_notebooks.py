@@ -9,6 +9,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from .page_scan import answers_shown_early
 from .timing import scaled
 
 pytestmark = pytest.mark.lint
@@ -162,6 +163,8 @@ def test_notebook_runs_top_to_bottom_without_an_error(path):
     assert not errors, f"{path.name}: {errors[0].ename}: {errors[0].evalue}"
     unworded = images_without_words(nb)
     assert not unworded, f"{path.name}: images without alternative text in cells {unworded}"
+    shown_early = answers_shown_early(nb)
+    assert not shown_early, f"{path.name}: answers on the page before their question: " + "; ".join(shown_early)
 
 
 def images_without_words(nb: nbformat.NotebookNode) -> list[int]:

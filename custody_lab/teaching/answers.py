@@ -16,12 +16,24 @@ given                           read as
 ``"CRM://x/%2f"`` (a URI)       ``"crm://x/%2F"``: the scheme is case-insensitive (RFC 3986
                                 §3.1) and percent-encoded triplets that differ only in hex case
                                 are equivalent, uppercase being the normal form (RFC 3986 §2.1,
-                                §6.2.2.1); nothing else in a URI changes case
+                                §6.2.2.1); nothing else in a URI changes case. The same holds
+                                for every URI inside a list, a tuple, a set or a dict
+``"13,950"`` (a number wanted)  ``13950``, with a remark on the form (not an arithmetic hint):
+                                groups of three digits after ``,``, ``_``, a space or a thin space
+``"Listed Resource"``           ``"listed-resource"``: words written with spaces, underscores or
+                                capitals are read as a code when that code is one of the lab's
+                                (a shape, a rejection code...) or of the reference's own; also
+                                inside lists and dict values. Names whose case matters
+                                (``sideEffects``) and other words are left as they are
+``"e\u0301"`` (any text)        ``"é"``: Unicode NFC, so a decomposed accent equals a composed one
+``"model, server"`` (named      wrong, with the form hint "give it as N named labels"
+labels wanted)
 ==============================  ================================================================
 
 The *kind* of an answer (a number, a URI, a rejection code, a list...) is reported in every wrong
 answer's feedback, so a learner knows whether they are answering the right sort of question
-before they know whether the value is right. Stdlib only, no HTML.
+before they know whether the value is right. No HTML; the lab's vocabulary of codes is read from
+the core layer.
 """
 
 from __future__ import annotations
@@ -35,13 +47,17 @@ __all__ = [
     "is_unanswered",
     "kind_matches",
     "kind_of",
+    "code_form",
+    "normal_expected",
     "normal_uri",
     "normalise",
     "strip_text",
 ]
 
+import functools
 import math
 import re
+import unicodedata
 from dataclasses import dataclass
 from typing import Literal
 
@@ -72,10 +88,15 @@ _CODE = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 
 @dataclass(frozen=True)
 class FormProblem:
-    """An answer in the wrong form (the right idea may be inside it): its name and its hint."""
+    """An answer in the wrong form (the right idea may be inside it): its name and its hint.
+
+    A *blocking* problem makes the answer wrong whatever its value; a non-blocking one is a remark
+    on the form of an answer that was read fairly (``"13,950"`` read as ``13950``).
+    """
 
     name: str
     hint: str
+    blocking: bool = True
 
 
 _NUMBER_WITH_UNIT = FormProblem(
@@ -86,6 +107,110 @@ _LIST_AS_TEXT = FormProblem(
     "list-as-text",
     "Give a list, like ['first', 'second'], not one piece of text with commas in it.",
 )
+
+
+_THOUSANDS = re.compile(r"[+-]?\d{1,3}(?:([,_ \u2009\u202f\u00a0])\d{3})(?:\1\d{3})*")
+_WORDS = re.compile(r"[A-Za-z0-9]+(?:[\s_-]+[A-Za-z0-9]+){0,7}")
+_SEPARATED_NUMBER = FormProblem(
+    "number-with-separators",
+    "Read as a whole number; the lab writes numbers without thousands separators (12345, not "
+    "12,345), which is the form Python and the receipts use.",
+    blocking=False,
+)
+
+
+def _labels_as_text(count: int) -> FormProblem:
+    return FormProblem(
+        "labels-as-text",
+        f"Give it as {count} named labels, a dict like {{'label': 'value', ...}}, not one piece of "
+        "text with commas in it.",
+    )
+
+
+def code_form(text: str) -> str:
+    """Words written as the lab writes a code: lowercase, joined by hyphens (text that is not a
+    few plain words is returned unchanged).
+
+    Example:
+        >>> code_form("Listed Resource"), code_form("structured_tool_result"), code_form("a/b")
+        ('listed-resource', 'structured-tool-result', 'a/b')
+        >>> code_form("sideEffects")
+        'sideEffects'
+    """
+    stripped = text.strip()
+    if not _WORDS.fullmatch(stripped):
+        return text
+    words = re.split(r"[\s_-]+", stripped)
+    if any(not (w.islower() or w.isupper() or w.istitle() or w.isdigit()) for w in words):
+        return text  # camelCase (``sideEffects``) is a name whose case matters, not a code
+    return "-".join(word.lower() for word in words)
+
+
+def _is_code(value: object) -> bool:
+    return isinstance(value, str) and _CODE.fullmatch(value) is not None
+
+
+@functools.cache
+def _vocabulary() -> frozenset[str]:
+    """The lab's own codes: shapes, initiators, operations, primitives and rejection codes."""
+    from ..core.model import INITIATORS, OPERATIONS, SHAPES
+    from ..core.rules import EXCHANGE_RULES, RULES
+
+    return frozenset((*SHAPES, *INITIATORS, *OPERATIONS, "resource", "tool", *(r.code for r in RULES + EXCHANGE_RULES)))
+
+
+def _known_codes(expected: object) -> frozenset[str]:
+    """Codes words may be read as: the lab's vocabulary and the reference's own codes."""
+    if isinstance(expected, dict):
+        own = [v for v in expected.values() if _is_code(v)]
+    elif isinstance(expected, list | tuple | set | frozenset):
+        own = [v for v in expected if _is_code(v)]
+    else:
+        own = [expected] if _is_code(expected) else []
+    return _vocabulary() | frozenset(own)
+
+
+def _as_code(text: str, known: frozenset[str]) -> str:
+    """``text`` as a known code when it is one written with spaces, underscores or capitals."""
+    written = code_form(text)
+    return written if written in known else text
+
+
+def _item(value: object, known: frozenset[str]) -> object:
+    """One element of a list, a set or a dict, read as a whole answer's text would be."""
+    if not isinstance(value, str):
+        return value
+    text = unicodedata.normalize("NFC", strip_text(value))
+    if _SCHEME.match(text) and "://" in text:
+        return normal_uri(text)
+    return _as_code(text, known)
+
+
+def _items(answer: object, expected: object) -> object:
+    """A collection or dict answer with each text item normalised (URIs, NFC, codes)."""
+    known = _known_codes(expected)
+    if isinstance(answer, dict):
+        return {_item(k, frozenset()): _item(v, known) for k, v in answer.items()}
+    items = [_item(v, known) for v in answer]  # type: ignore[attr-defined]
+    try:
+        return type(answer)(items)  # type: ignore[call-arg]
+    except TypeError:  # an unhashable item in a set, a named tuple: keep the answer as given
+        return answer
+
+
+def normal_expected(expected: object) -> object:
+    """The reference read the way answers are (URIs inside collections and dicts normalised), so
+    that the two compare like with like.
+
+    Example:
+        >>> normal_expected(["KB://a", "kb://b"])
+        ['kb://a', 'kb://b']
+    """
+    if isinstance(expected, str) and _SCHEME.match(expected) and "://" in expected:
+        return normal_uri(expected)
+    if isinstance(expected, dict | list | tuple | set | frozenset):
+        return _items(expected, None)
+    return expected
 
 
 def strip_text(text: str) -> str:
@@ -196,26 +321,40 @@ def _as_number(text: str) -> int | float | None:
     return value if not (isinstance(value, float) and math.isinf(value)) else None
 
 
-def normalise(answer: object, wanted: str) -> tuple[object, FormProblem | None]:
+def normalise(answer: object, wanted: str, expected: object = None) -> tuple[object, FormProblem | None]:
     """The answer as every exercise reads it, and a form problem when its form is wrong.
+
+    ``expected`` (the reference, when known) only adds its own codes to the words that may be
+    read as a code (``"Listed Resource"`` as ``"listed-resource"``) and says how many labels a
+    dict answer names.
 
     Example:
         >>> normalise(' "105" ', "number"), normalise("105 bytes", "number")[1].name
         ((105, None), 'number-with-a-unit')
         >>> normalise("a, b", "list")[1].name, normalise("CRM://X", "uri")
         ('list-as-text', ('crm://X', None))
+        >>> normalise("13,950", "number")[0], normalise("Listed Resource", "text", "listed-resource")[0]
+        (13950, 'listed-resource')
+        >>> normalise(["KB://a/%2f"], "list")[0], normalise("model, server", "mapping", {"a": 1, "b": 2})[1].name
+        (['kb://a/%2F'], 'labels-as-text')
     """
+    if isinstance(answer, dict | list | tuple | set | frozenset):
+        return _items(answer, expected), None
     if not isinstance(answer, str):
         return answer, None
-    text = strip_text(answer)
+    text = unicodedata.normalize("NFC", strip_text(answer))
     if wanted == "number":
         number = _as_number(text)
         if number is not None:
             return number, None
+        if _THOUSANDS.fullmatch(text):
+            return int(re.sub(r"\D", "", text)) * (-1 if text.startswith("-") else 1), _SEPARATED_NUMBER
         if _NUMBER_WITH_WORDS.fullmatch(text):
             return text, _NUMBER_WITH_UNIT
+    if wanted == "mapping" and isinstance(expected, dict) and ("," in text or ":" in text):
+        return text, _labels_as_text(len(expected))
     if wanted == "list" and ("," in text or "\n" in text):
         return text, _LIST_AS_TEXT
     if wanted == "uri":
         return normal_uri(text), None
-    return text, None
+    return _as_code(text, _known_codes(expected)), None

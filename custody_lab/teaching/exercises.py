@@ -64,7 +64,7 @@ from typing import Any, Literal
 
 from ..core.errors import CustodyLabError
 from . import answers, progress_store
-from .answers import describe_kind, given_kind, is_unanswered, kind_matches, normal_uri, normalise
+from .answers import describe_kind, given_kind, is_unanswered, kind_matches, normal_expected, normal_uri, normalise
 
 Status = Literal["passed", "wrong", "not-answered"]
 
@@ -260,6 +260,8 @@ class CheckResult:
         kind_right: whether that is the kind wanted (``None`` when not answered).
         tries: wrong tries of this exercise so far, this one included.
         can_show: whether the reference may now be shown on request (after two wrong tries).
+        remark: a note on the answer's form when it was read fairly despite it (``"13,950"``
+            read as ``13950``), or ``None``; never about its value.
     """
 
     exercise_id: str
@@ -274,6 +276,7 @@ class CheckResult:
     kind_right: bool | None = None
     tries: int = 0
     can_show: bool = False
+    remark: str | None = None
 
     def headline(self) -> str:
         """``✓ Correct``, ``✗ Not yet`` or ``… Not answered yet``: a symbol *and* words."""
@@ -287,6 +290,8 @@ class CheckResult:
         lines = [f"{self.headline()} — {self.exercise_id}: {self.message}"]
         if self.hint:
             lines.append(f"Hint: {self.hint}")
+        if self.remark:
+            lines.append(f"Note: {self.remark}")
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
@@ -528,9 +533,9 @@ def check(exercise_id: str, answer: object) -> CheckResult:
     """
     exercise = get(exercise_id)
     wanted_kind = exercise.wanted_kind()
-    answer, form = normalise(answer, wanted_kind)
-    common: dict[str, Any] = {"exercise_id": exercise.id, "actual": answer, "title": exercise.title}
-    if is_stub(exercise, answer):
+    given, _ = normalise(answer, wanted_kind)
+    common: dict[str, Any] = {"exercise_id": exercise.id, "actual": given, "title": exercise.title}
+    if is_stub(exercise, given):
         shown = "`...`" if exercise.stub is Ellipsis else f"`{short_repr(exercise.stub)}`"
         return CheckResult(
             passed=False,
@@ -541,8 +546,11 @@ def check(exercise_id: str, answer: object) -> CheckResult:
             **common,
         )
     expected = exercise.expected_value()
-    if wanted_kind == "uri" and isinstance(expected, str):
-        expected = normal_uri(expected)
+    answer, form = normalise(answer, wanted_kind, expected)  # the reference decides how words read
+    common["actual"] = answer
+    expected = normal_uri(expected) if wanted_kind == "uri" and isinstance(expected, str) else normal_expected(expected)
+    remark = form.hint if form is not None and not form.blocking else None
+    form = form if form is not None and form.blocking else None
     passed = form is None and _truthy(lambda: exercise.compare(answer, expected))
     entry = _entry(exercise.id)
     tries = entry["tries"] + (0 if passed else 1)
@@ -550,7 +558,7 @@ def check(exercise_id: str, answer: object) -> CheckResult:
     state = entry["state"] if entry["state"] in ("passed", "revealed") else "passed" if passed else "tried"
     _record(exercise.id, {"state": state, "tries": tries})
     kind_right = kind_matches(answer, wanted_kind)
-    common.update(given_kind=given_kind(answer, wanted_kind), kind_right=kind_right, tries=tries)
+    common.update(given_kind=given_kind(answer, wanted_kind), kind_right=kind_right, tries=tries, remark=remark)
     if passed:
         return CheckResult(
             passed=True,

@@ -61,6 +61,8 @@ def check_result_html(result: CheckResult) -> str:
     ]
     if result.hint:
         parts.append(f"<div><b>Hint:</b> {escape(result.hint)}</div>")
+    if result.remark:
+        parts.append(f"<div><b>Note:</b> {escape(result.remark)}</div>")
     return box("".join(parts), _KIND[result.status], cls=f"custody-check custody-check-{result.status}")
 
 

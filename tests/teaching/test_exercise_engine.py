@@ -58,6 +58,24 @@ NORMALISED = [
         False,
         "list-as-text",
     ),
+    # fair variants (issue 22 §5): read as what they mean
+    ("transform-01", "13,950", True, None),
+    ("transform-01", "13_950", True, None),
+    ("transform-01", "13\u2009950", True, None),
+    ("transform-01", "13,951", False, None),
+    ("transform-01", "1,39,50", False, None),
+    ("route-02", "listed resource", True, None),
+    ("route-02", "Listed Resource", True, None),
+    ("route-02", "listed_resource", True, None),
+    ("receipt-01", "Provenance", True, None),
+    ("kind-02", ["LOGS://api/2026-09-03"], True, None),
+    ("revision-01", ("KB://handbook/v3", "Invoices://2026-07"), True, None),
+    ("uri-04", "mu\u0308ller/de", True, None),
+    ("actor-01", "model, server", False, "labels-as-text"),
+    ("actor-01", "initiator: model, executor: server", False, "labels-as-text"),
+    ("actor-01", {"initiator": "Model", "executor": "Server"}, True, None),
+    # not fair: a name whose case matters, and words that are no code of the lab's
+    ("whatif-01", ["Bytes", "sideeffects"], False, None),
 ]
 
 
@@ -68,6 +86,20 @@ def test_every_answer_goes_through_one_normalisation(exercise_id, answer, passes
         f"check({exercise_id!r}, {answer!r}): expected passed={passes}, mistake={mistake}; "
         f"got passed={result.passed}, mistake={result.mistake}"
     )
+
+
+def test_a_number_with_separators_passes_with_a_remark_on_its_form_not_on_its_value():
+    right = check("transform-01", "13,950")
+    assert right.passed and right.remark and "separators" in right.remark
+    assert "Note:" in str(right) and "Note:" in right._repr_html_()
+    wrong = check("transform-01", "12,950")
+    assert not wrong.passed and wrong.remark and "13950" not in str(wrong) and "13,950" not in str(wrong)
+    assert check("transform-01", 13950).remark is None
+
+
+def test_two_labels_written_as_text_get_the_named_labels_hint_not_a_repetition_hint():
+    hint = check("actor-01", "model, server").hint or ""
+    assert "2 named labels" in hint and "twice" not in hint
 
 
 def test_a_number_with_a_unit_gets_just_the_number_and_a_list_as_text_gets_give_a_list():

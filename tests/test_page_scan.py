@@ -1,0 +1,136 @@
+"""Questions before answers, and answers that vary (issue 22 §1 and §2).
+
+The executed scan runs inside ``tests/test_notebooks.py`` (it needs every notebook's outputs); here
+the same scan reads the committed sources, which is quick, and the scan itself is tested on small
+notebooks with a known giveaway so that a scan which finds nothing cannot pass unnoticed.
+"""
+
+from __future__ import annotations
+
+import collections
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from custody_lab.exercises import all_exercises, get
+from custody_lab.teaching.answers import normalise
+
+from .page_scan import answers_shown_early, asked_cells
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb"))
+
+
+def _notebook(*cells: tuple[str, str, str]) -> nbformat.NotebookNode:
+    nb = nbformat.v4.new_notebook()
+    for kind, source, printed in cells:
+        if kind == "markdown":
+            nb.cells.append(nbformat.v4.new_markdown_cell(source))
+        else:
+            cell = nbformat.v4.new_code_cell(source)
+            if printed:
+                cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=printed)]
+            nb.cells.append(cell)
+    return nb
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_no_source_cell_answers_a_question_before_it_is_asked(path):
+    shown = answers_shown_early(nbformat.read(path, as_version=4))
+    assert not shown, f"{path.name}: " + "; ".join(shown)
+
+
+def test_every_exercise_is_asked_by_some_notebook():
+    asked = set()
+    for path in NOTEBOOKS:
+        asked |= set(asked_cells(nbformat.read(path, as_version=4).cells))
+    missing = sorted(e.id for e in all_exercises() if e.id not in asked)
+    assert not missing, f"exercises no notebook asks: {missing}"
+
+
+def _key(exercise_id: str) -> str:
+    exercise = get(exercise_id)
+    value, _ = normalise(exercise.reference(), exercise.wanted_kind())
+    if isinstance(value, set | frozenset):
+        value = sorted(map(repr, value))
+    return repr(value)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_no_single_answer_is_the_reference_of_more_than_half_a_notebooks_exercises(path):
+    ids = sorted(asked_cells(nbformat.read(path, as_version=4).cells))
+    if len(ids) < 2:
+        pytest.skip(f"{path.name} asks {len(ids)} exercise(s)")
+    counts = collections.Counter(_key(i) for i in ids)
+    answer, times = counts.most_common(1)[0]
+    holders = [i for i in ids if _key(i) == answer]
+    assert times * 2 <= len(ids), f"{path.name}: {times} of its {len(ids)} exercises share one answer ({holders})"
+
+
+def test_every_exercise_has_at_least_two_specific_mistakes_and_its_own_two_general_hints():
+    thin = {e.id: len(e.mistakes) for e in all_exercises() if len(e.mistakes) < 2}
+    assert not thin, f"exercises with fewer than two specific mistake hints: {thin}"
+    generic = [e.id for e in all_exercises() if len(e.hints) < 2]
+    assert not generic, (
+        f"exercises that fall back on the lab's generic hints (give each its own two `hints`): {generic}"
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# The scan finds what it is meant to find, and only that
+# --------------------------------------------------------------------------------------------
+
+
+def test_a_printed_number_before_its_question_is_found_in_any_thousands_form():
+    for printed in ("decoded: 105 bytes", "105"):
+        nb = _notebook(("code", "blob = decode()", printed), ("code", 'check("blob-01", answer)', ""))
+        assert answers_shown_early(nb) == ["blob-01: '105' in the output of cell 0 (before the question in cell 1)"]
+    later = _notebook(("code", 'check("blob-01", answer)', ""), ("code", "blob = decode()", "105 bytes"))
+    assert answers_shown_early(later) == []
+    near = _notebook(("code", "x", "1050 bytes, 2.105 s, 105.5"), ("code", 'check("blob-01", answer)', ""))
+    assert answers_shown_early(near) == []
+
+
+def test_a_label_pair_printed_before_its_question_is_found():
+    nb = _notebook(
+        ("code", "labels(case)", "{'initiator': 'model', 'executor': 'server'}"),
+        ("code", 'ExercisePanel("actor-01")', ""),
+    )
+    assert answers_shown_early(nb) == [
+        "actor-01: 'initiator: model, executor: server' in the output of cell 0 (before the question in cell 1)"
+    ]
+    one_pair = _notebook(("code", "x", "initiator: model"), ("code", 'ExercisePanel("actor-01")', ""))
+    assert answers_shown_early(one_pair) == []
+
+
+def test_a_worked_example_with_the_same_input_is_found_in_markdown():
+    nb = _notebook(
+        ("markdown", "Expanding gives `crm://customer/fixture%2017%2Feu`.", ""),
+        ("code", 'check("uri-02", answer)', ""),
+    )
+    (problem,) = answers_shown_early(nb)
+    assert problem.startswith("uri-02: 'crm://customer/fixture%2017%2Feu' in the source of cell 0")
+
+
+def test_the_scenarios_code_printed_beside_its_input_is_found_but_the_code_alone_is_not():
+    uri = "assets://scan-2026-08-31"
+    beside = _notebook(("code", "sniff(blob)", f"{uri}: application/pdf"), ("code", 'check("blob-02", a)', ""))
+    assert answers_shown_early(beside) == [
+        "blob-02: the scenario's result 'application/pdf' in the output of cell 0 (before the question in cell 1)"
+    ]
+    alone = _notebook(("code", "x", "a PDF is application/pdf"), ("code", 'check("blob-02", a)', ""))
+    assert answers_shown_early(alone) == []
+
+
+def test_a_selection_worked_through_before_its_question_is_found():
+    listing = "\n".join(f"{u}: ok" for u in get_input_uris("revision-01"))
+    nb = _notebook(("code", "for u in uris: classify(u)", listing), ("code", 'check("revision-01", a)', ""))
+    (problem,) = answers_shown_early(nb)
+    assert "every URI of its input worked through" in problem
+
+
+def get_input_uris(exercise_id: str) -> list[str]:
+    from custody_lab.exercises import input_for
+
+    return [str(u) for u in input_for(exercise_id)]  # type: ignore[union-attr]
