@@ -248,8 +248,9 @@ def _day_covered() -> str | None:
 def _dated_uri() -> str:
     """The URI of the day the read states, made from the catalog's own log template."""
     day = _day_covered()
-    assert day is not None, "the catalog's log read states its period"
-    return expand(_catalog().template(_LOG_TEMPLATE).uri_template, {"service": "api", "day": day})
+    template = _catalog().template(_LOG_TEMPLATE)
+    assert day is not None and template is not None, "the log template is served and the read states its period"
+    return expand(template.uri_template, {"service": "api", "day": day})
 
 
 def _day_before() -> str:
