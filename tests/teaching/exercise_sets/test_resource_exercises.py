@@ -113,3 +113,27 @@ def test_harmless_variations_of_a_right_answer_pass(exercise_id, answer):
 def test_every_exercise_of_these_sets_has_at_least_two_specific_mistakes_with_examples():
     thin = {i: len(get(i).mistakes) for i in IDS if len(get(i).mistakes) < 2}
     assert not thin, f"exercises with fewer than two specific mistakes: {thin}"
+
+
+@pytest.mark.parametrize(
+    ("exercise_id", "typed_right", "typed_wrong", "mistake"),
+    [
+        ("revision-01", "['invoices://2026-07', 'kb://handbook/v3']", "['kb://handbook/v3']", "missed-one"),
+        ("blob-01", "105", "140", "counted-base64-characters"),
+    ],
+)
+def test_the_predict_then_see_panels_of_03_and_04_judge_a_typed_prediction_before_showing(
+    exercise_id, typed_right, typed_wrong, mistake
+):
+    from custody_lab.widgets import PredictThenSee
+
+    shown: list[int] = []
+    panel = PredictThenSee(exercise_id, lambda: shown.append(1) or "the demonstration")
+    panel.show_button.click()
+    assert (panel.result.status, panel.shown, shown) == ("not-answered", False, []), panel.result
+    panel.prediction.value = typed_wrong
+    panel.show_button.click()
+    assert panel.result.mistake == mistake and panel.shown and shown == [1], panel.result
+    panel.prediction.value = typed_right
+    panel.show_button.click()
+    assert panel.result.passed, panel.result
