@@ -14,7 +14,9 @@ notebook is executed) for the distinctive parts of the exercise's reference answ
 - for a short code or label (``"stale-content"``, ``"image/png"``), the code printed in the
   *output* of an earlier cell that also prints one of the scenario's own distinctive inputs (the
   URIs and long strings of ``input_for(id)``): the same scenario's result, shown before it is asked;
-- for a list of two or more codes, all of them printed together in one earlier output;
+- for a list of two or more codes, all of them printed together in one earlier, focused output (a
+  few words besides them: a table of every candidate, such as an inventory whose columns or rows
+  the learner picks from, is the exercise's material, not its answer);
 - for an answer that *selects* from the exercise's own input (the URIs of ``input_for(id)`` that
   pass a test), an earlier output that prints every one of the input's URIs: the scenario worked
   through before it is asked. A URI of the input is not, by itself, a giveaway.
@@ -155,6 +157,16 @@ def _code_list(exercise_id: str) -> list[str]:
     return []
 
 
+_WORD = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
+
+
+def _focused(output: str, codes: list[str]) -> bool:
+    """Every code is in ``output``, and little else is (at most four other words per code)."""
+    if not all(re.search(rf"(?<![\w-]){re.escape(c)}(?![\w-])", output) for c in codes):
+        return False
+    return len(set(_WORD.findall(output))) <= 5 * len(codes) + 4
+
+
 def scenario_tokens(exercise_id: str) -> list[str]:
     """The scenario's own distinctive inputs: URIs and long strings of ``input_for(id)``."""
     given = input_for(exercise_id)
@@ -197,6 +209,6 @@ def answers_shown_early(nb: Any) -> list[str]:
                     problems.append(f"{exercise_id}: the scenario's result {answer_code!r} in the output of {where}")
             if selection and all(uri in output for uri in selection):
                 problems.append(f"{exercise_id}: every URI of its input worked through in the output of {where}")
-            if together and all(re.search(rf"(?<![\w-]){re.escape(c)}(?![\w-])", output) for c in together):
+            if together and _focused(output, together):
                 problems.append(f"{exercise_id}: all of its answer's codes {together} in the output of {where}")
     return problems

@@ -134,3 +134,13 @@ def get_input_uris(exercise_id: str) -> list[str]:
     from custody_lab.exercises import input_for
 
     return [str(u) for u in input_for(exercise_id)]  # type: ignore[union-attr]
+
+
+def test_all_of_a_code_lists_answer_printed_together_is_found_but_a_table_of_candidates_is_not():
+    codes = "['order-by-priority', 'show-last-modified', 'gated-read']"
+    nb = _notebook(("code", "policy.hints()", f"chosen: {codes}"), ("code", 'check("hint-01", a)', ""))
+    (problem,) = answers_shown_early(nb)
+    assert "all of its answer's codes" in problem
+    table = " ".join(f"row-{n} value-{n} other-{n}" for n in range(30)) + " " + codes
+    candidates = _notebook(("code", "inventory", table), ("code", 'check("hint-01", a)', ""))
+    assert answers_shown_early(candidates) == []

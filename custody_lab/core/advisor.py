@@ -120,15 +120,23 @@ def advise(
     if high:
         why_link.append(f"the same content is reused {reuse} times, so a client cache pays off")
     if separate_permission:
-        why_link.append("it needs its own permission check on the follow-up read")
+        # seed 000: "An embedded resource should be authorized before embedding"; a link leaves the
+        # read to the host's gate, which checks this caller when (and if) the link is followed.
+        why_link.append(
+            "it needs a permission of its own, beyond the tool call's: a link leaves that check to "
+            "the host's gate on the follow-up read"
+        )
     if changes_often:
-        why_link.append("it is likely to change, so a later refresh should be possible")
+        # seed 001: a link keeps the resource's URI, so the client can re-read it and hear of
+        # changes (notifications/resources/updated); an embed is a copy frozen at call time.
+        why_link.append("it is likely to change, so the client should re-read it later instead of keeping a stale copy")
     if why_link:
         reasons.append("return a link: " + "; ".join(why_link))
         return Advice("resource-link", tuple(reasons))
     reasons.append(
-        f"{payload_bytes} bytes fit the {limit}-byte budget and are used once: embed them as the "
-        "bounded evidence of this execution (either shape works; embedding is simpler)"
+        f"{payload_bytes} bytes fit the {limit}-byte budget, are used once, need no permission of "
+        "their own and will not change: embed them as the bounded evidence of this execution "
+        "(seed 001: either shape works for small content used once; embedding is simpler)"
     )
     return Advice("embedded-resource", tuple(reasons))
 

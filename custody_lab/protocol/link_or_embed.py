@@ -20,8 +20,10 @@ so the numbers are bytes you could count in a transcript.
 
 Seed 001 also states an invariant: the URI inside a link or an embed must be the URI the resource
 is registered under, or the client can neither match it against its cache nor follow
-``notifications/resources/updated`` for it. :func:`same_uri_invariant` checks a block against the
-lab's catalog.
+``notifications/resources/updated`` for it. MCP itself lets a link name a resource the server never
+listed (tools, "Resource Links", 2025-06-18 and later), so the lab applies the invariant, as its
+host policy, to registered resources: :func:`same_uri_invariant` tells a registered resource named
+by another URI (and suggests its registered URI) from an unlisted one (valid; nothing to suggest).
 
 The module is pure (standard library only); the views layer draws the costs and shows a check
 (:mod:`custody_lab.views.context_costs`).
@@ -35,16 +37,16 @@ __all__ = [
     "DEFAULT_URI",
     "ShapeCosts",
     "UriInvariantCheck",
+    "Verdict",
     "compare_shapes",
     "embedded_resource_block",
     "resource_link_block",
     "same_uri_invariant",
 ]
 
-import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from ..core.advisor import Advice, advise
 from ..core.errors import CaseError
@@ -180,6 +182,8 @@ def compare_shapes(
     budget: int = 4096,
     *,
     binary: bool = False,
+    separate_permission: bool = False,
+    changes_often: bool = False,
     uri: str = DEFAULT_URI,
     name: str = DEFAULT_NAME,
     mime_type: str = DEFAULT_MIME,
@@ -191,6 +195,11 @@ def compare_shapes(
         reuse: how many calls in one session return the same content (≥ 1).
         budget: the host's inline budget in bytes (seed 000's policy: 4096).
         binary: the payload is bytes sent as a base64 ``blob`` (4/3 larger) rather than text.
+        separate_permission: the content needs a permission of its own, beyond the tool call's
+            (seed 000: a link; the advisor's input of the same name). It changes the advice, not
+            the bytes.
+        changes_often: the content is likely to change after the call (seed 000: a link). It
+            changes the advice, not the bytes.
         uri, name, mime_type: the resource the blocks refer to (their JSON counts too).
 
     Raises:
@@ -200,18 +209,25 @@ def compare_shapes(
         >>> c = compare_shapes(18000, 5)
         >>> c.shape, c.embed_total, c.link_total, c.break_even
         ('resource-link', 90505, 18610, 2)
-        >>> compare_shapes(300, 1).shape
-        'embedded-resource'
+        >>> compare_shapes(300, 1).shape, compare_shapes(300, 1, separate_permission=True).shape
+        ('embedded-resource', 'resource-link')
     """
+    for flag, value in (
+        ("binary", binary),
+        ("separate_permission", separate_permission),
+        ("changes_often", changes_often),
+    ):
+        if not isinstance(value, bool):
+            raise CaseError(f"{flag} must be true or false; got {value!r}", flag)
     advice = advise(
         "model",
         "generate",
         payload_bytes=payload_bytes,
         reuse=reuse,
+        separate_permission=separate_permission,
+        changes_often=changes_often,
         policy=Policy(embed_limit_bytes=budget),
     )
-    if not isinstance(binary, bool):
-        raise CaseError(f"binary must be true or false; got {binary!r}", "binary")
     field_name = "blob" if binary else "text"
     carried = overhead(payload_bytes) if binary else payload_bytes
     link_block = _json_size(resource_link_block(uri, name, mime_type))
@@ -241,19 +257,34 @@ def compare_shapes(
 # --------------------------------------------------------------------------------------------
 
 
+#: What a same-URI check found: the registered URI; a registered resource under another URI; a
+#: resource the server never registered (valid under MCP); or no link or embed at all.
+Verdict = Literal["same-uri", "registered-under-another-uri", "unlisted", "malformed"]
+
+
 @dataclass(frozen=True)
 class UriInvariantCheck:
     """Whether a link/embed block names its resource by the URI it is registered under.
+
+    What MCP says and what the lab adds, kept apart (tools, "Resource Links", 2025-06-18,
+    2025-11-25 and 2026-07-28 alike): a linked resource need **not** appear in ``resources/list``,
+    so a link to an unregistered URI is valid and the client simply reads it. Seed 001's caching
+    advice, the lab's host policy, is about a *registered* resource: its link or embed carries
+    exactly the registered URI. So the check suggests a registered URI only when the block
+    itself identifies that resource (its ``name`` is the registered one, or its URI is the
+    registered URI with a query, a fragment, a trailing slash or another letter case added), never
+    because two URIs merely look alike.
 
     Attributes:
         ok: the URI resolves in the catalog (a listed URI, or a template's existing record).
         block_type: ``"resource_link"`` or ``"resource"``, or ``None`` for a malformed block.
         uri: the URI found in the block, or ``None``.
         registered_as: the listed URI or the ``uriTemplate`` it resolves to, or ``None``.
-        problems: why the invariant fails (empty when ``ok``).
+        problems: why the check fails (empty when ``ok``); for an unlisted URI, what the client
+            cannot reuse (not a fault under MCP).
         warnings: other custody concerns that do not break the invariant (a different
             ``mimeType``; embedded bytes that differ from a fresh read).
-        suggestion: the closest registered URI, when the block's URI is not registered.
+        suggestion: the registered URI of the resource the block describes under another URI.
     """
 
     ok: bool
@@ -265,19 +296,34 @@ class UriInvariantCheck:
     suggestion: str | None = None
 
     @property
+    def verdict(self) -> Verdict:
+        """``same-uri``, ``registered-under-another-uri``, ``unlisted`` or ``malformed``."""
+        if self.ok:
+            return "same-uri"
+        if self.block_type is None or self.uri is None:
+            return "malformed"
+        return "registered-under-another-uri" if self.suggestion else "unlisted"
+
+    @property
     def message(self) -> str:
         if self.ok:
             text = f"{self.block_type} names {self.uri!r}, registered as {self.registered_as!r}"
         else:
             text = "; ".join(self.problems)
             if self.suggestion:
-                text += f" (did you mean {self.suggestion!r}?)"
+                text += f" (the resource it describes is registered as {self.suggestion!r})"
         if self.warnings:
             text += "; also: " + "; ".join(self.warnings)
         return text
 
     def __str__(self) -> str:
-        return ("✓ same URI: " if self.ok else "✗ URI invariant broken: ") + self.message
+        prefix = {
+            "same-uri": "✓ same URI: ",
+            "registered-under-another-uri": "✗ a registered resource under another URI: ",
+            "unlisted": "ⓘ not registered (valid under MCP): ",
+            "malformed": "✗ not a link or an embed: ",
+        }[self.verdict]
+        return prefix + self.message
 
 
 def _block_uri(block: object) -> tuple[str | None, str | None, Mapping[str, Any] | None, str | None]:
@@ -299,6 +345,31 @@ def _block_uri(block: object) -> tuple[str | None, str | None, Mapping[str, Any]
     return kind, uri, holder, None
 
 
+def _bare(uri: str) -> str:
+    """A URI without its query, fragment and trailing slashes, case-folded: what a registered URI
+    and a decorated copy of it have in common."""
+    for mark in ("#", "?"):
+        uri = uri.split(mark, 1)[0]
+    return uri.rstrip("/").casefold()
+
+
+def _described(block: Mapping[str, Any], holder: Mapping[str, Any], uri: str, catalog: Catalog) -> str | None:
+    """The registered URI of the resource this block describes under another URI, or ``None``.
+
+    The block must say so itself: a ``resource_link`` whose ``name`` is a listed resource's name
+    (and whose ``mimeType``, when given, agrees), or a URI that is a listed URI with a query, a
+    fragment, a trailing slash or another letter case added. A URI that only *looks* like a listed
+    one (an export named like a report) describes nothing registered: MCP lets a link name it.
+    """
+    name = block.get("name") if block.get("type") == "resource_link" else None
+    declared = holder.get("mimeType")
+    for entry in catalog.resources:
+        if name is not None and name == entry.name and declared in (None, entry.mime_type):
+            return entry.uri
+    bare = _bare(uri)
+    return next((entry.uri for entry in catalog.resources if _bare(entry.uri) == bare), None)
+
+
 def same_uri_invariant(block: object, catalog: Catalog) -> UriInvariantCheck:
     """Check seed 001's invariant for one tool-result block: its URI is registered in ``catalog``.
 
@@ -306,31 +377,33 @@ def same_uri_invariant(block: object, catalog: Catalog) -> UriInvariantCheck:
 
     Example:
         >>> catalog = Catalog.load()
-        >>> same_uri_invariant(resource_link_block("report://synthetic/weekly-7", "r"), catalog).ok
-        True
-        >>> check = same_uri_invariant(resource_link_block("report://weekly-7", "r"), catalog)
-        >>> check.ok, check.suggestion
-        (False, 'report://synthetic/weekly-7')
+        >>> same_uri_invariant(resource_link_block("kb://shipping", "shipping"), catalog).verdict
+        'same-uri'
+        >>> check = same_uri_invariant(resource_link_block("kb://shipping/", "shipping"), catalog)
+        >>> check.verdict, check.suggestion
+        ('registered-under-another-uri', 'kb://shipping')
+        >>> same_uri_invariant(resource_link_block("export://run-3.csv", "run-3", "text/csv"), catalog).verdict
+        'unlisted'
     """
     kind, uri, holder, problem = _block_uri(block)
     if problem is not None:
         return UriInvariantCheck(False, kind, uri, None, (problem,))
-    assert uri is not None and holder is not None
+    assert uri is not None and holder is not None and isinstance(block, Mapping)
     registered = catalog.resolve(uri)
     if registered is None:
-        listed = [e.uri for e in catalog.resources]
-        close = difflib.get_close_matches(uri, listed, n=1, cutoff=0.5)
-        return UriInvariantCheck(
-            False,
-            kind,
-            uri,
-            None,
-            (
-                f"{uri!r} is not a URI this server registers: a client cannot match it against "
-                "its cache or follow update notifications for it",
-            ),
-            suggestion=close[0] if close else None,
-        )
+        described = _described(block, holder, uri, catalog)
+        if described is not None:
+            why = (
+                f"{uri!r} is not the URI this resource is registered under: a client cannot match "
+                "it against its cached copy or the update notifications it subscribed to"
+            )
+        else:
+            why = (
+                f"{uri!r} names nothing this server registers. That is valid: MCP does not require "
+                "a linked resource to be listed, and the client reads it with resources/read; there "
+                "is simply no cached copy or subscription to reuse for it"
+            )
+        return UriInvariantCheck(False, kind, uri, None, (why,), suggestion=described)
     registered_as = registered.uri if isinstance(registered, ResourceEntry) else registered.uri_template
     warnings: list[str] = []
     declared = holder.get("mimeType")

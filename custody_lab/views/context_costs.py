@@ -124,16 +124,29 @@ def _plot_cumulative(costs: ShapeCosts, ax: Axes | None, look: Theme) -> Figure:
 def uri_check_html(check: UriInvariantCheck) -> str:
     """Seed 001's same-URI check as a box: the verdict in words, then why (escaped).
 
+    A registered resource under another URI is an error (the lab's host policy); a URI the server
+    never registered is information, not an error: MCP lets a link name it.
+
     Example:
         >>> from custody_lab.protocol.catalog import Catalog
         >>> from custody_lab.protocol.link_or_embed import resource_link_block, same_uri_invariant
-        >>> check = same_uri_invariant(resource_link_block("report://weekly-7", "r"), Catalog.load())
-        >>> "URI NOT REGISTERED" in uri_check_html(check)
+        >>> catalog = Catalog.load()
+        >>> "ANOTHER URI" in uri_check_html(same_uri_invariant(resource_link_block("kb://Shipping", "s"), catalog))
+        True
+        >>> "VALID UNDER MCP" in uri_check_html(same_uri_invariant(resource_link_block("x://1", "x"), catalog))
         True
     """
-    head = "✓ SAME URI" if check.ok else "✗ URI NOT REGISTERED"
-    kind: Literal["ok", "error"] = "ok" if check.ok else "error"
-    return box(f"{tone(head, kind, bold=True)} — {untrusted(check.message)}", kind, cls="custody-uri-check")
+    head, colour, kind = _VERDICT_HEADS[check.verdict]
+    return box(f"{tone(head, colour, bold=True)} — {untrusted(check.message)}", kind, cls="custody-uri-check")
+
+
+#: Each verdict's head, its text colour and its box.
+_VERDICT_HEADS: dict[str, tuple[str, Literal["ok", "error", "muted"], Literal["ok", "error", "info"]]] = {
+    "same-uri": ("✓ SAME URI", "ok", "ok"),
+    "registered-under-another-uri": ("✗ REGISTERED UNDER ANOTHER URI", "error", "error"),
+    "unlisted": ("ⓘ NOT REGISTERED — VALID UNDER MCP", "muted", "info"),
+    "malformed": ("✗ NOT A LINK OR AN EMBED", "error", "error"),
+}
 
 
 def advice_html(costs: ShapeCosts) -> str:

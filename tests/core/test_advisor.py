@@ -112,3 +112,26 @@ def test_the_advisor_takes_its_refusal_from_the_rule_table_not_a_copy(monkeypatc
     monkeypatch.setattr(router, "RULES", renamed)
     assert cl.advise("application", "read", side_effects=True).rejection == "renamed-mislabel"
     assert cl.advise("application", "read", side_effects=False).rejection is None
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "reason"),
+    [
+        ({"separate_permission": True}, "permission of its own"),
+        ({"changes_often": True}, "likely to change"),
+        ({"payload_bytes": 5000}, "exceed the 4096-byte inline budget"),
+        ({"reuse": 3}, "reused 3 times"),
+    ],
+)
+def test_each_reason_for_a_link_is_named_and_only_the_reasons_that_hold(kwargs, reason):
+    advice = cl.advise("model", "generate", **{"payload_bytes": 900, **kwargs})
+    said = advice.reasons[-1]
+    others = {"permission of its own", "likely to change", "exceed", "reused"} - {reason.split()[0]}
+    assert advice.shape == "resource-link" and reason in said, said
+    assert not [o for o in others if o in said and o not in reason], said
+
+
+def test_the_embed_reason_says_all_four_questions_were_answered_no():
+    said = cl.advise("model", "generate", payload_bytes=900).reasons[-1]
+    for part in ("fit the 4096-byte budget", "used once", "need no permission of their own", "will not change"):
+        assert part in said, (part, said)

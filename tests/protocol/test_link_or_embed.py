@@ -141,19 +141,48 @@ def test_a_link_to_a_registered_uri_keeps_the_invariant(catalog, uri):
 
 
 @pytest.mark.parametrize(
-    ("uri", "suggestion"),
+    ("uri", "name", "suggestion"),
     [
-        ("report://weekly-7", "report://synthetic/weekly-7"),
-        ("report://synthetic/weekly-7?download=1", "report://synthetic/weekly-7"),
-        ("orders://A-9999", None),
-        ("kb://Shipping", "kb://shipping"),
+        ("report://weekly-7", "weekly-report-7", "report://synthetic/weekly-7"),  # named as the report
+        ("report://synthetic/weekly-7?download=1", "x", "report://synthetic/weekly-7"),
+        ("report://synthetic/weekly-7#top", "x", "report://synthetic/weekly-7"),
+        ("kb://shipping/", "x", "kb://shipping"),
+        ("kb://Shipping", "x", "kb://shipping"),
     ],
 )
-def test_a_link_to_an_unregistered_uri_is_flagged(catalog, uri, suggestion):
-    check = same_uri_invariant(resource_link_block(uri, "x"), catalog)
-    assert not check.ok and check.problems, check
-    assert "not a URI this server registers" in check.message
+def test_a_registered_resource_under_another_uri_is_flagged_with_its_registered_uri(catalog, uri, name, suggestion):
+    check = same_uri_invariant(resource_link_block(uri, name), catalog)
+    assert not check.ok and check.verdict == "registered-under-another-uri", check
+    assert "not the URI this resource is registered under" in check.message
     assert check.suggestion == suggestion, check.suggestion
+    assert "ANOTHER URI" in uri_check_html(check) and suggestion in uri_check_html(check)
+
+
+@pytest.mark.parametrize(
+    ("uri", "name", "mime"),
+    [
+        ("export://weekly-7/2026-09-04.csv", "weekly-7-export", "text/csv"),  # link-02's valid export
+        ("report://weekly-7", "x", None),  # looks like the report, but nothing says it is
+        ("orders://A-9999", "order-A-9999", None),
+        ("report://weekly-7", "weekly-report-7", "text/csv"),  # the report's name, another MIME type
+    ],
+)
+def test_a_link_to_a_resource_never_registered_is_valid_and_gets_no_suggestion(catalog, uri, name, mime):
+    # MCP (tools, "Resource Links", 2025-06-18 and later): a linked resource need not be listed. The
+    # check must not suggest relabelling it with a registered URI (the fix link-02 penalises).
+    check = same_uri_invariant(resource_link_block(uri, name, mime), catalog)
+    assert not check.ok and check.verdict == "unlisted" and check.suggestion is None, check
+    assert "valid" in check.message and "did you mean" not in check.message, check.message
+    page = uri_check_html(check)
+    assert "VALID UNDER MCP" in page and "report://synthetic/weekly-7" not in page, page
+
+
+def test_link_02s_two_links_get_the_verdicts_link_02_teaches(catalog):
+    from custody_lab.exercises import input_for, reveal
+
+    first, export = (same_uri_invariant(block, catalog) for block in input_for("link-02"))
+    assert (first.verdict, first.suggestion) == ("registered-under-another-uri", reveal("link-02")), first
+    assert (export.verdict, export.suggestion) == ("unlisted", None), export
 
 
 def test_an_embed_of_a_catalog_read_keeps_the_invariant(catalog):
@@ -189,4 +218,4 @@ def test_a_different_mime_type_is_a_warning(catalog):
 )
 def test_a_malformed_block_is_reported_not_raised(catalog, block):
     check = same_uri_invariant(block, catalog)
-    assert not check.ok and check.problems, check
+    assert not check.ok and check.problems and check.verdict == "malformed", check

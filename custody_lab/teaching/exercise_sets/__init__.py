@@ -25,8 +25,10 @@ from ._changes import CaseChange
 #: The topic modules, in lesson order. Adding a topic is one edit here.
 SET_MODULES: tuple[str, ...] = (
     "route",
+    "fixes",
     "receipt",
     "actors",
+    "primitives",
     "uri_expand",
     "uri_match",
     "revision",
@@ -34,6 +36,7 @@ SET_MODULES: tuple[str, ...] = (
     "kinds",
     "transform",
     "links",
+    "link_choice",
     "budget",
     "authorise",
     "whatif",

@@ -14,6 +14,13 @@ flattening them into one. The labels are the package's (:func:`custody_lab.core.
 so every reference answer is computed. Keeping an ``actors`` block in the receipt is the lab's
 host policy: MCP (2026-07-28) has no executor field, and the seed receipt's ``custody.actor``
 holds one label.
+
+The lab's one model of who does what (the same in notebook 02, the glossary's *executor* and
+these hints): the **executor** is the party whose action brings the content in. A
+``resources/read`` is the host's action: its client *issues* the read through the lab's gate, and
+the server *serves* it (under MCP 2026-07-28 the server may compute what it serves, return several
+contents, or answer with an ``InputRequiredResult``), so the label is ``application``. A
+``tools/call`` asks the server to *run an operation* the model chose, so the label is ``server``.
 """
 
 from __future__ import annotations
@@ -50,13 +57,25 @@ class Source:
         return actor_labels(initiator=self.initiator, method=self.method)
 
 
-#: The sources of actor-03 and of notebook 02's worked example.
+#: The sources of actor-03: situations of their own, none of them actor-01's or actor-02's, so
+#: the exercise is a transfer and the demonstrations shown after actor-01 and actor-02 answer none of it.
 SOURCES: tuple[Source, ...] = (
-    Source("handbook", "the user picks the handbook in the host's file picker", "application", "resources/read"),
-    Source("generated-report", "the model calls the report tool, which writes the report", "model", "tools/call"),
     Source(
-        "model-proposed-read",
-        "the model asks for crm://customer/fixture-17 through the host's read_mcp_resource tool; the host reads it",
+        "shipping-policy",
+        "the user drags the shipping policy from the host's resource list into the chat",
+        "application",
+        "resources/read",
+    ),
+    Source(
+        "quote-tool",
+        "the model calls the server's shipping_quote tool, which computes a price for a parcel",
+        "model",
+        "tools/call",
+    ),
+    Source(
+        "model-asked-invoice",
+        "the model asks for invoices://2026-08 through the host's read_mcp_resource tool; the host's "
+        "client then issues resources/read through its gate",
         "model",
         "resources/read",
     ),
@@ -67,7 +86,7 @@ SOURCES: tuple[Source, ...] = (
         "tools/call",
     ),
     Source(
-        "live-status", "the host re-reads the status document after an update notice", "application", "resources/read"
+        "status-reread", "the host re-reads the status document after an update notice", "application", "resources/read"
     ),
 )
 
@@ -114,8 +133,8 @@ _ACTOR_01 = Exercise(
         "The seed's `generated-report` case: the model calls a tool that writes an 18,000-byte "
         'report (`input_for("actor-01")` is the case). Write the two labels a design review puts '
         'beside it, as a dict: `{"initiator": ..., "executor": ...}`. The initiator is who decided '
-        "that this context enters (`application` or `model`); the executor is who performs the "
-        "step that produces it (`application` or `server`)."
+        "that this context enters (`application` or `model`); the executor is the party whose "
+        "action brings it in (`application` or `server`)."
     ),
     input_label="the generated-report case",
     wanted='a dict {"initiator": ..., "executor": ...}',
@@ -141,8 +160,8 @@ _ACTOR_01 = Exercise(
         Mistake(
             "host-runs-tools",
             lambda a: (p := _labels_of(a)) is not None and p[1] == "application" and p[0] != "application",
-            "The host sends tools/call, but the operation runs on the server (seed 000: the model "
-            "chooses an operation, the server executes it).",
+            "The host's client sends tools/call, but that only asks for the operation: which party "
+            "runs it? (Seed 000: the model chooses an operation, and it is executed where the tool lives.)",
             example={"initiator": "model", "executor": "application"},
         ),
         Mistake(
@@ -168,7 +187,7 @@ _ACTOR_01 = Exercise(
 
 
 def _proposed_read_labels() -> object:
-    return _BY_ID["model-proposed-read"].labels()
+    return actor_labels(initiator="model", method="resources/read")
 
 
 _ACTOR_02 = Exercise(
@@ -177,8 +196,9 @@ _ACTOR_02 = Exercise(
     level=2,
     prompt=(
         "The model asks for `crm://customer/fixture-17` through the host's `read_mcp_resource` "
-        "tool, and the host performs an ordinary `resources/read` through its permission gate "
-        "(notebook 08 does this live). The router treats it as the application's read, so the "
+        "tool; the host's client then issues an ordinary `resources/read` through its permission "
+        "gate, and the server serves it (notebook 08 does this live). The router treats it as the "
+        "application's read, so the "
         'seed receipt says `"actor": "application"` (`input_for("actor-02")` is that receipt). '
         'Complete the extended receipt\'s `actors` block: `{"initiator": ..., "executor": ...}`.'
     ),
@@ -204,16 +224,18 @@ _ACTOR_02 = Exercise(
             example={"initiator": "model", "executor": "model"},
         ),
         Mistake(
-            "the-server-executes-a-read",
+            "the-server-serves-it-but-does-not-issue-it",
             lambda a: (p := _labels_of(a)) is not None and p[1] == "server",
-            "A resources/read is performed by the host's client through its gate; the server only "
-            "hands over what it holds. Which method carries this read?",
+            "The server serves this read, and under MCP 2026-07-28 it may even compute what it "
+            "serves; but the executor label names the party whose action the read is: the one that "
+            "issues it through the gate. Which side sends resources/read?",
             example={"initiator": "model", "executor": "server"},
         ),
     ),
     hints=(
         "The method is resources/read, but it was not the application's idea. Ask who asked, then who read.",
-        "The read_mcp_resource call came from the model; the resources/read that followed came from the host.",
+        "The read_mcp_resource call came from the model; the resources/read that followed was "
+        "issued by the host's client.",
     ),
 )
 
@@ -248,14 +270,14 @@ _ACTOR_03 = Exercise(
             lambda a: ans.names(a) == frozenset(s.id for s in SOURCES if s.initiator == "model"),
             "Those are the sources the model initiated. Look again at the host's own decisions: "
             "does the host also run every operation it asks for?",
-            example=["generated-report", "model-proposed-read"],
+            example=[s.id for s in SOURCES if s.initiator == "model"],
         ),
         Mistake(
             "only-the-tool-calls",
             lambda a: ans.names(a) == frozenset(s.id for s in SOURCES if s.method == "tools/call"),
             "Those are the tool calls. A resource read can have two parties too, when someone "
             "other than the host asked for it.",
-            example=["generated-report", "host-prefetch"],
+            example=[s.id for s in SOURCES if s.method == "tools/call"],
         ),
         Mistake(
             "none-differ",
@@ -267,7 +289,7 @@ _ACTOR_03 = Exercise(
         Mistake(
             "not-a-source-id",
             lambda a: (n := ans.names(a)) is not None and not n <= set(_BY_ID),
-            "Use the ids of the sources as input_for gives them (handbook, generated-report, ...).",
+            "Use the ids of the sources exactly as input_for gives them.",
             example=["report"],
         ),
     ),

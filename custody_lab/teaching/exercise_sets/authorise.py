@@ -188,6 +188,11 @@ _AUTHORISE_02 = Exercise(
     parse="text",
     reference=_whose_policy,
     compare=lambda a, e: ans.code(a) == e,
+    hints=(
+        "Separate three things: what the user approved, who put the record into the result, and "
+        "what the host did with it when it arrived.",
+        "Read the receipt of `authorise-01`: which actor does it name, and did any byte of the record reach the model?",
+    ),
     mistakes=(
         Mistake("consent-covers-the-embed", lambda a: ans.code(a) == "consented", _CONSENT_HINT, example="consented"),
         Mistake(

@@ -5,7 +5,7 @@ id          level  task
 ==========  =====  ==================================================================
 budget-01   2      a host with many tools: which budget is over its own limit
 budget-02   3      a giant resource list under one combined limit: how many bytes of
-                   the selected handbook reach the model
+                   the selected ticket reach the model
 ==========  =====  ==================================================================
 
 The ledger and its budgets are :mod:`custody_lab.protocol.budgets` (the limits are the lab's host
@@ -25,6 +25,7 @@ __all__ = [
     "EXPORT_RESULT_URI",
     "EXPORT_TOOL",
     "HANDBOOK",
+    "TICKET",
     "crowded_example",
     "export_block",
     "warehouse_example",
@@ -51,6 +52,8 @@ EXPORT_TOOL: dict[str, Any] = {
 EXPORT_RESULT_URI = "export://all"
 #: The handbook the user selected (seed 000's first case).
 HANDBOOK = "kb://handbook/v4"
+#: The ticket the agent selected in budget-02's turn (another document than the worked example's).
+TICKET = "tickets://T-501"
 
 
 def export_block() -> dict[str, Any]:
@@ -81,12 +84,13 @@ def worked_example() -> Ledger:
     )
 
 
-def crowded_example(records: int = 200) -> Ledger:
-    """One turn where a server lists every customer record one by one before the selected handbook.
+def crowded_example(records: int = 200, selected: str = HANDBOOK) -> Ledger:
+    """One turn where a server lists every customer record one by one before the selected document
+    (the handbook unless ``selected`` names another catalog resource).
 
     Example:
-        >>> crowded_example().over()
-        ('resource-catalog',)
+        >>> crowded_example().over(), crowded_example(selected=TICKET).over()
+        (('resource-catalog',), ('resource-catalog',))
     """
     catalog = _catalog()
     template = next(t for t in catalog.list_templates()["resourceTemplates"] if t["name"] == "customer")
@@ -95,7 +99,7 @@ def crowded_example(records: int = 200) -> Ledger:
         Ledger()
         .log_tool(EXPORT_TOOL)
         .log_listing(listing)
-        .log_contents(catalog.read(HANDBOOK).item, "selected by the user")
+        .log_contents(catalog.read(selected).item, "selected by the user")
     )
 
 
@@ -225,14 +229,18 @@ _BUDGET_01 = Exercise(
 # --------------------------------------------------------------------------------------------
 
 
-def _handbook_bytes() -> tuple[int, int]:
-    """Bytes of the handbook that reach the model: one combined limit, then three budgets."""
-    ledger = crowded_example()
-    return reached(ledger.admit_combined(), HANDBOOK), reached(ledger.admit(), HANDBOOK)
+def _crowded_ticket() -> Ledger:
+    return crowded_example(selected=TICKET)
 
 
-def _handbook_size() -> int:
-    return int(_catalog().read(HANDBOOK).size)
+def _ticket_bytes() -> tuple[int, int]:
+    """Bytes of the ticket that reach the model: one combined limit, then three budgets."""
+    ledger = _crowded_ticket()
+    return reached(ledger.admit_combined(), TICKET), reached(ledger.admit(), TICKET)
+
+
+def _ticket_size() -> int:
+    return int(_catalog().read(TICKET).size)
 
 
 def _pair(answer: object) -> tuple[float, float] | None:
@@ -252,32 +260,32 @@ _BUDGET_02 = Exercise(
     title="A giant list before the selected document",
     level=3,
     prompt=(
-        "The user selected the 1,800-byte handbook `kb://handbook/v4`. Before it, the turn "
-        "carries one small tool definition and a `resources/list` from a server that lists each "
-        'of its 200 customer records one by one (`input_for("budget-02")` is the ledger). Host A '
+        "A support agent selected the ticket `tickets://T-501`. Before it, the turn carries one "
+        "small tool definition and a `resources/list` from a server that lists each of its 200 "
+        'customer records one by one (`input_for("budget-02")` is the ledger, with every size). Host A '
         "keeps **one combined limit**, the three limits added up (16,384 bytes): it fills the "
         "context in order and cuts it where the limit runs out. Host B keeps **three budgets**, "
-        "each filled only from its own room. **Predict first**: how many bytes of the handbook "
+        "each filled only from its own room. **Predict first**: how many bytes of the ticket "
         "reach the model under host A, and under host B? Answer with a tuple `(a, b)`."
     ),
-    input_label="one tool definition, 200 listed customer records, then the 1,800-byte handbook",
+    input_label="one tool definition, 200 listed customer records, then the selected ticket",
     wanted="a tuple of two numbers of bytes: (host A, host B)",
-    given=crowded_example,
-    reference=_handbook_bytes,
+    given=_crowded_ticket,
+    reference=_ticket_bytes,
     compare=_same_pair,
     hints=(
         "Walk the ledger in order and keep a running total: for host A against the one combined "
         "limit, for host B against each budget's own limit.",
         "Add up the listing's bytes first. Is anything of host A's combined limit left when the "
-        "handbook's turn comes? And which of host B's budgets does the listing spend?",
+        "ticket's turn comes? And which of host B's budgets does the listing spend?",
     ),
     mistakes=(
         Mistake(
             "small-means-it-fits",
-            lambda a: (p := _pair(a)) is not None and p[0] == _handbook_size(),
-            "The handbook is small, but a combined limit does not care what is small: the entries "
+            lambda a: (p := _pair(a)) is not None and p[0] == _ticket_size(),
+            "The ticket is small, but a combined limit does not care what is small: the entries "
             "before it spend the room first. What had the listing spent when host A reached it?",
-            example=(1800, 1800),
+            example=(497, 497),
         ),
         Mistake(
             "separate-budgets-crowd-it-out-too",
@@ -287,17 +295,17 @@ _BUDGET_02 = Exercise(
             example=(0, 0),
         ),
         Mistake(
-            "cut-the-handbook-in-the-middle",
-            lambda a: (p := _pair(a)) is not None and 0 < p[0] < _handbook_size(),
+            "cut-the-ticket-in-the-middle",
+            lambda a: (p := _pair(a)) is not None and 0 < p[0] < _ticket_size(),
             "Each entry is admitted whole or not at all, and host A cuts where its limit first "
             "runs out. Did the listing itself fit?",
-            example=(900, 1800),
+            example=(250, 497),
         ),
         Mistake(
             "one-number-only",
             lambda a: ans.number(a) is not None,
             "Give both hosts' answers as a tuple: host A first, then host B.",
-            example=1800,
+            example=497,
         ),
     ),
 )

@@ -7,6 +7,9 @@ link-01   3      pick link or embed for a large report the model reuses
 link-02   4      which URI a resource link should carry (seed 001's caching advice)
 ========  =====  ===================================================================
 
+The judgement exercises that weigh permission and change as well (``link-03`` … ``link-08``) are
+:mod:`custody_lab.teaching.exercise_sets.link_choice`.
+
 These were ``blob-05`` and ``blob-06`` before the link exercises got their own topic.
 
 What MCP says and what the lab adds, kept apart (tools.mdx, "Resource Links", 2025-06-18,
@@ -37,7 +40,6 @@ from . import _answers as ans
 
 _REPORT_NEED: dict[str, Any] = {
     "tool": "weekly_report",
-    "uri": "report://synthetic/weekly-7",
     "mimeType": "text/html",
     "payload_bytes": 18000,
     "reuse": 5,
@@ -76,8 +78,8 @@ _LINK_01 = Exercise(
     title="Link or embed the weekly report?",
     level=3,
     prompt=(
-        "The model calls a `weekly_report` tool. The report is 18,000 bytes of HTML at "
-        "`report://synthetic/weekly-7`, and the model will consult it 5 times in this session; "
+        "The model calls a `weekly_report` tool. The report is 18,000 bytes of HTML, and the model "
+        "will consult it 5 times in this session; "
         'the host\'s inline budget is 4,096 bytes (`input_for("link-01")` has these facts). '
         "**Predict first**, then check: which shape should the tool return? Answer with a shape "
         'name: `"resource-link"`, `"embedded-resource"` or `"structured-tool-result"`.'

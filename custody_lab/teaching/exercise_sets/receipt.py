@@ -87,18 +87,25 @@ _RECEIPT_01 = Exercise(
             example="source",
         ),
     ),
+    hints=(
+        "Go through the custody block key by key and ask of each value: did somebody fill this in?",
+        "A value of false or 0 is an answer someone gave; a missing fact is written as null.",
+    ),
 )
 
 
 # --------------------------------------------------------------------------------------------
-# receipt-02: the same gap, and the caller is not allowed either
+# receipt-02: the same gap, and the copy is stale too
 # --------------------------------------------------------------------------------------------
 
-_GAP_AND_DENIED = CaseChange("customer-record", {"provenance": None, "allowed": False})
+#: Both problems are content rules, so the code is the same in either rule order: the router's
+#: table (custody-incomplete first) and live mode's (permission-denied and side-effects-unknown
+#: checked before the exchange, then the content rules in the table's order).
+_GAP_AND_STALE = CaseChange("customer-record", {"provenance": None, "current": False, "requiresCurrent": True})
 
 
 def _gap_rejection() -> object:
-    return _GAP_AND_DENIED.decision().rejection
+    return _GAP_AND_STALE.decision().rejection
 
 
 _RECEIPT_02 = Exercise(
@@ -106,43 +113,50 @@ _RECEIPT_02 = Exercise(
     title="Which rule refuses a receipt with a gap?",
     level=2,
     prompt=(
-        "The same customer record, still without its missing custody fact, and this time the "
-        "caller is not allowed to read it either. Two rules could refuse it. Which rejection code "
-        "will the receipt carry? Decide from the order of the rule table, then route "
+        "The same customer record, still without its missing custody fact; this time the copy the "
+        "host holds is also stale, and the agent asked for current content. Two rules could refuse "
+        "it, and both test the content itself, not the exchange, so the answer is the same whether "
+        "a host checks permission and side effects before it sends anything (as live mode does, "
+        "notebook 07) or walks the whole table in order (as `cl.route` does). Which rejection code "
+        "will the receipt carry? Decide from the rule table, then route "
         '`input_for("receipt-02").case()` to check.'
     ),
-    input_label="the customer record with the custody gap and allowed=false",
+    input_label="the customer record with the custody gap, stale, current content required",
     wanted="one rejection code",
     parse="text",
-    given=lambda: _GAP_AND_DENIED,
+    given=lambda: _GAP_AND_STALE,
     reference=_gap_rejection,
     compare=same_code,
     mistakes=(
         Mistake(
-            "permission-first",
-            lambda a: code_of(a) == "permission-denied",
-            "Permission would refuse it too, but is it the first rule in the table? Find the rule "
-            "that tests whether the custody facts exist at all, and its place in the order.",
-            example="permission-denied",
+            "stale-first",
+            lambda a: code_of(a) == "stale-content",
+            "Staleness would refuse it too, but is its rule the earlier of the two? Find the rule "
+            "that tests whether the custody facts exist at all, and compare the two places in the order.",
+            example="stale-content",
         ),
         Mistake(
             "both-codes",
             several_codes,
             "A receipt carries one rejection code: the first rule that fires decides.",
-            example=["permission-denied", "stale-content"],
+            example=["stale-content", "permission-denied"],
         ),
         Mistake(
             "accepted-anyway",
             lambda a: code_of(a) in (*SHAPES, "accepted"),
-            "A receipt with a custody gap and a caller who may not read it is refused: name the code.",
+            "A receipt with a custody gap, for stale content that had to be current, is refused: name the code.",
             example="templated-resource",
         ),
         Mistake(
             "a-rule-about-something-else",
-            lambda a: (c := code_of(a)) in _RULE_CODES and c not in ("permission-denied", _gap_rejection()),
-            "That rule tests an input nobody changed here: only the custody fact and the permission did.",
-            example="embed-over-budget",
+            lambda a: (c := code_of(a)) in _RULE_CODES and c not in ("stale-content", _gap_rejection()),
+            "That rule tests an input nobody changed here: only the custody fact and the freshness did.",
+            example="permission-denied",
         ),
+    ),
+    hints=(
+        "Name the two rules the two problems make true, then compare their places in the rule table.",
+        "Both are content rules, so live mode keeps their table order too: the earlier one decides.",
     ),
 )
 
@@ -203,6 +217,10 @@ _RECEIPT_03 = Exercise(
             "The advisor recommends a shape; a rejection code is what the router writes when it refuses a case.",
             example="embed-over-budget",
         ),
+    ),
+    hints=(
+        "Ask two questions of the need: does it fit the embed budget, and how often is the same content used?",
+        "Seed 001's size × reuse table has a row for a small result read many times: which shape does it give?",
     ),
 )
 

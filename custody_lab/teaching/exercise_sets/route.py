@@ -6,7 +6,7 @@ id        level  task
 route-01  1      predict: approve-draft at 4097 bytes (one byte over the embed limit)
 route-02  1      predict: the handbook marked not current, nothing else changed
 route-03  2      a case with two problems: which code goes into the receipt
-route-04  2      a refused case's trace: which rules were never reached
+route-04  2      a refused case's trace: the status of a rule above, at and below the one that fired
 ========  =====  =====================================================================
 
 route-01 and route-02 are predict-then-check exercises: their ``given`` is a
@@ -21,10 +21,12 @@ from __future__ import annotations
 
 __all__ = ["EXERCISES", "PREDICTIONS"]
 
+from collections.abc import Callable
+
 from ...core.model import SHAPES
 from ...core.rules import RULES
 from ..exercises import Exercise, Mistake
-from ._changes import CaseChange, code_of, codes_of, outcome_codes, same_code, several_codes
+from ._changes import CaseChange, code_of, outcome_codes, same_code, several_codes
 
 _RULE_CODES = tuple(r.code for r in RULES)
 _OUTCOME = "the outcome: the selected shape, or the rejection code"
@@ -101,6 +103,11 @@ _ROUTE_01 = Exercise(
         _other_rule(PREDICTIONS["route-01"]),
         _not_an_outcome(),
     ),
+    hints=(
+        "Find the embed rule in the table and read its test word by word: which input does it compare, and with what?",
+        "Compare the changed size with the policy's embed limit, then ask whether any rule above "
+        "the embed rule could fire for this change.",
+    ),
 )
 
 _ROUTE_02 = Exercise(
@@ -135,6 +142,11 @@ _ROUTE_02 = Exercise(
         ),
         _other_rule(PREDICTIONS["route-02"]),
         _not_an_outcome(),
+    ),
+    hints=(
+        "Read the rule about freshness: how many conditions must hold before it refuses a case?",
+        "This change touched one input only. Which rules mention that input at all, and does any "
+        "of them fire on it alone?",
     ),
 )
 
@@ -190,6 +202,10 @@ _ROUTE_03 = Exercise(
         ),
         _other_rule(_TWO_PROBLEMS),
     ),
+    hints=(
+        "Write down each rule the two changes make true, then look up their places in the order column.",
+        "The router walks the table from the top and stops at the first rule that fires: which of the two comes first?",
+    ),
 )
 
 
@@ -198,54 +214,95 @@ _ROUTE_03 = Exercise(
 # --------------------------------------------------------------------------------------------
 
 _DENIED = CaseChange("handbook", {"allowed": False})
+#: The three rules route-04 asks about: one above the rule that fires, that rule, one below it.
+_ASKED = ("side-effects-unknown", "permission-denied", "stale-content")
+_STATUSES = ("passed", "failed", "not-reached")
 
 
-def _same_codes(answer: object, expected: object) -> bool:
-    codes = codes_of(answer)
-    return codes is not None and isinstance(expected, list) and sorted(codes) == sorted(expected)
+def _statuses() -> dict[str, str]:
+    """The status of each asked rule in the denied handbook's trace (the router's own trace)."""
+    trace = {s.code: s.status for s in _DENIED.decision().trace}
+    return {code: trace[code] for code in _ASKED}
 
 
-def _with_status(status: str) -> list[str]:
-    """The codes of the trace steps with this status, in the table's order."""
-    return [s.code for s in _DENIED.decision().trace if s.status == status]
+def _typed_statuses(answer: object) -> dict[str, str] | None:
+    """A dict answer as ``{rule code: status}``, both read by :func:`code_of`; ``None`` otherwise."""
+    if not isinstance(answer, dict):
+        return None
+    out = {}
+    for key, value in answer.items():
+        k, v = code_of(key), code_of(value)
+        if k is None or v is None:
+            return None
+        out[k] = v.replace(" ", "-")
+    return out
+
+
+def _same_statuses(answer: object, expected: object) -> bool:
+    return _typed_statuses(answer) == expected
+
+
+def _status_mistake(name: str, test: Callable[[dict[str, str]], bool], hint: str, example: object) -> Mistake:
+    return Mistake(name, lambda a: (t := _typed_statuses(a)) is not None and test(t), hint, example=example)
 
 
 _ROUTE_04 = Exercise(
     id="route-04",
-    title="Read a trace: what was never checked?",
+    title="Read a trace: passed, failed or never checked?",
     level=2,
     prompt=(
         "The seed's **denied-handbook** variant is the handbook with **allowed** false. Its trace "
-        "lists every rule with a status: `passed`, `failed` (the rule fired and refused the case) or "
-        "`not-reached`. Which rules are `not-reached`? Give a Python list of their codes."
+        "lists every rule with a status: `passed` (checked, did not fire), `failed` (the rule fired "
+        "and refused the case) or `not-reached` (never evaluated). Give the status of each of these "
+        "three rules, as a dict: "
+        '`{"side-effects-unknown": ..., "permission-denied": ..., "stale-content": ...}`.'
     ),
     input_label="the trace of the handbook with allowed=false",
-    wanted="a list of rule codes",
+    wanted="a dict of three rule codes and their statuses",
+    kind="mapping",
     given=lambda: _DENIED,
-    reference=lambda: _with_status("not-reached"),
-    compare=_same_codes,
+    reference=_statuses,
+    compare=_same_statuses,
     mistakes=(
-        Mistake(
-            "included-the-failed-rule",
-            lambda a: (codes := codes_of(a)) is not None and bool(set(codes) & set(_with_status("failed"))),
-            "The rule that fired has the status failed, not not-reached: list only the rules after it.",
-            example=["permission-denied", "stale-content"],
+        _status_mistake(
+            "a-later-rule-called-passed",
+            lambda t: t.get("stale-content") == "passed",
+            "A rule after the one that fired is never evaluated, so it cannot have passed: the router "
+            "stops at the first rule that fires.",
+            {"side-effects-unknown": "passed", "permission-denied": "failed", "stale-content": "passed"},
         ),
-        Mistake(
-            "listed-the-passed-rules",
-            lambda a: (codes := codes_of(a)) is not None and bool(set(codes) & set(_with_status("passed"))),
-            "The rules above the one that fired were evaluated, and they passed. Not-reached means "
-            "the router never evaluated the rule at all.",
-            example=["custody-incomplete", "side-effects-unknown"],
+        _status_mistake(
+            "an-earlier-rule-called-not-reached",
+            lambda t: t.get("side-effects-unknown") == "not-reached",
+            "Compare that rule's place in the order column with the rule that fired: the router "
+            "checks every rule above it on the way down, and each of them passed or the case would "
+            "have been refused there.",
+            {"side-effects-unknown": "not-reached", "permission-denied": "failed", "stale-content": "not-reached"},
         ),
-        Mistake(
-            "stopped-too-early",
-            lambda a: (
-                (codes := codes_of(a)) is not None and bool(codes) and set(codes) < set(_with_status("not-reached"))
-            ),
-            "Some are missing: every rule after the one that fired is not reached, down to the last row of the table.",
-            example=["stale-content"],
+        _status_mistake(
+            "the-rule-that-fired-called-not-reached",
+            lambda t: t.get("permission-denied") in ("not-reached", "passed"),
+            "Which rule tests the one input this variant changed? That rule fired: its status says so.",
+            {"side-effects-unknown": "passed", "permission-denied": "passed", "stale-content": "not-reached"},
         ),
+        _status_mistake(
+            "not-a-status",
+            lambda t: any(v not in _STATUSES for v in t.values()),
+            "Use the trace's own words for each status: passed, failed or not-reached.",
+            {"side-effects-unknown": "ok", "permission-denied": "refused", "stale-content": "skipped"},
+        ),
+        _status_mistake(
+            "not-the-three-rules",
+            lambda t: set(t) != set(_ASKED),
+            "Give exactly the three rules the task names, each with its status.",
+            {"permission-denied": "failed"},
+        ),
+    ),
+    hints=(
+        "Find the rule that fired for this case first: the rules above it and the rules below it "
+        "each share one status.",
+        "The router walks the table from the top: every rule it checks before the one that fires "
+        "passed, and it checks nothing after that one.",
     ),
 )
 

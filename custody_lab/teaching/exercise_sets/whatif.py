@@ -103,6 +103,12 @@ _WHATIF_01 = Exercise(
     given=lambda: _ATTACHMENT,
     reference=_inputs_that_accept,
     compare=lambda a, e: ans.names(a) == ans.names(e),
+    hints=(
+        "Each row of the flips table is one input changed alone. Keep the rows whose "
+        "`outcome_after` is one of the five shapes, and drop the ones that end in another code.",
+        "Ask why the row is refused today, and which of its own columns could remove that reason "
+        "without tripping another rule.",
+    ),
     mistakes=(
         Mistake(
             "named-one-of-them",
@@ -172,6 +178,12 @@ _WHATIF_02 = Exercise(
     wanted="a list of capability ids from the inventory's id column",
     reference=_strict_changes,
     compare=lambda a, e: _ids(a) == ans.names(e),
+    hints=(
+        "strict.json changes two settings. For each, go down the inventory and mark the rows that "
+        "setting would refuse, then keep only those accepted under the seed's policy.",
+        "A row changes outcome only if it was accepted before and one of the two new settings "
+        "refuses it; a row refused already keeps its outcome.",
+    ),
     mistakes=(
         Mistake(
             "gave-a-count",
@@ -244,6 +256,12 @@ _WHATIF_03 = Exercise(
     parse="text",
     reference=_refused_at_slider,
     compare=ans.same_text,
+    hints=(
+        "The inline budget limits only one shape. Find the rows of that shape, then compare each "
+        "one's bytes with the new budget.",
+        "Keep only the rows accepted today: of the rows of that shape, which is larger than 2048 "
+        "bytes but no larger than 4096?",
+    ),
     mistakes=(
         Mistake(
             "picked-one-already-refused",

@@ -1,4 +1,5 @@
-"""The link-or-embed calculator: sliders for size, reuse and budget; the advice, the bytes, a plot.
+"""The link-or-embed calculator: sliders for size, reuse and budget, toggles for a permission of its
+own and for content likely to change; the advice, the bytes, a plot.
 
 A thin view over :func:`custody_lab.protocol.link_or_embed.compare_shapes` (which asks the advisor) and
 :func:`custody_lab.protocol.link_or_embed.same_uri_invariant`, drawn and shown by
@@ -60,22 +61,26 @@ def _png(costs: ShapeCosts) -> bytes:
 
 
 class LinkOrEmbedCalculator(widgets.VBox):
-    """Sliders for payload size, reuse and inline budget; the advice, the bytes and a plot.
+    """Sliders for payload size, reuse and inline budget, and two toggles (the content needs a
+    permission of its own; it is likely to change); the advice, the bytes and a plot. The toggles
+    change the advice (seed 000's other two reasons for a link), not the bytes.
 
     The sliders' ranges widen to hold the values given here; a value set later from code that a
     slider cannot take (``budget.value = 0``) is refused with a message instead of being moved to
     the slider's end, and a value the advisor refuses is shown the same way.
 
-    Below them, the same-URI invariant (seed 001): type the URI a tool puts in its link or embed
-    and see whether the catalog registers it.
+    Below them, the same-URI check (seed 001's caching advice, the lab's host policy): type the URI
+    and name a tool puts in its link, or the URI of an embed, and see whether the catalog registers
+    it, registers the resource under another URI, or never registered it (valid under MCP).
 
     Attributes:
         size, reuse, budget: the ``IntSlider`` widgets.
         binary: the ``Checkbox`` for a binary payload (sent as base64).
+        separate_permission, changes_often: the ``Checkbox`` es for the advisor's two other inputs.
         advice: ``HTML`` with the advisor's shape and reasons.
         table: ``HTML`` with the per-call and total bytes.
         plot: the ``Image`` of the cumulative-bytes chart (PNG).
-        uri_box, block_type: the URI and block type to check against the catalog.
+        uri_box, name_box, block_type: the URI, the link's name and the block type to check.
         uri_check: ``HTML`` with the invariant's verdict.
         costs: the current :class:`~custody_lab.protocol.link_or_embed.ShapeCosts`.
         check: the current :class:`~custody_lab.protocol.link_or_embed.UriInvariantCheck`.
@@ -88,7 +93,14 @@ class LinkOrEmbedCalculator(widgets.VBox):
     """
 
     def __init__(
-        self, payload_bytes: int = 18000, reuse: int = 5, budget: int = 4096, catalog: Catalog | None = None
+        self,
+        payload_bytes: int = 18000,
+        reuse: int = 5,
+        budget: int = 4096,
+        catalog: Catalog | None = None,
+        *,
+        uri: str = DEFAULT_URI,
+        name: str = DEFAULT_NAME,
     ) -> None:
         self.catalog = catalog or Catalog.load()
         style = {"description_width": "initial"}
@@ -98,6 +110,15 @@ class LinkOrEmbedCalculator(widgets.VBox):
         self.budget = _slider(budget, (512, 16384), "inline budget (bytes)")
         self.binary = widgets.Checkbox(
             value=False, description="binary payload (sent as base64)", style=style, layout=fits_words()
+        )
+        self.separate_permission = widgets.Checkbox(
+            value=False,
+            description="needs a permission of its own (beyond the tool call's)",
+            style=style,
+            layout=fits_words(),
+        )
+        self.changes_often = widgets.Checkbox(
+            value=False, description="likely to change after the call", style=style, layout=fits_words()
         )
         self.advice = widgets.HTML()
         self.table = widgets.HTML()
@@ -113,15 +134,16 @@ class LinkOrEmbedCalculator(widgets.VBox):
             style=style,
             layout=fits_words(),
         )
-        self.uri_box = widgets.Text(value=DEFAULT_URI, description="URI in the block", style=style, layout=wide)
+        self.uri_box = widgets.Text(value=uri, description="URI in the block", style=style, layout=wide)
+        self.name_box = widgets.Text(value=name, description="the link's name", style=style, layout=wide)
         self.uri_check = widgets.HTML()
         self.check: UriInvariantCheck | None = None
 
-        for control in (self.size, self.reuse, self.budget, self.binary):
+        for control in (self.size, self.reuse, self.budget, self.binary, self.separate_permission, self.changes_often):
             control.observe(lambda _c: self.redraw(), names="value")
         for slider in (self.size, self.reuse, self.budget):
             slider.on_refuse(self._fail)
-        for control in (self.uri_box, self.block_type):
+        for control in (self.uri_box, self.name_box, self.block_type):
             control.observe(lambda _c: self.recheck(), names="value")
         super().__init__(
             [
@@ -130,16 +152,19 @@ class LinkOrEmbedCalculator(widgets.VBox):
                 self.reuse,
                 self.budget,
                 self.binary,
+                self.separate_permission,
+                self.changes_often,
                 self.error,
                 self.advice,
                 self.table,
                 self.plot,
                 self.plot_caption,
                 widgets.HTML(
-                    "<b>Same URI (seed 001):</b> the URI in a link or an embed must be the "
-                    "URI the resource is registered under."
+                    "<b>Same URI (seed 001's caching advice, the lab's host policy):</b> a link or "
+                    "an embed of a <i>registered</i> resource carries the URI it is registered "
+                    "under. MCP lets a link name a resource that was never listed."
                 ),
-                wrapping_row([self.block_type, self.uri_box]),
+                wrapping_row([self.block_type, self.uri_box, self.name_box]),
                 self.uri_check,
             ],
             layout=widgets.Layout(max_width="100%"),
@@ -150,7 +175,14 @@ class LinkOrEmbedCalculator(widgets.VBox):
     def redraw(self) -> None:
         """Recompute the costs and the advice from the sliders, and redraw the plot."""
         try:
-            costs = compare_shapes(self.size.value, self.reuse.value, self.budget.value, binary=self.binary.value)
+            costs = compare_shapes(
+                self.size.value,
+                self.reuse.value,
+                self.budget.value,
+                binary=self.binary.value,
+                separate_permission=self.separate_permission.value,
+                changes_often=self.changes_often.value,
+            )
         except (CaseError, PolicyError) as err:
             self._fail(str(err))
             return
@@ -170,7 +202,7 @@ class LinkOrEmbedCalculator(widgets.VBox):
         """Check the typed URI against the catalog (seed 001's same-URI invariant)."""
         uri = self.uri_box.value.strip()
         if self.block_type.value == "resource_link":
-            block = resource_link_block(uri, DEFAULT_NAME, DEFAULT_MIME)
+            block = resource_link_block(uri, self.name_box.value.strip())
         else:
             entry = self.catalog.resolve(uri)
             if entry is not None:

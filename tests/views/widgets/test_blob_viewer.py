@@ -185,14 +185,31 @@ def test_moving_the_sliders_redraws(catalog):
     assert calc.costs.binary and "base64" in calc.advice.value
 
 
-def test_the_calculator_flags_an_unregistered_uri(catalog):
+def test_the_calculator_flags_a_registered_resource_under_another_uri_and_not_an_unlisted_one(catalog):
     calc = LinkOrEmbedCalculator(catalog=catalog)
-    calc.uri_box.value = "report://weekly-7"
-    assert not calc.check.ok and "URI NOT REGISTERED" in calc.uri_check.value
-    assert "report://synthetic/weekly-7" in calc.uri_check.value
+    calc.uri_box.value = "report://weekly-7"  # the link keeps the report's name
+    assert calc.check.verdict == "registered-under-another-uri", calc.check
+    assert "ANOTHER URI" in calc.uri_check.value and "report://synthetic/weekly-7" in calc.uri_check.value
+    calc.uri_box.value, calc.name_box.value = "export://weekly-7/2026-09-04.csv", "weekly-7-export"
+    assert calc.check.verdict == "unlisted" and "VALID UNDER MCP" in calc.uri_check.value
+    assert "report://synthetic/weekly-7" not in calc.uri_check.value, calc.uri_check.value
     calc.block_type.value = "resource"
     calc.uri_box.value = "kb://shipping"
     assert calc.check.ok and calc.check.block_type == "resource"
+
+
+def test_the_permission_and_change_boxes_change_the_advice_not_the_bytes(catalog):
+    calc = LinkOrEmbedCalculator(300, 1, catalog=catalog, uri="kb://shipping", name="shipping")
+    assert calc.costs.shape == "embedded-resource" and calc.check.verdict == "same-uri"
+    bytes_before = (calc.costs.embed_total, calc.costs.link_total)
+    calc.separate_permission.value = True
+    assert calc.costs.shape == "resource-link" and "permission of its own" in calc.advice.value
+    calc.separate_permission.value = False
+    calc.changes_often.value = True
+    assert calc.costs.shape == "resource-link" and "likely to change" in calc.advice.value
+    assert (calc.costs.embed_total, calc.costs.link_total) == bytes_before
+    calc.changes_often.value = False
+    assert calc.costs.shape == "embedded-resource"
 
 
 def test_the_calculator_escapes_a_hostile_uri(catalog):
