@@ -9,7 +9,7 @@ id        level  task
 uri-01    1      fill a two-variable ticket template (``tickets://{queue}/{ticket_id}``)
 uri-02    2      percent-encode a file name holding a space and a slash (``{filename}``)
 uri-03    2      reserved expansion of a path that already holds a ``%20`` triplet (``{+path}``)
-uri-05    3      a query expansion whose first variable is undefined (``{?status,assignee,limit}``)
+uri-05    3      undefined and empty variables in one query (``{?status,assignee,q}``)
 uri-06    3      an exploded list in a query (``{?tag*}``)
 ========  =====  ===================================================================
 
@@ -271,11 +271,11 @@ _URI_03 = Exercise(
 
 
 # --------------------------------------------------------------------------------------------
-# uri-05: a query whose first variable is undefined
+# uri-05: undefined and empty in one query
 # --------------------------------------------------------------------------------------------
 
-_SEARCH = "tickets://search{?status,assignee,limit}"
-_SEARCH_VALUES: dict[str, object] = {"status": None, "assignee": "ana", "limit": 20}
+_SEARCH = "tickets://search{?status,assignee,q}"
+_SEARCH_VALUES: dict[str, object] = {"status": "open", "assignee": None, "q": ""}
 
 
 def _search_uri() -> str:
@@ -284,24 +284,26 @@ def _search_uri() -> str:
 
 _URI_05 = Exercise(
     id="uri-05",
-    title="A query whose first variable is undefined",
+    title="Undefined and empty in one query",
     level=3,
     prompt=(
-        "A help-desk client builds its search URI from `tickets://search{?status,assignee,limit}`. "
-        'The agent asked for the tickets of `assignee = "ana"`, at most `limit = 20`, and picked '
-        "no status: `status = None`, which means **undefined** (RFC 6570 §2.3). Expand the "
-        "template. Watch what `{?...}` writes for the first parameter that is actually there."
+        "A help-desk client builds its search URI from `tickets://search{?status,assignee,q}`. The "
+        'agent filters on `status = "open"`, picked no assignee (`assignee = None`, **undefined**, '
+        'RFC 6570 §2.3) and left the search box empty (`q = ""`, **defined but empty**). Expand the '
+        "template. Decide for each variable what `{?...}` writes for it: a pair, a name and `=`, or "
+        "nothing at all."
     ),
-    input_label="tickets://search{?status,assignee,limit} with status undefined, assignee = 'ana', limit = 20",
+    input_label="tickets://search{?status,assignee,q} with status = 'open', assignee undefined, q = ''",
     wanted="the expanded URI, as a string",
     parse="text",
     given=lambda: {"template": _SEARCH, "values": dict(_SEARCH_VALUES)},
     reference=_search_uri,
     compare=ans.same_text,
     hints=(
-        "{?status,assignee,limit} writes only the variables that are defined, in the template's order.",
-        "The first defined variable of {?...} follows a '?', each later one an '&', and an undefined "
-        "one leaves nothing at all.",
+        "{?status,assignee,q} writes its variables in the template's order; undefined and empty are "
+        "two different cases in RFC 6570.",
+        "An undefined variable leaves nothing, not even a separator; an empty string is still written, "
+        "as its name and '=' (form-style query, §3.2.8).",
     ),
     mistakes=(
         Mistake(
@@ -309,35 +311,40 @@ _URI_05 = Exercise(
             lambda a: (t := ans.text(a)) is not None and "None" in t,
             "None is Python's way of saying 'no value'; it never reaches the URI as the word "
             "None. An undefined variable is skipped entirely.",
-            example="tickets://search?status=None&assignee=ana&limit=20",
+            example="tickets://search?status=open&assignee=None&q=",
         ),
         Mistake(
-            "wrote-status-equals",
-            lambda a: (t := ans.text(a)) is not None and "status" in t,
-            "status is undefined, so it is left out entirely, name and all. `?status=` is what an "
-            "*empty string* gives (defined but empty); undefined and empty are different in "
-            "RFC 6570.",
-            example="tickets://search?status=&assignee=ana&limit=20",
+            "wrote-the-undefined-name",
+            lambda a: (t := ans.text(a)) is not None and "assignee" in t,
+            "assignee is undefined, so it is left out entirely, name and all. `assignee=` is what an "
+            "*empty string* gives (defined but empty); undefined and empty are different in RFC 6570.",
+            example="tickets://search?status=open&assignee=&q=",
         ),
         Mistake(
             "kept-a-separator",
-            lambda a: (t := ans.text(a)) is not None and ("?&" in t or t.endswith("?")),
-            "The skipped variable leaves no trace, not even its separator: the first parameter "
-            "actually written follows the '?' directly.",
-            example="tickets://search?&assignee=ana&limit=20",
+            lambda a: (t := ans.text(a)) is not None and ("&&" in t or "?&" in t or t.endswith("&")),
+            "The skipped variable leaves no trace, not even its separator: one '&' between the pairs actually written.",
+            example="tickets://search?status=open&&q=",
+        ),
+        Mistake(
+            "dropped-the-empty-value",
+            lambda a: (t := ans.text(a)) is not None and "?" in t and "q" not in t.partition("?")[2],
+            "q is defined, only empty: the client did send the search box. Under '?' an empty value is "
+            "still written, its name and '='. Only undefined variables disappear.",
+            example="tickets://search?status=open",
+        ),
+        Mistake(
+            "empty-without-equals",
+            lambda a: (t := ans.text(a)) is not None and t.endswith("&q"),
+            "Under '?' (and '&') an empty value keeps its '='; only the ';' operator writes a bare name "
+            "(`;empty`), RFC 6570 §3.2.7.",
+            example="tickets://search?status=open&q",
         ),
         Mistake(
             "ampersand-first",
-            lambda a: (t := ans.text(a)) is not None and "?" not in t and "&assignee=" in t,
-            "{?...} opens the query with '?' before its first written parameter, whichever "
-            "variable that is; '&' only separates the ones after it.",
-            example="tickets://search&assignee=ana&limit=20",
-        ),
-        Mistake(
-            "reordered-the-parameters",
-            lambda a: (t := ans.text(a)) is not None and -1 < t.find("limit=") < t.find("assignee="),
-            "Expansion writes the variables in the template's order, not in the order you thought of them.",
-            example="tickets://search?limit=20&assignee=ana",
+            lambda a: (t := ans.text(a)) is not None and "?" not in t and "&" in t,
+            "{?...} opens the query with '?' before its first written parameter; '&' only separates the ones after it.",
+            example="tickets://search&status=open&q=",
         ),
     ),
 )
