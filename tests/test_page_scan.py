@@ -106,11 +106,11 @@ def test_a_label_pair_printed_before_its_question_is_found():
 
 def test_a_worked_example_with_the_same_input_is_found_in_markdown():
     nb = _notebook(
-        ("markdown", "Expanding gives `crm://customer/fixture%2017%2Feu`.", ""),
+        ("markdown", "Expanding gives `exports://Q3%20report%2Ffinal.csv`.", ""),
         ("code", 'check("uri-02", answer)', ""),
     )
     (problem,) = answers_shown_early(nb)
-    assert problem.startswith("uri-02: 'crm://customer/fixture%2017%2Feu' in the source of cell 0")
+    assert problem.startswith("uri-02: 'exports://Q3%20report%2Ffinal.csv' in the source of cell 0")
 
 
 def test_the_scenarios_code_printed_beside_its_input_is_found_but_the_code_alone_is_not():
