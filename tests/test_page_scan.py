@@ -106,11 +106,11 @@ def test_a_label_pair_printed_before_its_question_is_found():
 
 def test_a_worked_example_with_the_same_input_is_found_in_markdown():
     nb = _notebook(
-        ("markdown", "Expanding gives `crm://customer/fixture%2017%2Feu`.", ""),
+        ("markdown", "Expanding gives `exports://Q3%20report%2Ffinal.csv`.", ""),
         ("code", 'check("uri-02", answer)', ""),
     )
     (problem,) = answers_shown_early(nb)
-    assert problem.startswith("uri-02: 'crm://customer/fixture%2017%2Feu' in the source of cell 0")
+    assert problem.startswith("uri-02: 'exports://Q3%20report%2Ffinal.csv' in the source of cell 0")
 
 
 def test_the_scenarios_code_printed_beside_its_input_is_found_but_the_code_alone_is_not():
@@ -144,3 +144,15 @@ def test_all_of_a_code_lists_answer_printed_together_is_found_but_a_table_of_can
     table = " ".join(f"row-{n} value-{n} other-{n}" for n in range(30)) + " " + codes
     candidates = _notebook(("code", "inventory", table), ("code", 'check("hint-01", a)', ""))
     assert answers_shown_early(candidates) == []
+
+
+def test_at_least_six_notebooks_hide_their_main_demonstration_until_the_learner_predicts():
+    import re
+
+    panel = re.compile(r"\b(?:PredictPanel|PredictThenSee)\(\s*[\"'][a-z]+-\d\d[\"']")
+    with_panel = [
+        p.stem
+        for p in NOTEBOOKS
+        if any(c.cell_type == "code" and panel.search(c.source) for c in nbformat.read(p, as_version=4).cells)
+    ]
+    assert len(with_panel) >= 6, f"only {with_panel} ask for a prediction before their demonstration"

@@ -372,7 +372,10 @@ def test_a_receipts_content_digest_must_be_what_the_first_step_read():
 def test_the_transform_exercises_references_are_the_lessons_answers():
     assert get("transform-01").reference() == 18000 - excerpt(source(REPORT), 4096).step.size
     assert get("transform-02").reference() == ["B", "C"], "A and D are honest; B and C each hide a cut"
-    assert get("transform-03").reference() == "rest"
+    assert get("transform-03").reference() == "rest", "the schema excerpt without its rest link is refused by 'rest'"
+    record = get("transform-03").given()
+    assert record["source"]["uri"] == "db://shop/schema" and record["truncated"] is True, record
+    assert record["sourceRange"]["stop"] <= 512 < record["source"]["bytes"], record["sourceRange"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -491,8 +494,11 @@ def test_log_period_reads_only_a_header_line():
 
 def test_the_kind_exercises_references_are_the_lessons_answers():
     assert get("kind-01").reference() == ["static-file", "record", "log", "schema", "live-document"]
-    assert get("kind-02").reference() == ["kb://handbook/v4", "logs://api/2026-09-03"]
-    assert get("kind-03").reference() == "2026-09-04"
+    assert get("kind-02").reference() == ["logs://api/2026-09-03"], "only the closed day's log is fixed"
+    assert "logs://billing/2026-09-04" in get("kind-02").given(), "the dated log whose day is not over"
+    assert get("kind-03").reference() == "logs://api/2026-09-04"
+    dated, today = (CATALOG.read(u).text or "" for u in ("logs://api/2026-09-04", "logs://api/today"))
+    assert dated.splitlines()[1:] == today.splitlines()[1:], "the cited URI reads the same lines as today's log"
 
 
 # --------------------------------------------------------------------------------------------

@@ -48,6 +48,17 @@ def test_each_notebook_checks_every_exercise_of_its_topic_and_shows_each_prompt_
         assert exercise.prompt in text, f"notebook {number}: the prompt of {exercise.id} differs from its definition"
 
 
+@pytest.mark.parametrize(
+    ("number", "exercise_id"), [("03", "revision-01"), ("04", "blob-01")], ids=["03-revision-01", "04-blob-01"]
+)
+def test_the_main_demonstration_of_03_and_04_is_a_predict_then_see_panel_asked_before_any_check(number, exercise_id):
+    cells = _cells(number)
+    panel = [i for i, c in enumerate(cells) if c.cell_type == "code" and f'PredictThenSee("{exercise_id}"' in c.source]
+    assert len(panel) == 1, f"notebook {number}: PredictThenSee({exercise_id!r}) in cells {panel}"
+    later = [i for i, c in enumerate(cells) if c.cell_type == "code" and f'check("{exercise_id}"' in c.source]
+    assert all(i > panel[0] for i in later), f"notebook {number}: {exercise_id} is checked in {later} before its panel"
+
+
 @pytest.mark.parametrize("number", LESSONS)
 def test_each_notebook_closes_with_a_check_yourself_progress_panel_before_the_recap(number):
     _, topic = LESSONS[number]
@@ -162,9 +173,30 @@ def test_the_base64_byte_count_is_three_quarters_of_the_length_minus_the_padding
     )
 
 
-def test_the_brochure_blob_the_notebook_04_prediction_uses_is_800_characters_ending_in_two_padding():
-    blob = Catalog.load().read("assets://brochure.pdf").item["blob"]
-    assert (len(blob), blob[-2:]) == (800, "=="), (len(blob), blob[-2:])
+def test_the_two_small_blobs_notebook_04_explains_the_formula_with_carry_what_it_says():
+    text = _markdown("04")
+    assert "`TWFu`" in text and "`TWE=`" in text, "notebook 04's worked example of the formula changed"
+    assert base64.b64decode("TWFu") == b"Man" and len(base64.b64decode("TWE=")) == 2
+
+
+@pytest.mark.parametrize("number", ["03", "04"])
+def test_no_exercise_reference_of_03_and_04_is_shared_by_more_than_half_of_its_exercises(number):
+    import json
+    from collections import Counter
+
+    ids = sorted(set(re.findall(r'(?:check|PredictThenSee)\("([a-z]+-\d\d)"', _text(number))))
+    assert len(ids) >= 8, ids
+    counts = Counter(json.dumps(reveal(i), sort_keys=True, default=str) for i in ids)
+    reference, n = counts.most_common(1)[0]
+    assert n <= len(ids) / 2, f"notebook {number}: {reference} is the reference of {n} of {len(ids)} exercises"
+
+
+def test_notebook_04_says_the_read_rules_are_seed_004s_and_the_labs_host_policy_not_mcps():
+    text = _markdown("04")
+    assert "A read must change nothing" not in text, "the read rules are stated as if they were MCP's"
+    rules = text[text.index("## The rules of reads") :][:900]
+    assert "Seed 004" in rules and "host policy" in rules and "MCP does not require" in rules, rules
+    assert "2026-07-28" in rules and "notifications/resources/updated" in rules, rules
 
 
 def test_link_02_holds_a_link_to_a_registered_resource_under_another_uri_and_an_unlisted_valid_one():
@@ -177,3 +209,42 @@ def test_link_02_holds_a_link_to_a_registered_resource_under_another_uri_and_an_
     assert by_name.get(links[0]["name"]) == reveal("link-02"), "link-02's first link names the registered report"
     assert links[1]["name"] not in by_name, "the export link names nothing registered"
     assert get("link-02").kind == "uri"
+
+
+# --------------------------------------------------------------------------------------------
+# Issue 22 §1: no answer on the page before its question (the sources; the executed page scan of
+# tests/test_notebooks.py covers the outputs too)
+# --------------------------------------------------------------------------------------------
+
+_ASKED = re.compile(r'(?:check|ExercisePanel|PredictPanel|PredictThenSee)\(\s*"([a-z]+-\d\d)"')
+_URI = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"<>,\])]+")
+
+
+def _distinct_parts(reference: object) -> list[str]:
+    items = reference if isinstance(reference, list) else [reference]
+    parts = []
+    for item in items:
+        if isinstance(item, str):
+            parts += _URI.findall(item)
+        elif isinstance(item, int) and not isinstance(item, bool) and abs(item) >= 100:
+            parts += [str(item), f"{item:,}"]
+    return parts
+
+
+@pytest.mark.parametrize("number", ["03", "04"])
+def test_no_cell_before_an_exercise_holds_its_references_uris_or_numbers(number):
+    cells = _cells(number)
+    first: dict[str, int] = {}
+    for i, cell in enumerate(cells):
+        if cell.cell_type == "code":
+            for exercise_id in _ASKED.findall(cell.source):
+                first.setdefault(exercise_id, i)
+    assert len(first) >= 10, first
+    found = [
+        (exercise_id, part, j)
+        for exercise_id, at in first.items()
+        for part in _distinct_parts(reveal(exercise_id))
+        for j in range(at)
+        if re.search(rf"(?<![\w.,]){re.escape(part)}(?![\w])", cells[j].source)
+    ]
+    assert not found, f"notebook {number}: (exercise, part of its reference, earlier cell): {found}"

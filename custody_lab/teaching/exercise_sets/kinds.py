@@ -5,7 +5,7 @@ id        level  task
 ========  =====  ===================================================================
 kind-01   1      the kind of five of the sample server's URIs
 kind-02   2      which reads a host may serve again from a copy without re-reading
-kind-03   2      which day a read of ``logs://api/today`` covers
+kind-03   2      cite a read of ``logs://api/today`` by the URI of the day it states
 ========  =====  ===================================================================
 
 Seed 004 ("Kinds of Resources") names four kinds and asks a log to say which time range a read
@@ -13,6 +13,10 @@ covers; seed 004 ("Immutability Where You Can") lets a host keep a copy of a res
 pins a version or a date. The kinds, the caching rule and the periods are
 :mod:`custody_lab.protocol.resource_kinds`, so every reference answer is computed. MCP
 (2026-07-28) names no kinds: classifying them is the lab's host policy.
+
+Notebook 04 asks ``kind-01`` and ``kind-02`` before its kinds table and picker show any kind, and
+``kind-02``'s URIs are ones the notebook never prints before it: a closed day's log, and a dated
+log whose day is not over yet, which a date in the URI alone does not make reusable.
 """
 
 from __future__ import annotations
@@ -21,10 +25,12 @@ __all__: list[str] = ["EXERCISES"]
 
 import datetime
 import functools
+import re
 from typing import Any
 
 from ...protocol.catalog import Catalog
 from ...protocol.resource_kinds import KINDS, classify, describe, log_period
+from ...protocol.uri_templates import expand
 from ..exercises import Exercise, Mistake
 from . import _answers as ans
 
@@ -135,12 +141,12 @@ _KIND_01 = Exercise(
 # --------------------------------------------------------------------------------------------
 
 _REUSE_URIS: tuple[str, ...] = (
-    "kb://handbook/v4",
     "kb://shipping",
     "logs://api/2026-09-03",
-    "logs://api/today",
-    "orders://A-1002",
+    "logs://billing/2026-09-04",
+    "orders://A-1003",
     "status://service/current",
+    "crm://customer/fixture-17",
 )
 
 
@@ -150,6 +156,17 @@ def _reusable() -> list[str]:
 
 def _contains(uri: str) -> Any:
     return lambda a: (found := ans.names(a)) is not None and uri in found
+
+
+def _contains_a_record(answer: object) -> bool:
+    found = ans.names(answer)
+    return found is not None and any(uri in _REUSE_URIS and classify(_catalog(), uri) == "record" for uri in found)
+
+
+def _says_none(answer: object) -> bool:
+    if isinstance(answer, list | tuple | set | frozenset):
+        return len(answer) == 0
+    return (ans.text(answer) or "").casefold() in ("none", "nothing", "[]", "no")
 
 
 _KIND_02 = Exercise(
@@ -170,46 +187,42 @@ _KIND_02 = Exercise(
     hints=(
         "A copy may stand in for a read only when the content behind the URI cannot change: "
         "what in a URI, or in what a read states, can promise that?",
-        "Look for a version or a date in the URI, and for a log whose period is over.",
+        "A version or a date in the URI can pin content, but a log is fixed only once the period it "
+        "covers is over at the lab's clock.",
     ),
     mistakes=(
         Mistake(
-            "kept-todays-log",
-            _contains("logs://api/today"),
-            "Today's log is still being written: the period its read covers runs past the lab's "
-            "clock, so a later read can hold more lines.",
-            example=["kb://handbook/v4", "logs://api/2026-09-03", "logs://api/today"],
+            "kept-a-dated-open-log",
+            _contains("logs://billing/2026-09-04"),
+            "A date in a log's URI is not enough: the day that log covers is not over at the lab's "
+            "clock, so a later read can hold more lines. A copy is fixed only once its period has ended.",
+            example=["logs://api/2026-09-03", "logs://billing/2026-09-04"],
         ),
         Mistake(
             "kept-an-unpinned-file",
             _contains("kb://shipping"),
-            "Nothing in kb://shipping's URI pins its content: the policy can change under the same "
+            "Nothing in kb://shipping's URI pins its content: the page can change under the same "
             "URI. Re-read it and compare the sha256 before using the copy.",
-            example=["kb://handbook/v4", "kb://shipping", "logs://api/2026-09-03"],
+            example=["kb://shipping", "logs://api/2026-09-03"],
         ),
         Mistake(
             "kept-a-record",
-            _contains("orders://A-1002"),
-            "A record can change between reads (an order is paid, then shipped): re-read it before acting on it.",
-            example=["kb://handbook/v4", "logs://api/2026-09-03", "orders://A-1002"],
+            _contains_a_record,
+            "A record can change between reads (an order is paid, then shipped; a customer moves): "
+            "re-read it before acting on it.",
+            example=["logs://api/2026-09-03", "crm://customer/fixture-17"],
         ),
         Mistake(
             "kept-the-live-document",
             _contains("status://service/current"),
             "status://service/current moves while its URI stays; that is why the host subscribes to it.",
-            example=["kb://handbook/v4", "logs://api/2026-09-03", "status://service/current"],
+            example=["logs://api/2026-09-03", "status://service/current"],
         ),
         Mistake(
-            "missed-the-closed-log",
-            lambda a: ans.names(a) == frozenset({"kb://handbook/v4"}),
-            "One more copy is fixed for good: a log of a day that is over cannot gain lines.",
-            example=["kb://handbook/v4"],
-        ),
-        Mistake(
-            "missed-the-versioned-file",
-            lambda a: ans.names(a) == frozenset({"logs://api/2026-09-03"}),
-            "One more copy is fixed for good: a URI that names its version always means the same bytes.",
-            example=["logs://api/2026-09-03"],
+            "nothing-is-reusable",
+            _says_none,
+            "One copy is fixed for good: a log of a day that is over cannot gain lines.",
+            example=[],
         ),
     ),
 )
@@ -218,6 +231,9 @@ _KIND_02 = Exercise(
 # --------------------------------------------------------------------------------------------
 # kind-03: the period a log read states
 # --------------------------------------------------------------------------------------------
+
+
+_LOG_TEMPLATE = "logs://{service}/{day}{?level}"
 
 
 def _today_log() -> str | None:
@@ -229,15 +245,38 @@ def _day_covered() -> str | None:
     return None if period is None else period.start[:10]
 
 
+def _dated_uri() -> str:
+    """The URI of the day the read states, made from the catalog's own log template."""
+    day = _day_covered()
+    template = _catalog().template(_LOG_TEMPLATE)
+    assert day is not None and template is not None, "the log template is served and the read states its period"
+    return expand(template.uri_template, {"service": "api", "day": day})
+
+
+def _day_before() -> str:
+    day = datetime.date.fromisoformat(_day_covered() or "")
+    return expand(_LOG_TEMPLATE, {"service": "api", "day": (day - datetime.timedelta(days=1)).isoformat()})
+
+
 def _your_clock() -> str:
     return datetime.datetime.now(datetime.UTC).date().isoformat()
 
 
-def _near_your_clock(answer: object) -> bool:
-    """A date within a day of the machine's clock (so a check just after midnight still sees it)."""
+def _day_in(answer: object) -> datetime.date | None:
+    text = ans.text(answer) or ""
+    found = re.search(r"(\d{4}-\d{2}-\d{2})", text)
+    if found is None:
+        return None
     try:
-        day = datetime.date.fromisoformat(ans.text(answer) or "")
+        return datetime.date.fromisoformat(found.group(1))
     except ValueError:
+        return None
+
+
+def _near_your_clock(answer: object) -> bool:
+    """A dated URI within a day of the machine's clock (so a check just after midnight still sees it)."""
+    day = _day_in(answer)
+    if day is None or not (ans.text(answer) or "").startswith("logs://"):
         return False
     today = datetime.datetime.now(datetime.UTC).date()
     return abs((day - today).days) <= 1 and day.isoformat() != _day_covered()
@@ -245,50 +284,63 @@ def _near_your_clock(answer: object) -> bool:
 
 _KIND_03 = Exercise(
     id="kind-03",
-    title="Which day does the log cover?",
+    title="Cite today's log by its day",
     level=2,
     prompt=(
-        '`input_for("kind-03")` is the text a read of `logs://api/today` returned. A log must say '
-        "which period a read covers. Which day does this read cover? Answer as text, "
-        '`"YYYY-MM-DD"`.'
+        '`input_for("kind-03")` is the text a read of `logs://api/today` returned. `today` moves: '
+        "tomorrow the same URI names other lines. A receipt that must still point at these lines "
+        "later cites the URI of the period the read states, made from the catalog's template "
+        "`logs://{service}/{day}{?level}` (every level: leave `level` undefined). Which URI does the "
+        "receipt cite? Answer with the URI as a string."
     ),
     input_label="the text of a read of logs://api/today",
-    wanted='a date as text, "YYYY-MM-DD"',
-    kind="text",
+    wanted="a URI, as a string",
     parse="text",
     given=_today_log,
-    reference=_day_covered,
-    compare=lambda a, e: ans.same_text(a, e),
+    reference=_dated_uri,
+    compare=ans.same_text,
     hints=(
-        "The server states the period in the read itself: look at its first line.",
-        "The first line gives the period as two timestamps; the day is the date part of them.",
+        "The server states the period in the read itself: look at its first line, then fill in the template.",
+        "The day is the date part of the period's two timestamps; the service is named in the same "
+        "line, and an undefined level writes nothing.",
     ),
     mistakes=(
         Mistake(
-            "answered-today",
-            lambda a: (t := ans.text(a)) is not None and t.casefold() == "today",
-            "'today' is a moving word: tomorrow the same URI means another day. Name the date the "
-            "read states in its first line.",
-            example="today",
+            "cited-the-moving-uri",
+            lambda a: ans.is_one_of(a, "logs://api/today"),
+            "That URI moves: tomorrow it names other lines. Cite the URI of the day the read states.",
+            example="logs://api/today",
         ),
         Mistake(
             "used-your-own-clock",
             _near_your_clock,
-            "That is your computer's date. A host records the period the read states, not the time "
-            "it happens to be where the host runs.",
-            example=_your_clock(),
+            "That date is your computer's. A host cites the period the read states, not the time it "
+            "happens to be where the host runs.",
+            example=expand(_LOG_TEMPLATE, {"service": "api", "day": _your_clock()}),
         ),
         Mistake(
             "the-day-before",
-            lambda a: ans.is_one_of(a, "2026-09-03"),
-            "That is the day before: it is what logs://api/2026-09-03 covers. Read this log's own first line.",
-            example="2026-09-03",
+            lambda a: ans.is_one_of(a, _day_before()),
+            "That is the day before. Read this log's own first line.",
+            example=_day_before(),
         ),
         Mistake(
-            "gave-a-timestamp",
-            lambda a: (t := ans.text(a)) is not None and len(t) > 10 and t[:10] == _day_covered(),
-            "Right day; give only the date, YYYY-MM-DD, without the time.",
-            example="2026-09-04T00:00:00Z",
+            "kept-a-level",
+            lambda a: (t := ans.text(a)) is not None and t.startswith("logs://") and "?level" in t,
+            "The read covers every level: level is undefined, so {?level} writes nothing at all.",
+            example=_dated_uri() + "?level=all",
+        ),
+        Mistake(
+            "gave-only-the-day",
+            lambda a: (t := ans.text(a)) is not None and "://" not in t and _day_in(a) is not None,
+            "A receipt cites a URI, not a date alone: fill the day into the catalog's log template.",
+            example=_day_covered(),
+        ),
+        Mistake(
+            "kept-the-braces",
+            lambda a: (t := ans.text(a)) is not None and "{" in t,
+            "The braces belong to the template: replace each expression with its value.",
+            example="logs://api/{2026-09-04}",
         ),
     ),
 )

@@ -32,14 +32,15 @@ from ._changes import code_of, same_code, several_codes
 # revision-01: which URIs may the host cache
 # --------------------------------------------------------------------------------------------
 
-#: The URIs of revision-01.
+#: The URIs of revision-01. None of the two it may cache is printed in notebook 03 before it asks:
+#: the lesson's own examples are ``kb://handbook/v4`` and ``invoices://2026-09``.
 URIS: tuple[str, ...] = (
-    "kb://handbook/v4",
+    "kb://handbook/v3",
     "status://service/current",
-    "invoices://2026-09",
-    "logs://api/today",
-    "kb://shipping",
-    "invoices://current",
+    "invoices://2026-07",
+    "logs://billing/today",
+    "kb://returns-policy",
+    "invoices://latest",
 )
 
 
@@ -53,6 +54,18 @@ def _includes(kind: str) -> Callable[[object], bool]:
         return named is not None and any(u in URIS and classify(u).kind == kind for u in named)
 
     return detect
+
+
+def _includes_listed(answer: object) -> bool:
+    named = ans.names(answer)
+    listed = {entry.uri for entry in Catalog.load().resources}
+    return named is not None and any(u in listed and classify(u).kind != "versioned" for u in named)
+
+
+def _only_part_of_the_versioned(answer: object) -> bool:
+    named = ans.names(answer)
+    wanted = _cacheable()
+    return named is not None and isinstance(wanted, list) and named < frozenset(wanted)
 
 
 _REVISION_01 = Exercise(
@@ -77,14 +90,28 @@ _REVISION_01 = Exercise(
             _includes("moving"),
             "Your list holds a URI that names whatever is current: its bytes change while its URI "
             "stays the same. A copy of it is good only while ttlMs lasts or until an update notice.",
-            example=["kb://handbook/v4", "status://service/current"],
+            example=["kb://handbook/v3", "status://service/current"],
+        ),
+        Mistake(
+            "a-listed-resource",
+            _includes_listed,
+            "Your list holds a resource the server lists. Being listed says nothing about revisions: "
+            "no declaration of the host's policy covers that URI, so it is treated as moving.",
+            example=["kb://handbook/v3", "kb://returns-policy"],
         ),
         Mistake(
             "an-undeclared-uri",
             _includes("undeclared"),
             "Your list holds a URI nobody declared as one revision. Nothing in MCP 2026-07-28 makes a URI "
             "immutable, so the host treats it as moving. Does every part after invoices:// name a month?",
-            example=["invoices://current"],
+            example=["invoices://2026-07", "invoices://latest"],
+        ),
+        Mistake(
+            "missed-one",
+            _only_part_of_the_versioned,
+            "Each URI in your list may be cached, but one more names a single revision: check each "
+            "of the policy's versioned templates against all six URIs.",
+            example=["invoices://2026-07"],
         ),
         Mistake(
             "nothing-is-cacheable",

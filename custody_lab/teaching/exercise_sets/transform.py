@@ -5,7 +5,7 @@ id             level  task
 =============  =====  ===================================================================
 transform-01   1      how many bytes of the report an excerpt left out
 transform-02   2      which of four transform records the check refuses
-transform-03   2      which field the check names in a record that promises too much
+transform-03   2      which field the check names in an excerpt record that promises too much
 =============  =====  ===================================================================
 
 Seed 000 ("Budget large context without hiding truncation"): the receipt names the summarizer,
@@ -18,7 +18,7 @@ host policy.
 
 from __future__ import annotations
 
-__all__: list[str] = ["BUDGET", "EXERCISES", "REPORT"]
+__all__: list[str] = ["BUDGET", "EXERCISES", "REPORT", "SCHEMA", "TOOL_BUDGET"]
 
 import functools
 from typing import Any
@@ -199,9 +199,13 @@ _TRANSFORM_02 = Exercise(
 # --------------------------------------------------------------------------------------------
 
 
+SCHEMA = "db://shop/schema"
+TOOL_BUDGET = 512
+
+
 def _overpromise() -> dict[str, Any]:
-    """An honest summary record, except that it drops the link to the rest and keeps the promise."""
-    return {**summarise(_source(REPORT), BUDGET).step.to_dict(), "rest": None}
+    """An honest excerpt record of the schema, except that it drops the link to the rest and keeps the promise."""
+    return {**excerpt(_source(SCHEMA), TOOL_BUDGET).step.to_dict(), "rest": None}
 
 
 def _named_field() -> str | None:
@@ -217,12 +221,12 @@ _TRANSFORM_03 = Exercise(
     title="Which field does the check name?",
     level=2,
     prompt=(
-        '`input_for("transform-03")` is the record of a heading summary of the weekly report that '
-        f"read only its first {BUDGET:,} bytes. It says `truncated: true` and "
-        "`fullMaterialReachable: true`, and `check_step` refuses it. Which field of the record "
-        'does the refusal name? Answer with the field\'s name as text, like `"bytes"`.'
+        f'`input_for("transform-03")` is the record of an excerpt of `{SCHEMA}` that a tool cut to '
+        f"a {TOOL_BUDGET}-byte budget. It says `truncated: true` and `fullMaterialReachable: true`, and "
+        "`check_step` refuses it. Which field of the record does the refusal name? Answer with the "
+        'field\'s name as text, like `"bytes"`.'
     ),
-    input_label=f"the summary record of {REPORT} that read {BUDGET:,} bytes",
+    input_label=f"the excerpt record of {SCHEMA} cut to {TOOL_BUDGET} bytes",
     wanted="a field name, as text",
     kind="text",
     parse="text",
@@ -230,7 +234,7 @@ _TRANSFORM_03 = Exercise(
     reference=_named_field,
     compare=lambda a, e: ans.same_text(a, e),
     hints=(
-        "The record promises that the whole report can still be had. What in the record would "
+        "The record promises that the whole schema can still be had. What in the record would "
         "let someone actually get the part that was left out?",
         "Look for the field that links the part left out: it is null here.",
     ),
@@ -245,15 +249,22 @@ _TRANSFORM_03 = Exercise(
         Mistake(
             "blamed-the-promise",
             lambda a: ans.is_one_of(a, "fullMaterialReachable"),
-            "The promise may well be true: the report is still on the server. The check refuses "
+            "The promise may well be true: the schema is still on the server. The check refuses "
             "the record because it gives no way to reach what was left out. Which field does that?",
             example="fullMaterialReachable",
         ),
         Mistake(
             "blamed-the-range",
             lambda a: ans.is_one_of(a, "sourceRange", "sourceRange.total", "sourceRange.stop"),
-            "The range is right: it is counted against the whole report (source.bytes).",
+            "The range is right: it is counted against the whole schema (source.bytes).",
             example="sourceRange",
+        ),
+        Mistake(
+            "blamed-the-size",
+            lambda a: ans.is_one_of(a, "bytes", "source.bytes"),
+            f"The excerpt is meant to be smaller than the schema: cutting at the last line end inside "
+            f"the {TOOL_BUDGET}-byte budget is what an excerpt does. Look at what the record links, not at its size.",
+            example="bytes",
         ),
     ),
 )

@@ -8,7 +8,7 @@ id        level  task
 ========  =====  ===================================================================
 uri-04    2      match a URI back to its id (percent-decoding, UTF-8)
 uri-07    4      the 0-based position where an invalid template goes wrong
-uri-08    5      which templates ``match`` can read values back from
+uri-08    5      which templates ``match`` accepts (RFC 6570 §1.4 leaves matching to each implementation)
 ========  =====  ===================================================================
 
 The client's side (expanding templates) is :mod:`custody_lab.teaching.exercise_sets.uri_expand`.
@@ -25,7 +25,7 @@ from ...protocol.uri_templates import AmbiguousTemplateError, UriTemplateError, 
 from ..exercises import Exercise, Mistake
 from . import _answers as ans
 
-#: The customer template of uri-02, read the other way round here.
+#: The lab catalog's customer template (notebook 03's hostile-value table expands it).
 _CRM = "crm://customer/{id}"
 
 
@@ -187,11 +187,11 @@ _URI_07 = Exercise(
 # --------------------------------------------------------------------------------------------
 
 _CANDIDATES: tuple[str, ...] = (
-    "orders://{order_id}",
-    "files://{name}{.ext}",
-    "logs://{service}/{day}{?level}",
-    "repo://{owner}{repo}",
-    "kb://{+path}/meta",
+    "users://{user_id}/avatar",
+    "pkg://{name}-{version}",
+    "archive://{+prefix}/index",
+    "backup://{+dir}/{+file}",
+    "metrics://{host}/{metric}{?window}",
 )
 
 
@@ -234,12 +234,17 @@ _URI_08 = Exercise(
     title="Which templates can a server match?",
     level=5,
     prompt=(
-        "A server must read the values back out of every URI it receives. That only works when "
-        "each expression's end is visible: whatever follows it must be a character the "
-        "expression itself cannot produce (RFC 6570 §1.4). Of the five templates in "
-        '`input_for("uri-08")`, which ones can the lab\'s `match` read back unambiguously? '
-        "Answer with a list of the template strings. Reason first, then confirm: `match` raises "
-        "`AmbiguousTemplateError` for the others."
+        "A server must read the values back out of every URI it receives. RFC 6570 defines "
+        "expansion only; its §1.4 (Limitations) notes that some templates can be used in reverse, "
+        'and that this variable matching "only works well if the template expressions are '
+        "delimited by the beginning or end of the URI or by characters that cannot be part of the "
+        "expansion\". How to match is left to each implementation. The lab's `match` turns that "
+        "advice into its own rule: whatever may come right after an expression must be a "
+        "character the expression cannot produce, **unless** nothing but literal text follows it "
+        "to the end of the template, where the end of the URI pins it down. Of the five templates "
+        'in `input_for("uri-08")`, which ones does the lab\'s `match` accept? Answer with a list of '
+        "the template strings. Reason first, then confirm: `match` raises `AmbiguousTemplateError` "
+        "for the others."
     ),
     input_label="the five templates of uri-08",
     wanted="a list of template strings",
@@ -248,9 +253,9 @@ _URI_08 = Exercise(
     compare=_same_templates,
     hints=(
         "For each template, look at what comes right after each expression: could the expression's own "
-        "value produce that character?",
-        "Two of the five templates have an expression followed by something its value can also contain "
-        "(or by nothing at all before another expression); leave those two out.",
+        "value produce that character, and is there anything but literal text after it?",
+        "Two of the five templates have an expression followed by a character its value can also "
+        "contain, with another expression still to come; leave those two out.",
     ),
     mistakes=(
         Mistake(
@@ -262,35 +267,41 @@ _URI_08 = Exercise(
             example=[0, 2, 4],
         ),
         Mistake(
-            "adjacent-variables",
-            lambda a: (c := _chosen(a)) is not None and "repo://{owner}{repo}" in c,
-            "In repo://{owner}{repo} nothing separates the two values: 'ab' could be a + b or "
-            "ab + an empty repo. Two simple expressions side by side can never be told apart.",
-            example=_with("repo://{owner}{repo}"),
+            "hyphen-inside-and-after",
+            lambda a: (c := _chosen(a)) is not None and "pkg://{name}-{version}" in c,
+            "'-' is an unreserved character: a simple {name} writes it as it is, so the '-' after "
+            "{name} may also sit inside the name. pkg://live-chat-2 splits as live + chat-2 or "
+            "live-chat + 2.",
+            example=_with("pkg://{name}-{version}"),
         ),
         Mistake(
-            "dot-inside-and-after",
-            lambda a: (c := _chosen(a)) is not None and "files://{name}{.ext}" in c,
-            "A '.' may be part of {name}'s value and also starts {.ext}: files://report.tar.gz "
-            "splits as report + tar.gz or report.tar + gz. The MCP SDK accepts this template "
-            "and picks the last dot; the lab refuses to guess.",
-            example=_with("files://{name}{.ext}"),
+            "slash-inside-a-reserved-value",
+            lambda a: (c := _chosen(a)) is not None and "backup://{+dir}/{+file}" in c,
+            "{+dir} keeps '/', so the '/' after it may belong to the directory, and another "
+            "expression follows that keeps '/' too: backup://a/b/c splits as a + b/c or a/b + c.",
+            example=_with("backup://{+dir}/{+file}"),
         ),
         Mistake(
             "left-out-the-reserved-one",
-            lambda a: (c := _chosen(a)) is not None and "kb://{+path}/meta" not in c,
-            "{+path} may contain '/', but nothing follows it except the literal /meta, and the "
-            "end of the URI pins that literal down: the path is everything before the final "
-            "/meta.",
-            example=_without("kb://{+path}/meta"),
+            lambda a: (c := _chosen(a)) is not None and "archive://{+prefix}/index" not in c,
+            "{+prefix} may contain '/', but nothing follows it except the literal /index, and the "
+            "end of the URI pins that literal down: the prefix is everything before the final "
+            "/index. The RFC's 'delimited by the end of the URI' covers it.",
+            example=_without("archive://{+prefix}/index"),
         ),
         Mistake(
             "left-out-the-query",
-            lambda a: (c := _chosen(a)) is not None and "logs://{service}/{day}{?level}" not in c,
-            "{day} can never produce a '?' (simple expansion encodes it as %3F), so the '?' that "
-            "{?level} writes marks exactly where day ends; and '/' between service and day does "
+            lambda a: (c := _chosen(a)) is not None and "metrics://{host}/{metric}{?window}" not in c,
+            "{metric} can never produce a '?' (simple expansion encodes it as %3F), so the '?' that "
+            "{?window} writes marks exactly where metric ends; and '/' between host and metric does "
             "the same.",
-            example=_without("logs://{service}/{day}{?level}"),
+            example=_without("metrics://{host}/{metric}{?window}"),
+        ),
+        Mistake(
+            "left-out-the-literal-suffix",
+            lambda a: (c := _chosen(a)) is not None and "users://{user_id}/avatar" not in c,
+            "{user_id} encodes a '/' as %2F, so the literal /avatar after it cannot be part of the id.",
+            example=_without("users://{user_id}/avatar"),
         ),
     ),
 )
