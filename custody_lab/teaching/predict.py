@@ -34,6 +34,20 @@ from .exercises import CheckResult, Exercise, ExerciseError, check, get, input_f
 from .feedback import exercise_heading_html, markdown_html
 
 
+def _prediction_box(exercise: Exercise) -> widgets.Text:
+    """The box a learner types a prediction into (both panels)."""
+    return widgets.Text(
+        value="",
+        placeholder=f"type {exercise.wanted}",
+        description="I predict:",
+        layout=widgets.Layout(flex="1 1 220px", width="auto", min_width="200px"),
+    )
+
+
+def _primary_button(words: str, icon: str, tooltip: str) -> widgets.Button:
+    return widgets.Button(description=words, button_style="primary", icon=icon, layout=fits_words(), tooltip=tooltip)
+
+
 class PredictPanel(widgets.VBox):
     """A prediction box and one button that checks the prediction, then applies the change.
 
@@ -77,18 +91,9 @@ class PredictPanel(widgets.VBox):
         self.applied = False
         own = explorer is None
         self.explorer = CaseExplorer(change.case_id, chart=False) if explorer is None else explorer
-        self.prediction = widgets.Text(
-            value="",
-            placeholder=f"type {self.exercise.wanted}",
-            description="I predict:",
-            layout=widgets.Layout(flex="1 1 220px", width="auto", min_width="200px"),
-        )
-        self.apply_button = widgets.Button(
-            description="Apply the change and check",
-            button_style="primary",
-            icon="play",
-            layout=fits_words(),
-            tooltip=f"check your prediction for {self.exercise.id}, then apply the change",
+        self.prediction = _prediction_box(self.exercise)
+        self.apply_button = _primary_button(
+            "Apply the change and check", "play", f"check your prediction for {self.exercise.id}, then apply the change"
         )
         self.output = widgets.HTML(f"<div>{small('Write your prediction, then press the button.')}</div>")
         self.apply_button.on_click(self._on_apply)
@@ -165,18 +170,9 @@ class PredictThenSee(widgets.VBox):
         self._demo = demo
         self.result: CheckResult | None = None
         self.shown = False
-        self.prediction = widgets.Text(
-            value="",
-            placeholder=f"type {self.exercise.wanted}",
-            description="I predict:",
-            layout=widgets.Layout(flex="1 1 220px", width="auto", min_width="200px"),
-        )
-        self.show_button = widgets.Button(
-            description=button_text,
-            button_style="primary",
-            icon="eye",
-            layout=fits_words(),
-            tooltip=f"check your prediction for {self.exercise.id}, then show what happens",
+        self.prediction = _prediction_box(self.exercise)
+        self.show_button = _primary_button(
+            button_text, "eye", f"check your prediction for {self.exercise.id}, then show what happens"
         )
         self.output = widgets.HTML(f"<div>{small('Write your prediction, then press the button.')}</div>")
         self.demo_area = widgets.VBox()

@@ -18,6 +18,7 @@ __all__ = [
     "same_names",
     "same_number",
     "same_text",
+    "shape_of",
     "text",
     "the_one",
     "whole_number",
@@ -189,3 +190,32 @@ def one_option_mistakes(codes: Collection[str], *, many: str, other: str) -> tup
             example=other,
         ),
     )
+
+
+_SHAPE_ALIASES = {
+    "link": "resource-link",
+    "resource-link": "resource-link",
+    "embed": "embedded-resource",
+    "embedded": "embedded-resource",
+    "embedded-resource": "embedded-resource",
+    "resource": "embedded-resource",  # the MCP content type of an embed is "resource"
+    "structured": "structured-tool-result",
+    "structured-content": "structured-tool-result",
+    "structured-tool-result": "structured-tool-result",
+    "listed-resource": "listed-resource",
+    "templated-resource": "templated-resource",
+}
+
+
+def shape_of(answer: object) -> str | None:
+    """An answer as one of the five shape names (``"link"`` → ``"resource-link"``), or ``None``.
+
+    Example:
+        >>> shape_of(" Embed "), shape_of("resource_link"), shape_of(3)
+        ('embedded-resource', 'resource-link', None)
+    """
+    text_answer = text(answer)
+    if text_answer is None:
+        return None
+    key = text_answer.lower().replace("_", "-").replace(" ", "-")
+    return _SHAPE_ALIASES.get(key, key)

@@ -31,7 +31,7 @@ proves it.
 
 from __future__ import annotations
 
-__all__ = ["EXERCISES", "NEEDS", "TURN", "advice_for", "shape_of"]
+__all__ = ["EXERCISES", "NEEDS", "TURN", "advice_for"]
 
 from collections.abc import Mapping
 from typing import Any
@@ -45,35 +45,6 @@ from . import _answers as ans
 #: The seed's generated report consulted five times (link-01's facts): link-03 counts its bytes.
 _REPORT = {"payload_bytes": 18000, "reuse": 5}
 _BUDGET = 4096
-
-_SHAPE_ALIASES = {
-    "link": "resource-link",
-    "resource-link": "resource-link",
-    "embed": "embedded-resource",
-    "embedded": "embedded-resource",
-    "embedded-resource": "embedded-resource",
-    "resource": "embedded-resource",  # the MCP content type of an embed is "resource"
-    "structured": "structured-tool-result",
-    "structured-content": "structured-tool-result",
-    "structured-tool-result": "structured-tool-result",
-    "listed-resource": "listed-resource",
-    "templated-resource": "templated-resource",
-}
-
-
-def shape_of(answer: object) -> str | None:
-    """An answer as one of the five shape names (``"link"`` → ``"resource-link"``), or ``None``.
-
-    Example:
-        >>> shape_of(" Embed "), shape_of("resource_link"), shape_of(3)
-        ('embedded-resource', 'resource-link', None)
-    """
-    text = ans.text(answer)
-    if text is None:
-        return None
-    key = text.lower().replace("_", "-").replace(" ", "-")
-    return _SHAPE_ALIASES.get(key, key)
-
 
 #: Each scenario's facts, as the advisor reads them (``input_for`` shows them with the tool).
 NEEDS: dict[str, dict[str, Any]] = {
@@ -155,7 +126,7 @@ _SHAPE_CHOICE = 'Answer with a shape name: `"resource-link"`, `"embedded-resourc
 
 
 def _said(*shapes: str) -> Any:
-    return lambda a: shape_of(a) in shapes
+    return lambda a: ans.shape_of(a) in shapes
 
 
 def _not_a_tool_result(what: str) -> Mistake:
@@ -186,7 +157,7 @@ def _shape_exercise(
         parse="text",
         given=lambda: dict(need),
         reference=lambda: _shape_reference(exercise_id),
-        compare=lambda a, e: shape_of(a) == e,
+        compare=lambda a, e: ans.shape_of(a) == e,
         hints=hints,
         mistakes=(*mistakes, _not_a_tool_result(str(need["tool"]))),
     )
@@ -416,7 +387,7 @@ def _turn_answer(answer: object) -> dict[str, str | None] | None:
     """A mapping with exactly the four result ids as keys, its values read as shapes; else ``None``."""
     if not isinstance(answer, Mapping):
         return None
-    read = {str(k).strip(): shape_of(v) for k, v in answer.items()}
+    read = {str(k).strip(): ans.shape_of(v) for k, v in answer.items()}
     return read if set(read) == set(TURN) else None
 
 
@@ -512,7 +483,7 @@ _LINK_08 = Exercise(
         ),
         Mistake(
             "one-shape-for-all",
-            lambda a: shape_of(a) is not None and shape_of(a) != "",
+            lambda a: ans.shape_of(a) is not None and ans.shape_of(a) != "",
             "Give a shape for each of the four results, as a dict from id to shape name.",
             example="resource-link",
         ),

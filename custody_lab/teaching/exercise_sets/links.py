@@ -45,27 +45,6 @@ _REPORT_NEED: dict[str, Any] = {
     "reuse": 5,
     "inline_budget": 4096,
 }
-_SHAPE_ALIASES = {
-    "link": "resource-link",
-    "resource-link": "resource-link",
-    "embed": "embedded-resource",
-    "embedded": "embedded-resource",
-    "embedded-resource": "embedded-resource",
-    "resource": "embedded-resource",  # the MCP content type of an embed is "resource"
-    "structured": "structured-tool-result",
-    "structured-content": "structured-tool-result",
-    "structured-tool-result": "structured-tool-result",
-    "listed-resource": "listed-resource",
-    "templated-resource": "templated-resource",
-}
-
-
-def _shape(answer: object) -> str | None:
-    text = ans.text(answer)
-    if text is None:
-        return None
-    key = text.lower().replace("_", "-").replace(" ", "-")
-    return _SHAPE_ALIASES.get(key, key)
 
 
 def _report_shape() -> str | None:
@@ -90,7 +69,7 @@ _LINK_01 = Exercise(
     parse="text",
     given=lambda: dict(_REPORT_NEED),
     reference=_report_shape,
-    compare=lambda a, e: _shape(a) == e,
+    compare=lambda a, e: ans.shape_of(a) == e,
     hints=(
         "Weigh two numbers against each other: how many bytes one call would put into context, "
         "and how many times the model comes back to the same report.",
@@ -100,7 +79,7 @@ _LINK_01 = Exercise(
     mistakes=(
         Mistake(
             "embedded-a-large-reused-report",
-            lambda a: _shape(a) == "embedded-resource",
+            lambda a: ans.shape_of(a) == "embedded-resource",
             "An embed puts all 18,000 bytes into context on every one of the 5 calls (about "
             "90,000 bytes), and each one is over the 4,096-byte budget. Large or reused content "
             "is the case where the client should fetch once and cache.",
@@ -108,14 +87,14 @@ _LINK_01 = Exercise(
         ),
         Mistake(
             "structured-for-a-document",
-            lambda a: _shape(a) == "structured-tool-result",
+            lambda a: ans.shape_of(a) == "structured-tool-result",
             "Structured content is for fields that code must validate (a score, a status). This "
             "is a document the model reads, with an address of its own.",
             example="structured-tool-result",
         ),
         Mistake(
             "a-resource-not-a-tool-result",
-            lambda a: _shape(a) in ("listed-resource", "templated-resource"),
+            lambda a: ans.shape_of(a) in ("listed-resource", "templated-resource"),
             "The model called a tool, so the report comes back inside a tool result: its shape "
             "is one of the tool-result shapes (link, embed, structured), not a resource the "
             "application lists.",

@@ -13,8 +13,9 @@ import custody_lab as cl
 from custody_lab.exercises import check, get, input_for, reveal
 from custody_lab.link_or_embed import compare_shapes
 from custody_lab.teaching.exercise_sets import link_choice
+from custody_lab.teaching.exercise_sets._answers import shape_of
 from custody_lab.teaching.exercise_sets.budget import TICKET, crowded_example
-from custody_lab.teaching.exercise_sets.link_choice import NEEDS, TURN, advice_for, shape_of
+from custody_lab.teaching.exercise_sets.link_choice import NEEDS, TURN, advice_for
 
 from ...page_scan import asked_cells
 
