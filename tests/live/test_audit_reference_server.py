@@ -134,7 +134,12 @@ def test_an_embedded_resource_is_reported_with_its_custody(audited):
     tool = _caps(audited[0], "tool")["get-resource-reference"]
     embedded = [b for b in tool["details"]["blocks"] if b["type"] == "resource"]
     assert [(b["uri"], b["mimeType"]) for b in embedded] == [("demo://resource/dynamic/text/1", "text/plain")]
-    assert tool["outcome"] == "embedded-resource" and embedded[0]["bytes"] > 0, (tool["outcome"], embedded)
+    assert embedded[0]["bytes"] > 0, embedded
+    # The reference server says readOnlyHint: true and declares nothing else: a hint from an
+    # untrusted server decides nothing, so the receipt stays side-effects-unknown (shown, not trusted)
+    assert tool["outcome"] == "side-effects-unknown", tool["outcome"]
+    assert tool["details"]["declared"]["sideEffects"] is None, tool["details"]["declared"]
+    assert "readOnlyHint: true, a hint that decides nothing" in tool["why"], tool["why"]
 
 
 def test_tools_not_named_are_not_called_whatever_they_claim(audited):
