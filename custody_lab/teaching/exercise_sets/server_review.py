@@ -361,17 +361,17 @@ def _refuse_and_fix() -> dict[str, str | None]:
     inputs = sound_fix_inputs(case, Policy())
     if len(inputs) > 1:
         raise ExerciseError(f"capstone-04: {case.id!r} has several sound fixes {inputs}; the answer must be one")
-    return {"rule": route(case).rejection, "input": inputs[0] if inputs else None}
+    return {"rule": route(case).rejection, "change": inputs[0] if inputs else None}
 
 
 def _part(answer: object, key: str) -> object:
-    """One part of a ``{"rule": ..., "input": ...}`` answer; ``...`` when the answer has no such part."""
+    """One part of a ``{"rule": ..., "change": ...}`` answer; ``...`` when the answer has no such part."""
     return answer.get(key, ...) if isinstance(answer, Mapping) else ...
 
 
 def _input_of(answer: object) -> str | None:
     """The input part read alike (``None``, ``"none"``, ``""`` are no input); ``"?"`` when absent."""
-    value = _part(answer, "input")
+    value = _part(answer, "change")
     if value is None or (isinstance(value, str) and value.strip().lower() in ("", "none", "null")):
         return None
     return code_of(value) if isinstance(value, str) else "?"
@@ -379,7 +379,7 @@ def _input_of(answer: object) -> str | None:
 
 def _same_refusal(answer: object, expected: object) -> bool:
     assert isinstance(expected, dict)
-    want = expected["input"]
+    want = expected["change"]
     return same_code(_part(answer, "rule"), expected["rule"]) and _input_of(answer) == (
         None if want is None else code_of(want)
     )
@@ -394,10 +394,10 @@ _CAPSTONE_04 = Exercise(
         "desk's assistant, and the host refuses it. Name the **rule** that refuses it, and the **one** "
         "design input whose change alone would make it acceptable *as a design change*, one the "
         "server's designer can honestly make; if no such input exists, say so with `None`. Answer as "
-        '`{"rule": "...", "input": "..."}` (or `"input": None`).'
+        '`{"rule": "...", "change": "..."}` (or `"change": None`), as in notebook 01\'s fix exercises.'
     ),
     input_label="the HR server's salary-report under the seed's policy",
-    wanted='a dict {"rule": a rejection code, "input": a design input or None}',
+    wanted='a dict {"rule": a rejection code, "change": a design input or None}',
     kind="mapping",
     given=lambda: dict(_SALARIES),
     reference=_refuse_and_fix,
@@ -405,8 +405,8 @@ _CAPSTONE_04 = Exercise(
     mistakes=(
         Mistake(
             "not-both-parts",
-            lambda a: not isinstance(a, Mapping) or not {"rule", "input"} <= set(a),
-            'Give both parts, as a dict with the keys "rule" and "input".',
+            lambda a: not isinstance(a, Mapping) or not {"rule", "change"} <= set(a),
+            'Give both parts, as a dict with the keys "rule" and "change".',
             example="permission-denied",
         ),
         Mistake(
@@ -418,21 +418,21 @@ _CAPSTONE_04 = Exercise(
             ),
             "Walk the rule table in order for this row: the first rule that fires is the one that "
             "refuses it, and for this row it fires before anything about its size or custody matters.",
-            example={"rule": "custody-incomplete", "input": None},
+            example={"rule": "custody-incomplete", "change": None},
         ),
         Mistake(
             "granted-the-permission",
             lambda a: _input_of(a) == "allowed",
             "The router would accept it, but `allowed` is what the host's permission check answered for "
             "this caller; a design review cannot grant a role the host does not have.",
-            example={"rule": "permission-denied", "input": "allowed"},
+            example={"rule": "permission-denied", "change": "allowed"},
         ),
         Mistake(
             "changed-a-measurement",
             lambda a: _input_of(a) in MEASUREMENTS,
             "That input is a measurement of the payload or the read, not a design choice: changing the "
             "number changes the record, not what is read.",
-            example={"rule": "permission-denied", "input": "bytes"},
+            example={"rule": "permission-denied", "change": "bytes"},
         ),
     ),
     hints=(

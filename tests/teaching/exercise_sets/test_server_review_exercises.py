@@ -59,15 +59,15 @@ def test_a_permission_refusal_has_no_honest_one_input_fix_and_the_other_refusals
     }
     salaries = cl.Case.from_dict(input_for("capstone-04"))
     assert cl.route(salaries).rejection == "permission-denied" and sound_fix_inputs(salaries, cl.Policy()) == ()
-    assert_reference("capstone-04", {"rule": "permission-denied", "input": None})
+    assert_reference("capstone-04", {"rule": "permission-denied", "change": None})
 
 
 @pytest.mark.parametrize(
     "answer",
     [
-        {"rule": "permission-denied", "input": None},
-        {"rule": " `Permission-Denied` ", "input": "none"},
-        {"rule": "permission_denied", "input": ""},
+        {"rule": "permission-denied", "change": None},
+        {"rule": " `Permission-Denied` ", "change": "none"},
+        {"rule": "permission_denied", "change": ""},
     ],
 )
 def test_fair_variants_of_the_capstone_04_answer_pass(answer):
@@ -77,9 +77,9 @@ def test_fair_variants_of_the_capstone_04_answer_pass(answer):
 @pytest.mark.parametrize(
     ("answer", "mistake"),
     [
-        ({"rule": "permission-denied", "input": "allowed"}, "granted-the-permission"),
-        ({"rule": "permission-denied", "input": "current"}, "changed-a-measurement"),
-        ({"rule": "side-effects-unknown", "input": None}, "wrong-rule"),
+        ({"rule": "permission-denied", "change": "allowed"}, "granted-the-permission"),
+        ({"rule": "permission-denied", "change": "current"}, "changed-a-measurement"),
+        ({"rule": "side-effects-unknown", "change": None}, "wrong-rule"),
         (["permission-denied", None], "not-both-parts"),
     ],
 )
@@ -89,7 +89,7 @@ def test_each_typical_capstone_04_mistake_gets_its_own_hint(answer, mistake):
 
 
 def test_an_honest_fix_of_another_row_is_still_wrong_for_the_audit_log():
-    result = check("capstone-04", {"rule": "permission-denied", "input": "shape"})
+    result = check("capstone-04", {"rule": "permission-denied", "change": "shape"})
     assert not result.passed and result.mistake is None, result
 
 
