@@ -1,0 +1,322 @@
+"""The MCP conformance suite (``@modelcontextprotocol/conformance`` 0.1.16, on Node 22) against
+``custody-lab serve --http``: every server scenario it has is either one that applies to a server
+with the lab's own tools, resources and prompts, and must pass, or one that does not apply, with
+the reason (``tests/interop/CONFORMANCE.md`` is the same table in prose).
+
+The suite's client negotiates protocol revision 2025-11-25, so what passes here holds for that
+revision. A pass counts only with evidence that the scenario exercised the lab's server: each
+applicable scenario's details are checked against what the lab's server lists to the official
+Python SDK's client, and its requests against the lab's receipt log (``serve --log``: one line per
+request), answered without an error. Most scenarios of the suite call a tool, prompt or resource
+of the suite's own test server (``test_simple_text``, ``test://static-text``...); the lab has none
+of them, and a test below proves it, so none is counted, even the two that "pass" on the lab's
+answer to an unknown tool.
+
+The suite and Node 22 are pinned in ``tests/interop`` (the ``conformance_cli`` fixture of
+``tests/conftest.py``: skipped off CI when missing, failed under ``CI=true``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import anyio
+import pytest
+
+pytest.importorskip("mcp")
+
+from mcp import Client  # noqa: E402
+
+from custody_lab.live.serve_log import read_receipt_log  # noqa: E402
+
+from ..timing import scaled  # noqa: E402
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parents[2]
+START_TIMEOUT = scaled(60)
+#: The whole suite takes about 2 s here; the bound only turns a hang into a failure.
+SUITE_TIMEOUT = scaled(300)
+#: The protocol revision the suite's client asks for (its SDK's latest).
+SUITE_REVISION = "2025-11-25"
+
+
+@dataclass(frozen=True)
+class Lab:
+    """What the lab's server offers, as the official Python SDK's client sees it over HTTP."""
+
+    capabilities: dict
+    tools: list[str]
+    prompts: list[str]
+    resources: list[str]
+    templates: list[str]
+
+
+@dataclass(frozen=True)
+class Suite:
+    url: str
+    checks: dict[str, list[dict]]
+    log: list[dict]
+    lab: Lab
+    stdout: str
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _wait_listening(server: subprocess.Popen, port: int) -> None:
+    deadline = time.monotonic() + START_TIMEOUT
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=scaled(1)).close()
+            return
+        except OSError:
+            if server.poll() is not None or time.monotonic() > deadline:
+                err = server.stderr.read().decode() if server.poll() is not None and server.stderr else "(starting)"
+                pytest.fail(f"custody-lab serve --http --port {port} did not listen within {START_TIMEOUT} s: {err}")
+            time.sleep(0.2)
+
+
+def _lab_as_the_sdk_sees_it(url: str) -> Lab:
+    async def look() -> Lab:
+        async with Client(url, read_timeout_seconds=scaled(30), cache=None) as client:
+            caps = client.server_capabilities
+            return Lab(
+                capabilities=caps.model_dump(by_alias=True, exclude_none=True) if caps else {},
+                tools=[t.name for t in (await client.list_tools()).tools],
+                prompts=[p.name for p in (await client.list_prompts()).prompts],
+                resources=[str(r.uri) for r in (await client.list_resources()).resources],
+                templates=[t.uri_template for t in (await client.list_resource_templates()).resource_templates],
+            )
+
+    return anyio.run(look)
+
+
+#: ``server-<scenario>-<ISO time>``: the folder the suite writes each scenario's checks.json into.
+_RESULT_DIR = re.compile(r"^server-(?P<name>.+)-\d{4}-\d{2}-\d{2}T[\d-]+Z$")
+
+
+@pytest.fixture(scope="module")
+def suite(conformance_cli, tmp_path_factory) -> Iterator[Suite]:
+    """Every server scenario of the suite (``--suite all``), once, against a fresh ``serve --http``."""
+    tmp = tmp_path_factory.mktemp("conformance")
+    log, out = tmp / "receipts.jsonl", tmp / "results"
+    port = _free_port()
+    cmd = [sys.executable, "-m", "custody_lab.cli", "serve", "--http", "--port", str(port), "--log", str(log)]
+    server = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT)
+    try:
+        _wait_listening(server, port)
+        url = f"http://127.0.0.1:{port}/mcp"
+        done = subprocess.run(
+            [*conformance_cli, "server", "--url", url, "--suite", "all", "-o", str(out)],
+            capture_output=True,
+            text=True,
+            cwd=tmp,
+            timeout=SUITE_TIMEOUT,
+        )
+        checks: dict[str, list[dict]] = {}
+        for folder in sorted(out.iterdir()) if out.is_dir() else []:
+            found = _RESULT_DIR.match(folder.name)
+            assert found, f"unexpected result folder {folder.name}"
+            checks[found["name"]] = json.loads((folder / "checks.json").read_text(encoding="utf-8"))
+        assert checks, f"the suite wrote no results (exit {done.returncode})\n{done.stdout[-2000:]}\n{done.stderr}"
+        suite_log = read_receipt_log(log)
+        yield Suite(url, checks, suite_log, _lab_as_the_sdk_sees_it(url), done.stdout)
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=scaled(30))
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+
+
+# --------------------------------------------------------------------------------------------
+# The scenarios that apply, and the evidence that each exercised the lab's server
+# --------------------------------------------------------------------------------------------
+
+
+def _check(suite: Suite, scenario: str, check_id: str | None = None) -> dict:
+    found = [c for c in suite.checks[scenario] if check_id is None or c["id"] == check_id]
+    assert len(found) == 1, f"{scenario}: expected one check {check_id or ''}, got {suite.checks[scenario]}"
+    return found[0]
+
+
+def _answered(suite: Suite, method: str) -> list[dict]:
+    """Receipt-log lines of ``method`` the lab answered without an error."""
+    return [e for e in suite.log if e["method"] == method and e["error"] is None]
+
+
+def _initialize(s: Suite) -> object:
+    c = _check(s, "server-initialize")["details"]
+    return (c["serverUrl"] == s.url and c["connected"], bool(_answered(s, "initialize")))
+
+
+def _ping(s: Suite) -> object:
+    return (_check(s, "ping")["details"]["result"] == {}, bool(_answered(s, "ping")))
+
+
+def _tools_list(s: Suite) -> object:
+    d = _check(s, "tools-list")["details"]
+    return (bool(s.lab.tools) and d["tools"] == s.lab.tools, bool(_answered(s, "tools/list")))
+
+
+def _resources_list(s: Suite) -> object:
+    d = _check(s, "resources-list")["details"]
+    return (bool(s.lab.resources) and d["resources"] == s.lab.resources, bool(_answered(s, "resources/list")))
+
+
+def _prompts_list(s: Suite) -> object:
+    d = _check(s, "prompts-list")["details"]
+    return (bool(s.lab.prompts) and d["prompts"] == s.lab.prompts, bool(_answered(s, "prompts/list")))
+
+
+def _subscribe(s: Suite) -> object:
+    return (s.lab.capabilities["resources"].get("subscribe") is True, bool(_answered(s, "resources/subscribe")))
+
+
+def _unsubscribe(s: Suite) -> object:
+    return (_subscribe(s)[0], bool(_answered(s, "resources/unsubscribe")))
+
+
+def _multiple_streams(s: Suite) -> object:
+    d = _check(s, "server-sse-multiple-streams", "server-sse-streams-functional")["details"]
+    listed = [[t["name"] for t in json.loads(r["event"]["data"])["result"]["tools"]] for r in d["results"]]
+    return (d["functionalSseStreams"] == 3, listed == [s.lab.tools] * 3)
+
+
+def _dns_rebinding(s: Suite) -> object:
+    bad = _check(s, "dns-rebinding-protection", "localhost-host-rebinding-rejected")["details"]
+    good = _check(s, "dns-rebinding-protection", "localhost-host-valid-accepted")["details"]
+    return (bad["hostHeader"] == "evil.example.com" and 400 <= bad["statusCode"] < 500, good["statusCode"] == 200)
+
+
+#: Scenario → how to see that it exercised the lab's server (each part must be True).
+APPLIES: dict[str, Callable[[Suite], object]] = {
+    "server-initialize": _initialize,
+    "ping": _ping,
+    "tools-list": _tools_list,
+    "resources-list": _resources_list,
+    "resources-subscribe": _subscribe,
+    "resources-unsubscribe": _unsubscribe,
+    "prompts-list": _prompts_list,
+    "server-sse-multiple-streams": _multiple_streams,
+    "dns-rebinding-protection": _dns_rebinding,
+}
+#: Applicable scenarios that do not hold yet because of the lab (the reason goes to the lead).
+KNOWN_LAB_GAPS = {
+    "prompts-list": (
+        "the lab's server declares the prompts capability and lists no prompt (issue 23 §1): the suite's check "
+        "passes on an empty list, which proves nothing; this flips when room SERVER gives the server prompts"
+    ),
+}
+
+
+# --------------------------------------------------------------------------------------------
+# The scenarios that do not apply, and why (each names what the lab would need to have)
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Needs:
+    kind: str  # "tool", "prompt", "resource", "template" or "capability"
+    name: str
+    why: str
+
+
+_FIXTURE = "a fixture of the suite's own test server, not a lab capability"
+DOES_NOT_APPLY: dict[str, Needs] = {
+    "logging-set-level": Needs("capability", "logging", "the lab's server declares no logging capability"),
+    "tools-call-with-logging": Needs("capability", "logging", "it sets a log level first; no logging capability"),
+    "completion-complete": Needs("prompt", "test_prompt_with_arguments", f"it completes an argument of {_FIXTURE}"),
+    "tools-call-simple-text": Needs("tool", "test_simple_text", _FIXTURE),
+    "tools-call-image": Needs("tool", "test_image_content", _FIXTURE),
+    "tools-call-audio": Needs("tool", "test_audio_content", _FIXTURE),
+    "tools-call-embedded-resource": Needs("tool", "test_embedded_resource", _FIXTURE),
+    "tools-call-mixed-content": Needs("tool", "test_multiple_content_types", _FIXTURE),
+    "tools-call-error": Needs("tool", "test_error_handling", _FIXTURE),
+    "tools-call-with-progress": Needs("tool", "test_tool_with_progress", _FIXTURE),
+    "tools-call-sampling": Needs("tool", "test_sampling", _FIXTURE),
+    "tools-call-elicitation": Needs("tool", "test_elicitation", _FIXTURE),
+    "elicitation-sep1034-defaults": Needs("tool", "test_elicitation_sep1034_defaults", _FIXTURE),
+    "elicitation-sep1330-enums": Needs("tool", "test_elicitation_sep1330_enums", _FIXTURE),
+    "json-schema-2020-12": Needs("tool", "json_schema_2020_12_tool", _FIXTURE),
+    "server-sse-polling": Needs("tool", "test_reconnection", _FIXTURE),
+    "resources-read-text": Needs("resource", "test://static-text", _FIXTURE),
+    "resources-read-binary": Needs("resource", "test://static-binary", _FIXTURE),
+    "resources-templates-read": Needs("template", "test://template/{id}/data", _FIXTURE),
+    "prompts-get-simple": Needs("prompt", "test_simple_prompt", _FIXTURE),
+    "prompts-get-with-args": Needs("prompt", "test_prompt_with_arguments", _FIXTURE),
+    "prompts-get-embedded-resource": Needs("prompt", "test_prompt_with_embedded_resource", _FIXTURE),
+    "prompts-get-with-image": Needs("prompt", "test_prompt_with_image", _FIXTURE),
+}
+#: Not-applicable scenarios whose checks accept the lab's answer to a tool it does not have (a
+#: result with ``isError: true``): a pass there says nothing about the lab.
+PASS_WITHOUT_THE_TOOL = {"tools-call-simple-text", "tools-call-error"}
+
+
+def test_every_scenario_the_suite_ran_is_classified_once(suite):
+    ran = set(suite.checks)
+    both = set(APPLIES) & set(DOES_NOT_APPLY)
+    assert not both, f"classified twice: {both}"
+    assert ran == set(APPLIES) | set(DOES_NOT_APPLY), (
+        f"unclassified: {sorted(ran - set(APPLIES) - set(DOES_NOT_APPLY))}; "
+        f"classified but not run: {sorted(set(APPLIES) | set(DOES_NOT_APPLY) - ran)}"
+    )
+    assert len(ran) >= 30, f"the suite ran {len(ran)} scenarios\n{suite.stdout[-1500:]}"
+
+
+def _params(names):
+    return [
+        pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=KNOWN_LAB_GAPS[n])) if n in KNOWN_LAB_GAPS else n
+        for n in names
+    ]
+
+
+@pytest.mark.parametrize("scenario", _params(APPLIES))
+def test_an_applicable_scenario_passes_every_check_on_the_labs_server(suite, scenario):
+    checks = suite.checks[scenario]
+    statuses = [(c["id"], c["status"], c.get("errorMessage")) for c in checks]
+    assert any(c["status"] == "SUCCESS" for c in checks), f"{scenario}: no check succeeded: {statuses}"
+    assert all(c["status"] in ("SUCCESS", "INFO") for c in checks), f"{scenario}: {statuses}"
+    evidence = APPLIES[scenario](suite)
+    assert evidence == (True, True), f"{scenario} passed without exercising the lab's server as expected: {evidence}"
+
+
+@pytest.mark.parametrize("scenario", sorted(DOES_NOT_APPLY))
+def test_a_scenario_that_does_not_apply_needs_what_the_lab_does_not_have(suite, scenario):
+    need = DOES_NOT_APPLY[scenario]
+    has = {
+        "tool": suite.lab.tools,
+        "prompt": suite.lab.prompts,
+        "resource": suite.lab.resources,
+        "template": suite.lab.templates,
+        "capability": list(suite.lab.capabilities),
+    }[need.kind]
+    # the SDK's view is live (the lab lists tools and resources); its prompts list is empty today (issue 23 §1)
+    assert suite.lab.tools and suite.lab.resources, f"the SDK client saw nothing on the lab's server: {suite.lab}"
+    assert need.name not in has, f"{scenario}: the lab now has {need.kind} {need.name!r}; classify it as applying"
+
+
+def test_only_the_known_scenarios_pass_without_the_labs_having_what_they_call(suite):
+    passed = {s for s in DOES_NOT_APPLY if all(c["status"] == "SUCCESS" for c in suite.checks[s])}
+    assert passed <= PASS_WITHOUT_THE_TOOL, f"passed though they do not apply, read why: {sorted(passed)}"
+    for scenario in passed:
+        result = _check(suite, scenario)["details"]["result"]
+        assert result["isError"] is True and "Unknown tool" in result["content"][0]["text"], (scenario, result)
+
+
+def test_the_suite_spoke_the_revision_its_results_are_recorded_for(suite):
+    versions = {e["protocolVersion"] for e in suite.log if e["method"] != "initialize"}
+    assert versions == {SUITE_REVISION}, f"requests after initialize carried {versions}"
