@@ -2,16 +2,35 @@
 
     python3 -m custody_lab.bootstrap lab     # create .venv if missing, install, open JupyterLab
     python3 -m custody_lab.bootstrap test    # create .venv if missing, install, run every test
+                                             # (and tests/interop/.venv-time, the time server's)
     python3 -m custody_lab.bootstrap quick   # the same, without the slow tests: the loop while you work
 
 This module uses the standard library only: it runs *before* the lab's dependencies exist. The
 virtual environment lives in ``.venv/`` at the repository root and is reinstalled whenever
 ``pyproject.toml`` changes (a stamp file records the hash it was built from).
+
+``test`` also creates ``tests/interop/.venv-time``: the MCP reference time server
+(``mcp-server-time``, PyPI), pinned with everything it runs on in
+``tests/interop/requirements-time.txt``, which the interoperability tests start as a server. It
+has its own environment so that its dependencies never enter the lab's. The npm packages those
+tests run are installed by ``npm ci --prefix tests/interop`` (``.ci/run``).
 """
 
 from __future__ import annotations
 
-__all__ = ["ROOT", "STAMP", "VENV", "ensure_env", "lab_args", "main", "open_lab", "run_tests"]
+__all__ = [
+    "ROOT",
+    "STAMP",
+    "TIME_SERVER_PINS",
+    "TIME_SERVER_VENV",
+    "VENV",
+    "ensure_env",
+    "ensure_time_server_env",
+    "lab_args",
+    "main",
+    "open_lab",
+    "run_tests",
+]
 
 import hashlib
 import os
@@ -25,9 +44,14 @@ VENV = Path(os.environ.get("CUSTODY_LAB_VENV", ROOT / ".venv"))
 STAMP = VENV / ".custody-lab-installed"
 
 
-def _python() -> Path:
+#: The MCP reference time server's own environment and its pins (the interoperability tests).
+TIME_SERVER_VENV = ROOT / "tests" / "interop" / ".venv-time"
+TIME_SERVER_PINS = ROOT / "tests" / "interop" / "requirements-time.txt"
+
+
+def _python(venv_dir: Path | None = None) -> Path:
     sub = "Scripts/python.exe" if os.name == "nt" else "bin/python"
-    return VENV / sub
+    return (VENV if venv_dir is None else venv_dir) / sub
 
 
 def _say(message: str) -> None:
@@ -58,6 +82,23 @@ def ensure_env(extras: str = "test") -> Path:
     else:
         _say(f"environment up to date ({VENV})")
     return py
+
+
+def ensure_time_server_env() -> Path:
+    """Create ``tests/interop/.venv-time`` if missing and (re)install ``mcp-server-time`` into it
+    when ``tests/interop/requirements-time.txt`` changed; returns the server's executable."""
+    want = hashlib.sha256(TIME_SERVER_PINS.read_bytes()).hexdigest()
+    stamp = TIME_SERVER_VENV / ".custody-lab-installed"
+    py = _python(TIME_SERVER_VENV)
+    if not py.exists():
+        _say(f"creating the time server's own virtual environment in {TIME_SERVER_VENV}")
+        venv.EnvBuilder(with_pip=True, clear=TIME_SERVER_VENV.exists()).create(TIME_SERVER_VENV)
+    if not stamp.exists() or stamp.read_text().strip() != want:
+        _say(f"installing mcp-server-time as pinned in {TIME_SERVER_PINS.relative_to(ROOT)}")
+        pins = str(TIME_SERVER_PINS)
+        _run([str(py), "-m", "pip", "install", "--disable-pip-version-check", "-q", "-r", pins])
+        stamp.write_text(want + "\n")
+    return py.parent / ("mcp-server-time.exe" if os.name == "nt" else "mcp-server-time")
 
 
 #: The quick subset: every test not marked ``slow`` (notebooks, browser, interop, benchmarks, fresh
@@ -123,6 +164,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     verb, rest = args[0], args[1:]
     if verb == "test":
+        ensure_time_server_env()
         return run_tests(rest)
     if verb == "quick":
         return run_tests([*_QUICK_ARGS, *rest])

@@ -30,7 +30,8 @@ class Recorder:
 
 @pytest.fixture
 def envs(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """``ensure_env`` replaced: it records the extras asked for and returns FAKE_PY."""
+    """``ensure_env`` replaced: it records the extras asked for and returns FAKE_PY; the time
+    server's environment (``ensure_time_server_env``) is recorded as ``"time-server"``."""
     asked: list[str] = []
 
     def fake_ensure_env(extras: str = "test") -> Path:
@@ -38,6 +39,7 @@ def envs(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         return FAKE_PY
 
     monkeypatch.setattr(bootstrap, "ensure_env", fake_ensure_env)
+    monkeypatch.setattr(bootstrap, "ensure_time_server_env", lambda: asked.append("time-server"))
     return asked
 
 
@@ -93,6 +95,17 @@ def test_test_runs_pytest_with_the_users_arguments_only(monkeypatch, envs):
     assert (code, recorder.commands) == (0, [expected]), (
         f"test tests/core: expected (0, [{expected}]), got {(code, recorder.commands)}"
     )
+
+
+def test_test_prepares_the_time_servers_own_environment_and_quick_and_setup_do_not(monkeypatch, envs):
+    calls(monkeypatch)
+    seen = {}
+    for verb in ("test", "quick", "setup"):
+        envs.clear()
+        bootstrap.main([verb])
+        seen[verb] = list(envs)
+    expected = {"test": ["time-server", "test"], "quick": ["test"], "setup": ["test"]}
+    assert seen == expected, f"environments prepared per verb: expected {expected}, got {seen}"
 
 
 @pytest.mark.parametrize("verb", ["test", "quick"])
@@ -196,3 +209,46 @@ def test_a_failed_install_stops_with_the_command_and_its_exit_code_and_leaves_no
     message = str(stopped.value.code)
     assert "exit code 3" in message and "pip install" in message, f"a failing pip: got {message!r}"
     assert not bootstrap.STAMP.exists(), "a failed install must not be stamped as done"
+
+
+# --------------------------------------------------------------------------------------------
+# ensure_time_server_env: mcp-server-time in its own environment, reinstalled when its pins change
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def time_venv(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The time server's environment in a temporary directory, its python already there."""
+    venv = tmp_path / ".venv-time"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "bin" / "python").write_text("", encoding="utf-8")
+    pins = tmp_path / "requirements-time.txt"
+    pins.write_text("mcp-server-time==2026.10.19\n", encoding="utf-8")
+    monkeypatch.setattr(bootstrap.os, "name", "posix")
+    monkeypatch.setattr(bootstrap, "TIME_SERVER_VENV", venv)
+    monkeypatch.setattr(bootstrap, "TIME_SERVER_PINS", pins)
+    monkeypatch.setattr(bootstrap, "ROOT", tmp_path)
+    return venv
+
+
+def test_the_time_server_is_installed_from_its_pins_into_its_own_environment_once(monkeypatch, time_venv):
+    recorder = calls(monkeypatch)
+    exe = bootstrap.ensure_time_server_env()
+    pins = str(bootstrap.TIME_SERVER_PINS)
+    expected = [
+        [str(time_venv / "bin" / "python"), "-m", "pip", "install", "--disable-pip-version-check", "-q", "-r", pins]
+    ]
+    assert (exe, recorder.commands) == (time_venv / "bin" / "mcp-server-time", expected), recorder.commands
+    bootstrap.ensure_time_server_env()
+    assert recorder.commands == expected, f"an up-to-date stamp must install nothing again: {recorder.commands}"
+    bootstrap.TIME_SERVER_PINS.write_text("mcp-server-time==2026.10.20\n", encoding="utf-8")
+    bootstrap.ensure_time_server_env()
+    assert recorder.commands == expected * 2, f"changed pins must reinstall: {recorder.commands}"
+
+
+def test_a_failed_time_server_install_stops_with_the_command_and_leaves_no_stamp(monkeypatch, time_venv):
+    calls(monkeypatch, code=1)
+    with pytest.raises(SystemExit) as stopped:
+        bootstrap.ensure_time_server_env()
+    assert "requirements-time.txt" in str(stopped.value.code), stopped.value.code
+    assert not (time_venv / ".custody-lab-installed").exists(), "a failed install must not be stamped as done"

@@ -238,7 +238,7 @@ class Needs:
 _FIXTURE = "a fixture of the suite's own test server, not a lab capability"
 DOES_NOT_APPLY: dict[str, Needs] = {
     "logging-set-level": Needs("capability", "logging", "the lab's server declares no logging capability"),
-    "tools-call-with-logging": Needs("capability", "logging", "it sets a log level first; no logging capability"),
+    "tools-call-with-logging": Needs("capability", "logging", "it sets a log level, then calls test_tool_with_logging"),
     "completion-complete": Needs("prompt", "test_prompt_with_arguments", f"it completes an argument of {_FIXTURE}"),
     "tools-call-simple-text": Needs("tool", "test_simple_text", _FIXTURE),
     "tools-call-image": Needs("tool", "test_image_content", _FIXTURE),
