@@ -131,7 +131,7 @@ def suite(conformance_cli, tmp_path_factory) -> Iterator[Suite]:
             assert found, f"unexpected result folder {folder.name}"
             checks[found["name"]] = json.loads((folder / "checks.json").read_text(encoding="utf-8"))
         assert checks, f"the suite wrote no results (exit {done.returncode})\n{done.stdout[-2000:]}\n{done.stderr}"
-        suite_log = read_receipt_log(log)
+        suite_log = read_receipt_log(log)  # read before the SDK client below adds its own (2026-07-28) lines
         yield Suite(url, checks, suite_log, _lab_as_the_sdk_sees_it(url), done.stdout)
     finally:
         server.terminate()

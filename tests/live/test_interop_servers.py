@@ -325,3 +325,26 @@ def test_the_filesystem_audit_reports_the_bytes_the_files_hold(run):
         assert (block["bytes"], block["digest"]) == want, f"{tool} {file}: audit {block}, the file {want}"
     image = tools["read_media_file"]["details"]["blocks"][0]
     assert (image["mimeType"], image["sniffed"]) == ("image/png", "image/png"), image
+
+
+@pytest.mark.parametrize(("ci", "outcome"), [("", pytest.skip.Exception), ("true", pytest.fail.Exception)])
+def test_a_missing_time_server_environment_skips_off_ci_and_fails_under_ci(monkeypatch, tmp_path, ci, outcome):
+    from tests import conftest
+
+    monkeypatch.setenv("CI", ci)
+    with pytest.raises(outcome) as raised:
+        conftest.find_time_server(tmp_path / ".venv-time")
+    assert "python3 -m custody_lab.bootstrap test" in str(raised.value), str(raised.value)
+
+
+def test_a_time_server_environment_of_another_version_is_refused_under_ci(monkeypatch, tmp_path):
+    from tests import conftest
+
+    venv = tmp_path / ".venv-time"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "bin" / "mcp-server-time").write_text("", encoding="utf-8")
+    (venv / "lib" / "python3.11" / "site-packages" / "mcp_server_time-2025.1.1.dist-info").mkdir(parents=True)
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception) as raised:
+        conftest.find_time_server(venv)
+    assert "mcp_server_time-2025.1.1.dist-info" in str(raised.value), str(raised.value)
