@@ -143,13 +143,11 @@ def _targets(name: str, request, tmp: Path) -> Target:
     )
 
 
-def _audit(target: Target) -> tuple[dict, subprocess.CompletedProcess]:
-    cmd = [sys.executable, "-m", "custody_lab.cli", "audit", "--json", "--timeout", "10"]
+def _audit(target: Target, *flags: str) -> subprocess.CompletedProcess:
+    cmd = [sys.executable, "-m", "custody_lab.cli", "audit", *flags, "--timeout", "10"]
     for call in target.calls:
         cmd += ["--allow-calls", call.flag()]
-    done = subprocess.run([*cmd, "--", *target.command], capture_output=True, text=True, cwd=ROOT, timeout=BOUND_S)
-    assert done.stdout.startswith("{"), f"{target.name}: no JSON report; stdout {done.stdout[:300]!r}, {done.stderr!r}"
-    return json.loads(done.stdout), done
+    return subprocess.run([*cmd, "--", *target.command], capture_output=True, text=True, cwd=ROOT, timeout=BOUND_S)
 
 
 def _inspect(inspector_cli: list[str], target: Target, *args: str) -> dict:
@@ -164,6 +162,7 @@ class Run:
     target: Target
     report: dict
     audit: subprocess.CompletedProcess
+    text: subprocess.CompletedProcess
     tools: list[dict]
     listed: dict[str, list[str]]
     reads: dict[str, dict]
@@ -182,7 +181,12 @@ def run(request, inspector_cli, tmp_path_factory) -> Run:
     tmp = tmp_path_factory.mktemp(request.param)
     target = _targets(request.param, request, tmp)
     before = _snapshot(tmp)
-    report, audit = _audit(target)
+    audit = _audit(target, "--json")
+    assert audit.stdout.startswith("{"), (
+        f"{target.name}: no JSON report; stdout {audit.stdout[:300]!r}, {audit.stderr!r}"
+    )
+    report = json.loads(audit.stdout)
+    text = _audit(target)
     tools = _inspect(inspector_cli, target, "--method", "tools/list")["tools"]
     listed: dict[str, list[str]] = {}
     if target.resources:
@@ -211,7 +215,7 @@ def run(request, inspector_cli, tmp_path_factory) -> Run:
         )
         for call in target.calls
     }
-    return Run(target, report, audit, tools, listed, reads, results, before, _snapshot(tmp))
+    return Run(target, report, audit, text, tools, listed, reads, results, before, _snapshot(tmp))
 
 
 def _caps(report: dict, kind: str) -> dict[str, dict]:
@@ -252,6 +256,14 @@ def test_each_audit_finishes_with_exit_0_no_traceback_and_every_named_call_made(
     assert got == (EXIT_OK, [], False), f"{run.target.name}: exit, incomplete, traceback = {got}\n{done.stderr}"
     called = sorted(n for n, c in _caps(report, "tool").items() if c["exercised"])
     assert called == sorted(c.tool for c in run.target.calls), f"{run.target.name}: called {called}"
+
+
+def test_each_text_report_finishes_with_exit_0_no_traceback_and_names_every_tool_it_called(run):
+    done = run.text
+    got = (done.returncode, "Traceback" in done.stdout + done.stderr)
+    assert got == (EXIT_OK, False), f"{run.target.name}: text audit exit, traceback = {got}\n{done.stderr}"
+    missing = [c.tool for c in run.target.calls if c.tool not in done.stdout]
+    assert done.stdout and not missing, f"{run.target.name}: the text report does not name {missing}"
 
 
 def test_the_audit_lists_the_tools_inspector_lists_in_the_same_order(run):
