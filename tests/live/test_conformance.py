@@ -317,6 +317,10 @@ def test_only_the_known_scenarios_pass_without_the_labs_having_what_they_call(su
         assert result["isError"] is True and "Unknown tool" in result["content"][0]["text"], (scenario, result)
 
 
-def test_the_suite_spoke_the_revision_its_results_are_recorded_for(suite):
-    versions = {e["protocolVersion"] for e in suite.log if e["method"] != "initialize"}
-    assert versions == {SUITE_REVISION}, f"requests after initialize carried {versions}"
+def test_the_suite_spoke_the_revision_its_results_are_recorded_for(suite, conformance_cli):
+    versions = {e["protocolVersion"] for e in suite.log}
+    assert versions == {SUITE_REVISION}, f"the lab's receipt log says the suite's requests were under {versions}"
+    # the suite's client is the TypeScript SDK's, which asks for its latest revision
+    sdk = Path(conformance_cli[1]).parents[2] / "sdk" / "dist" / "esm" / "types.js"
+    latest = re.search(r"LATEST_PROTOCOL_VERSION = '([\d-]+)'", sdk.read_text(encoding="utf-8"))
+    assert latest and latest[1] == SUITE_REVISION, f"{sdk}: {latest and latest[0]}"
