@@ -41,13 +41,11 @@ import mcp.types as mt
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
-from ..core.receipts import digest
 from ..core.text import visible
-from ..protocol.blobs import BlobError, read_contents
 from ..protocol.uri_templates import UriTemplateError, parse
 from .audit_fields import declared_template_fields, fields_from_receipt, receipt_details, unexercised_fields
 from .audit_report import CapabilityAudit
-from .live_receipts import LiveReceipt
+from .live_receipts import LiveReceipt, count_blocks, wire_fields
 from .recorder import Recorder
 
 #: Prefixes tried, after the empty one, when a server completes nothing for an empty prefix.
@@ -93,57 +91,35 @@ async def template_values(
     return values, how
 
 
-def _reading(uri: str, mime: str | None, *, text: str | None = None, blob: str | None = None) -> dict[str, Any]:
-    item: dict[str, Any] = {"uri": uri, **({"mimeType": mime} if mime else {})}
-    item.update({"text": text} if text is not None else {"blob": blob or ""})
-    try:
-        r = read_contents(item)
-    except BlobError as e:
-        return {"mimeType": mime, "error": str(e)}
-    return {
-        "mimeType": mime,
-        "sniffed": r.sniffed_mime,
-        "mimeMismatch": r.mime_mismatch,
-        "bytes": r.size_bytes,
-        "digest": "sha256:" + r.sha256,
-    }
+def content_blocks(result: mt.CallToolResult | mt.GetPromptResult) -> list[dict[str, Any]]:
+    """Every content block of a tool result (or of a prompt's messages) with its custody.
 
-
-def _annotations(block: Any) -> dict[str, Any] | None:
-    ann = getattr(block, "annotations", None)
-    return ann.model_dump(by_alias=True, mode="json", exclude_none=True) if ann is not None else None
-
-
-def content_blocks(result: mt.CallToolResult) -> list[dict[str, Any]]:
-    """Every content block of a tool result with its custody (nothing is fetched).
+    The counting is :func:`~custody_lab.live.live_receipts.count_blocks`, the receipts' own; a
+    ``resource_link`` gets ``followed`` (``None`` until ``--follow-links`` reads it). Nothing is fetched.
 
     Example:
         >>> r = mt.CallToolResult(content=[mt.TextContent(type="text", text="hi")])
         >>> content_blocks(r)[0]["bytes"], content_blocks(r)[0]["type"]
         (2, 'text')
     """
-    out: list[dict[str, Any]] = []
-    for i, block in enumerate(result.content):
-        entry: dict[str, Any] = {"index": i, "type": block.type, "annotations": _annotations(block)}
-        if isinstance(block, mt.TextContent):
-            entry.update(bytes=len(block.text.encode("utf-8")), digest="sha256:" + digest(block.text))
-        elif isinstance(block, mt.ImageContent | mt.AudioContent):
-            entry.update(_reading(f"({block.type} block {i})", block.mime_type, blob=block.data))
-        elif isinstance(block, mt.EmbeddedResource):
-            res = block.resource
-            text = getattr(res, "text", None)
-            entry["uri"] = res.uri
-            entry.update(_reading(res.uri, res.mime_type, text=text, blob=getattr(res, "blob", None)))
-        elif isinstance(block, mt.ResourceLink):
-            entry.update(uri=block.uri, mimeType=block.mime_type, declaredSize=block.size, followed=None)
-        out.append(entry)
-    return out
+    wire = wire_fields(result) or {}
+    if isinstance(result, mt.GetPromptResult):
+        raw = [m.get("content") for m in wire.get("messages") or ()]
+    else:
+        raw = list(wire.get("content") or ())
+    entries, _ = count_blocks([b for b in raw if isinstance(b, Mapping)])
+    for entry in entries:
+        if entry["type"] == "resource_link":
+            entry["followed"] = None
+    return entries
 
 
 def structured_check(result: mt.CallToolResult, output_schema: Mapping[str, Any] | None) -> dict[str, Any] | None:
     """``structuredContent`` against ``outputSchema``, and whether a TextContent fallback carries it.
 
     Returns ``None`` when the result has no structured content and the tool declares no schema.
+    An ``isError`` result is not checked (``toolError`` true, ``valid`` ``None``): it reports a
+    failure, and the report shows the server's error text instead.
 
     Example:
         >>> r = mt.CallToolResult(content=[mt.TextContent(type="text", text='{"t": 3}')], structured_content={"t": 3})
@@ -168,7 +144,12 @@ def structured_check(result: mt.CallToolResult, output_schema: Mapping[str, Any]
         "valid": None,
         "error": None,
         "textFallback": fallback,
+        "toolError": bool(result.is_error),
     }
+    if result.is_error:
+        # a tool error is not a structured result: the schema binds the results a tool returns
+        # (MCP 2025-06-18 and later), and the report shows the error itself, not a schema failure
+        return check
     if output_schema is None or content is None:
         if output_schema is not None:
             check["valid"], check["error"] = (

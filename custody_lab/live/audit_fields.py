@@ -9,6 +9,7 @@ from __future__ import annotations
 
 __all__ = [
     "NOT_CALLED",
+    "TOOL_HINTS",
     "declared_template_fields",
     "declared_tool_details",
     "declared_tool_fields",
@@ -16,6 +17,7 @@ __all__ = [
     "provenance_field",
     "receipt_details",
     "server_field",
+    "tool_hints",
     "unexercised_fields",
 ]
 
@@ -51,8 +53,26 @@ def provenance_field(rec: dict[str, Any], performed: bool) -> FieldSupport:
 
 def receipt_details(rec: dict[str, Any]) -> dict[str, Any]:
     """The receipt's custody block, 2026-07-28 hints and provenance source, for the report's details."""
-    keys = ("custody", "hints", "provenanceSource", "mimeCheck", "template", "templateParams", "link", "followUp")
-    return {k: rec[k] for k in keys if rec.get(k) is not None}
+    keys = (
+        "custody",
+        "contentDigest",
+        "hints",
+        "provenanceSource",
+        "mimeCheck",
+        "template",
+        "templateParams",
+        "link",
+        "followUp",
+    )
+    out = {k: rec[k] for k in keys if rec.get(k) is not None}
+    if rec.get("contentBlocks") is not None:  # a tool result: every block, and the totals
+        out["blocks"] = [
+            {**b, "followed": None} if b["type"] == "resource_link" else dict(b) for b in rec["contentBlocks"]
+        ]
+        out["totals"] = rec["contentTotals"]
+    if rec.get("exchange", {}).get("toolError"):
+        out["toolError"] = rec.get("error", "")
+    return out
 
 
 def fields_from_receipt(live: LiveReceipt, server: dict[str, Any]) -> tuple[FieldSupport, ...]:
@@ -64,17 +84,22 @@ def fields_from_receipt(live: LiveReceipt, server: dict[str, Any]) -> tuple[Fiel
     if tool and rec.get("delivery") in ("structured", "text"):
         uri_how = f"only through _meta {URI_KEY}: a structured result has no URI field"
     evidence = rec.get("sideEffectsEvidence") or {}
+    mime = custody["mime"]
+    if not mime:
+        mime_how = "no MIME type came back"
+    elif tool and rec.get("delivery") == "text":
+        mime_how = f"{mime} (text blocks by their type, other blocks as the wire carried them)"
+    elif tool and rec.get("delivery") == "structured":
+        mime_how = f"{mime} (structuredContent is JSON by protocol)"
+    else:
+        mime_how = f"mimeType {mime} (as the wire carried it)"
     fields = [
         FieldSupport("actor", True, f"{custody['actor']} (derived from {rec['method']})"),
         server_field(server),
         FieldSupport(
             "uri", custody["uri"] is not None if performed else None, uri_how if custody["uri"] else "no URI came back"
         ),
-        FieldSupport(
-            "mime",
-            bool(custody["mime"]) if performed else None,
-            f"mimeType {custody['mime']}" if custody["mime"] else "no MIME type came back",
-        ),
+        FieldSupport("mime", bool(mime) if performed else None, mime_how),
         *_content_fields(rec, performed, arrived),
         provenance_field(rec, performed),
         FieldSupport(
@@ -105,8 +130,9 @@ def declared_tool_fields(tool: Any, server: dict[str, Any]) -> tuple[FieldSuppor
     lab = isinstance((tool.meta or {}).get(SIDE_EFFECTS_KEY), bool)
     hint = tool.annotations.read_only_hint if tool.annotations is not None else None
     shown = f" (its readOnlyHint: {str(hint).lower()} is a hint and declares nothing)" if hint is not None else ""
+    value = (tool.meta or {}).get(SIDE_EFFECTS_KEY)
     how = (
-        f"_meta {SIDE_EFFECTS_KEY}"
+        f"_meta {SIDE_EFFECTS_KEY}: {str(value).lower()} (the server's claim; not observed: not called)"
         if lab
         else "no side-effect declaration (the lab's host policy calls it only when you name it)" + shown
     )
@@ -119,8 +145,38 @@ def declared_tool_fields(tool: Any, server: dict[str, Any]) -> tuple[FieldSuppor
     )
 
 
+#: The tool annotations MCP defines (2025-03-26 and later; all in 2026-07-28), wire name by SDK name.
+TOOL_HINTS: dict[str, str] = {
+    "read_only_hint": "readOnlyHint",
+    "destructive_hint": "destructiveHint",
+    "idempotent_hint": "idempotentHint",
+    "open_world_hint": "openWorldHint",
+}
+
+
+def tool_hints(tool: Any) -> dict[str, Any] | None:
+    """A listed tool's annotations as the server's hints (``None`` for one not set), or ``None``.
+
+    MCP 2025-06-18 and later (2026-07-28 included): clients MUST consider tool annotations
+    untrusted unless they come from a trusted server; the report shows them and decides nothing.
+
+    Example:
+        >>> from types import SimpleNamespace as T
+        >>> tool_hints(T(annotations=T(read_only_hint=None, destructive_hint=True, idempotent_hint=None,
+        ...                            open_world_hint=False)))["destructiveHint"]
+        True
+    """
+    ann = getattr(tool, "annotations", None)
+    if ann is None:
+        return None
+    out: dict[str, Any] = {wire: getattr(ann, name, None) for name, wire in TOOL_HINTS.items()}
+    out["source"] = "tool annotations: the server's hints, untrusted (MCP 2025-06-18 and later)"
+    return out
+
+
 def declared_tool_details(tool: Any) -> dict[str, Any]:
-    """What a listed tool declares about side effects, as the report's ``details["declared"]``.
+    """What a listed tool declares about side effects, as the report's ``details["declared"]``,
+    and its annotations as ``details["toolHints"]`` (:func:`tool_hints`, when it has any).
 
     The value is the lab's ``_meta`` declaration (``True``, ``False``, or ``None`` when the tool
     declares none) and ``source`` says where it came from; a ``readOnlyHint`` is a hint and never
@@ -135,11 +191,13 @@ def declared_tool_details(tool: Any) -> dict[str, Any]:
         True
     """
     value = (tool.meta or {}).get(SIDE_EFFECTS_KEY)
+    hints = tool_hints(tool)
+    extra = {"toolHints": hints} if hints is not None else {}
     if isinstance(value, bool):
-        return {"declared": {"sideEffects": value, "source": f"_meta {SIDE_EFFECTS_KEY}"}}
+        return {"declared": {"sideEffects": value, "source": f"_meta {SIDE_EFFECTS_KEY}"}, **extra}
     hint = tool.annotations.read_only_hint if tool.annotations is not None else None
     shown = f"; its readOnlyHint: {str(hint).lower()} is a hint and declares nothing" if hint is not None else ""
-    return {"declared": {"sideEffects": None, "source": "no side-effect declaration" + shown}}
+    return {"declared": {"sideEffects": None, "source": "no side-effect declaration" + shown}, **extra}
 
 
 def declared_template_fields(template: Any, server: dict[str, Any]) -> tuple[FieldSupport, ...]:

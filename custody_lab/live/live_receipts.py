@@ -18,9 +18,18 @@ characters:
   decoded bytes of its ``blob`` (:func:`~custody_lab.protocol.blobs.read_contents`);
 - ``structuredContent``: the UTF-8 bytes of its canonical JSON (compact, key order kept,
   non-ASCII kept: what ``JSON.stringify`` writes, :func:`~custody_lab.core.receipts.canonical_json`);
-- a text-only result: the UTF-8 bytes of its text blocks, in order;
+- a result with no structured content, embed or link: every inline block that arrived (the UTF-8
+  bytes of text blocks, the decoded bytes of image and audio blocks), in order; ``custody.mime``
+  names each MIME type they carried, comma-separated when they differ (``text/plain, image/png``);
 - a ``resource_link``: the size it declares (nothing else arrived; a link the client follows takes
   the bytes of that second read).
+
+**Every block is counted** besides: ``contentBlocks`` lists each content block of a tool result
+(:func:`count_blocks`: type, MIME type and where it is known from, bytes, sha256; a link's declared
+size) and ``contentTotals`` the blocks and bytes per type and in all, so a result whose custody
+names its first embed or link still shows every other block that reached the model. A MIME type
+is *known* only when the wire carried it (a text block is ``text/plain`` by its type); one only
+sniffed from the bytes is marked ``"sniffed"``.
 
 **Declared side effects** of a tool: the lab's ``_meta`` declaration
 (:data:`~custody_lab.live.meta_keys.SIDE_EFFECTS_KEY`, ``true`` or ``false``) when the tool sets it,
@@ -58,6 +67,7 @@ __all__ = [
     "build_receipt",
     "call_facts",
     "check_size",
+    "count_blocks",
     "declared_side_effects",
     "failed",
     "meta_of",
@@ -70,7 +80,8 @@ __all__ = [
     "wire_fields",
 ]
 
-from collections.abc import Mapping
+import hashlib
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, Literal
@@ -270,6 +281,9 @@ def read_facts(
     )
     if matched:
         f.extra["template"] = matched[0]
+    # a resource read declares no side effects by contract, answered or not (a failed read's
+    # receipt says sideEffects false, and its evidence says why)
+    f.extra["sideEffectsEvidence"] = {"declared": False, "observed": None, "source": _CONTRACT_ONLY}
     return f
 
 
@@ -383,6 +397,9 @@ def take_call_result(f: Facts, result: Mapping[str, Any], *, observed: bool | No
             )
     f.provenance = _meta_str(result, PROVENANCE_KEY)
     blocks = [b for b in result.get("content") or () if isinstance(b, Mapping)]
+    entries, totals = count_blocks(blocks)
+    f.extra["contentTypes"] = [b.get("type") for b in blocks]
+    f.extra["contentBlocks"], f.extra["contentTotals"] = entries, totals
     if result.get("isError"):
         text = " ".join(b["text"] for b in blocks if isinstance(b.get("text"), str))
         f.uri = _meta_str(result, URI_KEY)
@@ -391,7 +408,6 @@ def take_call_result(f: Facts, result: Mapping[str, Any], *, observed: bool | No
         return
     embedded = [b for b in blocks if b.get("type") == "resource" and isinstance(b.get("resource"), Mapping)]
     links = [b for b in blocks if b.get("type") == "resource_link"]
-    f.extra["contentTypes"] = [b.get("type") for b in blocks]
     if embedded:
         f.shape = "embedded-resource"
         f.hints["described"] = dict(embedded[0])
@@ -408,12 +424,125 @@ def take_call_result(f: Facts, result: Mapping[str, Any], *, observed: bool | No
             body = canonical_json(structured)
             f.mime = "application/json"
             f.extra["outputSchema"] = bool(tool and tool.get("outputSchema"))
+            f.size = len(body.encode("utf-8"))
+            f.content_digest = "sha256:" + digest(body)
         else:
             body = "".join(b["text"] for b in blocks if b.get("type") == "text" and isinstance(b.get("text"), str))
-            f.mime = "text/plain" if body else None
+            # every inline block reached the model: an image beside the text is counted too
+            f.mime = ", ".join(totals["mimeTypes"]) or None
+            f.size = totals["inlineBytes"]
+            f.content_digest = totals["inlineDigest"] if entries else "sha256:" + digest(body)
         f.content = body
-        f.size = len(body.encode("utf-8"))
-        f.content_digest = "sha256:" + digest(body)
+
+
+def _block_reading(entry: dict[str, Any], item: Mapping[str, Any]) -> bytes | None:
+    """Decode one contents-like item into ``entry`` (MIME per source, bytes, digest); its bytes."""
+    declared = item.get("mimeType") if isinstance(item.get("mimeType"), str) else None
+    try:
+        r = read_contents(item)
+    except BlobError as e:
+        entry.update(mimeType=declared, mime=declared, mimeSource="wire" if declared else None, error=str(e))
+        return None
+    entry.update(
+        mimeType=declared,
+        # known only when the wire carried it; a sniffed type is a guess from the bytes
+        mime=declared or r.sniffed_mime,
+        mimeSource="wire" if declared else ("sniffed" if r.sniffed_mime else None),
+        sniffed=r.sniffed_mime,
+        mimeMismatch=r.mime_mismatch,
+        mismatchReason=r.mismatch_reason if r.mime_mismatch else None,
+        bytes=r.size_bytes,
+        digest="sha256:" + r.sha256,
+    )
+    return r.data
+
+
+def count_blocks(blocks: Sequence[Mapping[str, Any]]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Every content block (wire mappings) with its custody, and the totals of the result.
+
+    MCP's content blocks (all in 2026-07-28): ``text``, ``image`` and ``resource`` (since
+    2024-11-05), ``audio`` (2025-03-26) and ``resource_link`` (2025-06-18); a tool result and a
+    prompt message carry them alike.
+
+    Each entry has ``index``, ``type``, ``annotations``, ``mimeType`` (as the wire carried it, else
+    ``None``), ``mime`` and ``mimeSource`` (``"wire"``, ``"block type"`` for a text block, which
+    MCP gives no ``mimeType``, ``"sniffed"`` when only the bytes suggest one, or ``None``), and
+    ``bytes`` and ``digest`` of what arrived inline (a ``resource_link`` is an address: ``bytes``
+    is ``None`` and ``declaredSize`` is what it claims). The totals count blocks and bytes per
+    type, the inline bytes of the whole result and their sha256 (every inline block's bytes in
+    order), and the MIME types the wire (or a text block's type) made known; a sniffed one is not.
+
+    Example:
+        >>> entries, totals = count_blocks([{"type": "text", "text": "hi"}, {"type": "image",
+        ...     "mimeType": "image/png", "data": "iVBORw0KGgo="}])
+        >>> [(e["type"], e["mime"], e["mimeSource"], e["bytes"]) for e in entries]
+        [('text', 'text/plain', 'block type', 2), ('image', 'image/png', 'wire', 8)]
+        >>> totals["inlineBytes"], totals["byType"]["image"]
+        (10, {'blocks': 1, 'bytes': 8})
+    """
+    entries: list[dict[str, Any]] = []
+    whole = hashlib.sha256()
+    by_type: dict[str, dict[str, int]] = {}
+    mimes: list[str] = []
+    inline = uncounted = 0
+    links: list[int | None] = []
+    for i, b in enumerate(blocks):
+        kind = str(b.get("type"))
+        ann = b.get("annotations")
+        entry: dict[str, Any] = {
+            "index": i,
+            "type": kind,
+            "annotations": dict(ann) if isinstance(ann, Mapping) else None,
+        }
+        data: bytes | None = None
+        if kind == "text" and isinstance(b.get("text"), str):
+            data = b["text"].encode("utf-8", "surrogatepass")
+            entry.update(mimeType=None, mime="text/plain", mimeSource="block type", bytes=len(data))
+            entry["digest"] = "sha256:" + hashlib.sha256(data).hexdigest()
+        elif kind in ("image", "audio"):
+            data = _block_reading(
+                entry,
+                {
+                    "uri": f"({kind} block {i})",
+                    "mimeType": b.get("mimeType"),
+                    "blob": b.get("data") if isinstance(b.get("data"), str) else "",
+                },
+            )
+        elif kind == "resource" and isinstance(b.get("resource"), Mapping):
+            res = b["resource"]
+            entry["uri"] = res.get("uri")
+            data = _block_reading(entry, res)
+        elif kind == "resource_link":
+            size = b.get("size")
+            known = isinstance(size, int) and not isinstance(size, bool)
+            mime = b.get("mimeType") if isinstance(b.get("mimeType"), str) else None
+            entry.update(uri=b.get("uri"), mimeType=mime, mime=mime, mimeSource="wire" if mime else None, bytes=None)
+            entry.update(declaredSize=size if known else None)
+            links.append(size if known else None)
+        else:
+            entry.update(mimeType=None, mime=None, mimeSource=None, bytes=None, error=f"unknown block type {kind!r}")
+        if data is not None:
+            whole.update(data)
+            inline += len(data)
+        elif kind != "resource_link":
+            uncounted += 1
+        count = by_type.setdefault(kind, {"blocks": 0, "bytes": 0})
+        count["blocks"] += 1
+        count["bytes"] += len(data) if data is not None else 0
+        if entry.get("mimeSource") in ("wire", "block type") and entry["mime"] not in mimes:
+            mimes.append(entry["mime"])
+        entries.append(entry)
+    totals = {
+        "blocks": len(entries),
+        "inlineBytes": inline,
+        "inlineDigest": "sha256:" + whole.hexdigest(),
+        "uncounted": uncounted,
+        "links": len(links),
+        "linkDeclaredBytes": sum(s for s in links if s is not None) if links and None not in links else None,
+        "byType": by_type,
+        "mimeTypes": mimes,
+    }
+    return entries, totals
 
 
 def _take_link(f: Facts, link: Mapping[str, Any]) -> None:
