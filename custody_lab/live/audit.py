@@ -53,15 +53,16 @@ import sys
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 from functools import partial
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
+from ..core.receipts import server_hints
 from ..core.text import visible
-from .audit_exercise import audit_template, content_blocks, follow_link, structured_check
+from .audit_exercise import audit_prompt, audit_template, follow_link, structured_check
 from .audit_fields import (
     NOT_CALLED,
     declared_tool_details,
@@ -78,11 +79,13 @@ from .audit_report import (
 )
 from .gate import Gate
 from .live_errors import LiveError, LiveTimeout, first_problem
-from .live_receipts import LiveReceipt
+from .live_receipts import LiveReceipt, utc_now, wire_fields
 from .meta_keys import STATE_URI
 from .recorder import Recorder
 from .session import run_sync
 from .stdio_guard import MAX_JSON_DEPTH, StdioGuard, json_depth_exceeds
+
+_R = TypeVar("_R")
 
 
 class AuditError(LiveError):
@@ -120,21 +123,24 @@ def check_timeout(value: object) -> float:
     return seconds
 
 
-def parse_allow_calls(items: Sequence[str]) -> dict[str, dict[str, Any]]:
-    """``NAME`` or ``NAME={"json": "arguments"}`` -> {name: arguments}.
+def parse_allow_calls(items: Sequence[str]) -> list[tuple[str, dict[str, Any]]]:
+    """``NAME`` or ``NAME={"json": "arguments"}`` -> [(name, arguments), ...], one per item.
+
+    A name given twice is two calls, in the order given (each its own row in the report): the
+    user asked for both, and neither is dropped.
 
     Example:
-        >>> parse_allow_calls(["a", 'b={"x": 1}'])
-        {'a': {}, 'b': {'x': 1}}
+        >>> parse_allow_calls(["a", 'b={"x": 1}', 'b={"x": 2}'])
+        [('a', {}), ('b', {'x': 1}), ('b', {'x': 2})]
     """
-    out: dict[str, dict[str, Any]] = {}
+    out: list[tuple[str, dict[str, Any]]] = []
     for item in items:
         name, sep, raw = item.partition("=")
         shown = _cut(visible(repr(item)))
         if not name.strip():
             raise AuditError(f"--allow-calls {shown}: give a tool name (NAME or NAME={{...}})")
         if not sep:
-            out[name] = {}
+            out.append((name, {}))
             continue
         if json_depth_exceeds(raw):
             raise AuditError(f"--allow-calls {shown}: the arguments nest deeper than {MAX_JSON_DEPTH} levels")
@@ -144,7 +150,7 @@ def parse_allow_calls(items: Sequence[str]) -> dict[str, dict[str, Any]]:
             raise AuditError(f"--allow-calls {shown}: the arguments after '=' are not JSON ({e})") from e
         if not isinstance(args, dict):
             raise AuditError(f"--allow-calls {shown}: the arguments must be a JSON object")
-        out[name] = args
+        out.append((name, args))
     return out
 
 
@@ -174,8 +180,8 @@ def _cut(text: str, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _check_allowed(allowed: dict[str, dict[str, Any]], tools: Sequence[str]) -> None:
-    unknown = [name for name in allowed if name not in tools]
+def _check_allowed(allowed: Sequence[tuple[str, dict[str, Any]]], tools: Sequence[str]) -> None:
+    unknown = list(dict.fromkeys(name for name, _ in allowed if name not in tools))
     if unknown:
         listed = ", ".join(visible(repr(t)) for t in tools) or "none"
         raise AuditError(
@@ -184,10 +190,30 @@ def _check_allowed(allowed: dict[str, dict[str, Any]], tools: Sequence[str]) -> 
         )
 
 
-def _timed_out(live: LiveReceipt) -> str | None:
-    if live.receipt.get("exchange", {}).get("timedOut"):
-        return visible(live.receipt.get("error", "an exchange timed out"))
+def _timed_out(live: LiveReceipt | dict[str, Any]) -> str | None:
+    rec = live if isinstance(live, dict) else live.receipt
+    if rec.get("exchange", {}).get("timedOut"):
+        return visible(rec.get("error", "an exchange timed out"))
     return None
+
+
+def _refused(live: LiveReceipt) -> bool:
+    """The exchange was never sent (the gate refused it): skipped, not exercised."""
+    rec = live.receipt
+    return not rec.get("performed", True) and not rec.get("exchange", {}).get("timedOut")
+
+
+def _presentation(client: Client) -> dict[str, Any]:
+    """What the server says about itself for people: untrusted text, kept as data."""
+    info = client.server_info
+    icons = wire_fields(info, ("icons",)) if info is not None else None
+    shown = server_hints(retrieved_at=utc_now(), described=icons or {})["icons"]
+    return {
+        "instructions": client.instructions,
+        "title": getattr(info, "title", None),
+        "websiteUrl": getattr(info, "website_url", None),
+        "icons": shown,
+    }
 
 
 async def audit_client(
@@ -221,6 +247,7 @@ async def audit_client(
     recorder = Recorder(client, gate=gate or Gate(deny=()), state_uri=STATE_URI, timeout=timeout)
     try:
         await recorder.load_listing()
+        await recorder.load_prompts()
     except LiveError as e:
         raise AuditError(str(e)) from e
     _check_allowed(allowed, list(recorder.tools))
@@ -231,10 +258,10 @@ async def audit_client(
     caps: list[CapabilityAudit] = []
     incomplete: list[str] = []
 
-    total = len(recorder.listed) + len(allowed)
+    total = len(recorder.listed) + len(recorder.templates) + len(allowed) + len(recorder.prompts)
     done = 0
 
-    async def exercise(kind: str, name: str, run: Callable[[], Awaitable[LiveReceipt]]) -> LiveReceipt | None:
+    async def exercise(kind: str, name: str, run: Callable[[], Awaitable[_R]]) -> _R | None:
         """Run one exchange within what is left of the budget; ``None`` when none is left."""
         nonlocal done
         if incomplete and incomplete[-1].startswith("stopped"):
@@ -248,26 +275,31 @@ async def audit_client(
             )
             return None
         done += 1
-        if (late := _timed_out(live)) is not None:
+        if (late := _timed_out(live)) is not None:  # type: ignore[arg-type]
             incomplete.append(late)
         return live
 
     stopped = "not exercised: the audit's time bound ran out first"
     unread = unexercised_fields(server)  # one shared (frozen) value: a cut listing may have 100,000 rows
-    for uri in recorder.listed:
+    for uri, listed in recorder.listed.items():
         live = await exercise("resource", uri, partial(recorder.read, uri, case_id=uri, cache_mode="bypass"))
         if live is None:
-            caps.append(CapabilityAudit("resource", uri, False, stopped, None, unread))
+            caps.append(CapabilityAudit("resource", uri, False, stopped, None, unread, skipped=True))
             continue
-        why = "listed resource: reads are safe"
+        refused = _refused(live)
+        why = "listed resource: reads are safe" + ("; the gate refused it, nothing was fetched" if refused else "")
         fields = fields_from_receipt(live, server)
-        caps.append(CapabilityAudit("resource", uri, True, why, live.outcome, fields, receipt_details(live.receipt)))
+        details = receipt_details(live.receipt)
+        if listed.mime_type:
+            details["listedMime"] = listed.mime_type
+        caps.append(CapabilityAudit("resource", uri, not refused, why, live.outcome, fields, details, refused))
     for template in recorder.templates:
         caps.append(await audit_template(recorder, template, given, server, exercise))
     for name, tool in recorder.tools.items():
         hint = tool.annotations.read_only_hint if tool.annotations is not None else None
         claim = f" (it claims readOnlyHint: {str(hint).lower()}, a hint that decides nothing)" if hint else ""
-        if name not in allowed:
+        calls = [args for n, args in allowed if n == name]
+        if not calls:
             caps.append(
                 CapabilityAudit(
                     "tool",
@@ -280,29 +312,10 @@ async def audit_client(
                 )
             )
             continue
-        recorder.allow_unknown_side_effects = True
-        try:
-            run = partial(recorder.call, name, allowed[name], case_id=name, follow_links=False)
-            live = await exercise("tool", name, run)
-        except LiveError as e:
-            raise AuditError(str(e)) from e
-        finally:
-            recorder.allow_unknown_side_effects = False
-        if live is None:
-            fields = declared_tool_fields(tool, server)
-            caps.append(CapabilityAudit("tool", name, False, stopped, None, fields, declared_tool_details(tool)))
-            continue
-        why = "allowed by --allow-calls" + claim
-        details = {**declared_tool_details(tool), **receipt_details(live.receipt)}
-        result, recorder.last_result = recorder.last_result, None
-        if result is not None and live.receipt.get("performed"):
-            details["blocks"] = content_blocks(result)
-            details["structured"] = structured_check(result, tool.output_schema)
-        fields = fields_from_receipt(live, server)
-        caps.append(CapabilityAudit("tool", name, True, why, live.outcome, fields, details))
-        for block in details.get("blocks") or ():
-            if block["type"] == "resource_link" and follow_links:
-                caps.append(await follow_link(recorder, name, block, server, exercise))
+        for n, args in enumerate(calls, start=1):
+            caps += await _call_once(recorder, exercise, tool, args, (n, len(calls)), claim, server, follow_links)
+    for prompt in recorder.prompts.values():
+        caps.append(await audit_prompt(recorder, prompt, given, server, exercise))
     return AuditReport(
         tuple(command),
         server,
@@ -310,7 +323,51 @@ async def audit_client(
         tuple(caps),
         notes=tuple(recorder.listing_notes),
         incomplete=tuple(incomplete),
+        presentation=_presentation(client),
     )
+
+
+async def _call_once(
+    recorder: Recorder,
+    exercise: Callable[[str, str, Callable[[], Awaitable[LiveReceipt]]], Awaitable[LiveReceipt | None]],
+    tool: Any,
+    args: dict[str, Any],
+    call: tuple[int, int],
+    claim: str,
+    server: dict[str, Any],
+    follow_links: bool,
+) -> list[CapabilityAudit]:
+    """One ``--allow-calls`` entry: the tool's row (call ``n`` of ``of``) and its followed links."""
+    name = tool.name
+    numbered = {"call": {"n": call[0], "of": call[1], "arguments": args}} if call[1] > 1 else {}
+    recorder.allow_unknown_side_effects = True
+    try:
+        run = partial(recorder.call, name, args, case_id=name, follow_links=False)
+        live = await exercise("tool", name, run)
+    except LiveError as e:
+        raise AuditError(str(e)) from e
+    finally:
+        recorder.allow_unknown_side_effects = False
+    if live is None:
+        fields = declared_tool_fields(tool, server)
+        details = {**declared_tool_details(tool), **numbered}
+        why = "not exercised: the audit's time bound ran out first"
+        return [CapabilityAudit("tool", name, False, why, None, fields, details, skipped=True)]
+    refused = _refused(live)
+    why = "allowed by --allow-calls" + claim + ("; the gate refused it, it did not run" if refused else "")
+    details = {**declared_tool_details(tool), **receipt_details(live.receipt), **numbered}
+    result, recorder.last_result = recorder.last_result, None
+    if result is not None and live.receipt.get("performed"):
+        details["structured"] = structured_check(result, tool.output_schema)
+    out = [
+        CapabilityAudit(
+            "tool", name, not refused, why, live.outcome, fields_from_receipt(live, server), details, refused
+        )
+    ]
+    for block in details.get("blocks") or ():
+        if block["type"] == "resource_link" and follow_links:
+            out.append(await follow_link(recorder, name, block, server, exercise))
+    return out
 
 
 #: What can go wrong while talking to a server, each turned into one AuditError sentence.

@@ -24,6 +24,8 @@ from __future__ import annotations
 __all__ = [
     "PROBES",
     "Exercise",
+    "PromptExercise",
+    "audit_prompt",
     "audit_template",
     "content_blocks",
     "follow_link",
@@ -41,9 +43,18 @@ import mcp.types as mt
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
+from ..core.receipts import canonical_json
 from ..core.text import visible
 from ..protocol.uri_templates import UriTemplateError, parse
-from .audit_fields import declared_template_fields, fields_from_receipt, receipt_details, unexercised_fields
+from .audit_fields import (
+    declared_prompt_fields,
+    declared_template_fields,
+    fields_from_prompt,
+    fields_from_receipt,
+    prompt_details,
+    receipt_details,
+    unexercised_fields,
+)
 from .audit_report import CapabilityAudit
 from .live_receipts import LiveReceipt, count_blocks, wire_fields
 from .recorder import Recorder
@@ -62,10 +73,20 @@ async def template_values(
         none was (``"--template-values"``, ``"completion/complete (prefix '1')"``, ``"no value
         known: …"``).
     """
+    ref = mt.ResourceTemplateReference(type="ref/resource", uri=template)
+    return await _values(client, ref, names, given, timeout)
+
+
+async def _values(
+    client: Client,
+    ref: mt.ResourceTemplateReference | mt.PromptReference,
+    names: tuple[str, ...],
+    given: Mapping[str, object],
+    timeout: float,
+) -> tuple[dict[str, object], dict[str, str]]:
     values: dict[str, object] = {}
     how: dict[str, str] = {}
     can_complete = client.server_capabilities.completions is not None
-    ref = mt.ResourceTemplateReference(type="ref/resource", uri=template)
     for name in names:
         if name in given:
             values[name], how[name] = given[name], "--template-values"
@@ -76,8 +97,12 @@ async def template_values(
         how[name] = "no value known: completion/complete offered none"
         for prefix in ("", *PROBES):
             try:
+                # the values found so far go along as context (completion/complete's
+                # context.arguments, MCP 2025-06-18 and later): a server may complete one
+                # argument only once it knows another, as the reference server's prompts do
+                context = {k: _as_argument(v) for k, v in values.items()} or None
                 with anyio.fail_after(timeout):
-                    result = await client.complete(ref, {"name": name, "value": prefix})
+                    result = await client.complete(ref, {"name": name, "value": prefix}, context_arguments=context)
             except TimeoutError:
                 how[name] = f"no value known: completion/complete got no answer within {timeout:g} s"
                 break
@@ -175,6 +200,7 @@ def structured_check(result: mt.CallToolResult, output_schema: Mapping[str, Any]
 
 
 Exercise = Callable[[str, str, Callable[[], Awaitable[LiveReceipt]]], Awaitable[LiveReceipt | None]]
+PromptExercise = Callable[[str, str, Callable[[], Awaitable[dict[str, Any]]]], Awaitable[dict[str, Any] | None]]
 
 
 async def audit_template(
@@ -210,10 +236,17 @@ async def audit_template(
     details["expandedUri"] = uri
     live = await exercise("template", name, partial(recorder.read, uri, case_id=name, cache_mode="bypass"))
     if live is None:
-        return CapabilityAudit(
-            "template", name, False, "not exercised: the audit's time bound ran out first", None, declared, details
-        )
+        why = "not exercised: the audit's time bound ran out first"
+        return CapabilityAudit("template", name, False, why, None, declared, details, skipped=True)
     details.update(receipt_details(live.receipt))
+    if template.mime_type:
+        details["listedMime"] = template.mime_type
+    rec = live.receipt
+    if not rec.get("performed", True) and not rec.get("exchange", {}).get("timedOut"):
+        why = f"not read: the gate refused {visible(uri)}; nothing was fetched"
+        return CapabilityAudit(
+            "template", name, False, why, live.outcome, fields_from_receipt(live, server), details, skipped=True
+        )
     why = f"template read as {uri} (" + "; ".join(f"{k}: {v}" for k, v in how.items()) + ")"
     return CapabilityAudit("template", name, True, why, live.outcome, fields_from_receipt(live, server), details)
 
@@ -225,9 +258,8 @@ async def follow_link(
     uri = block["uri"]
     live = await exercise("link", uri, partial(recorder.read, uri, case_id=f"{tool} → {uri}", cache_mode="bypass"))
     if live is None:
-        return CapabilityAudit(
-            "link", uri, False, "not exercised: the audit's time bound ran out first", None, unexercised_fields(server)
-        )
+        why = "not exercised: the audit's time bound ran out first"
+        return CapabilityAudit("link", uri, False, why, None, unexercised_fields(server), skipped=True)
     rec = live.receipt
     fields = fields_from_receipt(live, server)
     block["followed"] = {
@@ -237,10 +269,52 @@ async def follow_link(
     }
     if not rec.get("performed", True):  # the gate refused it: reported, never fetched some other way
         why = f"blocked follow-up of a link from {tool!r}: {visible(rec.get('error', 'refused'))}"
-        return CapabilityAudit("link", uri, False, why, live.outcome, fields, receipt_details(rec))
+        return CapabilityAudit("link", uri, False, why, live.outcome, fields, receipt_details(rec), skipped=True)
     if "error" in rec:
         why = f"follow-up of a link from {tool!r} failed: {visible(rec['error'])}"
     else:
         declared = block.get("declaredSize")
         why = f"second read of a link from {tool!r} (declared size {declared}; size and digest from this read)"
     return CapabilityAudit("link", uri, True, why, live.outcome, fields, receipt_details(rec))
+
+
+def _as_argument(value: object) -> str:
+    """A prompt argument is a string (MCP ``prompts/get``): a JSON string as it is, else its JSON."""
+    return value if isinstance(value, str) else canonical_json(value)
+
+
+async def audit_prompt(
+    recorder: Recorder, prompt: Any, given: dict[str, object], server: dict[str, Any], exercise: PromptExercise
+) -> CapabilityAudit:
+    """Get one prompt once, with a value for each required argument (the user's, else completion).
+
+    An optional argument with no value known is left out; a required one makes the prompt "not
+    got: no value known" (nothing is invented). Every block of its messages is receipted like a
+    tool result's blocks, embedded resources included.
+    """
+    name = prompt.name
+    arguments = list(prompt.arguments or ())
+    names = tuple(a.name for a in arguments)
+    ref = mt.PromptReference(type="ref/prompt", name=name)
+    values, how = await _values(recorder.client, ref, names, given, recorder.timeout) if names else ({}, {})
+    details: dict[str, Any] = {"argumentValues": how}
+    missing = [a.name for a in arguments if a.required and a.name not in values]
+    if missing:
+        why = (
+            f"not got: no value known for required argument {', '.join(visible(repr(m)) for m in missing)} "
+            "(give --template-values NAME=JSON)"
+        )
+        return CapabilityAudit("prompt", name, False, why, None, declared_prompt_fields(server), details)
+    args = {k: _as_argument(v) for k, v in values.items()}
+    rec = await exercise("prompt", name, partial(recorder.get_prompt, name, args))
+    if rec is None:
+        why = "not exercised: the audit's time bound ran out first"
+        return CapabilityAudit("prompt", name, False, why, None, declared_prompt_fields(server), details, skipped=True)
+    details.update(prompt_details(rec))
+    if "error" in rec:
+        why = f"prompts/get answered no prompt: {visible(rec['error'])}"
+    else:
+        got = "; ".join(f"{k}: {v}" for k, v in how.items())
+        why = f"got once with prompts/get ({rec['messages']} message(s){'; ' + got if got else ''})"
+    outcome = "timed out" if rec["exchange"].get("timedOut") else "error" if "error" in rec else "got"
+    return CapabilityAudit("prompt", name, True, why, outcome, fields_from_prompt(rec, server), details)

@@ -10,10 +10,13 @@ from __future__ import annotations
 __all__ = [
     "NOT_CALLED",
     "TOOL_HINTS",
+    "declared_prompt_fields",
     "declared_template_fields",
     "declared_tool_details",
     "declared_tool_fields",
+    "fields_from_prompt",
     "fields_from_receipt",
+    "prompt_details",
     "provenance_field",
     "receipt_details",
     "server_field",
@@ -227,3 +230,64 @@ def unexercised_fields(server: dict[str, Any]) -> tuple[FieldSupport, ...]:
         *(FieldSupport(f, None, unknown) for f in AUDIT_FIELDS[2:-1]),
         FieldSupport("sideEffects", True, "read-only by protocol contract"),
     )
+
+
+#: Who a prompt's receipt names: MCP's Prompts page (2025-06-18 and later, 2026-07-28 included)
+#: says prompts are designed to be user-controlled.
+_PROMPT_ACTOR = "user (prompts are user-controlled: the user picks one, the application gets it)"
+
+
+def declared_prompt_fields(server: dict[str, Any]) -> tuple[FieldSupport, ...]:
+    """A listed prompt the audit did not get: only who picks it and who serves it are known."""
+    unknown = "not exercised: the prompt was not got"
+    return (
+        FieldSupport("actor", True, _PROMPT_ACTOR),
+        server_field(server),
+        *(FieldSupport(f, None, unknown) for f in AUDIT_FIELDS[2:]),
+    )
+
+
+def fields_from_prompt(rec: dict[str, Any], server: dict[str, Any]) -> tuple[FieldSupport, ...]:
+    """The custody fields of one ``prompts/get`` receipt (:func:`~custody_lab.live.live_receipts.prompt_receipt`)."""
+    performed = rec["performed"] and "error" not in rec
+    custody, totals = rec["custody"], rec["contentTotals"]
+    known = True if performed else None
+    embeds = [b for b in rec["contentBlocks"] if b.get("uri")]
+    uri_how = f"a prompt has a name, not a URI: {rec['target']!r} with its arguments" + (
+        f"; {len(embeds)} embedded or linked block(s) carry their own URI" if embeds else ""
+    )
+    evidence = rec["sideEffectsEvidence"]
+    counted = "counted from every block of every message" + (
+        f" ({totals['uncounted']} block(s) could not be counted)" if totals["uncounted"] else ""
+    )
+    return (
+        FieldSupport("actor", True, _PROMPT_ACTOR),
+        server_field(server),
+        FieldSupport("uri", known, uri_how),
+        FieldSupport(
+            "mime",
+            bool(custody["mime"]) if performed else None,
+            f"{custody['mime']} (text blocks by their type, others as the wire carried them)"
+            if custody["mime"]
+            else "no MIME type came back",
+        ),
+        FieldSupport("bytes", known and not totals["uncounted"], counted if performed else "nothing came back"),
+        FieldSupport("digest", known, "sha256 of every inline block, in order" if performed else "nothing came back"),
+        provenance_field(rec, performed),
+        FieldSupport(
+            "sideEffects",
+            True if evidence["observed"] is not None else None,
+            f"observed by state digest: {'changed' if evidence['observed'] else 'unchanged'}"
+            if evidence["observed"] is not None
+            else "not known: MCP makes no read-only promise for prompts/get, and no state resource was observed",
+        ),
+    )
+
+
+def prompt_details(rec: dict[str, Any]) -> dict[str, Any]:
+    """A prompt receipt's custody, blocks and totals, for the report's details."""
+    out = {k: rec[k] for k in ("custody", "contentDigest", "provenanceSource", "arguments") if rec.get(k) is not None}
+    out["blocks"], out["totals"] = rec["contentBlocks"], rec["contentTotals"]
+    if rec.get("description"):
+        out["description"] = rec["description"]
+    return out

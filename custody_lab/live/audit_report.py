@@ -389,7 +389,7 @@ def _detail_lines(c: CapabilityAudit) -> list[str]:
         uncounted = f", {totals['uncounted']} not countable" if totals.get("uncounted") else ""
         lines.append(
             f"content: {totals['blocks']} block(s), {totals['inlineBytes']} bytes inline ({per}{uncounted}); "
-            f"MIME types on the wire: {mimes}"
+            f"MIME types known: {mimes}"
         )
     check = details.get("structured")
     if check and check.get("toolError"):
