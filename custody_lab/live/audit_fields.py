@@ -210,10 +210,14 @@ def declared_template_fields(template: Any, server: dict[str, Any]) -> tuple[Fie
         FieldSupport("actor", True, "application (derived from resources/read)"),
         server_field(server),
         FieldSupport("uri", True, f"expands {template.uri_template}"),
+        # a listing's MIME type is the server's word for what a read will return; a template not
+        # read without one is unknown (its reads may carry one), not a gap
         FieldSupport(
             "mime",
-            bool(template.mime_type),
-            f"declared {template.mime_type}" if template.mime_type else "no declared MIME type",
+            True if template.mime_type else None,
+            f"declared {template.mime_type} in the listing (not read)"
+            if template.mime_type
+            else "not read, and the listing declares no MIME type",
         ),
         FieldSupport("bytes", None, unknown),
         FieldSupport("digest", None, unknown),
