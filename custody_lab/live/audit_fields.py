@@ -75,6 +75,8 @@ def receipt_details(rec: dict[str, Any]) -> dict[str, Any]:
         out["totals"] = rec["contentTotals"]
     if rec.get("exchange", {}).get("toolError"):
         out["toolError"] = rec.get("error", "")
+    elif rec.get("error") is not None:
+        out["error"] = rec["error"]
     return out
 
 

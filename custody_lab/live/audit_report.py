@@ -374,6 +374,8 @@ def _detail_lines(c: CapabilityAudit) -> list[str]:
         lines.append(f"argument {visible(name)}: {visible(how)}")
     if details.get("expandedUri"):
         lines.append(f"expanded with the lab's RFC 6570 engine: {visible(details['expandedUri'])}")
+    if details.get("error") is not None:
+        lines.append(f"no content: {visible(details['error'])}")
     if details.get("toolError") is not None:
         lines.append(f"TOOL ERROR (isError): the server says {visible(repr(details['toolError']))}")
     lines += _mime_lines(details)
