@@ -442,7 +442,8 @@ def _block_reading(entry: dict[str, Any], item: Mapping[str, Any]) -> bytes | No
     try:
         r = read_contents(item)
     except BlobError as e:
-        entry.update(mimeType=declared, mime=declared, mimeSource="wire" if declared else None, error=str(e))
+        entry.update(mimeType=declared, mime=declared, mimeSource="wire" if declared else None, bytes=None)
+        entry["error"] = str(e)
         return None
     entry.update(
         mimeType=declared,
