@@ -1,7 +1,7 @@
 """Audit your own MCP server: which custody fields can each capability supply?
 
 ``custody-lab audit -- COMMAND [ARG ...]`` starts the server over stdio, lists its resources,
-templates and tools, and exercises only what is safe:
+templates, tools and prompts, and exercises only what is safe:
 
 - every listed resource is read (the protocol makes reads read-only; if the server lists the lab's
   state resource ``state://lab/ledger`` the audit also *observes* whether a read changed state);
@@ -9,15 +9,26 @@ templates and tools, and exercises only what is safe:
   NAME=JSON``), else the server's completion (``completion/complete``), expanded with the lab's RFC
   6570 engine; with no value known it is "not read: no value known" and its declared facts are
   reported (:mod:`~custody_lab.live.audit_exercise`);
-- a tool is called only when ``--allow-calls NAME`` names it (once, with the arguments given
-  there, none by default). Its annotations decide nothing: ``readOnlyHint`` is a hint from an
-  untrusted server (MCP 2025-06-18 and later, the current 2026-07-28 included: clients MUST consider tool
-  annotations untrusted unless they come from a trusted server; annotations exist since
-  2025-03-26), and the lab's host policy is to call nothing the user did not name. A name the
-  server does not list is an error. Every content block of its result is reported with its
-  custody, ``structuredContent`` is validated against the tool's ``outputSchema``, and a
-  ``resource_link`` is an address until ``--follow-links`` reads it: a second read, through the same
-  gate, recorded as its own ``link`` capability (seed 000); a refused follow-up is "blocked".
+- a tool is called only when ``--allow-calls NAME`` names it, once per entry, with the arguments
+  given there (none by default): naming it twice calls it twice, each call its own row. Its
+  annotations decide nothing: they are hints from an untrusted server (MCP 2025-06-18 and later,
+  the current 2026-07-28 included: clients MUST consider tool annotations untrusted unless they come
+  from a trusted server; annotations exist since 2025-03-26), shown as such (read-only,
+  destructive, idempotent, open-world), and the lab's host policy is to call nothing the user did
+  not name. A name the server does not list is an error. Every content block of its result is
+  counted (type, MIME type and where it is known from, bytes, sha256; totals per result),
+  ``structuredContent`` is validated against the tool's ``outputSchema`` (an ``isError`` result
+  is a tool error, reported with the server's text, not schema-checked), and a ``resource_link``
+  is an address until ``--follow-links`` reads it: a second read, through the same gate, recorded
+  as its own ``link`` capability (seed 000); a refused follow-up is "blocked";
+- each prompt is got once (``prompts/get``), with a value for each argument from
+  ``--template-values`` (by argument name) or completion; a required argument with no value known
+  leaves it "not got: no value known". Every block of its messages is counted as a tool's are,
+  embedded resources included. Prompts are user-controlled (MCP's Prompts page, 2025-06-18 and
+  later), so their receipts name the user as the actor.
+
+The server's ``instructions``, title, website and icons are kept as *presentation*: its own words,
+untrusted, shown escaped, never fetched, deciding nothing.
 
 Provenance: MCP has no provenance field. The host names what it asked (the lab's host policy):
 serverInfo ``name@version``, the method, the URI and the retrieval time; a server's ``_meta``
@@ -32,7 +43,12 @@ one ``--timeout`` before that bound, and the report says what was done and where
 
 For each capability the report says, per custody field (seed 000, "Ship a context-custody
 receipt": actor, authority, identity, size, freshness, side effects), whether the server supplied
-it (✓), could not (✗, a *gap* — "the missing field is a design issue"), or was not exercised (?).
+it (✓; on a capability not exercised, declared and not observed), could not (✗, a *gap* — "the
+missing field is a design issue"), or was not exercised or is not known (?); and it counts what was
+exercised, only listed, and skipped, so an audit that exercised nothing never reads as "no gaps".
+What it cannot know, it does not claim: who initiated an exchange is not on the wire (the receipt
+derives it from the method), the side effects of a tool it did not call are only what the server
+declares, and a server's ``_meta`` claims (provenance, side effects) are claims.
 """
 
 from __future__ import annotations

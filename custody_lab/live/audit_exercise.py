@@ -8,10 +8,14 @@
   (:mod:`custody_lab.protocol.uri_templates`) and read like any resource; with no value known it is
   reported "not read: no value known".
 - **Tool results**: every content block of a tool the user named with ``--allow-calls`` is
-  reported with its custody: text (bytes, sha256), images and audio (declared MIME type against the
-  sniffed one, bytes, sha256), embedded resources (URI, MIME type, bytes, sha256) and resource
-  links (an address: URI, declared MIME type and size; nothing is fetched unless
-  ``--follow-links`` asks for the second read, recorded separately, through the same gate).
+  reported with its custody (:func:`~custody_lab.live.live_receipts.count_blocks`, the receipts'
+  own count): text (bytes, sha256), images and audio (declared MIME type against the sniffed one,
+  bytes, sha256), embedded resources (URI, MIME type, bytes, sha256) and resource links (an
+  address: URI, declared MIME type and size; nothing is fetched unless ``--follow-links`` asks for
+  the second read, recorded separately, through the same gate), with totals per result.
+- **Prompts** (MCP ``prompts/get``): each listed prompt is got once, its arguments valued like a
+  template's variables (the user's, else completion with the values found so far as context);
+  every block of its messages is counted like a tool result's (:func:`audit_prompt`).
 - **Structured content** is validated against the tool's ``outputSchema`` with ``jsonschema``
   (the schema's own ``$schema`` when it names one, else Draft 2020-12, the default dialect of MCP
   2025-11-25 and 2026-07-28); whether a TextContent block carries the same JSON is noted (MCP
