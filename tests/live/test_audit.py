@@ -270,6 +270,8 @@ def test_uncalled_tools_show_their_hints_as_untrusted_and_no_hint_earns_a_side_e
     declared = _cap(report, "tool", "declared")
     effects = next(f for f in declared.fields if f.field == "sideEffects")
     assert effects.supplied is True and "the server's claim; not observed" in effects.how, effects
+    assert "HINTS DISAGREE: the tool declares no side effects" in _lines_of(text, "tool declared:"), text
+    assert "HINTS DISAGREE" not in _lines_of(text, "tool peek:"), "a read-only hint agrees with nothing declared"
     assert sum(server.called.values()) == server.called["fetch"], "no tool ran that was not named"
 
 
