@@ -354,3 +354,24 @@ def test_no_gaps_is_never_claimed_when_nothing_was_exercised_and_strict_fails(ga
     )
     assert "exercised 0, listed only 14, skipped 0 (of 14 capabilities)" in text, text
     assert (report.exit_code(), report.exit_code(strict=True)) == (0, 1), "--strict fails when nothing was exercised"
+
+
+def test_a_read_whose_wire_carried_no_mime_type_prints_the_sniffed_one_as_not_known():
+    fields = (FieldSupport("mime", False, "no MIME type came back"),)
+    details = {"mimeCheck": {"declared": None, "sniffed": "image/png", "mismatch": False, "reason": None}}
+    cap = CapabilityAudit("resource", "bare://pic", True, "listed resource: reads are safe", "x", fields, details)
+    text = format_report(AuditReport((), {"name": "s", "version": "1"}, None, (cap,)))
+    line = "MIME not known: the wire carried no mimeType; the bytes look like image/png (sniffed, not known)"
+    assert line in text, text
+
+
+@pytest.mark.anyio
+async def test_a_read_the_gate_refuses_is_skipped_not_exercised():
+    from custody_lab.live.gate import Gate
+
+    async with Client(fx.build()) as client:
+        report = await audit_client(client, gate=Gate(allow=("*",), deny=("data://",)), timeout=scaled(5.0))
+    cap = _cap(report, "resource", "data://report")
+    assert (cap.exercised, cap.status, cap.outcome) == (False, "skipped", "permission-denied"), (cap.status, cap.why)
+    assert "the gate refused it, nothing was fetched" in cap.why, cap.why
+    assert report.counts["skipped"] == 1, report.counts
