@@ -302,3 +302,33 @@ def test_strict_turns_custody_gaps_into_exit_1_and_without_it_the_audit_exits_0(
         f"expected (0, 1); got {(plain.returncode, strict.returncode)}"
     )
     assert strict.stderr == "", f"gaps are a finding, not an error: {strict.stderr!r}"
+
+
+def test_prompts_are_got_once_each_over_stdio_and_their_blocks_receipted(tmp_path):
+    log = tmp_path / "received.jsonl"
+    out = audit("prompts", "--json", log=log)
+    assert out.returncode == 0, out.stderr
+    report = json.loads(out.stdout)
+    prompts = {c["name"]: c for c in report["capabilities"] if c["kind"] == "prompt"}
+    assert prompts["summarize"]["status"] == "listed-only", prompts["summarize"]
+    assert prompts["summarize"]["why"].startswith("not got: no value known for required argument 'doc'")
+    blocks = prompts["attach"]["details"]["blocks"]
+    got = [(b["type"], b.get("uri"), b["mime"], b["bytes"], b.get("mimeMismatch")) for b in blocks]
+    assert got == [
+        ("text", None, "text/plain", 5, None),
+        ("resource", "file:///chart.json", "application/json", 70, True),
+        ("resource_link", "note://one", None, None, None),
+    ], got
+    gets = [json.loads(line)["params"]["name"] for line in log.read_text().splitlines() if '"prompts/get"' in line]
+    assert gets == ["attach"], f"each prompt got once, none without its required value: {gets}"
+    text = audit("prompts").stdout
+    assert "block 1: resource file:///chart.json, application/json (wire), 70 bytes, MIME MISMATCH" in text, text
+
+
+def test_a_prompts_list_error_leaves_the_rest_of_the_report_and_says_the_prompts_were_not_audited():
+    out = audit("prompts-error")
+    assert out.returncode == 2, f"prompts left out: the audit did not finish; got {out.returncode}"
+    assert "resource  note://one" in out.stdout, "the rest of the report stands"
+    expected = "INCOMPLETE: prompts/list answered with error -32603: prompts are \\x1b[2J\\x1b[31m\\x9b\\u202ebroken"
+    assert expected in out.stdout, out.stdout[-800:]
+    assert "the server's prompts were not audited" in out.stdout, out.stdout[-800:]
