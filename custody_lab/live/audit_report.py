@@ -368,11 +368,15 @@ def _detail_lines(c: CapabilityAudit) -> list[str]:
             + ", ".join(set_)
             + (f"; not set: {', '.join(unset)}" if unset else "")
         )
-        if declared.get("sideEffects") is False and (
-            tool_hints.get("destructiveHint") is True or tool_hints.get("readOnlyHint") is False
-        ):
+        says = declared.get("sideEffects")
+        if says is False and (tool_hints.get("destructiveHint") is True or tool_hints.get("readOnlyHint") is False):
             lines.append(
                 "HINTS DISAGREE: the tool declares no side effects, its hints say it may change state "
+                "(both are the server's claims; the audit did not see which is true)"
+            )
+        elif says is True and tool_hints.get("readOnlyHint") is True:
+            lines.append(
+                "HINTS DISAGREE: the tool declares side effects, its readOnlyHint says it changes nothing "
                 "(both are the server's claims; the audit did not see which is true)"
             )
     for name, how in (details.get("templateValues") or {}).items():

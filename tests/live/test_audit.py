@@ -375,3 +375,25 @@ async def test_a_read_the_gate_refuses_is_skipped_not_exercised():
     assert (cap.exercised, cap.status, cap.outcome) == (False, "skipped", "permission-denied"), (cap.status, cap.why)
     assert "the gate refused it, nothing was fetched" in cap.why, cap.why
     assert report.counts["skipped"] == 1, report.counts
+
+
+@pytest.mark.parametrize(
+    ("declared", "hints", "disagree"),
+    [
+        (False, {"destructiveHint": True}, "declares no side effects"),
+        (False, {"readOnlyHint": False}, "declares no side effects"),
+        (True, {"readOnlyHint": True}, "declares side effects"),
+        (False, {"readOnlyHint": True}, None),
+        (True, {"destructiveHint": True}, None),
+        (None, {"destructiveHint": True}, None),  # nothing declared: nothing to disagree with
+    ],
+)
+def test_a_declaration_its_hints_contradict_is_a_finding(declared, hints, disagree):
+    details = {"declared": {"sideEffects": declared, "source": "_meta"}, "toolHints": hints}
+    cap = CapabilityAudit("tool", "t", False, "not called", None, (), details)
+    text = format_report(AuditReport((), {"name": "s", "version": "1"}, None, (cap,)))
+    found = [line for line in text.splitlines() if "HINTS DISAGREE" in line]
+    if disagree is None:
+        assert found == [], found
+    else:
+        assert len(found) == 1 and f"the tool {disagree}," in found[0], found
