@@ -60,7 +60,8 @@ from .audit_fields import (
     unexercised_fields,
 )
 from .audit_report import CapabilityAudit
-from .live_receipts import LiveReceipt, count_blocks, wire_fields
+from .content_counts import count_blocks
+from .live_receipts import LiveReceipt, wire_fields
 from .recorder import Recorder
 
 #: Prefixes tried, after the empty one, when a server completes nothing for an empty prefix.

@@ -25,11 +25,11 @@ characters:
   the bytes of that second read).
 
 **Every block is counted** besides: ``contentBlocks`` lists each content block of a tool result
-(:func:`count_blocks`: type, MIME type and where it is known from, bytes, sha256; a link's declared
-size) and ``contentTotals`` the blocks and bytes per type and in all, so a result whose custody
-names its first embed or link still shows every other block that reached the model. A MIME type
-is *known* only when the wire carried it (a text block is ``text/plain`` by its type); one only
-sniffed from the bytes is marked ``"sniffed"``.
+(:func:`~custody_lab.live.content_counts.count_blocks`: type, MIME type and where it is known from,
+bytes, sha256; a link's declared size) and ``contentTotals`` the blocks and bytes per type and in
+all, so a result whose custody names its first embed or link still shows every other block that
+reached the model. A MIME type is *known* only when the wire carried it (a text block is
+``text/plain`` by its type); one only sniffed from the bytes is marked ``"sniffed"``.
 
 **Declared side effects** of a tool: the lab's ``_meta`` declaration
 (:data:`~custody_lab.live.meta_keys.SIDE_EFFECTS_KEY`, ``true`` or ``false``) when the tool sets it,
@@ -61,6 +61,7 @@ the method, the URI and the retrieval time: the host always names what it asked.
 from __future__ import annotations
 
 __all__ = [
+    "OBSERVED_BY",
     "RESULT_HINTS",
     "Facts",
     "LiveReceipt",
@@ -71,7 +72,6 @@ __all__ = [
     "declared_side_effects",
     "failed",
     "meta_of",
-    "prompt_receipt",
     "provenance_of",
     "read_facts",
     "read_only_hint",
@@ -81,8 +81,7 @@ __all__ = [
     "wire_fields",
 ]
 
-import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, Literal
@@ -92,6 +91,7 @@ from ..core.receipts import canonical_json, digest, extended_receipt, server_hin
 from ..core.router import route
 from ..core.text import visible
 from ..protocol.blobs import BlobError, read_contents
+from .content_counts import count_blocks
 from .limits import MAX_TEXT_CHARS
 from .live_errors import LiveError
 from .meta_keys import OPERATION_KEY, PROVENANCE_KEY, SIDE_EFFECTS_KEY, URI_KEY
@@ -102,6 +102,8 @@ RESULT_HINTS = ("ttlMs", "cacheScope", "resultType")
 #: How side effects were observed: the server's state ledger before and after the exchange (the
 #: client digests the ledger resource; ``serve`` compares the ledger itself, the same observation).
 _OBSERVED_BY = "state digest before/after"
+#: The same, for other receipt builders (:mod:`~custody_lab.live.prompt_receipts`).
+OBSERVED_BY = _OBSERVED_BY
 _CONTRACT_ONLY = "protocol contract only (no state resource to observe)"
 
 
@@ -436,117 +438,6 @@ def take_call_result(f: Facts, result: Mapping[str, Any], *, observed: bool | No
         f.content = body
 
 
-def _block_reading(entry: dict[str, Any], item: Mapping[str, Any]) -> bytes | None:
-    """Decode one contents-like item into ``entry`` (MIME per source, bytes, digest); its bytes."""
-    declared = item.get("mimeType") if isinstance(item.get("mimeType"), str) else None
-    try:
-        r = read_contents(item)
-    except BlobError as e:
-        entry.update(mimeType=declared, mime=declared, mimeSource="wire" if declared else None, bytes=None)
-        entry["error"] = str(e)
-        return None
-    entry.update(
-        mimeType=declared,
-        # known only when the wire carried it; a sniffed type is a guess from the bytes
-        mime=declared or r.sniffed_mime,
-        mimeSource="wire" if declared else ("sniffed" if r.sniffed_mime else None),
-        sniffed=r.sniffed_mime,
-        mimeMismatch=r.mime_mismatch,
-        mismatchReason=r.mismatch_reason if r.mime_mismatch else None,
-        bytes=r.size_bytes,
-        digest="sha256:" + r.sha256,
-    )
-    return r.data
-
-
-def count_blocks(blocks: Sequence[Mapping[str, Any]]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """Every content block (wire mappings) with its custody, and the totals of the result.
-
-    MCP's content blocks (all in 2026-07-28): ``text``, ``image`` and ``resource`` (since
-    2024-11-05), ``audio`` (2025-03-26) and ``resource_link`` (2025-06-18); a tool result and a
-    prompt message carry them alike.
-
-    Each entry has ``index``, ``type``, ``annotations``, ``mimeType`` (as the wire carried it, else
-    ``None``), ``mime`` and ``mimeSource`` (``"wire"``, ``"block type"`` for a text block, which
-    MCP gives no ``mimeType``, ``"sniffed"`` when only the bytes suggest one, or ``None``), and
-    ``bytes`` and ``digest`` of what arrived inline (a ``resource_link`` is an address: ``bytes``
-    is ``None`` and ``declaredSize`` is what it claims). The totals count blocks and bytes per
-    type, the inline bytes of the whole result and their sha256 (every inline block's bytes in
-    order), and the MIME types the wire (or a text block's type) made known; a sniffed one is not.
-
-    Example:
-        >>> entries, totals = count_blocks([{"type": "text", "text": "hi"}, {"type": "image",
-        ...     "mimeType": "image/png", "data": "iVBORw0KGgo="}])
-        >>> [(e["type"], e["mime"], e["mimeSource"], e["bytes"]) for e in entries]
-        [('text', 'text/plain', 'block type', 2), ('image', 'image/png', 'wire', 8)]
-        >>> totals["inlineBytes"], totals["byType"]["image"]
-        (10, {'blocks': 1, 'bytes': 8})
-    """
-    entries: list[dict[str, Any]] = []
-    whole = hashlib.sha256()
-    by_type: dict[str, dict[str, int]] = {}
-    mimes: list[str] = []
-    inline = uncounted = 0
-    links: list[int | None] = []
-    for i, b in enumerate(blocks):
-        kind = str(b.get("type"))
-        ann = b.get("annotations")
-        entry: dict[str, Any] = {
-            "index": i,
-            "type": kind,
-            "annotations": dict(ann) if isinstance(ann, Mapping) else None,
-        }
-        data: bytes | None = None
-        if kind == "text" and isinstance(b.get("text"), str):
-            data = b["text"].encode("utf-8", "surrogatepass")
-            entry.update(mimeType=None, mime="text/plain", mimeSource="block type", bytes=len(data))
-            entry["digest"] = "sha256:" + hashlib.sha256(data).hexdigest()
-        elif kind in ("image", "audio"):
-            data = _block_reading(
-                entry,
-                {
-                    "uri": f"({kind} block {i})",
-                    "mimeType": b.get("mimeType"),
-                    "blob": b.get("data") if isinstance(b.get("data"), str) else "",
-                },
-            )
-        elif kind == "resource" and isinstance(b.get("resource"), Mapping):
-            res = b["resource"]
-            entry["uri"] = res.get("uri")
-            data = _block_reading(entry, res)
-        elif kind == "resource_link":
-            size = b.get("size")
-            known = isinstance(size, int) and not isinstance(size, bool)
-            mime = b.get("mimeType") if isinstance(b.get("mimeType"), str) else None
-            entry.update(uri=b.get("uri"), mimeType=mime, mime=mime, mimeSource="wire" if mime else None, bytes=None)
-            entry.update(declaredSize=size if known else None)
-            links.append(size if known else None)
-        else:
-            entry.update(mimeType=None, mime=None, mimeSource=None, bytes=None, error=f"unknown block type {kind!r}")
-        if data is not None:
-            whole.update(data)
-            inline += len(data)
-        elif kind != "resource_link":
-            uncounted += 1
-        count = by_type.setdefault(kind, {"blocks": 0, "bytes": 0})
-        count["blocks"] += 1
-        count["bytes"] += len(data) if data is not None else 0
-        if entry.get("mimeSource") in ("wire", "block type") and entry["mime"] not in mimes:
-            mimes.append(entry["mime"])
-        entries.append(entry)
-    totals = {
-        "blocks": len(entries),
-        "inlineBytes": inline,
-        "inlineDigest": "sha256:" + whole.hexdigest(),
-        "uncounted": uncounted,
-        "links": len(links),
-        "linkDeclaredBytes": sum(s for s in links if s is not None) if links and None not in links else None,
-        "byType": by_type,
-        "mimeTypes": mimes,
-    }
-    return entries, totals
-
-
 def _take_link(f: Facts, link: Mapping[str, Any]) -> None:
     """Keep a ``resource_link`` as a link: its URI, MIME type, declared size and provenance."""
     f.delivery = "linked"
@@ -623,81 +514,3 @@ def build_receipt(
         extra["hints"] = server_hints(retrieved_at=now, bytes_received=received, **f.hints)
     receipt = extended_receipt(decision, template_params=f.template_params, extra=extra)
     return LiveReceipt(f.case_id, decision, receipt, f.content)
-
-
-def prompt_receipt(
-    name: str,
-    arguments: Mapping[str, str],
-    *,
-    result: Mapping[str, Any] | None,
-    exchange: Mapping[str, Any],
-    error: str | None,
-    observed: bool | None,
-    server: Mapping[str, Any],
-    protocol_version: str | None,
-    now: str,
-) -> dict[str, Any]:
-    """The receipt of one ``prompts/get``: every block of every message counted, like a tool's.
-
-    A prompt is not one of the seed's five shapes and MCP has no initiator field: its Prompts
-    page (2025-06-18 and later, 2026-07-28 included) says prompts are designed to be
-    *user-controlled*, so the receipt names the user as the actor and is not routed. Its identity is
-    the prompt's name and arguments (a prompt has no URI; an embedded resource carries its own);
-    its size and digest are the inline bytes of every message's content (:func:`count_blocks`);
-    its provenance follows this module's fallback rule; its side effects are what the state ledger
-    showed, else unknown (MCP makes no read-only promise for ``prompts/get``).
-
-    Example:
-        >>> r = prompt_receipt("greet", {}, result={"messages": [{"role": "user", "content": {"type": "text",
-        ...     "text": "hi"}}]}, exchange={}, error=None, observed=None, server={"name": "s", "version": "1"},
-        ...     protocol_version="2025-11-25", now="2026-09-04T12:00:00.000Z")
-        >>> r["custody"]["bytes"], r["custody"]["provenance"], r["contentBlocks"][0]["role"]
-        (2, 's@1', 'user')
-    """
-    messages = [m for m in (result or {}).get("messages") or () if isinstance(m, Mapping)]
-    blocks: list[Mapping[str, Any]] = [m["content"] if isinstance(m.get("content"), Mapping) else {} for m in messages]
-    entries, totals = count_blocks(blocks)
-    for entry, message in zip(entries, messages, strict=True):
-        entry["role"] = message.get("role")
-    performed = result is not None
-    meta = _meta_str(result, PROVENANCE_KEY) if result is not None else None
-    if meta:
-        provenance, source = meta, "server _meta"
-    elif performed and error is None and server.get("name") and server.get("version"):
-        provenance, source = f"{server['name']}@{server['version']}", "host"
-    else:
-        provenance, source = None, None
-    rec: dict[str, Any] = {
-        "id": name,
-        "method": "prompts/get",
-        "target": name,
-        "arguments": dict(arguments),
-        "custody": {
-            "actor": "user",
-            "permissionChecked": False,
-            "uri": None,
-            "mime": ", ".join(totals["mimeTypes"]) or None,
-            "provenance": provenance,
-            "bytes": totals["inlineBytes"] if performed else 0,
-            "retrievedAt": now,
-            "sideEffects": observed,
-        },
-        "server": {"name": server.get("name"), "version": server.get("version")},
-        "protocolVersion": protocol_version,
-        "performed": performed,
-        "contentDigest": totals["inlineDigest"] if performed else None,
-        "contentBlocks": entries,
-        "contentTotals": totals,
-        "messages": len(messages),
-        "description": (result or {}).get("description"),
-        "provenanceSource": {"source": source, "method": "prompts/get", "uri": None, "retrievedAt": now},
-        "sideEffectsEvidence": {
-            "declared": None,
-            "observed": observed,
-            "source": _OBSERVED_BY if observed is not None else "nobody declared (MCP makes no promise for prompts)",
-        },
-        "exchange": dict(exchange),
-    }
-    if error is not None:
-        rec["error"] = error
-    return rec

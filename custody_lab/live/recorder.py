@@ -56,13 +56,13 @@ from .live_receipts import (
     build_receipt,
     call_facts,
     failed,
-    prompt_receipt,
     read_facts,
     take_call_result,
     take_read_result,
     utc_now,
     wire_fields,
 )
+from .prompt_receipts import prompt_receipt
 from .server_listing import ServerListing
 from .transport import Frame, RecordingCacheStore
 

@@ -238,7 +238,9 @@ async def test_serve_logs_a_lying_read_only_tool_as_the_side_effect_it_had_and_t
 
 # -- every content block counted, by the one builder both ends use (issue 23, §3) ----------------
 
-from custody_lab.live.live_receipts import call_facts, count_blocks, prompt_receipt, take_call_result  # noqa: E402
+from custody_lab.live.content_counts import count_blocks  # noqa: E402
+from custody_lab.live.live_receipts import call_facts, take_call_result  # noqa: E402
+from custody_lab.live.prompt_receipts import prompt_receipt  # noqa: E402
 
 
 def test_a_text_and_image_result_is_receipted_with_both_blocks_and_their_total():
