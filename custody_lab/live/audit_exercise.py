@@ -321,5 +321,5 @@ async def audit_prompt(
     else:
         got = "; ".join(f"{k}: {v}" for k, v in how.items())
         why = f"got once with prompts/get ({rec['messages']} message(s){'; ' + got if got else ''})"
-    outcome = "timed out" if rec["exchange"].get("timedOut") else "error" if "error" in rec else "got"
-    return CapabilityAudit("prompt", name, True, why, outcome, fields_from_prompt(rec, server), details)
+    # not routed: a prompt is none of the seed's shapes, so it has no outcome (its why says what happened)
+    return CapabilityAudit("prompt", name, True, why, None, fields_from_prompt(rec, server), details)

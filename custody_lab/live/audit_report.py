@@ -14,7 +14,7 @@ The shape of ``custody-lab audit --json`` (:meth:`AuditReport.to_dict`)::
      "counts": {"total", "exercised", "listedOnly", "skipped"},
      "capabilities": [                       # one per resource, template, tool call, followed link, prompt
        {"kind": "resource" | "template" | "tool" | "link" | "prompt", "name", "exercised", "skipped",
-        "status": "exercised" | "listed-only" | "skipped", "why", "outcome",
+        "status": "exercised" | "listed-only" | "skipped", "why", "outcome",   # null for a prompt: not routed
         "fields": [{"field", "supplied": true | false | null, "how"}, ...],   # AUDIT_FIELDS, in order
         "gaps": [{"field", "supplied": false, "how", "rule": {"revision", "page", "section", "level"}}],
         "details": {...}}],                  # receipt hints, provenance source, template values,
