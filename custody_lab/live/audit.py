@@ -24,8 +24,8 @@ templates, tools and prompts, and exercises only what is safe:
 - each prompt is got once (``prompts/get``), with a value for each argument from
   ``--template-values`` (by argument name) or completion; a required argument with no value known
   leaves it "not got: no value known". Every block of its messages is counted as a tool's are,
-  embedded resources included. Prompts are user-controlled (MCP's Prompts page, 2025-06-18 and
-  later), so their receipts name the user as the actor.
+  embedded resources included. Prompts are user-controlled (MCP's Prompts page, since 2024-11-05;
+  still so in 2026-07-28), so their receipts name the user as the actor.
 
 The server's ``instructions``, title, website and icons are kept as *presentation*: its own words,
 untrusted, shown escaped, never fetched, deciding nothing.

@@ -238,7 +238,7 @@ def unexercised_fields(server: dict[str, Any]) -> tuple[FieldSupport, ...]:
     )
 
 
-#: Who a prompt's receipt names: MCP's Prompts page (2025-06-18 and later, 2026-07-28 included)
+#: Who a prompt's receipt names: MCP's Prompts page (since 2024-11-05, still in 2026-07-28)
 #: says prompts are designed to be user-controlled.
 _PROMPT_ACTOR = "user (prompts are user-controlled: the user picks one, the application gets it)"
 

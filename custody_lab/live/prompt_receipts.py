@@ -27,7 +27,7 @@ def prompt_receipt(
     """The receipt of one ``prompts/get``: every block of every message counted, like a tool's.
 
     A prompt is not one of the seed's five shapes and MCP has no initiator field: its Prompts
-    page (2025-06-18 and later, 2026-07-28 included) says prompts are designed to be
+    page (since 2024-11-05, still in 2026-07-28) says prompts are designed to be
     *user-controlled*, so the receipt names the user as the actor and is not routed. Its identity is
     the prompt's name and arguments (a prompt has no URI; an embedded resource carries its own);
     its size and digest are the inline bytes of every message's content (:func:`count_blocks`);
