@@ -1,7 +1,7 @@
 """Audit your own MCP server: which custody fields can each capability supply?
 
 ``custody-lab audit -- COMMAND [ARG ...]`` starts the server over stdio, lists its resources,
-templates and tools, and exercises only what is safe:
+templates, tools and prompts, and exercises only what is safe:
 
 - every listed resource is read (the protocol makes reads read-only; if the server lists the lab's
   state resource ``state://lab/ledger`` the audit also *observes* whether a read changed state);
@@ -9,15 +9,26 @@ templates and tools, and exercises only what is safe:
   NAME=JSON``), else the server's completion (``completion/complete``), expanded with the lab's RFC
   6570 engine; with no value known it is "not read: no value known" and its declared facts are
   reported (:mod:`~custody_lab.live.audit_exercise`);
-- a tool is called only when ``--allow-calls NAME`` names it (once, with the arguments given
-  there, none by default). Its annotations decide nothing: ``readOnlyHint`` is a hint from an
-  untrusted server (MCP 2025-06-18 and later, the current 2026-07-28 included: clients MUST consider tool
-  annotations untrusted unless they come from a trusted server; annotations exist since
-  2025-03-26), and the lab's host policy is to call nothing the user did not name. A name the
-  server does not list is an error. Every content block of its result is reported with its
-  custody, ``structuredContent`` is validated against the tool's ``outputSchema``, and a
-  ``resource_link`` is an address until ``--follow-links`` reads it: a second read, through the same
-  gate, recorded as its own ``link`` capability (seed 000); a refused follow-up is "blocked".
+- a tool is called only when ``--allow-calls NAME`` names it, once per entry, with the arguments
+  given there (none by default): naming it twice calls it twice, each call its own row. Its
+  annotations decide nothing: they are hints from an untrusted server (MCP 2025-06-18 and later,
+  the current 2026-07-28 included: clients MUST consider tool annotations untrusted unless they come
+  from a trusted server; annotations exist since 2025-03-26), shown as such (read-only,
+  destructive, idempotent, open-world), and the lab's host policy is to call nothing the user did
+  not name. A name the server does not list is an error. Every content block of its result is
+  counted (type, MIME type and where it is known from, bytes, sha256; totals per result),
+  ``structuredContent`` is validated against the tool's ``outputSchema`` (an ``isError`` result
+  is a tool error, reported with the server's text, not schema-checked), and a ``resource_link``
+  is an address until ``--follow-links`` reads it: a second read, through the same gate, recorded
+  as its own ``link`` capability (seed 000); a refused follow-up is "blocked";
+- each prompt is got once (``prompts/get``), with a value for each argument from
+  ``--template-values`` (by argument name) or completion; a required argument with no value known
+  leaves it "not got: no value known". Every block of its messages is counted as a tool's are,
+  embedded resources included. Prompts are user-controlled (MCP's Prompts page, since 2024-11-05;
+  still so in 2026-07-28), so their receipts name the user as the actor.
+
+The server's ``instructions``, title, website and icons are kept as *presentation*: its own words,
+untrusted, shown escaped, never fetched, deciding nothing.
 
 Provenance: MCP has no provenance field. The host names what it asked (the lab's host policy):
 serverInfo ``name@version``, the method, the URI and the retrieval time; a server's ``_meta``
@@ -32,7 +43,12 @@ one ``--timeout`` before that bound, and the report says what was done and where
 
 For each capability the report says, per custody field (seed 000, "Ship a context-custody
 receipt": actor, authority, identity, size, freshness, side effects), whether the server supplied
-it (✓), could not (✗, a *gap* — "the missing field is a design issue"), or was not exercised (?).
+it (✓; on a capability not exercised, declared and not observed), could not (✗, a *gap* — "the
+missing field is a design issue"), or was not exercised or is not known (?); and it counts what was
+exercised, only listed, and skipped, so an audit that exercised nothing never reads as "no gaps".
+What it cannot know, it does not claim: who initiated an exchange is not on the wire (the receipt
+derives it from the method), the side effects of a tool it did not call are only what the server
+declares, and a server's ``_meta`` claims (provenance, side effects) are claims.
 """
 
 from __future__ import annotations
@@ -53,15 +69,16 @@ import sys
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 from functools import partial
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
+from ..core.receipts import server_hints
 from ..core.text import visible
-from .audit_exercise import audit_template, content_blocks, follow_link, structured_check
+from .audit_exercise import audit_prompt, audit_template, follow_link, structured_check
 from .audit_fields import (
     NOT_CALLED,
     declared_tool_details,
@@ -78,11 +95,13 @@ from .audit_report import (
 )
 from .gate import Gate
 from .live_errors import LiveError, LiveTimeout, first_problem
-from .live_receipts import LiveReceipt
+from .live_receipts import LiveReceipt, utc_now, wire_fields
 from .meta_keys import STATE_URI
 from .recorder import Recorder
 from .session import run_sync
 from .stdio_guard import MAX_JSON_DEPTH, StdioGuard, json_depth_exceeds
+
+_R = TypeVar("_R")
 
 
 class AuditError(LiveError):
@@ -120,21 +139,24 @@ def check_timeout(value: object) -> float:
     return seconds
 
 
-def parse_allow_calls(items: Sequence[str]) -> dict[str, dict[str, Any]]:
-    """``NAME`` or ``NAME={"json": "arguments"}`` -> {name: arguments}.
+def parse_allow_calls(items: Sequence[str]) -> list[tuple[str, dict[str, Any]]]:
+    """``NAME`` or ``NAME={"json": "arguments"}`` -> [(name, arguments), ...], one per item.
+
+    A name given twice is two calls, in the order given (each its own row in the report): the
+    user asked for both, and neither is dropped.
 
     Example:
-        >>> parse_allow_calls(["a", 'b={"x": 1}'])
-        {'a': {}, 'b': {'x': 1}}
+        >>> parse_allow_calls(["a", 'b={"x": 1}', 'b={"x": 2}'])
+        [('a', {}), ('b', {'x': 1}), ('b', {'x': 2})]
     """
-    out: dict[str, dict[str, Any]] = {}
+    out: list[tuple[str, dict[str, Any]]] = []
     for item in items:
         name, sep, raw = item.partition("=")
         shown = _cut(visible(repr(item)))
         if not name.strip():
             raise AuditError(f"--allow-calls {shown}: give a tool name (NAME or NAME={{...}})")
         if not sep:
-            out[name] = {}
+            out.append((name, {}))
             continue
         if json_depth_exceeds(raw):
             raise AuditError(f"--allow-calls {shown}: the arguments nest deeper than {MAX_JSON_DEPTH} levels")
@@ -144,7 +166,7 @@ def parse_allow_calls(items: Sequence[str]) -> dict[str, dict[str, Any]]:
             raise AuditError(f"--allow-calls {shown}: the arguments after '=' are not JSON ({e})") from e
         if not isinstance(args, dict):
             raise AuditError(f"--allow-calls {shown}: the arguments must be a JSON object")
-        out[name] = args
+        out.append((name, args))
     return out
 
 
@@ -174,8 +196,8 @@ def _cut(text: str, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _check_allowed(allowed: dict[str, dict[str, Any]], tools: Sequence[str]) -> None:
-    unknown = [name for name in allowed if name not in tools]
+def _check_allowed(allowed: Sequence[tuple[str, dict[str, Any]]], tools: Sequence[str]) -> None:
+    unknown = list(dict.fromkeys(name for name, _ in allowed if name not in tools))
     if unknown:
         listed = ", ".join(visible(repr(t)) for t in tools) or "none"
         raise AuditError(
@@ -184,10 +206,31 @@ def _check_allowed(allowed: dict[str, dict[str, Any]], tools: Sequence[str]) -> 
         )
 
 
-def _timed_out(live: LiveReceipt) -> str | None:
-    if live.receipt.get("exchange", {}).get("timedOut"):
-        return visible(live.receipt.get("error", "an exchange timed out"))
+def _timed_out(live: object) -> str | None:
+    """Why an exchange (a receipt, or a prompt's receipt mapping) left the audit incomplete, if it did."""
+    rec = live if isinstance(live, dict) else getattr(live, "receipt", {})
+    if rec.get("exchange", {}).get("timedOut"):
+        return visible(rec.get("error", "an exchange timed out"))
     return None
+
+
+def _refused(live: LiveReceipt) -> bool:
+    """The exchange was never sent (the gate refused it): skipped, not exercised."""
+    rec = live.receipt
+    return not rec.get("performed", True) and not rec.get("exchange", {}).get("timedOut")
+
+
+def _presentation(client: Client) -> dict[str, Any]:
+    """What the server says about itself for people: untrusted text, kept as data."""
+    info = client.server_info
+    icons = wire_fields(info, ("icons",)) if info is not None else None
+    shown = server_hints(retrieved_at=utc_now(), described=icons or {})["icons"]
+    return {
+        "instructions": client.instructions,
+        "title": getattr(info, "title", None),
+        "websiteUrl": getattr(info, "website_url", None),
+        "icons": shown,
+    }
 
 
 async def audit_client(
@@ -224,17 +267,21 @@ async def audit_client(
     except LiveError as e:
         raise AuditError(str(e)) from e
     _check_allowed(allowed, list(recorder.tools))
+    incomplete: list[str] = []
+    try:
+        await recorder.load_prompts()
+    except LiveError as e:  # the rest of the audit stands; the report says the prompts were left out
+        incomplete.append(f"{visible(e)}: the server's prompts were not audited")
     began = anyio.current_time() if started is None else started
     deadline = began + STOP_EXCHANGES * timeout
     info = client.server_info
     server = {"name": info.name if info else None, "version": info.version if info else None}
     caps: list[CapabilityAudit] = []
-    incomplete: list[str] = []
 
-    total = len(recorder.listed) + len(allowed)
+    total = len(recorder.listed) + len(recorder.templates) + len(allowed) + len(recorder.prompts)
     done = 0
 
-    async def exercise(kind: str, name: str, run: Callable[[], Awaitable[LiveReceipt]]) -> LiveReceipt | None:
+    async def exercise(kind: str, name: str, run: Callable[[], Awaitable[_R]]) -> _R | None:
         """Run one exchange within what is left of the budget; ``None`` when none is left."""
         nonlocal done
         if incomplete and incomplete[-1].startswith("stopped"):
@@ -254,20 +301,25 @@ async def audit_client(
 
     stopped = "not exercised: the audit's time bound ran out first"
     unread = unexercised_fields(server)  # one shared (frozen) value: a cut listing may have 100,000 rows
-    for uri in recorder.listed:
+    for uri, listed in recorder.listed.items():
         live = await exercise("resource", uri, partial(recorder.read, uri, case_id=uri, cache_mode="bypass"))
         if live is None:
-            caps.append(CapabilityAudit("resource", uri, False, stopped, None, unread))
+            caps.append(CapabilityAudit("resource", uri, False, stopped, None, unread, skipped=True))
             continue
-        why = "listed resource: reads are safe"
+        refused = _refused(live)
+        why = "listed resource: reads are safe" + ("; the gate refused it, nothing was fetched" if refused else "")
         fields = fields_from_receipt(live, server)
-        caps.append(CapabilityAudit("resource", uri, True, why, live.outcome, fields, receipt_details(live.receipt)))
+        details = receipt_details(live.receipt)
+        if listed.mime_type:
+            details["listedMime"] = listed.mime_type
+        caps.append(CapabilityAudit("resource", uri, not refused, why, live.outcome, fields, details, refused))
     for template in recorder.templates:
         caps.append(await audit_template(recorder, template, given, server, exercise))
     for name, tool in recorder.tools.items():
         hint = tool.annotations.read_only_hint if tool.annotations is not None else None
         claim = f" (it claims readOnlyHint: {str(hint).lower()}, a hint that decides nothing)" if hint else ""
-        if name not in allowed:
+        calls = [args for n, args in allowed if n == name]
+        if not calls:
             caps.append(
                 CapabilityAudit(
                     "tool",
@@ -280,29 +332,10 @@ async def audit_client(
                 )
             )
             continue
-        recorder.allow_unknown_side_effects = True
-        try:
-            run = partial(recorder.call, name, allowed[name], case_id=name, follow_links=False)
-            live = await exercise("tool", name, run)
-        except LiveError as e:
-            raise AuditError(str(e)) from e
-        finally:
-            recorder.allow_unknown_side_effects = False
-        if live is None:
-            fields = declared_tool_fields(tool, server)
-            caps.append(CapabilityAudit("tool", name, False, stopped, None, fields, declared_tool_details(tool)))
-            continue
-        why = "allowed by --allow-calls" + claim
-        details = {**declared_tool_details(tool), **receipt_details(live.receipt)}
-        result, recorder.last_result = recorder.last_result, None
-        if result is not None and live.receipt.get("performed"):
-            details["blocks"] = content_blocks(result)
-            details["structured"] = structured_check(result, tool.output_schema)
-        fields = fields_from_receipt(live, server)
-        caps.append(CapabilityAudit("tool", name, True, why, live.outcome, fields, details))
-        for block in details.get("blocks") or ():
-            if block["type"] == "resource_link" and follow_links:
-                caps.append(await follow_link(recorder, name, block, server, exercise))
+        for n, args in enumerate(calls, start=1):
+            caps += await _call_once(recorder, exercise, tool, args, (n, len(calls)), claim, server, follow_links)
+    for prompt in recorder.prompts.values():
+        caps.append(await audit_prompt(recorder, prompt, given, server, exercise))
     return AuditReport(
         tuple(command),
         server,
@@ -310,7 +343,51 @@ async def audit_client(
         tuple(caps),
         notes=tuple(recorder.listing_notes),
         incomplete=tuple(incomplete),
+        presentation=_presentation(client),
     )
+
+
+async def _call_once(
+    recorder: Recorder,
+    exercise: Callable[[str, str, Callable[[], Awaitable[LiveReceipt]]], Awaitable[LiveReceipt | None]],
+    tool: Any,
+    args: dict[str, Any],
+    call: tuple[int, int],
+    claim: str,
+    server: dict[str, Any],
+    follow_links: bool,
+) -> list[CapabilityAudit]:
+    """One ``--allow-calls`` entry: the tool's row (call ``n`` of ``of``) and its followed links."""
+    name = tool.name
+    numbered = {"call": {"n": call[0], "of": call[1], "arguments": args}} if call[1] > 1 else {}
+    recorder.allow_unknown_side_effects = True
+    try:
+        run = partial(recorder.call, name, args, case_id=name, follow_links=False)
+        live = await exercise("tool", name, run)
+    except LiveError as e:
+        raise AuditError(str(e)) from e
+    finally:
+        recorder.allow_unknown_side_effects = False
+    if live is None:
+        fields = declared_tool_fields(tool, server)
+        details = {**declared_tool_details(tool), **numbered}
+        why = "not exercised: the audit's time bound ran out first"
+        return [CapabilityAudit("tool", name, False, why, None, fields, details, skipped=True)]
+    refused = _refused(live)
+    why = "allowed by --allow-calls" + claim + ("; the gate refused it, it did not run" if refused else "")
+    details = {**declared_tool_details(tool), **receipt_details(live.receipt), **numbered}
+    result, recorder.last_result = recorder.last_result, None
+    if result is not None and live.receipt.get("performed"):
+        details["structured"] = structured_check(result, tool.output_schema)
+    out = [
+        CapabilityAudit(
+            "tool", name, not refused, why, live.outcome, fields_from_receipt(live, server), details, refused
+        )
+    ]
+    for block in details.get("blocks") or ():
+        if block["type"] == "resource_link" and follow_links:
+            out.append(await follow_link(recorder, name, block, server, exercise))
+    return out
 
 
 #: What can go wrong while talking to a server, each turned into one AuditError sentence.

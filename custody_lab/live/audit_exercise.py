@@ -8,10 +8,14 @@
   (:mod:`custody_lab.protocol.uri_templates`) and read like any resource; with no value known it is
   reported "not read: no value known".
 - **Tool results**: every content block of a tool the user named with ``--allow-calls`` is
-  reported with its custody: text (bytes, sha256), images and audio (declared MIME type against the
-  sniffed one, bytes, sha256), embedded resources (URI, MIME type, bytes, sha256) and resource
-  links (an address: URI, declared MIME type and size; nothing is fetched unless
-  ``--follow-links`` asks for the second read, recorded separately, through the same gate).
+  reported with its custody (:func:`~custody_lab.live.live_receipts.count_blocks`, the receipts'
+  own count): text (bytes, sha256), images and audio (declared MIME type against the sniffed one,
+  bytes, sha256), embedded resources (URI, MIME type, bytes, sha256) and resource links (an
+  address: URI, declared MIME type and size; nothing is fetched unless ``--follow-links`` asks for
+  the second read, recorded separately, through the same gate), with totals per result.
+- **Prompts** (MCP ``prompts/get``): each listed prompt is got once, its arguments valued like a
+  template's variables (the user's, else completion with the values found so far as context);
+  every block of its messages is counted like a tool result's (:func:`audit_prompt`).
 - **Structured content** is validated against the tool's ``outputSchema`` with ``jsonschema``
   (the schema's own ``$schema`` when it names one, else Draft 2020-12, the default dialect of MCP
   2025-11-25 and 2026-07-28); whether a TextContent block carries the same JSON is noted (MCP
@@ -24,6 +28,8 @@ from __future__ import annotations
 __all__ = [
     "PROBES",
     "Exercise",
+    "PromptExercise",
+    "audit_prompt",
     "audit_template",
     "content_blocks",
     "follow_link",
@@ -41,13 +47,21 @@ import mcp.types as mt
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
-from ..core.receipts import digest
+from ..core.receipts import canonical_json
 from ..core.text import visible
-from ..protocol.blobs import BlobError, read_contents
 from ..protocol.uri_templates import UriTemplateError, parse
-from .audit_fields import declared_template_fields, fields_from_receipt, receipt_details, unexercised_fields
+from .audit_fields import (
+    declared_prompt_fields,
+    declared_template_fields,
+    fields_from_prompt,
+    fields_from_receipt,
+    prompt_details,
+    receipt_details,
+    unexercised_fields,
+)
 from .audit_report import CapabilityAudit
-from .live_receipts import LiveReceipt
+from .content_counts import count_blocks
+from .live_receipts import LiveReceipt, wire_fields
 from .recorder import Recorder
 
 #: Prefixes tried, after the empty one, when a server completes nothing for an empty prefix.
@@ -64,10 +78,20 @@ async def template_values(
         none was (``"--template-values"``, ``"completion/complete (prefix '1')"``, ``"no value
         known: …"``).
     """
+    ref = mt.ResourceTemplateReference(type="ref/resource", uri=template)
+    return await _values(client, ref, names, given, timeout)
+
+
+async def _values(
+    client: Client,
+    ref: mt.ResourceTemplateReference | mt.PromptReference,
+    names: tuple[str, ...],
+    given: Mapping[str, object],
+    timeout: float,
+) -> tuple[dict[str, object], dict[str, str]]:
     values: dict[str, object] = {}
     how: dict[str, str] = {}
     can_complete = client.server_capabilities.completions is not None
-    ref = mt.ResourceTemplateReference(type="ref/resource", uri=template)
     for name in names:
         if name in given:
             values[name], how[name] = given[name], "--template-values"
@@ -78,8 +102,12 @@ async def template_values(
         how[name] = "no value known: completion/complete offered none"
         for prefix in ("", *PROBES):
             try:
+                # the values found so far go along as context (completion/complete's
+                # context.arguments, MCP 2025-06-18 and later): a server may complete one
+                # argument only once it knows another, as the reference server's prompts do
+                context = {k: _as_argument(v) for k, v in values.items()} or None
                 with anyio.fail_after(timeout):
-                    result = await client.complete(ref, {"name": name, "value": prefix})
+                    result = await client.complete(ref, {"name": name, "value": prefix}, context_arguments=context)
             except TimeoutError:
                 how[name] = f"no value known: completion/complete got no answer within {timeout:g} s"
                 break
@@ -93,57 +121,35 @@ async def template_values(
     return values, how
 
 
-def _reading(uri: str, mime: str | None, *, text: str | None = None, blob: str | None = None) -> dict[str, Any]:
-    item: dict[str, Any] = {"uri": uri, **({"mimeType": mime} if mime else {})}
-    item.update({"text": text} if text is not None else {"blob": blob or ""})
-    try:
-        r = read_contents(item)
-    except BlobError as e:
-        return {"mimeType": mime, "error": str(e)}
-    return {
-        "mimeType": mime,
-        "sniffed": r.sniffed_mime,
-        "mimeMismatch": r.mime_mismatch,
-        "bytes": r.size_bytes,
-        "digest": "sha256:" + r.sha256,
-    }
+def content_blocks(result: mt.CallToolResult | mt.GetPromptResult) -> list[dict[str, Any]]:
+    """Every content block of a tool result (or of a prompt's messages) with its custody.
 
-
-def _annotations(block: Any) -> dict[str, Any] | None:
-    ann = getattr(block, "annotations", None)
-    return ann.model_dump(by_alias=True, mode="json", exclude_none=True) if ann is not None else None
-
-
-def content_blocks(result: mt.CallToolResult) -> list[dict[str, Any]]:
-    """Every content block of a tool result with its custody (nothing is fetched).
+    The counting is :func:`~custody_lab.live.live_receipts.count_blocks`, the receipts' own; a
+    ``resource_link`` gets ``followed`` (``None`` until ``--follow-links`` reads it). Nothing is fetched.
 
     Example:
         >>> r = mt.CallToolResult(content=[mt.TextContent(type="text", text="hi")])
         >>> content_blocks(r)[0]["bytes"], content_blocks(r)[0]["type"]
         (2, 'text')
     """
-    out: list[dict[str, Any]] = []
-    for i, block in enumerate(result.content):
-        entry: dict[str, Any] = {"index": i, "type": block.type, "annotations": _annotations(block)}
-        if isinstance(block, mt.TextContent):
-            entry.update(bytes=len(block.text.encode("utf-8")), digest="sha256:" + digest(block.text))
-        elif isinstance(block, mt.ImageContent | mt.AudioContent):
-            entry.update(_reading(f"({block.type} block {i})", block.mime_type, blob=block.data))
-        elif isinstance(block, mt.EmbeddedResource):
-            res = block.resource
-            text = getattr(res, "text", None)
-            entry["uri"] = res.uri
-            entry.update(_reading(res.uri, res.mime_type, text=text, blob=getattr(res, "blob", None)))
-        elif isinstance(block, mt.ResourceLink):
-            entry.update(uri=block.uri, mimeType=block.mime_type, declaredSize=block.size, followed=None)
-        out.append(entry)
-    return out
+    wire = wire_fields(result) or {}
+    if isinstance(result, mt.GetPromptResult):
+        raw = [m.get("content") for m in wire.get("messages") or ()]
+    else:
+        raw = list(wire.get("content") or ())
+    entries, _ = count_blocks([b for b in raw if isinstance(b, Mapping)])
+    for entry in entries:
+        if entry["type"] == "resource_link":
+            entry["followed"] = None
+    return entries
 
 
 def structured_check(result: mt.CallToolResult, output_schema: Mapping[str, Any] | None) -> dict[str, Any] | None:
     """``structuredContent`` against ``outputSchema``, and whether a TextContent fallback carries it.
 
     Returns ``None`` when the result has no structured content and the tool declares no schema.
+    An ``isError`` result is not checked (``toolError`` true, ``valid`` ``None``): it reports a
+    failure, and the report shows the server's error text instead.
 
     Example:
         >>> r = mt.CallToolResult(content=[mt.TextContent(type="text", text='{"t": 3}')], structured_content={"t": 3})
@@ -168,7 +174,12 @@ def structured_check(result: mt.CallToolResult, output_schema: Mapping[str, Any]
         "valid": None,
         "error": None,
         "textFallback": fallback,
+        "toolError": bool(result.is_error),
     }
+    if result.is_error:
+        # a tool error is not a structured result: the schema binds the results a tool returns
+        # (MCP 2025-06-18 and later), and the report shows the error itself, not a schema failure
+        return check
     if output_schema is None or content is None:
         if output_schema is not None:
             check["valid"], check["error"] = (
@@ -194,6 +205,7 @@ def structured_check(result: mt.CallToolResult, output_schema: Mapping[str, Any]
 
 
 Exercise = Callable[[str, str, Callable[[], Awaitable[LiveReceipt]]], Awaitable[LiveReceipt | None]]
+PromptExercise = Callable[[str, str, Callable[[], Awaitable[dict[str, Any]]]], Awaitable[dict[str, Any] | None]]
 
 
 async def audit_template(
@@ -229,10 +241,17 @@ async def audit_template(
     details["expandedUri"] = uri
     live = await exercise("template", name, partial(recorder.read, uri, case_id=name, cache_mode="bypass"))
     if live is None:
-        return CapabilityAudit(
-            "template", name, False, "not exercised: the audit's time bound ran out first", None, declared, details
-        )
+        why = "not exercised: the audit's time bound ran out first"
+        return CapabilityAudit("template", name, False, why, None, declared, details, skipped=True)
     details.update(receipt_details(live.receipt))
+    if template.mime_type:
+        details["listedMime"] = template.mime_type
+    rec = live.receipt
+    if not rec.get("performed", True) and not rec.get("exchange", {}).get("timedOut"):
+        why = f"not read: the gate refused {visible(uri)}; nothing was fetched"
+        return CapabilityAudit(
+            "template", name, False, why, live.outcome, fields_from_receipt(live, server), details, skipped=True
+        )
     why = f"template read as {uri} (" + "; ".join(f"{k}: {v}" for k, v in how.items()) + ")"
     return CapabilityAudit("template", name, True, why, live.outcome, fields_from_receipt(live, server), details)
 
@@ -244,9 +263,8 @@ async def follow_link(
     uri = block["uri"]
     live = await exercise("link", uri, partial(recorder.read, uri, case_id=f"{tool} → {uri}", cache_mode="bypass"))
     if live is None:
-        return CapabilityAudit(
-            "link", uri, False, "not exercised: the audit's time bound ran out first", None, unexercised_fields(server)
-        )
+        why = "not exercised: the audit's time bound ran out first"
+        return CapabilityAudit("link", uri, False, why, None, unexercised_fields(server), skipped=True)
     rec = live.receipt
     fields = fields_from_receipt(live, server)
     block["followed"] = {
@@ -256,10 +274,52 @@ async def follow_link(
     }
     if not rec.get("performed", True):  # the gate refused it: reported, never fetched some other way
         why = f"blocked follow-up of a link from {tool!r}: {visible(rec.get('error', 'refused'))}"
-        return CapabilityAudit("link", uri, False, why, live.outcome, fields, receipt_details(rec))
+        return CapabilityAudit("link", uri, False, why, live.outcome, fields, receipt_details(rec), skipped=True)
     if "error" in rec:
         why = f"follow-up of a link from {tool!r} failed: {visible(rec['error'])}"
     else:
         declared = block.get("declaredSize")
         why = f"second read of a link from {tool!r} (declared size {declared}; size and digest from this read)"
     return CapabilityAudit("link", uri, True, why, live.outcome, fields, receipt_details(rec))
+
+
+def _as_argument(value: object) -> str:
+    """A prompt argument is a string (MCP ``prompts/get``): a JSON string as it is, else its JSON."""
+    return value if isinstance(value, str) else canonical_json(value)
+
+
+async def audit_prompt(
+    recorder: Recorder, prompt: Any, given: dict[str, object], server: dict[str, Any], exercise: PromptExercise
+) -> CapabilityAudit:
+    """Get one prompt once, with a value for each required argument (the user's, else completion).
+
+    An optional argument with no value known is left out; a required one makes the prompt "not
+    got: no value known" (nothing is invented). Every block of its messages is receipted like a
+    tool result's blocks, embedded resources included.
+    """
+    name = prompt.name
+    arguments = list(prompt.arguments or ())
+    names = tuple(a.name for a in arguments)
+    ref = mt.PromptReference(type="ref/prompt", name=name)
+    values, how = await _values(recorder.client, ref, names, given, recorder.timeout) if names else ({}, {})
+    details: dict[str, Any] = {"argumentValues": how}
+    missing = [a.name for a in arguments if a.required and a.name not in values]
+    if missing:
+        why = (
+            f"not got: no value known for required argument {', '.join(visible(repr(m)) for m in missing)} "
+            "(give --template-values NAME=JSON)"
+        )
+        return CapabilityAudit("prompt", name, False, why, None, declared_prompt_fields(server), details)
+    args = {k: _as_argument(v) for k, v in values.items()}
+    rec = await exercise("prompt", name, partial(recorder.get_prompt, name, args))
+    if rec is None:
+        why = "not exercised: the audit's time bound ran out first"
+        return CapabilityAudit("prompt", name, False, why, None, declared_prompt_fields(server), details, skipped=True)
+    details.update(prompt_details(rec))
+    if "error" in rec:
+        why = f"prompts/get answered no prompt: {visible(rec['error'])}"
+    else:
+        got = "; ".join(f"{k}: {v}" for k, v in how.items())
+        why = f"got once with prompts/get ({rec['messages']} message(s){'; ' + got if got else ''})"
+    # not routed: a prompt is none of the seed's shapes, so it has no outcome (its why says what happened)
+    return CapabilityAudit("prompt", name, True, why, None, fields_from_prompt(rec, server), details)

@@ -9,13 +9,18 @@ from __future__ import annotations
 
 __all__ = [
     "NOT_CALLED",
+    "TOOL_HINTS",
+    "declared_prompt_fields",
     "declared_template_fields",
     "declared_tool_details",
     "declared_tool_fields",
+    "fields_from_prompt",
     "fields_from_receipt",
+    "prompt_details",
     "provenance_field",
     "receipt_details",
     "server_field",
+    "tool_hints",
     "unexercised_fields",
 ]
 
@@ -51,8 +56,28 @@ def provenance_field(rec: dict[str, Any], performed: bool) -> FieldSupport:
 
 def receipt_details(rec: dict[str, Any]) -> dict[str, Any]:
     """The receipt's custody block, 2026-07-28 hints and provenance source, for the report's details."""
-    keys = ("custody", "hints", "provenanceSource", "mimeCheck", "template", "templateParams", "link", "followUp")
-    return {k: rec[k] for k in keys if rec.get(k) is not None}
+    keys = (
+        "custody",
+        "contentDigest",
+        "hints",
+        "provenanceSource",
+        "mimeCheck",
+        "template",
+        "templateParams",
+        "link",
+        "followUp",
+    )
+    out = {k: rec[k] for k in keys if rec.get(k) is not None}
+    if rec.get("contentBlocks") is not None:  # a tool result: every block, and the totals
+        out["blocks"] = [
+            {**b, "followed": None} if b["type"] == "resource_link" else dict(b) for b in rec["contentBlocks"]
+        ]
+        out["totals"] = rec["contentTotals"]
+    if rec.get("exchange", {}).get("toolError"):
+        out["toolError"] = rec.get("error", "")
+    elif rec.get("error") is not None:
+        out["error"] = rec["error"]
+    return out
 
 
 def fields_from_receipt(live: LiveReceipt, server: dict[str, Any]) -> tuple[FieldSupport, ...]:
@@ -64,17 +89,22 @@ def fields_from_receipt(live: LiveReceipt, server: dict[str, Any]) -> tuple[Fiel
     if tool and rec.get("delivery") in ("structured", "text"):
         uri_how = f"only through _meta {URI_KEY}: a structured result has no URI field"
     evidence = rec.get("sideEffectsEvidence") or {}
+    mime = custody["mime"]
+    if not mime:
+        mime_how = "no MIME type came back"
+    elif tool and rec.get("delivery") == "text":
+        mime_how = f"{mime} (text blocks by their type, other blocks as the wire carried them)"
+    elif tool and rec.get("delivery") == "structured":
+        mime_how = f"{mime} (structuredContent is JSON by protocol)"
+    else:
+        mime_how = f"mimeType {mime} (as the wire carried it)"
     fields = [
         FieldSupport("actor", True, f"{custody['actor']} (derived from {rec['method']})"),
         server_field(server),
         FieldSupport(
             "uri", custody["uri"] is not None if performed else None, uri_how if custody["uri"] else "no URI came back"
         ),
-        FieldSupport(
-            "mime",
-            bool(custody["mime"]) if performed else None,
-            f"mimeType {custody['mime']}" if custody["mime"] else "no MIME type came back",
-        ),
+        FieldSupport("mime", bool(mime) if performed else None, mime_how),
         *_content_fields(rec, performed, arrived),
         provenance_field(rec, performed),
         FieldSupport(
@@ -105,8 +135,9 @@ def declared_tool_fields(tool: Any, server: dict[str, Any]) -> tuple[FieldSuppor
     lab = isinstance((tool.meta or {}).get(SIDE_EFFECTS_KEY), bool)
     hint = tool.annotations.read_only_hint if tool.annotations is not None else None
     shown = f" (its readOnlyHint: {str(hint).lower()} is a hint and declares nothing)" if hint is not None else ""
+    value = (tool.meta or {}).get(SIDE_EFFECTS_KEY)
     how = (
-        f"_meta {SIDE_EFFECTS_KEY}"
+        f"_meta {SIDE_EFFECTS_KEY}: {str(value).lower()} (the server's claim; not observed: not called)"
         if lab
         else "no side-effect declaration (the lab's host policy calls it only when you name it)" + shown
     )
@@ -119,8 +150,38 @@ def declared_tool_fields(tool: Any, server: dict[str, Any]) -> tuple[FieldSuppor
     )
 
 
+#: The tool annotations MCP defines (2025-03-26 and later; all in 2026-07-28), wire name by SDK name.
+TOOL_HINTS: dict[str, str] = {
+    "read_only_hint": "readOnlyHint",
+    "destructive_hint": "destructiveHint",
+    "idempotent_hint": "idempotentHint",
+    "open_world_hint": "openWorldHint",
+}
+
+
+def tool_hints(tool: Any) -> dict[str, Any] | None:
+    """A listed tool's annotations as the server's hints (``None`` for one not set), or ``None``.
+
+    MCP 2025-06-18 and later (2026-07-28 included): clients MUST consider tool annotations
+    untrusted unless they come from a trusted server; the report shows them and decides nothing.
+
+    Example:
+        >>> from types import SimpleNamespace as T
+        >>> tool_hints(T(annotations=T(read_only_hint=None, destructive_hint=True, idempotent_hint=None,
+        ...                            open_world_hint=False)))["destructiveHint"]
+        True
+    """
+    ann = getattr(tool, "annotations", None)
+    if ann is None:
+        return None
+    out: dict[str, Any] = {wire: getattr(ann, name, None) for name, wire in TOOL_HINTS.items()}
+    out["source"] = "tool annotations: the server's hints, untrusted (MCP 2025-06-18 and later)"
+    return out
+
+
 def declared_tool_details(tool: Any) -> dict[str, Any]:
-    """What a listed tool declares about side effects, as the report's ``details["declared"]``.
+    """What a listed tool declares about side effects, as the report's ``details["declared"]``,
+    and its annotations as ``details["toolHints"]`` (:func:`tool_hints`, when it has any).
 
     The value is the lab's ``_meta`` declaration (``True``, ``False``, or ``None`` when the tool
     declares none) and ``source`` says where it came from; a ``readOnlyHint`` is a hint and never
@@ -135,11 +196,13 @@ def declared_tool_details(tool: Any) -> dict[str, Any]:
         True
     """
     value = (tool.meta or {}).get(SIDE_EFFECTS_KEY)
+    hints = tool_hints(tool)
+    extra = {"toolHints": hints} if hints is not None else {}
     if isinstance(value, bool):
-        return {"declared": {"sideEffects": value, "source": f"_meta {SIDE_EFFECTS_KEY}"}}
+        return {"declared": {"sideEffects": value, "source": f"_meta {SIDE_EFFECTS_KEY}"}, **extra}
     hint = tool.annotations.read_only_hint if tool.annotations is not None else None
     shown = f"; its readOnlyHint: {str(hint).lower()} is a hint and declares nothing" if hint is not None else ""
-    return {"declared": {"sideEffects": None, "source": "no side-effect declaration" + shown}}
+    return {"declared": {"sideEffects": None, "source": "no side-effect declaration" + shown}, **extra}
 
 
 def declared_template_fields(template: Any, server: dict[str, Any]) -> tuple[FieldSupport, ...]:
@@ -149,10 +212,14 @@ def declared_template_fields(template: Any, server: dict[str, Any]) -> tuple[Fie
         FieldSupport("actor", True, "application (derived from resources/read)"),
         server_field(server),
         FieldSupport("uri", True, f"expands {template.uri_template}"),
+        # a listing's MIME type is the server's word for what a read will return; a template not
+        # read without one is unknown (its reads may carry one), not a gap
         FieldSupport(
             "mime",
-            bool(template.mime_type),
-            f"declared {template.mime_type}" if template.mime_type else "no declared MIME type",
+            True if template.mime_type else None,
+            f"declared {template.mime_type} in the listing (not read)"
+            if template.mime_type
+            else "not read, and the listing declares no MIME type",
         ),
         FieldSupport("bytes", None, unknown),
         FieldSupport("digest", None, unknown),
@@ -169,3 +236,64 @@ def unexercised_fields(server: dict[str, Any]) -> tuple[FieldSupport, ...]:
         *(FieldSupport(f, None, unknown) for f in AUDIT_FIELDS[2:-1]),
         FieldSupport("sideEffects", True, "read-only by protocol contract"),
     )
+
+
+#: Who a prompt's receipt names: MCP's Prompts page (since 2024-11-05, still in 2026-07-28)
+#: says prompts are designed to be user-controlled.
+_PROMPT_ACTOR = "user (prompts are user-controlled: the user picks one, the application gets it)"
+
+
+def declared_prompt_fields(server: dict[str, Any]) -> tuple[FieldSupport, ...]:
+    """A listed prompt the audit did not get: only who picks it and who serves it are known."""
+    unknown = "not exercised: the prompt was not got"
+    return (
+        FieldSupport("actor", True, _PROMPT_ACTOR),
+        server_field(server),
+        *(FieldSupport(f, None, unknown) for f in AUDIT_FIELDS[2:]),
+    )
+
+
+def fields_from_prompt(rec: dict[str, Any], server: dict[str, Any]) -> tuple[FieldSupport, ...]:
+    """The custody fields of one ``prompts/get`` receipt (:func:`~custody_lab.live.live_receipts.prompt_receipt`)."""
+    performed = rec["performed"] and "error" not in rec
+    custody, totals = rec["custody"], rec["contentTotals"]
+    known = True if performed else None
+    embeds = [b for b in rec["contentBlocks"] if b.get("uri")]
+    uri_how = f"a prompt has a name, not a URI: {rec['target']!r} with its arguments" + (
+        f"; {len(embeds)} embedded or linked block(s) carry their own URI" if embeds else ""
+    )
+    evidence = rec["sideEffectsEvidence"]
+    counted = "counted from every block of every message" + (
+        f" ({totals['uncounted']} block(s) could not be counted)" if totals["uncounted"] else ""
+    )
+    return (
+        FieldSupport("actor", True, _PROMPT_ACTOR),
+        server_field(server),
+        FieldSupport("uri", known, uri_how),
+        FieldSupport(
+            "mime",
+            bool(custody["mime"]) if performed else None,
+            f"{custody['mime']} (text blocks by their type, others as the wire carried them)"
+            if custody["mime"]
+            else "no MIME type came back",
+        ),
+        FieldSupport("bytes", known and not totals["uncounted"], counted if performed else "nothing came back"),
+        FieldSupport("digest", known, "sha256 of every inline block, in order" if performed else "nothing came back"),
+        provenance_field(rec, performed),
+        FieldSupport(
+            "sideEffects",
+            True if evidence["observed"] is not None else None,
+            f"observed by state digest: {'changed' if evidence['observed'] else 'unchanged'}"
+            if evidence["observed"] is not None
+            else "not known: MCP makes no read-only promise for prompts/get, and no state resource was observed",
+        ),
+    )
+
+
+def prompt_details(rec: dict[str, Any]) -> dict[str, Any]:
+    """A prompt receipt's custody, blocks and totals, for the report's details."""
+    out = {k: rec[k] for k in ("custody", "contentDigest", "provenanceSource", "arguments") if rec.get(k) is not None}
+    out["blocks"], out["totals"] = rec["contentBlocks"], rec["contentTotals"]
+    if rec.get("description"):
+        out["description"] = rec["description"]
+    return out

@@ -10,13 +10,18 @@ This module imports nothing from ``mcp``: the CLI formats a report without loadi
 The shape of ``custody-lab audit --json`` (:meth:`AuditReport.to_dict`)::
 
     {"command": [...], "server": {"name", "version"}, "protocol_version": "2025-11-25",
-     "capabilities": [                       # one object per resource, template, tool, followed link
-       {"kind": "resource" | "template" | "tool" | "link", "name", "exercised", "why", "outcome",
+     "presentation": {"instructions", "title", "websiteUrl", "icons"},   # the server's words: untrusted
+     "counts": {"total", "exercised", "listedOnly", "skipped"},
+     "capabilities": [                       # one per resource, template, tool call, followed link, prompt
+       {"kind": "resource" | "template" | "tool" | "link" | "prompt", "name", "exercised", "skipped",
+        "status": "exercised" | "listed-only" | "skipped", "why", "outcome",   # null for a prompt: not routed
         "fields": [{"field", "supplied": true | false | null, "how"}, ...],   # AUDIT_FIELDS, in order
         "gaps": [{"field", "supplied": false, "how", "rule": {"revision", "page", "section", "level"}}],
         "details": {...}}],                  # receipt hints, provenance source, template values,
-                                             # content blocks, structured check (when exercised);
-                                             # a tool's "declared": {"sideEffects", "source"}
+                                             # "blocks" (every content block) and "totals",
+                                             # structured check (when exercised); a tool's
+                                             # "declared": {"sideEffects", "source"} and "hints"
+                                             # (its annotations: the server's, untrusted)
      "notes": [...], "incomplete": [...], "stderr": [...],
      "gaps": [{"capability", "field", "supplied", "how", "rule"}, ...]}
 
@@ -137,11 +142,17 @@ class FieldSupport:
     how: str
 
 
+#: What became of a capability: exercised (read, called, got); listed only (the audit does not
+#: exercise it on its own: a tool not named, a template or prompt with no value known); skipped
+#: (the audit would have, but the time bound ran out or the gate refused it).
+Status = Literal["exercised", "listed-only", "skipped"]
+
+
 @dataclass(frozen=True)
 class CapabilityAudit:
-    """What the audit learned about one resource, template or tool."""
+    """What the audit learned about one resource, template, tool call, followed link or prompt."""
 
-    kind: Literal["resource", "template", "tool", "link"]
+    kind: Literal["resource", "template", "tool", "link", "prompt"]
     name: str
     exercised: bool
     why: str
@@ -150,10 +161,16 @@ class CapabilityAudit:
     #: what the exchange showed beyond the marks: receipt hints (2026-07-28 fields), provenance
     #: source, template values, content blocks, the structured-content check
     details: dict[str, Any] = field(default_factory=dict)
+    #: the audit meant to exercise it and could not (time bound, gate); see :data:`Status`
+    skipped: bool = False
 
     @property
     def gaps(self) -> tuple[FieldSupport, ...]:
         return tuple(f for f in self.fields if f.supplied is False)
+
+    @property
+    def status(self) -> Status:
+        return "exercised" if self.exercised else "skipped" if self.skipped else "listed-only"
 
 
 @dataclass(frozen=True)
@@ -165,6 +182,9 @@ class AuditReport:
         incomplete: why the audit did not finish (an exchange timed out, the overall bound ran
             out); a non-empty tuple makes ``custody-lab audit`` exit 2 after printing the report.
         stderr: the server's stderr, captured, cut and made visible, one line each.
+        presentation: what the server says about itself for people to read (``instructions``,
+            ``title``, ``websiteUrl``, ``icons`` as addresses): untrusted text, shown escaped,
+            deciding nothing.
     """
 
     command: tuple[str, ...]
@@ -174,15 +194,34 @@ class AuditReport:
     notes: tuple[str, ...] = ()
     incomplete: tuple[str, ...] = ()
     stderr: tuple[str, ...] = ()
+    presentation: dict[str, Any] = field(default_factory=dict)
 
     @property
     def gaps(self) -> list[tuple[str, FieldSupport]]:
         return [(c.name, g) for c in self.capabilities for g in c.gaps]
 
+    @property
+    def counts(self) -> dict[str, int]:
+        """How many capabilities were exercised, only listed, or skipped (and in all).
+
+        Example:
+            >>> AuditReport((), {}, None, ()).counts
+            {'total': 0, 'exercised': 0, 'listedOnly': 0, 'skipped': 0}
+        """
+        statuses = [c.status for c in self.capabilities]
+        return {
+            "total": len(statuses),
+            "exercised": statuses.count("exercised"),
+            "listedOnly": statuses.count("listed-only"),
+            "skipped": statuses.count("skipped"),
+        }
+
     def to_dict(self) -> dict[str, Any]:
         """The documented ``--json`` shape (see the module docstring): every gap carries its rule."""
         out = asdict(self)
+        out["counts"] = self.counts
         for cap, c in zip(out["capabilities"], self.capabilities, strict=True):
+            cap["status"] = c.status
             cap["gaps"] = [{**asdict(g), "rule": rule_for(c.kind, g.field)} for g in c.gaps]
         out["gaps"] = [
             g for cap in out["capabilities"] for g in ({"capability": cap["name"], **x} for x in cap["gaps"])
@@ -190,15 +229,20 @@ class AuditReport:
         return out
 
     def exit_code(self, *, strict: bool = False) -> int:
-        """2 when the audit did not finish, 1 for gaps under ``strict``, else 0.
+        """2 when the audit did not finish; under ``strict``, 1 for gaps or when nothing was
+        exercised (no gap seen is no evidence when nothing was looked at); else 0.
 
         Example:
             >>> AuditReport((), {}, None, (), incomplete=("timed out",)).exit_code()
             2
+            >>> AuditReport((), {}, None, ()).exit_code(strict=True)
+            1
         """
         if self.incomplete:
             return EXIT_TROUBLE
-        return EXIT_GAPS if strict and self.gaps else EXIT_OK
+        if strict and (self.gaps or not self.counts["exercised"]):
+            return EXIT_GAPS
+        return EXIT_OK
 
 
 def _cell(text: object, width: int) -> str:
@@ -206,29 +250,40 @@ def _cell(text: object, width: int) -> str:
     return shown if len(shown) <= width else shown[: width - 1] + "…"
 
 
+def _label(c: CapabilityAudit) -> str:
+    call = c.details.get("call") if isinstance(c.details, dict) else None
+    return f"{c.name} (call {call['n']} of {call['of']})" if call and call.get("of", 1) > 1 else c.name
+
+
+#: Widest piece of server-supplied presentation text shown (instructions, titles); longer is cut.
+_PRESENT_WIDTH = 400
+
+
 def format_report(report: AuditReport) -> str:
-    """The report as text: one row per capability, a mark per custody field, then every gap."""
-    names = [_cell(c.name, _NAME_WIDTH) for c in report.capabilities]
+    """The report as text: one row per capability, a mark per custody field, then every finding."""
+    names = [_cell(_label(c), _NAME_WIDTH) for c in report.capabilities]
     name_w = max([len(n) for n in names] + [10])
     head = f"{'kind':<8}  {'capability':<{name_w}}  ran  " + "  ".join(f"{f:<10}" for f in AUDIT_FIELDS)
     lines = [
         f"server: {visible(report.server.get('name'))} {visible(report.server.get('version'))} · "
         f"protocol {visible(report.protocol_version)} · command: {visible(' '.join(report.command))}",
-        "✓ supplied   ✗ cannot supply (a custody gap)   ? not exercised",
+        *_presentation_lines(report.presentation),
+        "✓ supplied (where not exercised: declared by the server, not observed)   ✗ cannot supply (a custody gap)   "
+        "? not exercised or not known",
         head,
         "-" * len(head),
     ]
     for c, name in zip(report.capabilities, names, strict=True):
         marks = {f.field: _MARK[f.supplied] for f in c.fields}
+        ran = {"exercised": "yes", "listed-only": "no ", "skipped": "cut"}[c.status]
         lines.append(
-            f"{c.kind:<8}  {name:<{name_w}}  {'yes' if c.exercised else 'no ':<3}  "
-            + "  ".join(f"{marks.get(f, ' '):<10}" for f in AUDIT_FIELDS)
+            f"{c.kind:<8}  {name:<{name_w}}  {ran:<3}  " + "  ".join(f"{marks.get(f, ' '):<10}" for f in AUDIT_FIELDS)
         )
     lines.append("")
     for c in report.capabilities:
         outcome = f" → {visible(c.outcome)}" if c.outcome else ""
-        lines.append(f"{c.kind} {visible(c.name)}: {visible(c.why)}{outcome}")
-        for line in _detail_lines(c.details):
+        lines.append(f"{c.kind} {visible(_label(c))}: {visible(c.why)}{outcome}")
+        for line in _detail_lines(c):
             lines.append(f"    {line}")
         for g in c.gaps:
             rule = rule_for(c.kind, g.field)
@@ -238,12 +293,56 @@ def format_report(report: AuditReport) -> str:
         lines.append(f"note: {visible(note)}")
     for reason in report.incomplete:
         lines.append(f"INCOMPLETE: {visible(reason)}")
-    lines.append(f"{len(report.gaps)} custody gap(s) across {len(report.capabilities)} capabilities")
+    lines += _summary_lines(report)
     return "\n".join(lines)
 
 
-def _detail_lines(details: dict[str, Any]) -> list[str]:
-    """The few detail lines a person reads: values used, blocks seen, the schema check."""
+def _summary_lines(report: AuditReport) -> list[str]:
+    n = report.counts
+    seen = [g for c in report.capabilities if c.exercised for g in c.gaps]
+    lines = [
+        f"exercised {n['exercised']}, listed only {n['listedOnly']}, skipped {n['skipped']} "
+        f"(of {n['total']} capabilities)"
+    ]
+    if not n["exercised"]:
+        lines.append(
+            "nothing was exercised: no content reached the audit, so it cannot say the server has no custody gaps"
+            + (f"; {len(report.gaps)} custody gap(s) in what the listings declare" if report.gaps else "")
+        )
+        return lines
+    declared = len(report.gaps) - len(seen)
+    lines.append(
+        f"{len(seen)} custody gap(s) in the {n['exercised']} exercised, "
+        f"{declared} in what the {n['listedOnly'] + n['skipped']} others declare"
+    )
+    return lines
+
+
+def _presentation_lines(presentation: dict[str, Any]) -> list[str]:
+    """The server's words about itself, marked as untrusted presentation (escaped, cut)."""
+    shown = {k: v for k, v in (presentation or {}).items() if v}
+    if not shown:
+        return []
+    lines = ["the server's presentation (its own words: untrusted, shown escaped, deciding nothing):"]
+    for key in ("title", "websiteUrl", "instructions"):
+        if shown.get(key):
+            text = str(shown[key])
+            cut = _cell(text, _PRESENT_WIDTH)
+            more = f" ({len(text)} characters in all)" if len(text) > _PRESENT_WIDTH else ""
+            lines.append(f"  {key}: {cut}{more}")
+    icons = shown.get("icons") or []
+    if icons:
+        schemes = ", ".join(visible(i.get("scheme") or "no scheme") for i in icons)
+        lines.append(f"  icons: {len(icons)} ({schemes}; addresses only, never fetched)")
+    return lines
+
+
+_HINT_NAMES = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
+
+
+def _detail_lines(c: CapabilityAudit) -> list[str]:
+    """The few detail lines a person reads: values used, what arrived, findings, digests."""
+    details = c.details if isinstance(c.details, dict) else {}
     lines = []
     hints = details.get("hints") or {}
     size = hints.get("size") or {}
@@ -256,19 +355,99 @@ def _detail_lines(details: dict[str, Any]) -> list[str]:
         )
     declared = details.get("declared") or {}
     if declared.get("sideEffects") is not None:
-        lines.append(f"declares sideEffects {str(declared['sideEffects']).lower()} ({visible(declared.get('source'))})")
+        claim = "" if c.exercised else " — the server's claim, not observed (not called)"
+        lines.append(
+            f"declares sideEffects {str(declared['sideEffects']).lower()} ({visible(declared.get('source'))}){claim}"
+        )
+    tool_hints = details.get("toolHints")
+    if tool_hints:
+        set_ = [f"{k} {str(tool_hints[k]).lower()}" for k in _HINT_NAMES if tool_hints.get(k) is not None]
+        unset = [k for k in _HINT_NAMES if tool_hints.get(k) is None]
+        lines.append(
+            "the server's hints (tool annotations: untrusted, they decide nothing): "
+            + ", ".join(set_)
+            + (f"; not set: {', '.join(unset)}" if unset else "")
+        )
+        says = declared.get("sideEffects")
+        if says is False and (tool_hints.get("destructiveHint") is True or tool_hints.get("readOnlyHint") is False):
+            lines.append(
+                "HINTS DISAGREE: the tool declares no side effects, its hints say it may change state "
+                "(both are the server's claims; the audit did not see which is true)"
+            )
+        elif says is True and tool_hints.get("readOnlyHint") is True:
+            lines.append(
+                "HINTS DISAGREE: the tool declares side effects, its readOnlyHint says it changes nothing "
+                "(both are the server's claims; the audit did not see which is true)"
+            )
     for name, how in (details.get("templateValues") or {}).items():
         lines.append(f"value {visible(name)}: {visible(how)}")
+    for name, how in (details.get("argumentValues") or {}).items():
+        lines.append(f"argument {visible(name)}: {visible(how)}")
     if details.get("expandedUri"):
         lines.append(f"expanded with the lab's RFC 6570 engine: {visible(details['expandedUri'])}")
+    if details.get("error") is not None:
+        lines.append(f"no content: {visible(details['error'])}")
+    if details.get("toolError") is not None:
+        lines.append(f"TOOL ERROR (isError): the server says {visible(repr(details['toolError']))}")
+    lines += _mime_lines(details)
+    digest_field = next((f for f in c.fields if f.field == "digest"), None)
+    if digest_field is not None and digest_field.supplied and details.get("contentDigest"):
+        lines.append(f"digest {visible(details['contentDigest'])}")
     for b in details.get("blocks") or ():
-        what = " " + visible(b.get("uri") or b.get("mimeType")) if b.get("uri") or b.get("mimeType") else ""
-        size = f", {b['bytes']} bytes" if b.get("bytes") is not None else ""
-        sniffed = f", sniffed {visible(b['sniffed'])}" if b.get("sniffed") else ""
-        lines.append(f"block {b['index']}: {b['type']}{what}{size}{sniffed}")
+        lines.append(_block_line(b))
+    totals = details.get("totals")
+    if totals:
+        per = "; ".join(f"{visible(t)} {v['blocks']}: {v['bytes']} B" for t, v in totals["byType"].items())
+        mimes = ", ".join(visible(m) for m in totals["mimeTypes"]) or "none known"
+        uncounted = f", {totals['uncounted']} not countable" if totals.get("uncounted") else ""
+        lines.append(
+            f"content: {totals['blocks']} block(s), {totals['inlineBytes']} bytes inline ({per}{uncounted}); "
+            f"MIME types known: {mimes}"
+        )
     check = details.get("structured")
-    if check:
+    if check and check.get("toolError"):
+        lines.append("structuredContent not checked: the result is a tool error (isError), not a structured result")
+    elif check:
         verdict = {True: "valid", False: f"INVALID ({visible(check['error'])})", None: "not checked"}[check["valid"]]
         fallback = "a TextContent block carries the same JSON" if check["textFallback"] else "no TextContent fallback"
         lines.append(f"structuredContent against outputSchema ({check['dialect']}): {verdict}; {fallback}")
     return lines
+
+
+def _mime_lines(details: dict[str, Any]) -> list[str]:
+    """MIME findings: declared against sniffed, a listing's or template's MIME against the read's."""
+    lines = []
+    check = details.get("mimeCheck") or {}
+    if check.get("mismatch"):
+        lines.append(
+            f"MIME MISMATCH: declared {visible(check.get('declared'))}, but the bytes look like "
+            f"{visible(check.get('sniffed'))} ({visible(check.get('reason'))})"
+        )
+    elif check and check.get("declared") is None and check.get("sniffed"):
+        lines.append(
+            f"MIME not known: the wire carried no mimeType; the bytes look like {visible(check['sniffed'])} "
+            "(sniffed, not known)"
+        )
+    listed = details.get("listedMime")
+    got = (details.get("custody") or {}).get("mime")
+    if listed and got and listed != got:
+        lines.append(f"MIME FINDING: the listing declares {visible(listed)}, the read returned {visible(got)}")
+    return lines
+
+
+def _block_line(b: dict[str, Any]) -> str:
+    where = f" {visible(b['uri'])}" if b.get("uri") else ""
+    mime = b.get("mime")
+    source = b.get("mimeSource")
+    shown = f", {visible(mime)} ({'sniffed, not known' if source == 'sniffed' else source})" if mime else ", no MIME"
+    if b.get("type") == "resource_link":
+        size = b.get("declaredSize")
+        claim = f"declares {size} bytes" if size is not None else "declares no size"
+        followed = b.get("followed")
+        read = f"; followed: {followed['bytes']} bytes" if followed else "; an address, not fetched"
+        return f"block {b['index']}: resource_link{where}{shown}, {claim}{read}"
+    counted = f", {b['bytes']} bytes" if b.get("bytes") is not None else ""
+    error = f", NOT COUNTED ({visible(b['error'])})" if b.get("error") else ""
+    mismatch = f", MIME MISMATCH ({visible(b.get('mismatchReason'))})" if b.get("mimeMismatch") else ""
+    digest = f", {b['digest']}" if b.get("digest") else ""
+    return f"block {b['index']}: {visible(b['type'])}{where}{shown}{counted}{mismatch}{error}{digest}"

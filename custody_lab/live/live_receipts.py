@@ -18,9 +18,18 @@ characters:
   decoded bytes of its ``blob`` (:func:`~custody_lab.protocol.blobs.read_contents`);
 - ``structuredContent``: the UTF-8 bytes of its canonical JSON (compact, key order kept,
   non-ASCII kept: what ``JSON.stringify`` writes, :func:`~custody_lab.core.receipts.canonical_json`);
-- a text-only result: the UTF-8 bytes of its text blocks, in order;
+- a result with no structured content, embed or link: every inline block that arrived (the UTF-8
+  bytes of text blocks, the decoded bytes of image and audio blocks), in order; ``custody.mime``
+  names each MIME type they carried, comma-separated when they differ (``text/plain, image/png``);
 - a ``resource_link``: the size it declares (nothing else arrived; a link the client follows takes
   the bytes of that second read).
+
+**Every block is counted** besides: ``contentBlocks`` lists each content block of a tool result
+(:func:`~custody_lab.live.content_counts.count_blocks`: type, MIME type and where it is known from,
+bytes, sha256; a link's declared size) and ``contentTotals`` the blocks and bytes per type and in
+all, so a result whose custody names its first embed or link still shows every other block that
+reached the model. A MIME type is *known* only when the wire carried it (a text block is
+``text/plain`` by its type); one only sniffed from the bytes is marked ``"sniffed"``.
 
 **Declared side effects** of a tool: the lab's ``_meta`` declaration
 (:data:`~custody_lab.live.meta_keys.SIDE_EFFECTS_KEY`, ``true`` or ``false``) when the tool sets it,
@@ -52,12 +61,14 @@ the method, the URI and the retrieval time: the host always names what it asked.
 from __future__ import annotations
 
 __all__ = [
+    "OBSERVED_BY",
     "RESULT_HINTS",
     "Facts",
     "LiveReceipt",
     "build_receipt",
     "call_facts",
     "check_size",
+    "count_blocks",
     "declared_side_effects",
     "failed",
     "meta_of",
@@ -80,6 +91,7 @@ from ..core.receipts import canonical_json, digest, extended_receipt, server_hin
 from ..core.router import route
 from ..core.text import visible
 from ..protocol.blobs import BlobError, read_contents
+from .content_counts import count_blocks
 from .limits import MAX_TEXT_CHARS
 from .live_errors import LiveError
 from .meta_keys import OPERATION_KEY, PROVENANCE_KEY, SIDE_EFFECTS_KEY, URI_KEY
@@ -90,6 +102,8 @@ RESULT_HINTS = ("ttlMs", "cacheScope", "resultType")
 #: How side effects were observed: the server's state ledger before and after the exchange (the
 #: client digests the ledger resource; ``serve`` compares the ledger itself, the same observation).
 _OBSERVED_BY = "state digest before/after"
+#: The same, for other receipt builders (:mod:`~custody_lab.live.prompt_receipts`).
+OBSERVED_BY = _OBSERVED_BY
 _CONTRACT_ONLY = "protocol contract only (no state resource to observe)"
 
 
@@ -270,6 +284,9 @@ def read_facts(
     )
     if matched:
         f.extra["template"] = matched[0]
+    # a resource read declares no side effects by contract, answered or not (a failed read's
+    # receipt says sideEffects false, and its evidence says why)
+    f.extra["sideEffectsEvidence"] = {"declared": False, "observed": None, "source": _CONTRACT_ONLY}
     return f
 
 
@@ -383,6 +400,9 @@ def take_call_result(f: Facts, result: Mapping[str, Any], *, observed: bool | No
             )
     f.provenance = _meta_str(result, PROVENANCE_KEY)
     blocks = [b for b in result.get("content") or () if isinstance(b, Mapping)]
+    entries, totals = count_blocks(blocks)
+    f.extra["contentTypes"] = [b.get("type") for b in blocks]
+    f.extra["contentBlocks"], f.extra["contentTotals"] = entries, totals
     if result.get("isError"):
         text = " ".join(b["text"] for b in blocks if isinstance(b.get("text"), str))
         f.uri = _meta_str(result, URI_KEY)
@@ -391,7 +411,6 @@ def take_call_result(f: Facts, result: Mapping[str, Any], *, observed: bool | No
         return
     embedded = [b for b in blocks if b.get("type") == "resource" and isinstance(b.get("resource"), Mapping)]
     links = [b for b in blocks if b.get("type") == "resource_link"]
-    f.extra["contentTypes"] = [b.get("type") for b in blocks]
     if embedded:
         f.shape = "embedded-resource"
         f.hints["described"] = dict(embedded[0])
@@ -408,12 +427,15 @@ def take_call_result(f: Facts, result: Mapping[str, Any], *, observed: bool | No
             body = canonical_json(structured)
             f.mime = "application/json"
             f.extra["outputSchema"] = bool(tool and tool.get("outputSchema"))
+            f.size = len(body.encode("utf-8"))
+            f.content_digest = "sha256:" + digest(body)
         else:
             body = "".join(b["text"] for b in blocks if b.get("type") == "text" and isinstance(b.get("text"), str))
-            f.mime = "text/plain" if body else None
+            # every inline block reached the model: an image beside the text is counted too
+            f.mime = ", ".join(totals["mimeTypes"]) or None
+            f.size = totals["inlineBytes"]
+            f.content_digest = totals["inlineDigest"] if entries else "sha256:" + digest(body)
         f.content = body
-        f.size = len(body.encode("utf-8"))
-        f.content_digest = "sha256:" + digest(body)
 
 
 def _take_link(f: Facts, link: Mapping[str, Any]) -> None:

@@ -62,6 +62,7 @@ from .live_receipts import (
     utc_now,
     wire_fields,
 )
+from .prompt_receipts import prompt_receipt
 from .server_listing import ServerListing
 from .transport import Frame, RecordingCacheStore
 
@@ -115,6 +116,8 @@ class Recorder:
         self.receipts: list[LiveReceipt] = []
         #: the last ``tools/call`` result as it arrived (the audit reports every content block)
         self.last_result: mt.CallToolResult | None = None
+        #: receipts of ``prompts/get`` (not routed: a prompt is not one of the seed's shapes)
+        self.prompt_receipts: list[dict[str, Any]] = []
 
     # -- the listing ---------------------------------------------------------------------------
 
@@ -134,6 +137,11 @@ class Recorder:
         return self.listing.tools
 
     @property
+    def prompts(self) -> dict[str, mt.Prompt]:
+        """Prompts by name (listed by :meth:`load_prompts`)."""
+        return self.listing.prompts
+
+    @property
     def listing_notes(self) -> list[str]:
         """What the listing left out (a page cap that cut it), for reports."""
         return self.listing.notes
@@ -143,6 +151,10 @@ class Recorder:
         await self.listing.load(self.client, self.timeout)
         if self.state_uri is not None and self.state_uri not in self.listed:
             self.state_uri = None
+
+    async def load_prompts(self) -> None:
+        """List the server's prompts, every page (see :meth:`ServerListing.load_prompts`)."""
+        await self.listing.load_prompts(self.client, self.timeout)
 
     def match_template(self, uri: str) -> tuple[str, dict[str, Any]] | None:
         """The first listed template ``uri`` matches, with its parameters; ``None`` otherwise."""
@@ -271,6 +283,43 @@ class Recorder:
         if f.delivery == "linked" and follow_links:
             await self._follow(f)
         return self._finish(f)
+
+    # -- prompts -------------------------------------------------------------------------------
+
+    async def get_prompt(self, name: str, arguments: Mapping[str, str] | None = None) -> dict[str, Any]:
+        """Get a prompt once and receipt every block of its messages (:func:`prompt_receipt`).
+
+        The state ledger is digested before and after, as for a call: MCP makes no promise that
+        ``prompts/get`` is free of side effects.
+        """
+        args = dict(arguments or {})
+        before = await self.state_digest()
+        result: mt.GetPromptResult | None = None
+        exchange: dict[str, Any] = {}
+        error = None
+        try:
+            result = await self.bounded("prompts/get", name, self.client.get_prompt(name, args))
+        except LiveTimeout as e:
+            exchange["timedOut"], error = True, str(e)
+        except MCPError as e:
+            exchange["errorCode"], error = e.code, f"{e.code}: {e.error.message}"
+        after = await self.state_digest() if result is not None else None
+        observed = None if before is None or after is None else before != after
+        info = self.client.server_info
+        server = {"name": info.name if info else None, "version": info.version if info else None}
+        rec = prompt_receipt(
+            name,
+            args,
+            result=wire_fields(result),
+            exchange=exchange,
+            error=error,
+            observed=observed,
+            server=server,
+            protocol_version=self.client.protocol_version,
+            now=self.clock(),
+        )
+        self.prompt_receipts.append(rec)
+        return rec
 
     async def _follow(self, f: Facts) -> None:
         """Follow the link ``f`` kept: a second read through the same gate, recorded inside ``f``."""

@@ -1,4 +1,4 @@
-"""What a server lists, as the client reads it: resources, templates and tools, every page.
+"""What a server lists, as the client reads it: resources, templates, tools and prompts, every page.
 
 The recorder needs the listing before any exchange: a read's shape (listed or templated) and MIME
 type, and a tool's declared side effects, come from it. :class:`ServerListing` follows every
@@ -52,6 +52,7 @@ class ServerListing:
         listed: listed resources by URI.
         templates: resource templates, in the order listed.
         tools: tools by name.
+        prompts: prompts by name (only after :meth:`load_prompts`, which the audit calls).
         notes: what the listing left out (a page cap that cut it), for reports.
     """
 
@@ -59,6 +60,7 @@ class ServerListing:
         self.listed: dict[str, mt.Resource] = {}
         self.templates: list[mt.ResourceTemplate] = []
         self.tools: dict[str, mt.Tool] = {}
+        self.prompts: dict[str, mt.Prompt] = {}
         self.notes: list[str] = []
 
     async def load(self, client: Client, timeout: float) -> None:
@@ -96,6 +98,23 @@ class ServerListing:
                 if not t.name.strip():
                     raise LiveError(f"tools/list item {i} has an empty name ({visible(repr(t.name))})")
             self.tools = {t.name: t for t in tools}
+
+    async def load_prompts(self, client: Client, timeout: float) -> None:
+        """List the server's prompts, every page, when its capabilities offer them.
+
+        Raises:
+            LiveError: a prompt has an empty name, the result is malformed, or an error answered it.
+            LiveTimeout: a page got no answer within ``timeout`` seconds.
+        """
+        if client.server_capabilities.prompts is None:
+            return
+        prompts = await self._all(
+            "prompts/list", lambda c: client.list_prompts(cursor=c, cache_mode="bypass"), "prompts", timeout
+        )
+        for i, p in enumerate(prompts):
+            if not p.name.strip():
+                raise LiveError(f"prompts/list item {i} has an empty name ({visible(repr(p.name))})")
+        self.prompts = {p.name: p for p in prompts}
 
     async def _all(
         self, method: str, fetch: Callable[[str | None], Awaitable[Any]], key: str, timeout: float

@@ -220,9 +220,14 @@ def test_when_the_time_for_reads_runs_out_the_partial_report_says_where_it_stopp
     assert out.returncode == 2, f"a cut audit exits 2; got {out.returncode}\n{out.stderr}"
     stop = re.search(r"INCOMPLETE: stopped at resource 'note://(\d+)': reads and calls stop 7 s after the", out.stdout)
     assert stop, f"expected where the audit stopped in:\n{out.stdout[-2000:]}"
-    assert f"({stop.group(1)} of 200 exercised)" in out.stdout, out.stdout[-500:]
+    done = int(stop.group(1))
+    # 200 resources and the fixture's 3 templates were to be exercised (its tools are not named)
+    assert f"({done} of 203 exercised)" in out.stdout, out.stdout[-500:]
     assert "resource  note://199" in out.stdout, "every listed resource is still in the report"
     assert "not exercised: the audit's time bound ran out first" in out.stdout
+    # the cut resources are counted as skipped, not as exercised nor as merely listed
+    counts = f"exercised {done}, listed only 8, skipped {200 - done} (of 208 capabilities)"
+    assert counts in out.stdout, out.stdout[-500:]
 
 
 def test_huge_text_contents_are_not_copied_and_the_report_says_why():
@@ -290,8 +295,40 @@ def test_bad_allow_calls_arguments_are_refused_before_the_server_starts(item, ex
 
 def test_strict_turns_custody_gaps_into_exit_1_and_without_it_the_audit_exits_0():
     plain, strict = audit("ok"), audit("ok", "--strict")
-    assert re.search(r"^[1-9]\d* custody gap\(s\) across", plain.stdout, re.M), plain.stdout
+    assert re.search(
+        r"^0 custody gap\(s\) in the 1 exercised, [1-9]\d* in what the 2 others declare$", plain.stdout, re.M
+    ), plain.stdout
     assert (plain.returncode, strict.returncode) == (0, 1), (
         f"expected (0, 1); got {(plain.returncode, strict.returncode)}"
     )
     assert strict.stderr == "", f"gaps are a finding, not an error: {strict.stderr!r}"
+
+
+def test_prompts_are_got_once_each_over_stdio_and_their_blocks_receipted(tmp_path):
+    log = tmp_path / "received.jsonl"
+    out = audit("prompts", "--json", log=log)
+    assert out.returncode == 0, out.stderr
+    report = json.loads(out.stdout)
+    prompts = {c["name"]: c for c in report["capabilities"] if c["kind"] == "prompt"}
+    assert prompts["summarize"]["status"] == "listed-only", prompts["summarize"]
+    assert prompts["summarize"]["why"].startswith("not got: no value known for required argument 'doc'")
+    blocks = prompts["attach"]["details"]["blocks"]
+    got = [(b["type"], b.get("uri"), b["mime"], b["bytes"], b.get("mimeMismatch")) for b in blocks]
+    assert got == [
+        ("text", None, "text/plain", 5, None),
+        ("resource", "file:///chart.json", "application/json", 70, True),
+        ("resource_link", "note://one", None, None, None),
+    ], got
+    gets = [json.loads(line)["params"]["name"] for line in log.read_text().splitlines() if '"prompts/get"' in line]
+    assert gets == ["attach"], f"each prompt got once, none without its required value: {gets}"
+    text = audit("prompts").stdout
+    assert "block 1: resource file:///chart.json, application/json (wire), 70 bytes, MIME MISMATCH" in text, text
+
+
+def test_a_prompts_list_error_leaves_the_rest_of_the_report_and_says_the_prompts_were_not_audited():
+    out = audit("prompts-error")
+    assert out.returncode == 2, f"prompts left out: the audit did not finish; got {out.returncode}"
+    assert "resource  note://one" in out.stdout, "the rest of the report stands"
+    expected = "INCOMPLETE: prompts/list answered with error -32603: prompts are \\x1b[2J\\x1b[31m\\x9b\\u202ebroken"
+    assert expected in out.stdout, out.stdout[-800:]
+    assert "the server's prompts were not audited" in out.stdout, out.stdout[-800:]

@@ -289,4 +289,5 @@ def test_a_tools_declared_side_effects_are_its_meta_value_never_its_read_only_hi
         _meta=meta,
     )
     got = declared_tool_details(tool)
-    assert got == {"declared": {"sideEffects": value, "source": source}}, f"{meta}, {hint}: got {got}"
+    assert got["declared"] == {"sideEffects": value, "source": source}, f"{meta}, {hint}: got {got}"
+    assert (got.get("toolHints") or {}).get("readOnlyHint") == hint, "the hint is shown beside, as a hint"

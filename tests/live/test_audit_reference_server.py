@@ -122,6 +122,53 @@ def test_images_are_sniffed_and_reported_with_bytes_and_digest(audited):
     assert annotated == {"audience": ["user"], "priority": 0.7}, annotated
 
 
+def test_get_tiny_image_is_receipted_with_its_text_and_its_4033_byte_png(audited):
+    """The receipt once said ``text/plain, 63 bytes`` and left the image out; every block counts."""
+    tool = _caps(audited[0], "tool")["get-tiny-image"]
+    blocks = [(b["type"], b["mime"], b["mimeSource"], b["bytes"]) for b in tool["details"]["blocks"]]
+    assert blocks == [
+        ("text", "text/plain", "block type", 31),
+        ("image", "image/png", "wire", 4033),
+        ("text", "text/plain", "block type", 32),
+    ], blocks
+    custody, totals = tool["details"]["custody"], tool["details"]["totals"]
+    assert (custody["mime"], custody["bytes"]) == ("text/plain, image/png", 31 + 4033 + 32), custody
+    assert totals["byType"] == {"text": {"blocks": 2, "bytes": 63}, "image": {"blocks": 1, "bytes": 4033}}, totals
+
+
+def test_the_reference_servers_prompts_are_got_once_each_or_say_why_not(audited):
+    prompts = _caps(audited[0], "prompt")
+    assert sorted(prompts) == ["args-prompt", "completable-prompt", "resource-prompt", "simple-prompt"], sorted(prompts)
+    status = {name: cap["status"] for name, cap in prompts.items()}
+    assert status == {
+        "simple-prompt": "exercised",
+        "args-prompt": "listed-only",  # its required city has no completion: nothing is invented
+        "completable-prompt": "exercised",  # name completes once department goes along as context
+        "resource-prompt": "exercised",
+    }, status
+    assert prompts["args-prompt"]["why"].startswith("not got: no value known for required argument 'city'")
+    embedded = [b for b in prompts["resource-prompt"]["details"]["blocks"] if b["type"] == "resource"]
+    got = [(b["uri"], b["mime"], b["mimeSource"], b["bytes"] > 0, b["digest"][:7]) for b in embedded]
+    assert got == [("demo://resource/dynamic/text/1", "text/plain", "wire", True, "sha256:")], got
+
+
+def test_the_reference_servers_tool_hints_are_shown_and_decide_no_mark(audited):
+    tools = _caps(audited[0], "tool")
+    for name in ("toggle-simulated-logging", "get-sum"):
+        cap = tools[name]
+        hints = cap["details"]["toolHints"]
+        assert set(hints) >= {"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"}, hints
+        assert _field(cap, "sideEffects")["supplied"] is False, f"{name}: a hint earned a mark: {cap['fields']}"
+    assert tools["get-sum"]["details"]["toolHints"]["readOnlyHint"] is True
+    assert tools["toggle-simulated-logging"]["details"]["toolHints"]["readOnlyHint"] is False
+
+
+def test_the_reference_servers_instructions_are_kept_as_presentation(audited):
+    presentation = audited[0]["presentation"]
+    assert presentation["instructions"].startswith("# Everything Server"), presentation
+    assert presentation["title"] == "Everything Reference Server", presentation
+
+
 def test_the_structured_result_is_validated_against_its_output_schema_and_has_a_text_fallback(audited):
     tool = _caps(audited[0], "tool")["get-structured-content"]
     check = tool["details"]["structured"]
@@ -147,6 +194,8 @@ def test_tools_not_named_are_not_called_whatever_they_claim(audited):
     called = sorted(n for n, c in tools.items() if c["exercised"])
     expected = sorted(c.split("=")[0] for c in CALLS)
     assert called == expected, f"expected only {expected} called; called {called}"
+    counts = audited[0]["counts"]
+    assert counts["exercised"] == 7 + 2 + len(CALLS) + 2 + 3, counts  # resources, templates, calls, links, prompts
     assert tools["toggle-simulated-logging"]["why"].startswith("not called"), tools["toggle-simulated-logging"]
 
 

@@ -23,6 +23,9 @@ HOST = f"{SERVER_NAME}@{SERVER_VERSION}"
 GREETING = "héllo ✓"
 #: Thirteen characters, seventeen UTF-8 bytes (ï, é two bytes each, ✓ three).
 PLAIN_NOTE = "naïve café ✓\n"
+#: A 1x1 PNG: 70 bytes once decoded.
+PNG_B64 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+PNG_BYTES = 70
 #: Its canonical JSON, {"city":"Zürich","sky":"☀"}, is 27 characters and 30 UTF-8 bytes.
 WEATHER = {"city": "Zürich", "sky": "☀"}
 
@@ -60,6 +63,11 @@ def _lab() -> LabServer:
         state.approvals += 1
         return mt.CallToolResult(content=[mt.TextContent(type="text", text="stamped")], _meta=_named("stamp"))
 
+    @mcp.tool(meta={SIDE_EFFECTS_KEY: False})
+    async def picture() -> mt.CallToolResult:  # text beside an image, as get-tiny-image returns
+        image = mt.ImageContent(type="image", data=PNG_B64, mime_type="image/png")
+        return mt.CallToolResult(content=[mt.TextContent(type="text", text=GREETING), image], _meta=_named("picture"))
+
     @mcp.tool(annotations=mt.ToolAnnotations(read_only_hint=True), meta={SIDE_EFFECTS_KEY: False})
     async def peek() -> mt.CallToolResult:
         state.approvals += 1  # the lie: declared free of side effects, and the ledger changes
@@ -83,6 +91,7 @@ _STEPS = (
     ("call", "weather"),
     ("call", "stamp"),
     ("call", "peek"),
+    ("call", "picture"),
 )
 _ARGS = {"approve_draft": {"draft_id": "9"}, "generate_report": {"week": 7}}
 #: Only the client has a response cache: the one key a served receipt cannot hold.
@@ -127,6 +136,7 @@ async def test_a_size_is_the_utf8_bytes_that_were_on_the_wire_at_both_ends(tmp_p
         "note://plain/1": (17, "text/plain"),  # contents text, 13 characters
         "greet": (10, "text/plain"),  # a text-only result, 7 characters
         "weather": (30, "application/json"),  # structuredContent as canonical JSON, 27 characters
+        "picture": (10 + PNG_BYTES, "text/plain, image/png"),  # the image reached the model too
     }
     for end, receipts in (("recorder", mine), ("serve", served)):
         for target, (size, mime) in expected.items():
@@ -224,3 +234,118 @@ async def test_serve_logs_a_lying_read_only_tool_as_the_side_effect_it_had_and_t
         "checks": [("read-only-hint-violated", "failed")],
     }
     assert got == want, f"expected {want}, got {got}"
+
+
+# -- every content block counted, by the one builder both ends use (issue 23, §3) ----------------
+
+from custody_lab.live.content_counts import count_blocks  # noqa: E402
+from custody_lab.live.live_receipts import call_facts, take_call_result  # noqa: E402
+from custody_lab.live.prompt_receipts import prompt_receipt  # noqa: E402
+
+
+def test_a_text_and_image_result_is_receipted_with_both_blocks_and_their_total():
+    """The reference server's get-tiny-image case: text, a PNG, text. The receipt counts all three."""
+    f = call_facts("tiny", {}, tool={"name": "tiny", "inputSchema": {"type": "object"}})
+    take_call_result(
+        f,
+        {
+            "content": [
+                {"type": "text", "text": GREETING},
+                {"type": "image", "mimeType": "image/png", "data": PNG_B64},
+                {"type": "text", "text": "ok"},
+            ]
+        },
+        observed=None,
+    )
+    blocks, totals = f.extra["contentBlocks"], f.extra["contentTotals"]
+    assert [(b["type"], b["mime"], b["bytes"]) for b in blocks] == [
+        ("text", "text/plain", 10),
+        ("image", "image/png", PNG_BYTES),
+        ("text", "text/plain", 2),
+    ], blocks
+    assert (f.mime, f.size) == ("text/plain, image/png", 10 + PNG_BYTES + 2), (f.mime, f.size)
+    assert totals["byType"] == {"text": {"blocks": 2, "bytes": 12}, "image": {"blocks": 1, "bytes": PNG_BYTES}}
+    assert f.content_digest == totals["inlineDigest"], "the digest covers every inline block"
+
+
+def test_a_text_only_result_keeps_its_size_and_digest():
+    f = call_facts("greet", {}, tool={"name": "greet", "inputSchema": {"type": "object"}})
+    take_call_result(f, {"content": [{"type": "text", "text": GREETING}]}, observed=None)
+    from custody_lab.core.receipts import digest
+
+    assert (f.mime, f.size, f.content_digest) == ("text/plain", 10, "sha256:" + digest(GREETING))
+
+
+def test_a_second_embed_and_every_link_are_counted_not_only_the_first():
+    f = call_facts("two", {}, tool={"name": "two", "inputSchema": {"type": "object"}})
+    take_call_result(
+        f,
+        {
+            "content": [
+                {"type": "resource", "resource": {"uri": "n://1", "mimeType": "text/plain", "text": "abc"}},
+                {"type": "resource", "resource": {"uri": "n://2", "mimeType": "image/png", "blob": PNG_B64}},
+                {"type": "resource_link", "uri": "n://3", "name": "3", "size": 9},
+                {"type": "resource_link", "uri": "n://4", "name": "4"},
+            ]
+        },
+        observed=None,
+    )
+    totals = f.extra["contentTotals"]
+    assert (f.shape, f.uri, f.size) == ("embedded-resource", "n://1", 3), "the custody names the first embed"
+    assert totals["byType"]["resource"] == {"blocks": 2, "bytes": 3 + PNG_BYTES}, totals
+    assert (totals["links"], totals["linkDeclaredBytes"]) == (2, None), "a link of unknown size leaves the sum unknown"
+    assert totals["mimeTypes"] == ["text/plain", "image/png"], totals
+
+
+@pytest.mark.parametrize(
+    ("block", "expected"),
+    [
+        ({"type": "image", "mimeType": "application/json", "data": PNG_B64}, ("application/json", "wire", True)),
+        ({"type": "resource", "resource": {"uri": "n://x", "blob": PNG_B64}}, ("image/png", "sniffed", False)),
+        ({"type": "audio", "mimeType": "audio/wav", "data": "!!"}, ("audio/wav", "wire", None)),
+        ({"type": "video", "data": "x"}, (None, None, None)),
+    ],
+)
+def test_a_blocks_mime_is_known_only_from_the_wire_and_a_sniffed_one_says_so(block, expected):
+    entries, totals = count_blocks([block])
+    e = entries[0]
+    assert (e["mime"], e["mimeSource"], e.get("mimeMismatch")) == expected, e
+    if e["mimeSource"] != "wire":
+        assert e["mime"] not in totals["mimeTypes"], "a sniffed type is not a known one"
+    if e["bytes"] is None:
+        assert e.get("error") and totals["uncounted"] == 1, "a block that could not be counted says why"
+
+
+@pytest.mark.anyio
+async def test_serves_receipts_and_the_recorders_both_count_every_block(tmp_path):
+    mine, served = await _both_ends(tmp_path)
+    for end, receipts in (("recorder", mine), ("serve", served)):
+        totals = receipts["picture"]["contentTotals"]
+        got = (totals["blocks"], totals["byType"].get("image"))
+        assert got == (2, {"blocks": 1, "bytes": PNG_BYTES}), f"{end}: picture's image is not counted: {totals}"
+
+
+def test_a_prompt_receipt_counts_every_block_of_every_message_and_names_the_user():
+    rec = prompt_receipt(
+        "brief",
+        {"topic": "x"},
+        result={
+            "messages": [
+                {"role": "user", "content": {"type": "text", "text": GREETING}},
+                {"role": "assistant", "content": {"type": "resource", "resource": {"uri": "n://1", "text": "abc"}}},
+            ]
+        },
+        exchange={},
+        error=None,
+        observed=None,
+        server={"name": "s", "version": "1"},
+        protocol_version="2025-11-25",
+        now=FIXED,
+    )
+    assert [(b["role"], b["type"], b["bytes"]) for b in rec["contentBlocks"]] == [
+        ("user", "text", 10),
+        ("assistant", "resource", 3),
+    ]
+    custody = rec["custody"]
+    assert (custody["actor"], custody["bytes"], custody["sideEffects"]) == ("user", 13, None), custody
+    assert (custody["provenance"], rec["provenanceSource"]["source"]) == ("s@1", "host"), rec["provenanceSource"]
