@@ -1,7 +1,10 @@
 """Audit your own MCP server: which custody fields can each capability supply?
 
-``custody-lab audit -- COMMAND [ARG ...]`` starts the server over stdio, lists its resources,
-templates and tools, and exercises only what is safe:
+``custody-lab audit -- COMMAND [ARG ...]`` starts the server over stdio (:func:`audit_command`);
+``custody-lab audit URL`` connects to one over Streamable HTTP instead
+(:func:`~custody_lab.live.audit_transport.audit_url`; the report is the same, only its first line
+names the URL). Either way the audit lists its resources, templates and tools, and exercises only
+what is safe:
 
 - every listed resource is read (the protocol makes reads read-only; if the server lists the lab's
   state resource ``state://lab/ledger`` the audit also *observes* whether a read changed state);
@@ -25,10 +28,21 @@ provenance is the richer, optional source. Only a server that reports no name or
 provenance gap.
 
 Nothing the server does ends in a traceback: the server runs behind
-:class:`~custody_lab.live.stdio_guard.StdioGuard`, every misbehaviour becomes one
-:class:`AuditError` sentence, and ``--timeout`` bounds each exchange and (times
-:data:`~custody_lab.live.audit_report.TOTAL_EXCHANGES`) the whole audit; reads and calls stop
-one ``--timeout`` before that bound, and the report says what was done and where it stopped.
+:class:`~custody_lab.live.stdio_guard.StdioGuard` (over HTTP,
+:class:`~custody_lab.live.audit_transport.HttpGuard`), and every misbehaviour becomes one
+:class:`AuditError` sentence. Two bounds, each the lab's host policy:
+
+- ``--connect-timeout`` (default :data:`~custody_lab.live.limits.DEFAULT_CONNECT_TIMEOUT`, 60 s)
+  bounds start-up: starting the command (or reaching the URL) and the handshake
+  (``server/discover``, then ``initialize`` for a server of a revision before 2026-07-28). A server
+  that is too slow here gets a message naming ``--connect-timeout``, the flag to raise.
+- ``--timeout`` bounds each exchange after that (each listing page, read, completion and call),
+  and :data:`~custody_lab.live.audit_report.TOTAL_EXCHANGES` times it bounds the rest of the audit,
+  counted from the end of the handshake: the listing, reads, calls and shutting the server down.
+  Reads and calls stop one ``--timeout`` before that bound, and the report says what was done
+  and where it stopped.
+
+So the whole audit ends within ``--connect-timeout`` + ``TOTAL_EXCHANGES`` x ``--timeout``.
 
 For each capability the report says, per custody field (seed 000, "Ship a context-custody
 receipt": actor, authority, identity, size, freshness, side effects), whether the server supplied
@@ -41,6 +55,7 @@ __all__ = [
     "AuditError",
     "audit_client",
     "audit_command",
+    "check_options",
     "check_timeout",
     "parse_allow_calls",
     "parse_template_values",
@@ -51,11 +66,13 @@ import math
 import os
 import sys
 from collections.abc import Awaitable, Callable, Sequence
+from contextlib import AbstractAsyncContextManager
 from dataclasses import replace
 from functools import partial
-from typing import Any
+from typing import Any, Protocol
 
 import anyio
+import httpx2
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
@@ -77,6 +94,7 @@ from .audit_report import (
     CapabilityAudit,
 )
 from .gate import Gate
+from .limits import DEFAULT_CONNECT_TIMEOUT
 from .live_errors import LiveError, LiveTimeout, first_problem
 from .live_receipts import LiveReceipt
 from .meta_keys import STATE_URI
@@ -97,8 +115,8 @@ class AuditError(LiveError):
         self.stderr = tuple(stderr)
 
 
-def check_timeout(value: object) -> float:
-    """A ``--timeout``: a finite number of seconds above zero.
+def check_timeout(value: object, flag: str = "--timeout") -> float:
+    """A ``--timeout`` (or the ``flag`` named, e.g. ``--connect-timeout``): a finite number of seconds above zero.
 
     Example:
         >>> check_timeout("2.5")
@@ -107,6 +125,10 @@ def check_timeout(value: object) -> float:
         Traceback (most recent call last):
         ...
         custody_lab.live.audit.AuditError: --timeout must be a finite number of seconds above 0; got 'nan'
+        >>> check_timeout("0", "--connect-timeout")
+        Traceback (most recent call last):
+        ...
+        custody_lab.live.audit.AuditError: --connect-timeout must be a finite number of seconds above 0; got '0'
 
     Raises:
         AuditError: not a number, not finite, zero or negative.
@@ -114,9 +136,9 @@ def check_timeout(value: object) -> float:
     try:
         seconds = float(value)  # type: ignore[arg-type]
     except (TypeError, ValueError) as e:
-        raise AuditError(f"--timeout must be a number of seconds; got {visible(repr(value))}") from e
+        raise AuditError(f"{flag} must be a number of seconds; got {visible(repr(value))}") from e
     if not math.isfinite(seconds) or seconds <= 0:
-        raise AuditError(f"--timeout must be a finite number of seconds above 0; got {visible(repr(value))}")
+        raise AuditError(f"{flag} must be a finite number of seconds above 0; got {visible(repr(value))}")
     return seconds
 
 
@@ -321,6 +343,7 @@ _KNOWN: tuple[type[BaseException], ...] = (
     RuntimeError,
     TimeoutError,
     LiveError,
+    httpx2.HTTPError,
     anyio.BrokenResourceError,
     anyio.ClosedResourceError,
     anyio.EndOfStream,
@@ -338,22 +361,66 @@ def _known_leaf(group: BaseExceptionGroup[BaseException]) -> BaseException | Non
     return None
 
 
-def _explain(e: BaseException, guard: StdioGuard, command: Sequence[str], limit: float) -> str:
-    """One sentence for what went wrong; the guard's own finding first (it saw the wire)."""
+class _Guard(Protocol):
+    """What the audit asks of a transport guard (:class:`StdioGuard`, or the HTTP one)."""
+
+    problem: str | None
+    handshake_timed_out: bool
+    started: bool
+    last_method: str | None
+
+    def connect(self) -> AbstractAsyncContextManager[tuple[Any, Any]]: ...
+
+    def handshake_asked(self) -> str: ...
+
+    def stderr_lines(self) -> list[str]: ...
+
+
+def _raise_hint(connect_timeout: float) -> str:
+    return f"; if it is only slow to start, raise --connect-timeout (e.g. --connect-timeout {2 * connect_timeout:g})"
+
+
+def _explain(
+    e: BaseException,
+    guard: _Guard,
+    command: Sequence[str],
+    limit: float,
+    *,
+    connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
+    ready: bool = True,
+) -> str:
+    """One sentence for what went wrong; the guard's own finding first (it saw the wire).
+
+    ``limit`` is the bound after start-up (``TOTAL_EXCHANGES`` x ``--timeout``); ``ready`` says
+    whether the handshake was answered, so a wait that ran out before it is start-up's
+    (``--connect-timeout``), one after it the audit's.
+    """
     cmd = _cut(visible(" ".join(command)))
     asked = visible(guard.last_method or "the handshake")
     if guard.problem is not None:
-        return f"{cmd!r}: the server {guard.problem}"
+        hint = _raise_hint(connect_timeout) if guard.handshake_timed_out else ""
+        return f"{cmd!r}: the server {guard.problem}{hint}"
     if isinstance(e, AuditError):
         return str(e)
     if isinstance(e, LiveTimeout):
         return f"{cmd!r}: {visible(e)}"
-    if isinstance(e, TimeoutError):  # before OSError: TimeoutError is one
-        return f"{cmd!r} did not finish the audit within its bound of {limit:g} s (it stopped at {asked})"
+    if isinstance(e, TimeoutError) and not ready:  # before OSError: TimeoutError is one
+        return (
+            f"{cmd!r}: the server did not answer {visible(guard.handshake_asked())} within {connect_timeout:g} s"
+            + _raise_hint(connect_timeout)
+        )
+    if isinstance(e, TimeoutError):
+        return (
+            f"{cmd!r} did not finish the audit within {limit:g} s after start-up ({TOTAL_EXCHANGES} x --timeout; "
+            f"it stopped at {asked})"
+        )
     if isinstance(e, OSError) and not guard.started:
         return f"cannot start {visible(repr(command[0]))}: {visible(e.strerror or e)}"
     if isinstance(e, LiveError):
         return f"{cmd!r}: the server's {visible(e)}"
+    note = getattr(guard, "note", None)  # over HTTP: the last answer was an HTTP error status, not MCP
+    if isinstance(e, MCPError) and note is not None:
+        return f"{cmd!r}: the server {note}"
     if isinstance(e, MCPError):
         return f"{cmd!r}: the server answered {asked} with error {e.code}: {visible(e.error.message)}"
     if isinstance(e, ValidationError):
@@ -361,26 +428,79 @@ def _explain(e: BaseException, guard: StdioGuard, command: Sequence[str], limit:
     return f"{cmd!r}: {visible(e)} (during {asked})"
 
 
-async def _audit_stdio(command: Sequence[str], timeout: float, options: dict[str, Any]) -> AuditReport:
-    guard = StdioGuard(command, timeout=timeout, env=dict(os.environ), cwd=os.getcwd())
+async def _audit_guarded(
+    guard: _Guard,
+    command: Sequence[str],
+    timeout: float,
+    connect_timeout: float,
+    options: dict[str, Any],
+) -> AuditReport:
+    """Audit the server behind ``guard``: start-up within ``connect_timeout``, then the rest of the
+    audit within ``TOTAL_EXCHANGES * timeout`` counted from the end of the handshake.
+
+    ``command`` is what the report names (the command line, or the URL).
+    """
     limit = TOTAL_EXCHANGES * timeout
-    began = anyio.current_time()
     report: AuditReport | None = None
+    ready = False
     try:
-        with anyio.move_on_after(limit):  # a report made in time is kept even if stopping is slow
-            async with Client(guard.connect(), mode="auto", read_timeout_seconds=timeout, cache=None) as client:
+        # one scope, two deadlines: start-up's, then (once the handshake is answered) the audit's;
+        # a report made in time is kept even if stopping the server is slow
+        with anyio.CancelScope(deadline=anyio.current_time() + connect_timeout) as scope:
+            # read_timeout_seconds=None: every wait has the lab's own bound (this scope for the
+            # handshake, limits.bounded for each exchange), so the SDK's would only race them
+            async with Client(guard.connect(), mode="auto", read_timeout_seconds=None, cache=None) as client:
+                ready = True
+                began = anyio.current_time()
+                scope.deadline = began + limit
                 report = await audit_client(client, timeout=timeout, command=command, started=began, **options)
     except BaseExceptionGroup as group:
         leaf = _known_leaf(group)
         if leaf is None:
             raise
-        raise AuditError(_explain(leaf, guard, command, limit), stderr=guard.stderr_lines()) from leaf
+        why = _explain(leaf, guard, command, limit, connect_timeout=connect_timeout, ready=ready)
+        raise AuditError(why, stderr=guard.stderr_lines()) from leaf
     except _KNOWN as e:
-        raise AuditError(_explain(e, guard, command, limit), stderr=guard.stderr_lines()) from e
+        why = _explain(e, guard, command, limit, connect_timeout=connect_timeout, ready=ready)
+        raise AuditError(why, stderr=guard.stderr_lines()) from e
     if report is None:
-        raise AuditError(_explain(TimeoutError(), guard, command, limit), stderr=guard.stderr_lines())
+        why = _explain(TimeoutError(), guard, command, limit, connect_timeout=connect_timeout, ready=ready)
+        raise AuditError(why, stderr=guard.stderr_lines())
     late = () if guard.problem is None else (f"the server {guard.problem}",)
     return replace(report, incomplete=report.incomplete + late, stderr=tuple(guard.stderr_lines()))
+
+
+async def _audit_stdio(
+    command: Sequence[str], timeout: float, options: dict[str, Any], connect_timeout: float = DEFAULT_CONNECT_TIMEOUT
+) -> AuditReport:
+    # the guard's own handshake watch has start-up's bound too: whichever sees it first, the
+    # sentence is the same and names --connect-timeout
+    guard = StdioGuard(command, timeout=connect_timeout, env=dict(os.environ), cwd=os.getcwd())
+    return await _audit_guarded(guard, command, timeout, connect_timeout, options)
+
+
+def check_options(
+    *,
+    allow_calls: Sequence[str] = (),
+    timeout: object = 10.0,
+    connect_timeout: object = DEFAULT_CONNECT_TIMEOUT,
+    template_values: Sequence[str] = (),
+) -> tuple[float, float]:
+    """Refuse bad arguments before anything starts; return ``(timeout, connect_timeout)`` in seconds.
+
+    Example:
+        >>> check_options(timeout="5", connect_timeout=30)
+        (5.0, 30.0)
+
+    Raises:
+        AuditError: a bound is not a finite number of seconds above zero, or an ``--allow-calls``
+            or ``--template-values`` item is malformed (the message names the flag).
+    """
+    seconds = check_timeout(timeout)
+    start_up = check_timeout(connect_timeout, "--connect-timeout")
+    parse_allow_calls(allow_calls)
+    parse_template_values(template_values)
+    return seconds, start_up
 
 
 def audit_command(
@@ -388,6 +508,7 @@ def audit_command(
     *,
     allow_calls: Sequence[str] = (),
     timeout: float = 10.0,
+    connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
     template_values: Sequence[str] = (),
     follow_links: bool = False,
 ) -> AuditReport:
@@ -395,19 +516,27 @@ def audit_command(
 
     ``allow_calls``, ``template_values`` and ``follow_links`` are as for :func:`audit_client`.
 
+    Args:
+        timeout: seconds each exchange may take; the audit after start-up ends within
+            ``TOTAL_EXCHANGES`` (8) times it.
+        connect_timeout: seconds the server may take to start and answer the handshake (default
+            :data:`~custody_lab.live.limits.DEFAULT_CONNECT_TIMEOUT`). The whole audit ends within
+            ``connect_timeout + TOTAL_EXCHANGES * timeout``.
+
     Raises:
-        AuditError: the command did not start, the server misbehaved (the message says how), or
-            ``timeout`` is not a finite number of seconds above zero.
+        AuditError: the command did not start, the server misbehaved or was too slow (the message
+            says how, and names ``--connect-timeout`` when start-up was), or ``timeout`` or
+            ``connect_timeout`` is not a finite number of seconds above zero.
     """
     if not command:
         raise AuditError("no server command given")
-    seconds = check_timeout(timeout)
-    parse_allow_calls(allow_calls)  # refuse bad arguments before starting anything
-    parse_template_values(template_values)
+    seconds, start_up = check_options(
+        allow_calls=allow_calls, timeout=timeout, connect_timeout=connect_timeout, template_values=template_values
+    )
     options = {"allow_calls": allow_calls, "template_values": template_values, "follow_links": follow_links}
 
     async def go() -> AuditReport:
-        return await _audit_stdio(list(command), seconds, options)
+        return await _audit_stdio(list(command), seconds, options, start_up)
 
     return run_sync(go)
 
