@@ -447,9 +447,12 @@ async def _audit_guarded(
         # one scope, two deadlines: start-up's, then (once the handshake is answered) the audit's;
         # a report made in time is kept even if stopping the server is slow
         with anyio.CancelScope(deadline=anyio.current_time() + connect_timeout) as scope:
-            # read_timeout_seconds=None: every wait has the lab's own bound (this scope for the
-            # handshake, limits.bounded for each exchange), so the SDK's would only race them
-            async with Client(guard.connect(), mode="auto", read_timeout_seconds=None, cache=None) as client:
+            # The SDK's read timeout only matters for the handshake (each exchange after it has the
+            # lab's bound, limits.bounded): server/discover may take half of start-up's bound before
+            # auto mode falls back to initialize, for a server that leaves a method it does not know
+            # unanswered; a slow start is absorbed either way, and this scope ends start-up at its bound.
+            probe = max(connect_timeout / 2, timeout)
+            async with Client(guard.connect(), mode="auto", read_timeout_seconds=probe, cache=None) as client:
                 ready = True
                 began = anyio.current_time()
                 scope.deadline = began + limit

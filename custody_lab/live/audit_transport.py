@@ -293,15 +293,15 @@ class HttpGuard:
         try:
             message = mt.jsonrpc_message_adapter.validate_json(text, by_name=False)
         except ValidationError:
-            self.fail(f"sent {where} that is not a JSON-RPC message: {_snippet(raw)}")
+            self.fail(f"sent data that is not a JSON-RPC message in {where}: {_snippet(raw)}")
             return False
         if ident is not None and isinstance(message, mt.JSONRPCResponse | mt.JSONRPCError) and message.id != ident:
-            self.fail(f"answered id {visible(repr(message.id))} in {where}, but that request has id {ident!r}")
+            self.fail(f"sent id {visible(repr(message.id))} in {where}, whose request has id {ident!r}")
             return False
         if isinstance(message, mt.JSONRPCNotification):
             self._notifications += 1
             if self._notifications > MAX_NOTIFICATIONS:
-                self.fail(f"sent more than {MAX_NOTIFICATIONS} notifications ({where})")
+                self.fail(f"sent more than {MAX_NOTIFICATIONS} notifications (in {where})")
                 return False
         return True
 
@@ -381,7 +381,7 @@ class _GuardedTransport(httpx2.AsyncBaseTransport):
             return httpx2.Response(202, request=request)
         response.request = request
         if request.method == "GET" and response.status_code == 200 and _media_type(response) == "text/event-stream":
-            return self._checked_events(response, "the GET event stream")
+            return self._checked_events(response, "")
         return response
 
     def _checked_events(self, response: httpx2.Response, what: str) -> httpx2.Response:
@@ -476,7 +476,8 @@ class _CheckedEvents(httpx2.AsyncByteStream):
     """
 
     def __init__(self, inner: httpx2.AsyncByteStream, guard: HttpGuard, what: str) -> None:
-        self._inner, self._guard, self._what = inner, guard, what
+        self._inner, self._guard = inner, guard
+        self._where = f"the event stream answering {what}" if what else "the GET event stream"
         self._line = bytearray()
         self._data: list[bytes] = []
         self._event = b""
@@ -504,15 +505,14 @@ class _CheckedEvents(httpx2.AsyncByteStream):
             self._line.clear()
         self._line += chunk[start:]
         if self._size + len(self._line) > MAX_HTTP_BODY_BYTES:
-            self._guard.fail(f"sent an event over {MAX_HTTP_BODY_BYTES // (1024 * 1024)} MiB in answer to {self._what}")
+            self._guard.fail(f"sent an event over {MAX_HTTP_BODY_BYTES // (1024 * 1024)} MiB in {self._where}")
             self._stop()
 
     def _take(self, line: bytes) -> None:
         if not line:
             data, event = b"\n".join(self._data), self._event
             self._data, self._event, self._size = [], b"", 0
-            where = f"an event-stream event (in answer to {self._what})"
-            if event in (b"", b"message") and data and not self._guard.check_message(data, where):
+            if event in (b"", b"message") and data and not self._guard.check_message(data, self._where):
                 self._stop()
             return
         if line.startswith(b":"):
@@ -525,7 +525,7 @@ class _CheckedEvents(httpx2.AsyncByteStream):
         elif field == b"event":
             self._event = value
         if self._size > MAX_HTTP_BODY_BYTES:
-            self._guard.fail(f"sent an event over {MAX_HTTP_BODY_BYTES // (1024 * 1024)} MiB in answer to {self._what}")
+            self._guard.fail(f"sent an event over {MAX_HTTP_BODY_BYTES // (1024 * 1024)} MiB in {self._where}")
             self._stop()
 
 
