@@ -29,20 +29,13 @@ provenance gap.
 
 Nothing the server does ends in a traceback: the server runs behind
 :class:`~custody_lab.live.stdio_guard.StdioGuard` (over HTTP,
-:class:`~custody_lab.live.audit_transport.HttpGuard`), and every misbehaviour becomes one
-:class:`AuditError` sentence. Two bounds, each the lab's host policy:
-
-- ``--connect-timeout`` (default :data:`~custody_lab.live.limits.DEFAULT_CONNECT_TIMEOUT`, 60 s)
-  bounds start-up: starting the command (or reaching the URL) and the handshake
-  (``server/discover``, then ``initialize`` for a server of a revision before 2026-07-28). A server
-  that is too slow here gets a message naming ``--connect-timeout``, the flag to raise.
-- ``--timeout`` bounds each exchange after that (each listing page, read, completion and call),
-  and :data:`~custody_lab.live.audit_report.TOTAL_EXCHANGES` times it bounds the rest of the audit,
-  counted from the end of the handshake: the listing, reads, calls and shutting the server down.
-  Reads and calls stop one ``--timeout`` before that bound, and the report says what was done
-  and where it stopped.
-
-So the whole audit ends within ``--connect-timeout`` + ``TOTAL_EXCHANGES`` x ``--timeout``.
+:class:`~custody_lab.live.http_guard.HttpGuard`), and every misbehaviour becomes one
+:class:`AuditError` sentence. ``--connect-timeout`` (default 60 s) bounds start-up, the command
+starting and the handshake, and a server too slow there is told to raise it; ``--timeout`` bounds
+each exchange after that, and :data:`~custody_lab.live.audit_report.TOTAL_EXCHANGES` times it the
+rest of the audit, so the whole audit ends within ``--connect-timeout`` + ``TOTAL_EXCHANGES`` x
+``--timeout`` (:mod:`~custody_lab.live.audit_transport` says how). Reads and calls stop one
+``--timeout`` before that bound, and the report says what was done and where it stopped.
 
 For each capability the report says, per custody field (seed 000, "Ship a context-custody
 receipt": actor, authority, identity, size, freshness, side effects), whether the server supplied
@@ -55,7 +48,6 @@ __all__ = [
     "AuditError",
     "audit_client",
     "audit_command",
-    "check_options",
     "check_timeout",
     "parse_allow_calls",
     "parse_template_values",
@@ -66,16 +58,11 @@ import math
 import os
 import sys
 from collections.abc import Awaitable, Callable, Sequence
-from contextlib import AbstractAsyncContextManager
-from dataclasses import replace
 from functools import partial
-from typing import Any, Protocol
+from typing import Any
 
 import anyio
-import httpx2
 from mcp import Client
-from mcp.shared.exceptions import MCPError
-from pydantic import ValidationError
 
 from ..core.text import visible
 from .audit_exercise import audit_template, content_blocks, follow_link, structured_check
@@ -89,13 +76,12 @@ from .audit_fields import (
 )
 from .audit_report import (
     STOP_EXCHANGES,
-    TOTAL_EXCHANGES,
     AuditReport,
     CapabilityAudit,
 )
 from .gate import Gate
 from .limits import DEFAULT_CONNECT_TIMEOUT
-from .live_errors import LiveError, LiveTimeout, first_problem
+from .live_errors import LiveError
 from .live_receipts import LiveReceipt
 from .meta_keys import STATE_URI
 from .recorder import Recorder
@@ -335,175 +321,15 @@ async def audit_client(
     )
 
 
-#: What can go wrong while talking to a server, each turned into one AuditError sentence.
-_KNOWN: tuple[type[BaseException], ...] = (
-    OSError,
-    MCPError,
-    ValidationError,
-    RuntimeError,
-    TimeoutError,
-    LiveError,
-    httpx2.HTTPError,
-    anyio.BrokenResourceError,
-    anyio.ClosedResourceError,
-    anyio.EndOfStream,
-)
-
-
-def _known_leaf(group: BaseExceptionGroup[BaseException]) -> BaseException | None:
-    for exc in group.exceptions:
-        if isinstance(exc, BaseExceptionGroup):
-            found = _known_leaf(exc)
-            if found is not None:
-                return found
-        elif isinstance(exc, _KNOWN):
-            return exc
-    return None
-
-
-class _Guard(Protocol):
-    """What the audit asks of a transport guard (:class:`StdioGuard`, or the HTTP one)."""
-
-    problem: str | None
-    handshake_timed_out: bool
-    started: bool
-    last_method: str | None
-
-    def connect(self) -> AbstractAsyncContextManager[tuple[Any, Any]]: ...
-
-    def handshake_asked(self) -> str: ...
-
-    def stderr_lines(self) -> list[str]: ...
-
-
-def _raise_hint(connect_timeout: float) -> str:
-    return f"; if it is only slow to start, raise --connect-timeout (e.g. --connect-timeout {2 * connect_timeout:g})"
-
-
-def _explain(
-    e: BaseException,
-    guard: _Guard,
-    command: Sequence[str],
-    limit: float,
-    *,
-    connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
-    ready: bool = True,
-) -> str:
-    """One sentence for what went wrong; the guard's own finding first (it saw the wire).
-
-    ``limit`` is the bound after start-up (``TOTAL_EXCHANGES`` x ``--timeout``); ``ready`` says
-    whether the handshake was answered, so a wait that ran out before it is start-up's
-    (``--connect-timeout``), one after it the audit's.
-    """
-    cmd = _cut(visible(" ".join(command)))
-    asked = visible(guard.last_method or "the handshake")
-    if guard.problem is not None:
-        hint = _raise_hint(connect_timeout) if guard.handshake_timed_out else ""
-        return f"{cmd!r}: the server {guard.problem}{hint}"
-    if isinstance(e, AuditError):
-        return str(e)
-    if isinstance(e, LiveTimeout):
-        return f"{cmd!r}: {visible(e)}"
-    if isinstance(e, TimeoutError) and not ready:  # before OSError: TimeoutError is one
-        return (
-            f"{cmd!r}: the server did not answer {visible(guard.handshake_asked())} within {connect_timeout:g} s"
-            + _raise_hint(connect_timeout)
-        )
-    if isinstance(e, TimeoutError):
-        return (
-            f"{cmd!r} did not finish the audit within {limit:g} s after start-up ({TOTAL_EXCHANGES} x --timeout; "
-            f"it stopped at {asked})"
-        )
-    if isinstance(e, OSError) and not guard.started:
-        return f"cannot start {visible(repr(command[0]))}: {visible(e.strerror or e)}"
-    if isinstance(e, LiveError):
-        return f"{cmd!r}: the server's {visible(e)}"
-    note = getattr(guard, "note", None)  # over HTTP: the last answer was an HTTP error status, not MCP
-    if isinstance(e, MCPError) and note is not None:
-        return f"{cmd!r}: the server {note}"
-    if isinstance(e, MCPError):
-        return f"{cmd!r}: the server answered {asked} with error {e.code}: {visible(e.error.message)}"
-    if isinstance(e, ValidationError):
-        return f"{cmd!r}: the server answered {asked} with a malformed result: {first_problem(e)}"
-    return f"{cmd!r}: {visible(e)} (during {asked})"
-
-
-async def _audit_guarded(
-    guard: _Guard,
-    command: Sequence[str],
-    timeout: float,
-    connect_timeout: float,
-    options: dict[str, Any],
-) -> AuditReport:
-    """Audit the server behind ``guard``: start-up within ``connect_timeout``, then the rest of the
-    audit within ``TOTAL_EXCHANGES * timeout`` counted from the end of the handshake.
-
-    ``command`` is what the report names (the command line, or the URL).
-    """
-    limit = TOTAL_EXCHANGES * timeout
-    report: AuditReport | None = None
-    ready = False
-    try:
-        # one scope, two deadlines: start-up's, then (once the handshake is answered) the audit's;
-        # a report made in time is kept even if stopping the server is slow
-        with anyio.CancelScope(deadline=anyio.current_time() + connect_timeout) as scope:
-            # The SDK's read timeout only matters for the handshake (each exchange after it has the
-            # lab's bound, limits.bounded): server/discover may take half of start-up's bound before
-            # auto mode falls back to initialize, for a server that leaves a method it does not know
-            # unanswered; a slow start is absorbed either way, and this scope ends start-up at its bound.
-            probe = max(connect_timeout / 2, timeout)
-            async with Client(guard.connect(), mode="auto", read_timeout_seconds=probe, cache=None) as client:
-                ready = True
-                began = anyio.current_time()
-                scope.deadline = began + limit
-                report = await audit_client(client, timeout=timeout, command=command, started=began, **options)
-    except BaseExceptionGroup as group:
-        leaf = _known_leaf(group)
-        if leaf is None:
-            raise
-        why = _explain(leaf, guard, command, limit, connect_timeout=connect_timeout, ready=ready)
-        raise AuditError(why, stderr=guard.stderr_lines()) from leaf
-    except _KNOWN as e:
-        why = _explain(e, guard, command, limit, connect_timeout=connect_timeout, ready=ready)
-        raise AuditError(why, stderr=guard.stderr_lines()) from e
-    if report is None:
-        why = _explain(TimeoutError(), guard, command, limit, connect_timeout=connect_timeout, ready=ready)
-        raise AuditError(why, stderr=guard.stderr_lines())
-    late = () if guard.problem is None else (f"the server {guard.problem}",)
-    return replace(report, incomplete=report.incomplete + late, stderr=tuple(guard.stderr_lines()))
-
-
 async def _audit_stdio(
     command: Sequence[str], timeout: float, options: dict[str, Any], connect_timeout: float = DEFAULT_CONNECT_TIMEOUT
 ) -> AuditReport:
+    from .audit_transport import audit_guarded  # here, not above: that module imports this one
+
     # the guard's own handshake watch has start-up's bound too: whichever sees it first, the
     # sentence is the same and names --connect-timeout
     guard = StdioGuard(command, timeout=connect_timeout, env=dict(os.environ), cwd=os.getcwd())
-    return await _audit_guarded(guard, command, timeout, connect_timeout, options)
-
-
-def check_options(
-    *,
-    allow_calls: Sequence[str] = (),
-    timeout: object = 10.0,
-    connect_timeout: object = DEFAULT_CONNECT_TIMEOUT,
-    template_values: Sequence[str] = (),
-) -> tuple[float, float]:
-    """Refuse bad arguments before anything starts; return ``(timeout, connect_timeout)`` in seconds.
-
-    Example:
-        >>> check_options(timeout="5", connect_timeout=30)
-        (5.0, 30.0)
-
-    Raises:
-        AuditError: a bound is not a finite number of seconds above zero, or an ``--allow-calls``
-            or ``--template-values`` item is malformed (the message names the flag).
-    """
-    seconds = check_timeout(timeout)
-    start_up = check_timeout(connect_timeout, "--connect-timeout")
-    parse_allow_calls(allow_calls)
-    parse_template_values(template_values)
-    return seconds, start_up
+    return await audit_guarded(guard, command, timeout, connect_timeout, options)
 
 
 def audit_command(
@@ -531,6 +357,8 @@ def audit_command(
             says how, and names ``--connect-timeout`` when start-up was), or ``timeout`` or
             ``connect_timeout`` is not a finite number of seconds above zero.
     """
+    from .audit_transport import check_options
+
     if not command:
         raise AuditError("no server command given")
     seconds, start_up = check_options(

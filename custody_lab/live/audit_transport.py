@@ -1,72 +1,55 @@
-"""Audit a server at a URL over Streamable HTTP: the same audit, the same bounds, the same report.
+"""How the audit reaches a server: over stdio or at a URL, with the same bounds, the same sentences, the same report.
 
-    custody-lab audit [--header 'NAME: VALUE' ...] [--timeout S] [--connect-timeout S] [...] URL
+    custody-lab audit [options] -- COMMAND [ARG ...]                      (stdio)
+    custody-lab audit [--header 'NAME: VALUE' ...] [options] URL          (Streamable HTTP)
 
-:func:`audit_url` connects with the SDK's Streamable HTTP client transport (``streamable_http_client``;
-the transport exists since MCP 2025-03-26 and is the HTTP transport of 2025-06-18, 2025-11-25 and the
-current 2026-07-28) and runs the audit :func:`~custody_lab.live.audit.audit_command` runs over stdio:
-the report differs only in the line naming what was audited (the URL instead of the command).
-``--connect-timeout`` bounds reaching the URL and the handshake, ``--timeout`` each exchange after it,
-and the whole audit ends within ``--connect-timeout`` + ``TOTAL_EXCHANGES`` x ``--timeout``.
+:func:`~custody_lab.live.audit.audit_command` starts a command behind
+:class:`~custody_lab.live.stdio_guard.StdioGuard`; :func:`audit_url` connects to an ``http://`` or
+``https://`` URL with the SDK's Streamable HTTP client transport behind
+:class:`~custody_lab.live.http_guard.HttpGuard`. Both then run the same audit
+(:func:`~custody_lab.live.audit.audit_client`) under :func:`audit_guarded`, and the report differs
+only in the line naming what was audited (the URL instead of the command).
 
-The server is *any* server, so :class:`HttpGuard` sits under the SDK's transport as the
-:class:`~custody_lab.live.stdio_guard.StdioGuard` sits under stdio, and turns what is wrong into a
-sentence (:attr:`HttpGuard.problem`):
+The bounds (each the lab's host policy):
 
-- nothing answers at the URL (refused, unknown host, a TLS failure), or the connection breaks;
-- an answer to a request that is neither ``application/json`` nor ``text/event-stream`` (the
-  Streamable HTTP transport says a server answers a POSTed request with one of those two, from
-  2025-03-26 on; an HTML page means the URL is not the MCP endpoint);
-- a JSON body or an event-stream event longer than :data:`MAX_HTTP_BODY_BYTES`, not UTF-8, nested
-  deeper than :data:`~custody_lab.live.stdio_guard.MAX_JSON_DEPTH`, not a JSON-RPC message, or
-  answering an id the request did not carry;
-- more than :data:`~custody_lab.live.stdio_guard.MAX_NOTIFICATIONS` notifications.
+- ``--connect-timeout`` (default :data:`~custody_lab.live.limits.DEFAULT_CONNECT_TIMEOUT`, 60 s)
+  bounds start-up: the command starting (or the URL answering) and the handshake
+  (``server/discover``, then ``initialize`` for a server of a revision before 2026-07-28). A server
+  too slow here gets a sentence naming ``--connect-timeout``, the flag to raise.
+- ``--timeout`` bounds each exchange after that, and
+  :data:`~custody_lab.live.audit_report.TOTAL_EXCHANGES` times it the rest of the audit, counted
+  from the end of the handshake.
 
-After a problem the guard sends nothing more: every later request is answered, by the guard and
-not the server, with a ``CONNECTION_CLOSED`` error, so the audit ends at once as it does over
-stdio. An HTTP error status (404, 401, 500 …) whose body is no JSON-RPC error is a softer finding
-(:attr:`HttpGuard.note`): the SDK turns it into an error answer and, for ``server/discover``, may
-rightly fall back to ``initialize`` (a server of a revision before 2026-07-28 does not know the
-method); the note names the status only when the audit then fails. The limits are the lab's host
-policy. The SDK's own log lines (its parse errors log a traceback) are kept out of the terminal.
-
-Request headers (``--header``, e.g. ``Authorization: Bearer …``) go with every request; a header's
-value is never printed, in a message or in the report.
+So the whole audit ends within ``--connect-timeout`` + ``TOTAL_EXCHANGES`` x ``--timeout``. Every
+failure becomes one :class:`~custody_lab.live.audit.AuditError` sentence, the guard's own finding
+first (it saw the wire). A URL is refused before anything is sent unless it is ``http`` or
+``https`` with a host and no credentials (give them with ``--header``, whose values are never shown).
 """
 
 from __future__ import annotations
 
-__all__ = ["MAX_HTTP_BODY_BYTES", "HttpGuard", "audit_url", "check_url", "parse_headers"]
+__all__ = ["audit_guarded", "audit_url", "check_options", "check_url", "parse_headers"]
 
-import json
-import logging
-import os
 import re
 import unicodedata
-from collections.abc import AsyncIterator, Mapping, Sequence
-from contextlib import asynccontextmanager
-from typing import Any
+from collections.abc import Sequence
+from contextlib import AbstractAsyncContextManager
+from dataclasses import replace
+from typing import Any, Protocol
 from urllib.parse import urlsplit
 
-import httpx2
-import mcp.types as mt
-from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import MCP_DEFAULT_SSE_READ_TIMEOUT, MCP_DEFAULT_TIMEOUT
+import anyio
+from mcp import Client
+from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
 from ..core.text import visible
-from .audit import AuditError, _audit_guarded, _cut, check_options
-from .audit_report import AuditReport
+from .audit import AuditError, _cut, audit_client, check_timeout, parse_allow_calls, parse_template_values
+from .audit_report import TOTAL_EXCHANGES, AuditReport
+from .http_guard import HTTP_ERRORS, HttpGuard
 from .limits import DEFAULT_CONNECT_TIMEOUT
+from .live_errors import LiveError, LiveTimeout, first_problem
 from .session import run_sync
-from .stdio_guard import MAX_JSON_DEPTH, MAX_LINE_BYTES, MAX_NOTIFICATIONS, json_depth_exceeds
-
-#: One JSON body or one event-stream event may be this long (the limit of one stdio line).
-MAX_HTTP_BODY_BYTES = MAX_LINE_BYTES
-#: Bytes of an error status's body read to see whether it is a JSON-RPC error.
-_ERROR_BODY_BYTES = 64 * 1024
-
-_HANDSHAKE = ("server/discover", "initialize")
 
 #: Headers the Streamable HTTP transport sets itself (MCP 2025-06-18 on; ``Mcp-Method``,
 #: ``Mcp-Name`` and ``Mcp-Param-*`` in 2026-07-28), or HTTP itself: ``--header`` may not set them.
@@ -161,372 +144,171 @@ def parse_headers(items: Sequence[str]) -> dict[str, str]:
     return out
 
 
-def _rpc_request(request: httpx2.Request) -> tuple[Any, str] | None:
-    """``(id, method)`` of the JSON-RPC request a POST carries; ``None`` for anything else."""
-    if request.method != "POST":
-        return None
-    try:
-        body = json.loads(request.content)
-    except (ValueError, httpx2.RequestNotRead):
-        return None
-    if isinstance(body, dict) and "id" in body and isinstance(body.get("method"), str):
-        return body["id"], body["method"]
+#: What can go wrong while talking to a server, each turned into one AuditError sentence.
+_KNOWN: tuple[type[BaseException], ...] = (
+    OSError,
+    MCPError,
+    ValidationError,
+    RuntimeError,
+    TimeoutError,
+    LiveError,
+    anyio.BrokenResourceError,
+    anyio.ClosedResourceError,
+    anyio.EndOfStream,
+)
+
+
+def _known_leaf(
+    group: BaseExceptionGroup[BaseException], known: tuple[type[BaseException], ...] = _KNOWN
+) -> BaseException | None:
+    for exc in group.exceptions:
+        if isinstance(exc, BaseExceptionGroup):
+            found = _known_leaf(exc, known)
+            if found is not None:
+                return found
+        elif isinstance(exc, known):
+            return exc
     return None
 
 
-def _reason(e: BaseException) -> str:
-    """The deepest cause's words: "Connection refused" rather than "All connection attempts failed"."""
-    found: BaseException | None = e
-    reason = str(e) or type(e).__name__
-    for _ in range(8):  # a chain of httpx2, httpcore2 and OSError wrappers; never a loop
-        if found is None:
-            break
-        errno = getattr(found, "errno", None)
-        if isinstance(errno, int) and errno > 0:
-            reason = os.strerror(errno)
-        elif isinstance(found, OSError) and found.strerror:
-            reason = found.strerror
-        found = found.__cause__ or found.__context__
-    return reason
+class _Guard(Protocol):
+    """What the audit asks of a transport guard (:class:`~custody_lab.live.stdio_guard.StdioGuard`,
+    :class:`~custody_lab.live.http_guard.HttpGuard`)."""
+
+    problem: str | None
+    handshake_timed_out: bool
+    started: bool
+    last_method: str | None
+
+    def connect(self) -> AbstractAsyncContextManager[tuple[Any, Any]]: ...
+
+    def handshake_asked(self) -> str: ...
+
+    def stderr_lines(self) -> list[str]: ...
 
 
-def _snippet(raw: bytes, limit: int = 60) -> str:
-    text = raw[: limit * 4].decode("utf-8", errors="replace").strip()
-    shown = visible(text[:limit])
-    return f"{shown}…" if len(text) > limit else shown
+def _raise_hint(connect_timeout: float) -> str:
+    return f"; if it is only slow to start, raise --connect-timeout (e.g. --connect-timeout {2 * connect_timeout:g})"
 
 
-def _media_type(response: httpx2.Response) -> str:
-    return response.headers.get("content-type", "").partition(";")[0].strip().lower()
+def _explain(
+    e: BaseException,
+    guard: _Guard,
+    command: Sequence[str],
+    limit: float,
+    *,
+    connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
+    ready: bool = True,
+) -> str:
+    """One sentence for what went wrong; the guard's own finding first (it saw the wire).
 
-
-class _TooLong(Exception):
-    """A body passed its byte limit (the message says which)."""
-
-
-class HttpGuard:
-    """Connect to ``url`` over Streamable HTTP, distrusting every answer (see the module docstring).
-
-    Args:
-        url: the MCP endpoint (see :func:`check_url`).
-        headers: sent with every request (see :func:`parse_headers`); never shown.
-        connect_timeout: seconds a TCP (and TLS) connection may take to open.
-
-    Attributes:
-        problem: the first misbehaviour seen, as a sentence (``None`` while all is well); after it
-            the guard answers every request itself with a ``CONNECTION_CLOSED`` error.
-        note: the last answer that was an HTTP error status and no JSON-RPC error (``None`` once a
-            later answer was MCP); it explains a failure that follows it.
-        method_of: the method of every request sent, by id; ``last_method``: the last one.
+    ``limit`` is the bound after start-up (``TOTAL_EXCHANGES`` x ``--timeout``); ``ready`` says
+    whether the handshake was answered, so a wait that ran out before it is start-up's
+    (``--connect-timeout``), one after it the audit's.
     """
-
-    #: The audit's start-up bound speaks for a slow handshake over HTTP (no watch of its own here).
-    handshake_timed_out = False
-    #: There is no process to start: an error is always the server's (or the network's).
-    started = True
-
-    def __init__(
-        self, url: str, *, headers: Mapping[str, str] | None = None, connect_timeout: float = DEFAULT_CONNECT_TIMEOUT
-    ) -> None:
-        self.url = url
-        self.headers = dict(headers or {})
-        self.connect_timeout = connect_timeout
-        self.problem: str | None = None
-        self.note: str | None = None
-        self.method_of: dict[Any, str] = {}
-        self.last_method: str | None = None
-        self._notifications = 0
-
-    def handshake_asked(self) -> str:
-        """The handshake requests sent so far, in order (``"server/discover then initialize"``)."""
-        return " then ".join(m for m in _HANDSHAKE if m in self.method_of.values()) or "the handshake"
-
-    def stderr_lines(self) -> list[str]:
-        """A server behind a URL has no stderr the audit can see."""
-        return []
-
-    def fail(self, problem: str) -> None:
-        """Remember the first problem; from now on no request reaches the server."""
-        if self.problem is None:
-            self.problem = problem
-
-    @asynccontextmanager
-    async def connect(self) -> AsyncIterator[tuple[Any, Any]]:
-        """Yield the (read, write) streams an ``mcp.Client`` takes, the guard under the SDK's transport."""
-        timeout = httpx2.Timeout(MCP_DEFAULT_TIMEOUT, connect=self.connect_timeout, read=MCP_DEFAULT_SSE_READ_TIMEOUT)
-        client = httpx2.AsyncClient(headers=self.headers, timeout=timeout, transport=_GuardedTransport(self))
-        # The SDK logs a parse error with its traceback; with no handler anywhere Python's last
-        # resort would print it on stderr. A handler on "mcp" stops that (configured logging
-        # still gets the records); the guard's sentence says what happened.
-        quiet, sdk_log = logging.NullHandler(), logging.getLogger("mcp")
-        sdk_log.addHandler(quiet)
-        try:
-            async with (
-                client,
-                streamable_http_client(self.url, http_client=client, max_sse_event_size=MAX_HTTP_BODY_BYTES) as streams,
-            ):
-                yield streams
-        finally:
-            sdk_log.removeHandler(quiet)
-
-    # -- what the guarded transport calls ---------------------------------------------------
-
-    def closed_answer(self, request: httpx2.Request, ident: Any) -> httpx2.Response:
-        """The guard's own answer to a request after a problem: a JSON-RPC ``CONNECTION_CLOSED`` error."""
-        error = {"code": mt.CONNECTION_CLOSED, "message": f"the audit stopped talking to the server: it {self.problem}"}
-        body = json.dumps({"jsonrpc": "2.0", "id": ident, "error": error}).encode()
-        return httpx2.Response(200, headers={"content-type": "application/json"}, content=body, request=request)
-
-    def check_message(self, raw: bytes, where: str, ident: Any = None) -> bool:
-        """Check one JSON body or event's data; ``False`` (and :attr:`problem` set) when it is wrong."""
-        if len(raw) > MAX_HTTP_BODY_BYTES:
-            self.fail(f"sent more than {MAX_HTTP_BODY_BYTES // (1024 * 1024)} MiB in {where}")
-            return False
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as e:
-            self.fail(f"sent invalid UTF-8 in {where} (byte {e.start}: {raw[e.start : e.start + 4]!r})")
-            return False
-        if json_depth_exceeds(text):
-            self.fail(f"sent JSON nested deeper than {MAX_JSON_DEPTH} levels in {where}")
-            return False
-        try:
-            message = mt.jsonrpc_message_adapter.validate_json(text, by_name=False)
-        except ValidationError:
-            self.fail(f"sent data that is not a JSON-RPC message in {where}: {_snippet(raw)}")
-            return False
-        if ident is not None and isinstance(message, mt.JSONRPCResponse | mt.JSONRPCError) and message.id != ident:
-            self.fail(f"sent id {visible(repr(message.id))} in {where}, whose request has id {ident!r}")
-            return False
-        if isinstance(message, mt.JSONRPCNotification):
-            self._notifications += 1
-            if self._notifications > MAX_NOTIFICATIONS:
-                self.fail(f"sent more than {MAX_NOTIFICATIONS} notifications (in {where})")
-                return False
-        return True
+    cmd = _cut(visible(" ".join(command)))
+    asked = visible(guard.last_method or "the handshake")
+    if guard.problem is not None:
+        hint = _raise_hint(connect_timeout) if guard.handshake_timed_out else ""
+        return f"{cmd!r}: the server {guard.problem}{hint}"
+    if isinstance(e, AuditError):
+        return str(e)
+    if isinstance(e, LiveTimeout):
+        return f"{cmd!r}: {visible(e)}"
+    if isinstance(e, TimeoutError) and not ready:  # before OSError: TimeoutError is one
+        return (
+            f"{cmd!r}: the server did not answer {visible(guard.handshake_asked())} within {connect_timeout:g} s"
+            + _raise_hint(connect_timeout)
+        )
+    if isinstance(e, TimeoutError):
+        return (
+            f"{cmd!r} did not finish the audit within {limit:g} s after start-up ({TOTAL_EXCHANGES} x --timeout; "
+            f"it stopped at {asked})"
+        )
+    if isinstance(e, OSError) and not guard.started:
+        return f"cannot start {visible(repr(command[0]))}: {visible(e.strerror or e)}"
+    note = getattr(guard, "note", None)  # over HTTP: the last answer was an HTTP error status, not MCP
+    if note is not None and isinstance(e, MCPError | LiveError):
+        return f"{cmd!r}: the server {note}"
+    if isinstance(e, LiveError):
+        return f"{cmd!r}: the server's {visible(e)}"
+    if isinstance(e, MCPError):
+        return f"{cmd!r}: the server answered {asked} with error {e.code}: {visible(e.error.message)}"
+    if isinstance(e, ValidationError):
+        return f"{cmd!r}: the server answered {asked} with a malformed result: {first_problem(e)}"
+    return f"{cmd!r}: {visible(e)} (during {asked})"
 
 
-class _GuardedTransport(httpx2.AsyncBaseTransport):
-    """The HTTP transport under the SDK's: every answer checked before the SDK reads it."""
+async def audit_guarded(
+    guard: _Guard,
+    command: Sequence[str],
+    timeout: float,
+    connect_timeout: float,
+    options: dict[str, Any],
+    errors: tuple[type[BaseException], ...] = (),
+) -> AuditReport:
+    """Audit the server behind ``guard``: start-up within ``connect_timeout``, then the rest of the
+    audit within ``TOTAL_EXCHANGES * timeout`` counted from the end of the handshake.
 
-    def __init__(self, guard: HttpGuard) -> None:
-        self._guard = guard
-        self._inner = httpx2.AsyncHTTPTransport()
-
-    async def __aenter__(self) -> _GuardedTransport:
-        await self._inner.__aenter__()
-        return self
-
-    async def __aexit__(self, *exc: Any) -> None:
-        await self._inner.__aexit__(*exc)
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
-        sent = _rpc_request(request)
-        if sent is None:
-            return await self._other(request)
-        g = self._guard
-        ident, what = sent
-        g.method_of[ident] = g.last_method = what
-        if g.problem is not None:
-            return g.closed_answer(request, ident)
-        try:
-            response = await self._inner.handle_async_request(request)
-        except httpx2.TransportError as e:
-            g.fail(self._unreachable(e, what))
-            return g.closed_answer(request, ident)
-        response.request = request
-        if response.status_code == 202 or 300 <= response.status_code < 400:
-            return response  # the SDK's own words for these (a request answered 202, a redirect)
-        if response.status_code >= 400:
-            return await self._error_status(response, what)
-        kind = _media_type(response)
-        if kind == "text/event-stream":
-            g.note = None
-            return self._checked_events(response, what)
-        if kind != "application/json":
-            await response.aclose()
-            shown = visible(kind) or "no content type"
-            g.fail(
-                f"answered {what} with HTTP {response.status_code} {shown}, not application/json or "
-                f"text/event-stream: is {visible(g.url)} the server's MCP endpoint?"
-            )
-            return g.closed_answer(request, ident)
-        try:
-            body = await _read(response, MAX_HTTP_BODY_BYTES)
-        except _TooLong:
-            g.fail(f"sent more than {MAX_HTTP_BODY_BYTES // (1024 * 1024)} MiB in its answer to {what}")
-            return g.closed_answer(request, ident)
-        if not g.check_message(body, f"its answer to {what}", ident=ident):
-            return g.closed_answer(request, ident)
-        g.note = None
-        return _replay(response, body)
-
-    async def _other(self, request: httpx2.Request) -> httpx2.Response:
-        """A notification or response POSTed, the GET event stream, the DELETE that ends the session:
-        passed on (a GET's events checked); after a problem, not sent at all."""
-        g = self._guard
-        if g.problem is not None:
-            if request.method == "GET":
-                raise httpx2.RemoteProtocolError(f"the audit stopped talking to the server: it {g.problem}")
-            return httpx2.Response(202 if request.method == "POST" else 204, request=request)
-        try:
-            response = await self._inner.handle_async_request(request)
-        except httpx2.TransportError as e:
-            if request.method != "POST":
-                raise  # the SDK's GET loop retries and gives up; a failed DELETE is not the audit's concern
-            g.fail(self._unreachable(e, "a notification"))
-            return httpx2.Response(202, request=request)
-        response.request = request
-        if request.method == "GET" and response.status_code == 200 and _media_type(response) == "text/event-stream":
-            return self._checked_events(response, "")
-        return response
-
-    def _checked_events(self, response: httpx2.Response, what: str) -> httpx2.Response:
-        if response.headers.get("content-encoding", "identity").lower() != "identity":
-            return response  # compressed events: the SDK decodes and reads them unchecked
-        stream = response.stream
-        assert isinstance(stream, httpx2.AsyncByteStream)  # an async transport's response
-        return _replace_stream(response, _CheckedEvents(stream, self._guard, what))
-
-    def _unreachable(self, e: httpx2.TransportError, what: str) -> str:
-        origin = visible(urlsplit(self._guard.url).netloc)
-        if isinstance(e, httpx2.ConnectTimeout):
-            return f"did not accept a connection at {origin} within {self._guard.connect_timeout:g} s"
-        reason = visible(_reason(e))
-        if isinstance(e, httpx2.ConnectError):
-            return f"could not be reached at {origin} ({reason}): is it running, and is that its address?"
-        return f"broke the connection during {what} ({visible(type(e).__name__)}: {reason})"
-
-    async def _error_status(self, response: httpx2.Response, what: str) -> httpx2.Response:
-        """An HTTP error: passed on (the SDK answers for it); noted unless it carries a JSON-RPC error."""
-        g = self._guard
-        try:
-            body = await _read(response, _ERROR_BODY_BYTES)
-        except _TooLong:
-            body = b""
-        kind = _media_type(response)
-        if kind == "application/json" and body:
-            try:
-                if isinstance(mt.jsonrpc_message_adapter.validate_json(body, by_name=False), mt.JSONRPCError):
-                    g.note = None
-                    return _replay(response, body)
-            except ValidationError:
-                pass
-        status = response.status_code
-        reason = visible(response.reason_phrase or "")
-        shown = f" ({visible(kind)})" if kind else ""
-        hint = {
-            401: "; the server wants credentials: give them with --header 'Authorization: …'",
-            403: "; the server refused these credentials (or this client)",
-            404: f"; is {visible(g.url)} the server's MCP endpoint?",
-            405: f"; {visible(g.url)} does not take POST: is it the server's MCP endpoint?",
-        }.get(status, "")
-        g.note = f"answered {what} with HTTP {status} {reason}{shown}{hint}".replace("  ", " ")
-        return _replay(response, body)
-
-
-async def _read(response: httpx2.Response, limit: int) -> bytes:
-    """The decoded body, up to ``limit`` bytes (a longer one raises :class:`_TooLong`)."""
-    out = bytearray()
+    ``command`` is what the report names (the command line, or the URL); ``errors`` are the
+    transport's own exceptions, explained like :data:`_KNOWN` (an HTTP client's, for a URL).
+    """
+    known = _KNOWN + errors
+    limit = TOTAL_EXCHANGES * timeout
+    report: AuditReport | None = None
+    ready = False
     try:
-        async for chunk in response.aiter_bytes():
-            out += chunk
-            if len(out) > limit:
-                raise _TooLong
-    finally:
-        await response.aclose()
-    return bytes(out)
+        # one scope, two deadlines: start-up's, then (once the handshake is answered) the audit's;
+        # a report made in time is kept even if stopping the server is slow
+        with anyio.CancelScope(deadline=anyio.current_time() + connect_timeout) as scope:
+            # The SDK's read timeout only matters for the handshake (each exchange after it has the
+            # lab's bound, limits.bounded): server/discover may take half of start-up's bound before
+            # auto mode falls back to initialize, for a server that leaves a method it does not know
+            # unanswered; a slow start is absorbed either way, and this scope ends start-up at its bound.
+            probe = max(connect_timeout / 2, timeout)
+            async with Client(guard.connect(), mode="auto", read_timeout_seconds=probe, cache=None) as client:
+                ready = True
+                began = anyio.current_time()
+                scope.deadline = began + limit
+                report = await audit_client(client, timeout=timeout, command=command, started=began, **options)
+    except BaseExceptionGroup as group:
+        leaf = _known_leaf(group, known)
+        if leaf is None:
+            raise
+        why = _explain(leaf, guard, command, limit, connect_timeout=connect_timeout, ready=ready)
+        raise AuditError(why, stderr=guard.stderr_lines()) from leaf
+    except known as e:
+        why = _explain(e, guard, command, limit, connect_timeout=connect_timeout, ready=ready)
+        raise AuditError(why, stderr=guard.stderr_lines()) from e
+    if report is None:
+        why = _explain(TimeoutError(), guard, command, limit, connect_timeout=connect_timeout, ready=ready)
+        raise AuditError(why, stderr=guard.stderr_lines())
+    late = () if guard.problem is None else (f"the server {guard.problem}",)
+    return replace(report, incomplete=report.incomplete + late, stderr=tuple(guard.stderr_lines()))
 
 
-_REPLAYED_AWAY = ("content-encoding", "content-length", "transfer-encoding")
+def check_options(
+    *,
+    allow_calls: Sequence[str] = (),
+    timeout: object = 10.0,
+    connect_timeout: object = DEFAULT_CONNECT_TIMEOUT,
+    template_values: Sequence[str] = (),
+) -> tuple[float, float]:
+    """Refuse bad arguments before anything starts; return ``(timeout, connect_timeout)`` in seconds.
 
+    Example:
+        >>> check_options(timeout="5", connect_timeout=30)
+        (5.0, 30.0)
 
-def _replay(response: httpx2.Response, body: bytes) -> httpx2.Response:
-    """A response with the same status and headers whose (already decoded) body is ``body``."""
-    headers = [(k, v) for k, v in response.headers.multi_items() if k.lower() not in _REPLAYED_AWAY]
-    return httpx2.Response(
-        response.status_code,
-        headers=headers,
-        content=body,
-        extensions=response.extensions,
-        request=response.request,
-    )
-
-
-def _replace_stream(response: httpx2.Response, stream: httpx2.AsyncByteStream) -> httpx2.Response:
-    return httpx2.Response(
-        response.status_code,
-        headers=response.headers,
-        stream=stream,
-        extensions=response.extensions,
-        request=response.request,
-    )
-
-
-class _CheckedEvents(httpx2.AsyncByteStream):
-    """An event stream passed on chunk by chunk, each event's data checked as one JSON-RPC message.
-
-    Lines end with LF or CRLF; ``data:`` lines of one event are joined with LF; a blank line ends
-    the event (the HTML Standard's event-stream format, which MCP's Streamable HTTP uses). Only
-    ``message`` events (the default type) carry MCP messages; an event with no data (a priming
-    event with an id) is not a message.
+    Raises:
+        AuditError: a bound is not a finite number of seconds above zero, or an ``--allow-calls``
+            or ``--template-values`` item is malformed (the message names the flag).
     """
-
-    def __init__(self, inner: httpx2.AsyncByteStream, guard: HttpGuard, what: str) -> None:
-        self._inner, self._guard = inner, guard
-        self._where = f"the event stream answering {what}" if what else "the GET event stream"
-        self._line = bytearray()
-        self._data: list[bytes] = []
-        self._event = b""
-        self._size = 0
-
-    async def __aiter__(self) -> AsyncIterator[bytes]:
-        async for chunk in self._inner:
-            self._feed(chunk)
-            yield chunk
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-    def _stop(self) -> None:
-        raise httpx2.RemoteProtocolError(f"the audit stopped reading: the server {self._guard.problem}")
-
-    def _feed(self, chunk: bytes) -> None:
-        if self._guard.problem is not None:
-            self._stop()
-        start = 0
-        while (end := chunk.find(b"\n", start)) >= 0:
-            self._line += chunk[start:end]
-            start = end + 1
-            self._take(bytes(self._line.removesuffix(b"\r")))
-            self._line.clear()
-        self._line += chunk[start:]
-        if self._size + len(self._line) > MAX_HTTP_BODY_BYTES:
-            self._guard.fail(f"sent an event over {MAX_HTTP_BODY_BYTES // (1024 * 1024)} MiB in {self._where}")
-            self._stop()
-
-    def _take(self, line: bytes) -> None:
-        if not line:
-            data, event = b"\n".join(self._data), self._event
-            self._data, self._event, self._size = [], b"", 0
-            if event in (b"", b"message") and data and not self._guard.check_message(data, self._where):
-                self._stop()
-            return
-        if line.startswith(b":"):
-            return  # a comment (a keep-alive)
-        field, _, value = line.partition(b":")
-        value = value.removeprefix(b" ")
-        if field == b"data":
-            self._data.append(value)
-            self._size += len(value) + 1
-        elif field == b"event":
-            self._event = value
-        if self._size > MAX_HTTP_BODY_BYTES:
-            self._guard.fail(f"sent an event over {MAX_HTTP_BODY_BYTES // (1024 * 1024)} MiB in {self._where}")
-            self._stop()
+    seconds = check_timeout(timeout)
+    start_up = check_timeout(connect_timeout, "--connect-timeout")
+    parse_allow_calls(allow_calls)
+    parse_template_values(template_values)
+    return seconds, start_up
 
 
 def audit_url(
@@ -560,6 +342,6 @@ def audit_url(
 
     async def go() -> AuditReport:
         guard = HttpGuard(target, headers=sent_headers, connect_timeout=start_up)
-        return await _audit_guarded(guard, [target], seconds, start_up, options)
+        return await audit_guarded(guard, [target], seconds, start_up, options, HTTP_ERRORS)
 
     return run_sync(go)
