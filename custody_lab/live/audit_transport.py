@@ -46,7 +46,7 @@ from pydantic import ValidationError
 from ..core.text import visible
 from .audit import AuditError, _cut, audit_client, check_timeout, parse_allow_calls, parse_template_values
 from .audit_report import TOTAL_EXCHANGES, AuditReport
-from .http_guard import HTTP_ERRORS, HttpGuard
+from .http_guard import HTTP_ERRORS, HttpGuard, url_problem
 from .limits import DEFAULT_CONNECT_TIMEOUT
 from .live_errors import LiveError, LiveTimeout, first_problem
 from .session import run_sync
@@ -92,7 +92,10 @@ def check_url(url: object) -> str:
     shown = _cut(visible(repr(url)))
     if not url or visible(url) != url or any(ch.isspace() for ch in url):
         raise AuditError(f"{shown}: a URL has no spaces or control characters")
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError as e:  # an unclosed IPv6 bracket
+        raise AuditError(f"{shown} is not a URL ({visible(e)})") from e
     if parts.scheme.lower() not in ("http", "https"):
         raise AuditError(
             f"{shown}: the audit connects to an http:// or https:// URL (Streamable HTTP); "
@@ -109,6 +112,8 @@ def check_url(url: object) -> str:
         parts.port  # noqa: B018 - urlsplit checks the port only when asked
     except ValueError as e:
         raise AuditError(f"{shown}: the port is not a number from 0 to 65535") from e
+    if (problem := url_problem(url)) is not None:
+        raise AuditError(f"{shown} is not a URL the HTTP client can use ({problem})")
     return url
 
 

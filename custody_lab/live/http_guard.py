@@ -28,7 +28,7 @@ headers go with every request; the guard never shows their values.
 
 from __future__ import annotations
 
-__all__ = ["HTTP_ERRORS", "MAX_HTTP_BODY_BYTES", "HttpGuard"]
+__all__ = ["HTTP_ERRORS", "MAX_HTTP_BODY_BYTES", "HttpGuard", "url_problem"]
 
 import json
 import logging
@@ -56,6 +56,15 @@ _ERROR_BODY_BYTES = 64 * 1024
 _HANDSHAKE = ("server/discover", "initialize")
 #: The HTTP client's own exceptions: the audit explains them in one sentence like every other failure.
 HTTP_ERRORS: tuple[type[BaseException], ...] = (httpx2.HTTPError, httpx2.InvalidURL)
+
+
+def url_problem(url: str) -> str | None:
+    """Why the HTTP client refuses ``url`` (an invalid host, say), or ``None`` when it takes it."""
+    try:
+        httpx2.URL(url)
+    except httpx2.InvalidURL as e:
+        return visible(e)
+    return None
 
 
 def _rpc_request(request: httpx2.Request) -> tuple[Any, str] | None:
