@@ -44,12 +44,17 @@ from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
 from ..core.text import visible
-from .audit import AuditError, _cut, audit_client, check_timeout, parse_allow_calls, parse_template_values
+from .audit import AuditError, audit_client, check_timeout, parse_allow_calls, parse_template_values
 from .audit_report import TOTAL_EXCHANGES, AuditReport
 from .http_guard import HTTP_ERRORS, HttpGuard, url_problem
 from .limits import DEFAULT_CONNECT_TIMEOUT
 from .live_errors import LiveError, LiveTimeout, first_problem
 from .session import run_sync
+
+
+def _cut(text: str, limit: int = 80) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
 
 #: Headers the Streamable HTTP transport sets itself (MCP 2025-06-18 on; ``Mcp-Method``,
 #: ``Mcp-Name`` and ``Mcp-Param-*`` in 2026-07-28), or HTTP itself: ``--header`` may not set them.

@@ -117,6 +117,8 @@ class HttpGuard:
         url: the MCP endpoint (see :func:`check_url`).
         headers: sent with every request (see :func:`parse_headers`); never shown.
         connect_timeout: seconds a TCP (and TLS) connection may take to open.
+        transport: the HTTP transport under the guard (a real connection by default; a test
+            passes ``httpx2.MockTransport`` to answer as a server would).
 
     Attributes:
         problem: the first misbehaviour seen, as a sentence (``None`` while all is well); after it
@@ -132,11 +134,17 @@ class HttpGuard:
     started = True
 
     def __init__(
-        self, url: str, *, headers: Mapping[str, str] | None = None, connect_timeout: float = DEFAULT_CONNECT_TIMEOUT
+        self,
+        url: str,
+        *,
+        headers: Mapping[str, str] | None = None,
+        connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
+        transport: httpx2.AsyncBaseTransport | None = None,
     ) -> None:
         self.url = url
         self.headers = dict(headers or {})
         self.connect_timeout = connect_timeout
+        self._transport = transport
         self.problem: str | None = None
         self.note: str | None = None
         self.method_of: dict[Any, str] = {}
@@ -160,7 +168,9 @@ class HttpGuard:
     async def connect(self) -> AsyncIterator[tuple[Any, Any]]:
         """Yield the (read, write) streams an ``mcp.Client`` takes, the guard under the SDK's transport."""
         timeout = httpx2.Timeout(MCP_DEFAULT_TIMEOUT, connect=self.connect_timeout, read=MCP_DEFAULT_SSE_READ_TIMEOUT)
-        client = httpx2.AsyncClient(headers=self.headers, timeout=timeout, transport=_GuardedTransport(self))
+        client = httpx2.AsyncClient(
+            headers=self.headers, timeout=timeout, transport=_GuardedTransport(self, self._transport)
+        )
         # The SDK logs a parse error with its traceback; with no handler anywhere Python's last
         # resort would print it on stderr. A handler on "mcp" stops that (configured logging
         # still gets the records); the guard's sentence says what happened.
@@ -215,9 +225,9 @@ class HttpGuard:
 class _GuardedTransport(httpx2.AsyncBaseTransport):
     """The HTTP transport under the SDK's: every answer checked before the SDK reads it."""
 
-    def __init__(self, guard: HttpGuard) -> None:
+    def __init__(self, guard: HttpGuard, inner: httpx2.AsyncBaseTransport | None = None) -> None:
         self._guard = guard
-        self._inner = httpx2.AsyncHTTPTransport()
+        self._inner = inner if inner is not None else httpx2.AsyncHTTPTransport()
 
     async def __aenter__(self) -> _GuardedTransport:
         await self._inner.__aenter__()
