@@ -15,7 +15,10 @@ The bounds (each the lab's host policy):
 - ``--connect-timeout`` (default :data:`~custody_lab.live.limits.DEFAULT_CONNECT_TIMEOUT`, 60 s)
   bounds start-up: the command starting (or the URL answering) and the handshake
   (``server/discover``, then ``initialize`` for a server of a revision before 2026-07-28). A server
-  too slow here gets a sentence naming ``--connect-timeout``, the flag to raise.
+  too slow here gets a sentence naming ``--connect-timeout``, the flag to raise. ``server/discover``
+  may take half of it (or one ``--timeout``, if that is longer) before the SDK's auto mode asks
+  ``initialize`` instead, so a server that leaves a method it does not know unanswered is still
+  audited; a server that answers late is still reached at the revision it speaks.
 - ``--timeout`` bounds each exchange after that, and
   :data:`~custody_lab.live.audit_report.TOTAL_EXCHANGES` times it the rest of the audit, counted
   from the end of the handshake.

@@ -341,6 +341,14 @@ def test_a_server_that_fails_after_start_up_gets_its_partial_report_and_exit_2(b
 
 
 @pytest.mark.slow
+def test_a_read_that_never_answers_over_http_is_bounded_by_timeout_and_the_report_is_printed(bad_http):
+    out = _cli(bad_http("ok-then-hang"), "--timeout", "2", bound=40.0)
+    assert out.returncode == 2 and "Traceback" not in out.stderr, out.stderr
+    assert "INCOMPLETE: resources/read 'note://one' got no answer within 2 s" in out.stdout, out.stdout
+    assert "error: the audit did not finish: resources/read 'note://one'" in out.stderr, out.stderr
+
+
+@pytest.mark.slow
 def test_a_header_reaches_the_server_and_its_value_is_never_printed(bad_http, tmp_path):
     received = tmp_path / "headers.jsonl"
     url = bad_http("unauthorized", header_log=received)
