@@ -23,7 +23,8 @@ The bounds (each the lab's host policy):
   :data:`~custody_lab.live.audit_report.TOTAL_EXCHANGES` times it the rest of the audit, counted
   from the end of the handshake.
 
-So the whole audit ends within ``--connect-timeout`` + ``TOTAL_EXCHANGES`` x ``--timeout``. Every
+So the whole audit ends within ``--connect-timeout`` + ``TOTAL_EXCHANGES`` x ``--timeout`` (a stdio
+server that ignores being asked to stop is then terminated and killed, which takes at most 2 s more). Every
 failure becomes one :class:`~custody_lab.live.audit.AuditError` sentence, the guard's own finding
 first (it saw the wire). A URL is refused before anything is sent unless it is ``http`` or
 ``https`` with a host and no credentials (give them with ``--header``, whose values are never shown).
