@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator, Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -181,3 +182,44 @@ def test_a_json_body_over_the_limit_is_refused_unread_past_it():
 @pytest.mark.parametrize(("url", "refused"), [("http://127.0.0.1:8765/mcp", False), ("http://exa\x00mple.com/", True)])
 def test_the_http_client_names_what_it_cannot_use_in_a_url(url, refused):
     assert (url_problem(url) is not None) is refused, url_problem(url)
+
+
+#: A handshake against compressed event-stream garbage (which the guard passes to the SDK unchecked),
+#: in a fresh interpreter with no logging configured: the SDK logs its parse error with a traceback.
+_COMPRESSED_GARBAGE = """
+import gzip, json
+import anyio, httpx2
+from mcp import Client
+from custody_lab.live.http_guard import HttpGuard
+
+def handle(request):
+    message = json.loads(request.content) if request.method == "POST" else {}
+    if "id" not in message:
+        return httpx2.Response(202 if request.method == "POST" else 405)
+    body = gzip.compress(b"event: message\\ndata: hello {not json\\n\\n")
+    headers = {"content-type": "text/event-stream", "content-encoding": "gzip"}
+    return httpx2.Response(200, headers=headers, content=body)
+
+async def go():
+    guard = HttpGuard("http://mock.test/mcp", transport=httpx2.MockTransport(handle))
+    try:
+        with anyio.fail_after(TIMEOUT):
+            async with Client(guard.connect(), mode="auto", read_timeout_seconds=TIMEOUT, cache=None):
+                pass
+    except Exception as e:
+        print("handshake failed:", type(e).__name__)
+
+anyio.run(go)
+"""
+
+
+def test_the_sdks_own_log_lines_and_their_tracebacks_stay_out_of_the_terminal():
+    import subprocess
+    import sys
+
+    script = _COMPRESSED_GARBAGE.replace("TIMEOUT", f"{scaled(20):g}")
+    root = Path(__file__).resolve().parents[2]
+    run = [sys.executable, "-c", script]
+    out = subprocess.run(run, capture_output=True, text=True, timeout=scaled(60), cwd=root)
+    assert out.stdout.strip() == "handshake failed: ExceptionGroup", (out.stdout, out.stderr)
+    assert out.stderr == "", f"the SDK's log reached stderr:\n{out.stderr}"
