@@ -114,8 +114,9 @@ class HttpGuard:
     """Connect to ``url`` over Streamable HTTP, distrusting every answer (see the module docstring).
 
     Args:
-        url: the MCP endpoint (see :func:`check_url`).
-        headers: sent with every request (see :func:`parse_headers`); never shown.
+        url: the MCP endpoint (see :func:`~custody_lab.live.audit_transport.check_url`).
+        headers: sent with every request (see :func:`~custody_lab.live.audit_transport.parse_headers`);
+            never shown.
         connect_timeout: seconds a TCP (and TLS) connection may take to open.
         transport: the HTTP transport under the guard (a real connection by default; a test
             passes ``httpx2.MockTransport`` to answer as a server would).
