@@ -23,7 +23,8 @@ stdio. An HTTP error status (404, 401, 500 …) whose body is no JSON-RPC error 
 rightly fall back to ``initialize`` (a server of a revision before 2026-07-28 does not know the
 method); the note names the status only when the audit then fails. The limits are the lab's host
 policy, the same as over stdio. The SDK's own log lines are kept out of the terminal. Request
-headers go with every request; the guard never shows their values.
+headers go with every request; the guard never shows their values. The guard connects directly:
+proxy settings in the environment (``HTTPS_PROXY`` and the like) are not used.
 """
 
 from __future__ import annotations
