@@ -15,10 +15,10 @@ The bounds (each the lab's host policy):
 - ``--connect-timeout`` (default :data:`~custody_lab.live.limits.DEFAULT_CONNECT_TIMEOUT`, 60 s)
   bounds start-up: the command starting (or the URL answering) and the handshake
   (``server/discover``, then ``initialize`` for a server of a revision before 2026-07-28). A server
-  too slow here gets a sentence naming ``--connect-timeout``, the flag to raise. ``server/discover``
-  may take half of it (or one ``--timeout``, if that is longer) before the SDK's auto mode asks
-  ``initialize`` instead, so a server that leaves a method it does not know unanswered is still
-  audited; a server that answers late is still reached at the revision it speaks.
+  too slow here gets a sentence naming ``--connect-timeout``, the flag to raise. Within it the
+  SDK's auto mode waits its own 10 s (``mcp.client.session.DISCOVER_TIMEOUT_SECONDS``) for an answer
+  to ``server/discover`` before it asks ``initialize`` instead, so a server that leaves a method it
+  does not know unanswered is audited too when the bound is longer than that (the default is).
 - ``--timeout`` bounds each exchange after that, and
   :data:`~custody_lab.live.audit_report.TOTAL_EXCHANGES` times it the rest of the audit, counted
   from the end of the handshake.
@@ -275,12 +275,11 @@ async def audit_guarded(
         # one scope, two deadlines: start-up's, then (once the handshake is answered) the audit's;
         # a report made in time is kept even if stopping the server is slow
         with anyio.CancelScope(deadline=anyio.current_time() + connect_timeout) as scope:
-            # The SDK's read timeout only matters for the handshake (each exchange after it has the
-            # lab's bound, limits.bounded): server/discover may take half of start-up's bound before
-            # auto mode falls back to initialize, for a server that leaves a method it does not know
-            # unanswered; a slow start is absorbed either way, and this scope ends start-up at its bound.
-            probe = max(connect_timeout / 2, timeout)
-            async with Client(guard.connect(), mode="auto", read_timeout_seconds=probe, cache=None) as client:
+            # The SDK's read timeout matters only for initialize (server/discover has the SDK's own
+            # 10 s; each exchange after the handshake has the lab's bound, limits.bounded): as long as
+            # start-up's bound, so this scope is what ends a slow start, and never shorter than an exchange.
+            waits = max(connect_timeout, timeout)
+            async with Client(guard.connect(), mode="auto", read_timeout_seconds=waits, cache=None) as client:
                 ready = True
                 began = anyio.current_time()
                 scope.deadline = began + limit

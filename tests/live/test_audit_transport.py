@@ -396,3 +396,38 @@ def test_a_server_that_does_not_start_in_time_is_told_to_raise_connect_timeout_a
     assert f"raise --connect-timeout (e.g. --connect-timeout {2 * float(seconds):g})" in line, line
     pid = int(pid_file.read_text())
     assert not _alive(pid), f"the server that never started (pid {pid}) was left running"
+
+
+#: A stdio server of revision 2025-11-25 (stdlib only) that leaves ``server/discover`` unanswered,
+#: as some servers leave a method they do not know, and answers everything else.
+_SILENT_DISCOVER = """
+import json, sys
+answers = {
+    "initialize": {"protocolVersion": "2025-11-25", "capabilities": {"resources": {}},
+                   "serverInfo": {"name": "silent-discover", "version": "1"}},
+    "resources/list": {"resources": [{"uri": "note://one", "name": "one", "mimeType": "text/plain"}]},
+    "resources/templates/list": {"resourceTemplates": []},
+    "tools/list": {"tools": []},
+    "resources/read": {"contents": [{"uri": "note://one", "mimeType": "text/plain", "text": "hi"}]},
+}
+for line in sys.stdin:
+    message = json.loads(line)
+    if "id" not in message or message["method"] == "server/discover":
+        continue
+    result = answers.get(message["method"], {})
+    sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}) + "\\n")
+    sys.stdout.flush()
+"""
+
+
+@pytest.mark.slow  # server/discover waits the SDK's 10 s before initialize is asked
+def test_a_server_that_leaves_server_discover_unanswered_is_audited_within_the_start_up_bound(tmp_path):
+    from mcp.client.session import DISCOVER_TIMEOUT_SECONDS
+
+    script = tmp_path / "silent_discover.py"
+    script.write_text(_SILENT_DISCOVER, encoding="utf-8")
+    exchange = scaled(2.0)
+    start_up = DISCOVER_TIMEOUT_SECONDS + scaled(20.0)
+    report = audit_command([sys.executable, str(script)], timeout=exchange, connect_timeout=start_up)
+    assert report.protocol_version == "2025-11-25" and report.incomplete == (), report.incomplete
+    assert [c.name for c in report.capabilities] == ["note://one"], report.capabilities
