@@ -125,7 +125,7 @@ def build_parser() -> argparse.ArgumentParser:
         ),
         (
             "audit",
-            "audit your own MCP server (stdio) for the custody fields it can supply",
+            "audit your own MCP server (stdio or a Streamable HTTP URL) for the custody fields it can supply",
             live_commands.configure_audit,
             live_commands.run_audit,
         ),

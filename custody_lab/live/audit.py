@@ -1,7 +1,10 @@
 """Audit your own MCP server: which custody fields can each capability supply?
 
-``custody-lab audit -- COMMAND [ARG ...]`` starts the server over stdio, lists its resources,
-templates, tools and prompts, and exercises only what is safe:
+``custody-lab audit -- COMMAND [ARG ...]`` starts the server over stdio (:func:`audit_command`);
+``custody-lab audit URL`` connects to one over Streamable HTTP instead
+(:func:`~custody_lab.live.audit_transport.audit_url`; the report is the same, only its first line
+names the URL). Either way the audit lists its resources, templates, tools and prompts, and
+exercises only what is safe:
 
 - every listed resource is read (the protocol makes reads read-only; if the server lists the lab's
   state resource ``state://lab/ledger`` the audit also *observes* whether a read changed state);
@@ -36,10 +39,14 @@ provenance is the richer, optional source. Only a server that reports no name or
 provenance gap.
 
 Nothing the server does ends in a traceback: the server runs behind
-:class:`~custody_lab.live.stdio_guard.StdioGuard`, every misbehaviour becomes one
-:class:`AuditError` sentence, and ``--timeout`` bounds each exchange and (times
-:data:`~custody_lab.live.audit_report.TOTAL_EXCHANGES`) the whole audit; reads and calls stop
-one ``--timeout`` before that bound, and the report says what was done and where it stopped.
+:class:`~custody_lab.live.stdio_guard.StdioGuard` (over HTTP,
+:class:`~custody_lab.live.http_guard.HttpGuard`), and every misbehaviour becomes one
+:class:`AuditError` sentence. ``--connect-timeout`` (default 60 s) bounds start-up, the command
+starting and the handshake, and a server too slow there is told to raise it; ``--timeout`` bounds
+each exchange after that, and :data:`~custody_lab.live.audit_report.TOTAL_EXCHANGES` times it the
+rest of the audit, so the whole audit ends within ``--connect-timeout`` + ``TOTAL_EXCHANGES`` x
+``--timeout`` (:mod:`~custody_lab.live.audit_transport` says how). Reads and calls stop one
+``--timeout`` before that bound, and the report says what was done and where it stopped.
 
 For each capability the report says, per custody field (seed 000, "Ship a context-custody
 receipt": actor, authority, identity, size, freshness, side effects), whether the server supplied
@@ -67,14 +74,11 @@ import math
 import os
 import sys
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import replace
 from functools import partial
 from typing import Any, TypeVar
 
 import anyio
 from mcp import Client
-from mcp.shared.exceptions import MCPError
-from pydantic import ValidationError
 
 from ..core.receipts import server_hints
 from ..core.text import visible
@@ -89,12 +93,12 @@ from .audit_fields import (
 )
 from .audit_report import (
     STOP_EXCHANGES,
-    TOTAL_EXCHANGES,
     AuditReport,
     CapabilityAudit,
 )
 from .gate import Gate
-from .live_errors import LiveError, LiveTimeout, first_problem
+from .limits import DEFAULT_CONNECT_TIMEOUT
+from .live_errors import LiveError
 from .live_receipts import LiveReceipt, utc_now, wire_fields
 from .meta_keys import STATE_URI
 from .recorder import Recorder
@@ -116,8 +120,8 @@ class AuditError(LiveError):
         self.stderr = tuple(stderr)
 
 
-def check_timeout(value: object) -> float:
-    """A ``--timeout``: a finite number of seconds above zero.
+def check_timeout(value: object, flag: str = "--timeout") -> float:
+    """A ``--timeout`` (or the ``flag`` named, e.g. ``--connect-timeout``): a finite number of seconds above zero.
 
     Example:
         >>> check_timeout("2.5")
@@ -126,6 +130,10 @@ def check_timeout(value: object) -> float:
         Traceback (most recent call last):
         ...
         custody_lab.live.audit.AuditError: --timeout must be a finite number of seconds above 0; got 'nan'
+        >>> check_timeout("0", "--connect-timeout")
+        Traceback (most recent call last):
+        ...
+        custody_lab.live.audit.AuditError: --connect-timeout must be a finite number of seconds above 0; got '0'
 
     Raises:
         AuditError: not a number, not finite, zero or negative.
@@ -133,9 +141,9 @@ def check_timeout(value: object) -> float:
     try:
         seconds = float(value)  # type: ignore[arg-type]
     except (TypeError, ValueError) as e:
-        raise AuditError(f"--timeout must be a number of seconds; got {visible(repr(value))}") from e
+        raise AuditError(f"{flag} must be a number of seconds; got {visible(repr(value))}") from e
     if not math.isfinite(seconds) or seconds <= 0:
-        raise AuditError(f"--timeout must be a finite number of seconds above 0; got {visible(repr(value))}")
+        raise AuditError(f"{flag} must be a finite number of seconds above 0; got {visible(repr(value))}")
     return seconds
 
 
@@ -291,7 +299,7 @@ async def audit_client(
         if scope.cancelled_caught:
             incomplete.append(
                 f"stopped at {kind} {visible(repr(name))}: reads and calls stop {STOP_EXCHANGES * timeout:g} s "
-                f"after the audit began ({done} of {total} exercised)"
+                f"after the handshake ({done} of {total} exercised)"
             )
             return None
         done += 1
@@ -390,74 +398,15 @@ async def _call_once(
     return out
 
 
-#: What can go wrong while talking to a server, each turned into one AuditError sentence.
-_KNOWN: tuple[type[BaseException], ...] = (
-    OSError,
-    MCPError,
-    ValidationError,
-    RuntimeError,
-    TimeoutError,
-    LiveError,
-    anyio.BrokenResourceError,
-    anyio.ClosedResourceError,
-    anyio.EndOfStream,
-)
+async def _audit_stdio(
+    command: Sequence[str], timeout: float, options: dict[str, Any], connect_timeout: float = DEFAULT_CONNECT_TIMEOUT
+) -> AuditReport:
+    from .audit_transport import audit_guarded  # here, not above: that module imports this one
 
-
-def _known_leaf(group: BaseExceptionGroup[BaseException]) -> BaseException | None:
-    for exc in group.exceptions:
-        if isinstance(exc, BaseExceptionGroup):
-            found = _known_leaf(exc)
-            if found is not None:
-                return found
-        elif isinstance(exc, _KNOWN):
-            return exc
-    return None
-
-
-def _explain(e: BaseException, guard: StdioGuard, command: Sequence[str], limit: float) -> str:
-    """One sentence for what went wrong; the guard's own finding first (it saw the wire)."""
-    cmd = _cut(visible(" ".join(command)))
-    asked = visible(guard.last_method or "the handshake")
-    if guard.problem is not None:
-        return f"{cmd!r}: the server {guard.problem}"
-    if isinstance(e, AuditError):
-        return str(e)
-    if isinstance(e, LiveTimeout):
-        return f"{cmd!r}: {visible(e)}"
-    if isinstance(e, TimeoutError):  # before OSError: TimeoutError is one
-        return f"{cmd!r} did not finish the audit within its bound of {limit:g} s (it stopped at {asked})"
-    if isinstance(e, OSError) and not guard.started:
-        return f"cannot start {visible(repr(command[0]))}: {visible(e.strerror or e)}"
-    if isinstance(e, LiveError):
-        return f"{cmd!r}: the server's {visible(e)}"
-    if isinstance(e, MCPError):
-        return f"{cmd!r}: the server answered {asked} with error {e.code}: {visible(e.error.message)}"
-    if isinstance(e, ValidationError):
-        return f"{cmd!r}: the server answered {asked} with a malformed result: {first_problem(e)}"
-    return f"{cmd!r}: {visible(e)} (during {asked})"
-
-
-async def _audit_stdio(command: Sequence[str], timeout: float, options: dict[str, Any]) -> AuditReport:
-    guard = StdioGuard(command, timeout=timeout, env=dict(os.environ), cwd=os.getcwd())
-    limit = TOTAL_EXCHANGES * timeout
-    began = anyio.current_time()
-    report: AuditReport | None = None
-    try:
-        with anyio.move_on_after(limit):  # a report made in time is kept even if stopping is slow
-            async with Client(guard.connect(), mode="auto", read_timeout_seconds=timeout, cache=None) as client:
-                report = await audit_client(client, timeout=timeout, command=command, started=began, **options)
-    except BaseExceptionGroup as group:
-        leaf = _known_leaf(group)
-        if leaf is None:
-            raise
-        raise AuditError(_explain(leaf, guard, command, limit), stderr=guard.stderr_lines()) from leaf
-    except _KNOWN as e:
-        raise AuditError(_explain(e, guard, command, limit), stderr=guard.stderr_lines()) from e
-    if report is None:
-        raise AuditError(_explain(TimeoutError(), guard, command, limit), stderr=guard.stderr_lines())
-    late = () if guard.problem is None else (f"the server {guard.problem}",)
-    return replace(report, incomplete=report.incomplete + late, stderr=tuple(guard.stderr_lines()))
+    # the guard's own handshake watch has start-up's bound too: whichever sees it first, the
+    # sentence is the same and names --connect-timeout
+    guard = StdioGuard(command, timeout=connect_timeout, env=dict(os.environ), cwd=os.getcwd())
+    return await audit_guarded(guard, command, timeout, connect_timeout, options)
 
 
 def audit_command(
@@ -465,6 +414,7 @@ def audit_command(
     *,
     allow_calls: Sequence[str] = (),
     timeout: float = 10.0,
+    connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
     template_values: Sequence[str] = (),
     follow_links: bool = False,
 ) -> AuditReport:
@@ -472,19 +422,29 @@ def audit_command(
 
     ``allow_calls``, ``template_values`` and ``follow_links`` are as for :func:`audit_client`.
 
+    Args:
+        timeout: seconds each exchange may take; the audit after start-up ends within
+            ``TOTAL_EXCHANGES`` (8) times it.
+        connect_timeout: seconds the server may take to start and answer the handshake (default
+            :data:`~custody_lab.live.limits.DEFAULT_CONNECT_TIMEOUT`). The whole audit ends within
+            ``connect_timeout + TOTAL_EXCHANGES * timeout``.
+
     Raises:
-        AuditError: the command did not start, the server misbehaved (the message says how), or
-            ``timeout`` is not a finite number of seconds above zero.
+        AuditError: the command did not start, the server misbehaved or was too slow (the message
+            says how, and names ``--connect-timeout`` when start-up was), or ``timeout`` or
+            ``connect_timeout`` is not a finite number of seconds above zero.
     """
+    from .audit_transport import check_options
+
     if not command:
         raise AuditError("no server command given")
-    seconds = check_timeout(timeout)
-    parse_allow_calls(allow_calls)  # refuse bad arguments before starting anything
-    parse_template_values(template_values)
+    seconds, start_up = check_options(
+        allow_calls=allow_calls, timeout=timeout, connect_timeout=connect_timeout, template_values=template_values
+    )
     options = {"allow_calls": allow_calls, "template_values": template_values, "follow_links": follow_links}
 
     async def go() -> AuditReport:
-        return await _audit_stdio(list(command), seconds, options)
+        return await _audit_stdio(list(command), seconds, options, start_up)
 
     return run_sync(go)
 

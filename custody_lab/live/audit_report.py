@@ -182,6 +182,8 @@ class AuditReport:
         incomplete: why the audit did not finish (an exchange timed out, the overall bound ran
             out); a non-empty tuple makes ``custody-lab audit`` exit 2 after printing the report.
         stderr: the server's stderr, captured, cut and made visible, one line each.
+        transport: how the audit reached the server: ``"stdio"`` (``command`` is the command line)
+            or ``"streamable-http"`` (``command`` is the URL).
         presentation: what the server says about itself for people to read (``instructions``,
             ``title``, ``websiteUrl``, ``icons`` as addresses): untrusted text, shown escaped,
             deciding nothing.
@@ -195,6 +197,7 @@ class AuditReport:
     incomplete: tuple[str, ...] = ()
     stderr: tuple[str, ...] = ()
     presentation: dict[str, Any] = field(default_factory=dict)
+    transport: str = "stdio"
 
     @property
     def gaps(self) -> list[tuple[str, FieldSupport]]:
@@ -259,6 +262,12 @@ def _label(c: CapabilityAudit) -> str:
 _PRESENT_WIDTH = 400
 
 
+def _reached(report: AuditReport) -> str:
+    """``command: ...`` for a stdio audit, ``url: ...`` for one over Streamable HTTP."""
+    label = "url" if report.transport == "streamable-http" else "command"
+    return f"{label}: {visible(' '.join(report.command))}"
+
+
 def format_report(report: AuditReport) -> str:
     """The report as text: one row per capability, a mark per custody field, then every finding."""
     names = [_cell(_label(c), _NAME_WIDTH) for c in report.capabilities]
@@ -266,7 +275,7 @@ def format_report(report: AuditReport) -> str:
     head = f"{'kind':<8}  {'capability':<{name_w}}  ran  " + "  ".join(f"{f:<10}" for f in AUDIT_FIELDS)
     lines = [
         f"server: {visible(report.server.get('name'))} {visible(report.server.get('version'))} · "
-        f"protocol {visible(report.protocol_version)} · command: {visible(' '.join(report.command))}",
+        f"protocol {visible(report.protocol_version)} · {_reached(report)}",
         *_presentation_lines(report.presentation),
         "✓ supplied (where not exercised: declared by the server, not observed)   ✗ cannot supply (a custody gap)   "
         "? not exercised or not known",

@@ -1,10 +1,16 @@
 """How long live mode waits and how much it keeps, stated as public constants, and the bounded wait.
 
+The constants load without ``mcp`` (the CLI's help text shows them); :func:`bounded` imports it.
+
 A hostile or broken server costs the client at most these (the SDK's ``uri_template`` states its
 ``DEFAULT_MAX_*`` limits the same way):
 
 - :data:`DEFAULT_TIMEOUT` seconds for any single exchange (:func:`bounded` enforces it and turns
   the end of the wait into :class:`~custody_lab.live.live_errors.LiveTimeout`);
+- :data:`DEFAULT_CONNECT_TIMEOUT` seconds for an audited server to start and answer the handshake
+  (``custody-lab audit --connect-timeout``): start-up is bounded apart from the exchanges, because a
+  Python server that imports the SDK on a loaded two-core machine can take ten seconds or more
+  before it reads its first message;
 - :data:`MAX_PAGES` pages per listing (resources, templates, tools) before the listing is cut and
   the cut is noted;
 - :data:`MAX_TEXT_CHARS` characters of one text contents item before it is refused, not copied
@@ -15,19 +21,18 @@ A hostile or broken server costs the client at most these (the SDK's ``uri_templ
 
 from __future__ import annotations
 
-__all__ = ["DEFAULT_TIMEOUT", "MAX_PAGES", "MAX_TEXT_CHARS", "bounded"]
+__all__ = ["DEFAULT_CONNECT_TIMEOUT", "DEFAULT_TIMEOUT", "MAX_PAGES", "MAX_TEXT_CHARS", "bounded"]
 
 from collections.abc import Awaitable
 from typing import TypeVar
-
-import anyio
-import mcp.types as mt
-from mcp.shared.exceptions import MCPError
 
 from .live_errors import LiveTimeout
 
 #: Seconds any single exchange may take before it is abandoned (and recorded as a timeout).
 DEFAULT_TIMEOUT = 5.0
+#: Seconds an audited server may take to start and answer the handshake (``server/discover``,
+#: then ``initialize`` for a server of a revision before 2026-07-28), apart from every exchange's own bound.
+DEFAULT_CONNECT_TIMEOUT = 60.0
 #: Pages followed per listing (resources, templates, tools) before the listing is cut and noted.
 MAX_PAGES = 100
 #: Text contents longer than this many characters are not copied.
@@ -43,6 +48,10 @@ async def bounded(what: str, target: str, awaitable: Awaitable[_T], timeout: flo
         LiveTimeout: the wait ran out (and was cancelled), or the client's own request timeout
             answered first; the message names ``what`` was waited for and for which ``target``.
     """
+    import anyio  # here, not above: the CLI reads this module's constants without loading the SDK
+    import mcp.types as mt
+    from mcp.shared.exceptions import MCPError
+
     try:
         with anyio.fail_after(timeout):
             return await awaitable

@@ -4,11 +4,16 @@
         run the six seed cases against the in-process lab server, print the simulator's receipt
         beside the live one field by field; exit 0 only when all six agree.
     custody-lab audit [--allow-calls NAME ...] [--template-values NAME=JSON ...] [--follow-links]
-                      [--timeout S] [--strict] [--json] -- COMMAND [ARG ...]
-        start your MCP server over stdio, list it, read its resources and (via completion or your
-        values) its templates, call only the tools named with --allow-calls, follow their links
-        only with --follow-links, and report which custody fields each capability can and cannot
-        supply. Exit 0: done; 1: gaps under --strict; 2: it could not run or did not finish.
+                      [--timeout S] [--connect-timeout S] [--strict] [--json] -- COMMAND [ARG ...]
+    custody-lab audit [--header 'NAME: VALUE' ...] [the same options] URL
+        start your MCP server over stdio (or connect to it at an http:// or https:// URL, over
+        Streamable HTTP; options may follow the URL), list it, read its resources and (via
+        completion or your values) its templates, get each of its prompts once, call only the tools
+        named with --allow-calls (once per entry), follow their links only with --follow-links, and
+        report which custody fields each capability can and cannot supply. --connect-timeout bounds
+        start-up (the command starting, or the URL answering, and the handshake); --timeout each
+        exchange after it; the whole audit ends within --connect-timeout + 8 x --timeout. Exit 0:
+        done; 1: gaps (or nothing exercised) under --strict; 2: it could not run or did not finish.
 
 This module imports nothing heavy: ``mcp`` is imported when a command runs.
 """
@@ -28,7 +33,9 @@ __all__ = [
 import argparse
 import sys
 
+from ..core.text import terminal_json, visible
 from .audit_report import STOP_EXCHANGES, TOTAL_EXCHANGES
+from .limits import DEFAULT_CONNECT_TIMEOUT
 
 #: Exit codes of ``custody-lab live``.
 EXIT_AGREE, EXIT_DIFFER, EXIT_ERROR = 0, 1, 2
@@ -90,40 +97,70 @@ def run_live(args: argparse.Namespace) -> int:
 
 
 def configure_audit(p: argparse.ArgumentParser) -> None:
+    p.epilog = (
+        "examples: custody-lab audit -- python my_server.py  |  custody-lab audit http://127.0.0.1:8765/mcp "
+        "--header 'Authorization: Bearer …'. Bounds: start-up within --connect-timeout, then each exchange "
+        f"within --timeout, the whole audit within --connect-timeout + {TOTAL_EXCHANGES} x --timeout"
+    )
     p.add_argument(
         "--allow-calls",
         action="append",
         default=[],
         metavar="NAME[=JSON]",
-        help="call this tool once (arguments as a JSON object after '=', none by default); repeatable. "
-        "No tool is called otherwise, whatever its annotations claim",
+        help="call this tool (arguments as a JSON object after '=', none by default); once per entry: name it "
+        "twice to call it twice, each call a row of its own. No tool is called otherwise, whatever its "
+        "annotations claim",
     )
     p.add_argument(
         "--timeout",
         default="10",
         metavar="S",
-        help=f"seconds for each exchange (default 10); reads and calls stop {STOP_EXCHANGES} x S after "
-        f"the start and the partial report is printed; the whole audit ends within {TOTAL_EXCHANGES} x S",
+        help=f"seconds for each exchange after start-up (default 10): each listing page, read, completion and "
+        f"call; reads and calls stop {STOP_EXCHANGES} x S after the handshake and the partial report is printed; "
+        f"the audit after start-up ends within {TOTAL_EXCHANGES} x S, so the whole audit within "
+        f"--connect-timeout + {TOTAL_EXCHANGES} x S",
+    )
+    p.add_argument(
+        "--connect-timeout",
+        default=f"{DEFAULT_CONNECT_TIMEOUT:g}",
+        metavar="S",
+        help=f"seconds for start-up (default {DEFAULT_CONNECT_TIMEOUT:g}): the command starting (or the URL "
+        "answering) and the handshake (server/discover, then initialize); a server slower than this is "
+        "reported with a message naming this flag",
+    )
+    p.add_argument(
+        "--header",
+        action="append",
+        default=[],
+        metavar="'NAME: VALUE'",
+        help="an HTTP header sent with every request of a URL audit, e.g. 'Authorization: Bearer …' "
+        "(no message and no report shows its value); repeatable",
     )
     p.add_argument(
         "--template-values",
         action="append",
         default=[],
         metavar="NAME=JSON",
-        help="a value for a template variable (used before asking the server's completion); repeatable",
+        help="a value for a template variable or a prompt argument (used before asking the server's "
+        "completion); repeatable",
     )
     p.add_argument(
         "--follow-links",
         action="store_true",
         help="read each resource_link a called tool returns: a second read through the same gate, reported apart",
     )
-    p.add_argument("--strict", action="store_true", help="exit 1 when any capability cannot supply a custody field")
+    p.add_argument(
+        "--strict",
+        action="store_true",
+        help="exit 1 when any capability cannot supply a custody field, or when nothing was exercised",
+    )
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument(
         "server_command",
         nargs=argparse.REMAINDER,
-        metavar="-- COMMAND ...",
-        help="the command that starts your MCP server on stdio",
+        metavar="URL | -- COMMAND ...",
+        help="your MCP server: its http:// or https:// URL (Streamable HTTP, e.g. http://127.0.0.1:8765/mcp), "
+        "or the command that starts it on stdio, after --",
     )
 
 
@@ -135,31 +172,65 @@ def _print_stderr(lines: tuple[str, ...]) -> None:
             print(f"  {line}", file=sys.stderr)
 
 
+def _target(args: argparse.Namespace) -> tuple[str | None, list[str]]:
+    """``(url, [])`` or ``(None, command)`` from what followed the options; options after a URL are
+    parsed here (argparse hands everything after the first positional to ``server_command``).
+
+    Raises:
+        AuditError: nothing given, both a URL and a command, ``--header`` with a command, or
+            anything but options after the URL.
+    """
+    from .audit import AuditError
+
+    given = list(args.server_command)
+    if given and given[0] == "--":
+        command = given[1:]
+        if len(command) == 1 and "://" in command[0]:
+            raise AuditError(f"{visible(repr(command[0]))} after -- is taken as a command: write the URL without --")
+        url = None
+    elif given and "://" in given[0]:
+        url, rest = given[0], given[1:]
+        if rest:
+            more = argparse.ArgumentParser(prog="custody-lab audit", add_help=False)
+            configure_audit(more)
+            more.parse_args(rest, namespace=args)
+            if args.server_command:
+                extra = visible(" ".join(args.server_command))
+                raise AuditError(f"after the URL give only options; got {extra!r} (a URL audit starts no command)")
+        command = []
+    else:
+        url, command = None, given
+    if url is None and not command:
+        raise AuditError(
+            "give the server command after --, e.g. custody-lab audit -- python -m custody_lab.live.lab_server, "
+            "or its URL, e.g. custody-lab audit http://127.0.0.1:8765/mcp"
+        )
+    if url is None and args.header:
+        raise AuditError("--header is for a URL audit (HTTP); a server started over stdio gets no headers")
+    return url, command
+
+
 def run_audit(args: argparse.Namespace) -> int:
-    """Exit 0 when the audit finished, 1 for gaps under ``--strict``, 2 when it could not run or
+    """Exit 0 when the audit finished, 1 for gaps (or nothing exercised) under ``--strict``, 2 when it could not run or
     did not finish (the message says what the server did; a partial report is printed first)."""
-    from ..core.text import terminal_json
-    from .audit import AuditError, audit_command, check_timeout
+    from .audit import AuditError, audit_command
     from .audit_report import EXIT_TROUBLE, format_report
 
-    command = list(args.server_command)
-    if command and command[0] == "--":
-        command = command[1:]
-    if not command:
-        print(
-            "error: give the server command after --, e.g. custody-lab audit -- python -m custody_lab.live.lab_server",
-            file=sys.stderr,
-        )
-        return EXIT_TROUBLE
     try:
-        timeout = check_timeout(args.timeout)
-        report = audit_command(
-            command,
-            allow_calls=tuple(args.allow_calls),
-            timeout=timeout,
-            template_values=tuple(args.template_values),
-            follow_links=args.follow_links,
-        )
+        url, command = _target(args)
+        options = {
+            "allow_calls": tuple(args.allow_calls),
+            "timeout": args.timeout,
+            "connect_timeout": args.connect_timeout,
+            "template_values": tuple(args.template_values),
+            "follow_links": args.follow_links,
+        }
+        if url is not None:
+            from .audit_transport import audit_url
+
+            report = audit_url(url, headers=tuple(args.header), **options)
+        else:
+            report = audit_command(command, **options)
     except AuditError as e:
         print(f"error: {e}", file=sys.stderr)
         _print_stderr(e.stderr)

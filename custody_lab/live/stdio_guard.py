@@ -109,6 +109,8 @@ class StdioGuard:
 
     Attributes:
         problem: the first misbehaviour seen, as a sentence (``None`` while all is well).
+        handshake_timed_out: whether that problem is the handshake not answered within ``timeout``
+            (a server that may only be slow to start, not one that misbehaved).
         started: whether the process was started (an ``OSError`` before that means it cannot be).
         returncode: the exit code once the process has ended.
         method_of: the method of every request sent, by id (for messages naming a request).
@@ -128,6 +130,7 @@ class StdioGuard:
         self.env = dict(env) if env is not None else None
         self.cwd = cwd
         self.problem: str | None = None
+        self.handshake_timed_out = False
         self.started = False
         self.returncode: int | None = None
         self.method_of: dict[Any, str] = {}
@@ -226,9 +229,13 @@ class StdioGuard:
 
     async def _watch_handshake(self) -> None:
         await anyio.sleep(self.timeout)
-        if not self._handshake_done:
-            asked = " then ".join(m for m in _HANDSHAKE if m in self.method_of.values()) or "the handshake"
-            self._fail(f"did not answer {asked} within {self.timeout:g} s")
+        if not self._handshake_done and self.problem is None and not self._closing:
+            self.handshake_timed_out = True
+            self._fail(f"did not answer {self.handshake_asked()} within {self.timeout:g} s")
+
+    def handshake_asked(self) -> str:
+        """The handshake requests sent so far, in order (``"server/discover then initialize"``)."""
+        return " then ".join(m for m in _HANDSHAKE if m in self.method_of.values()) or "the handshake"
 
     async def _write_stdin(self, process: Process, from_client: MemoryObjectReceiveStream[SessionMessage]) -> None:
         assert process.stdin is not None

@@ -130,7 +130,9 @@ def alive(pid: int, *, within: float = 5.0) -> bool:
 def test_timeout_bounds_a_server_that_hangs_on_the_handshake_or_a_listing(mode, tmp_path):
     # --timeout 2: the old audit waited 12 x 2 = 24 s; the bound of 15 s includes interpreter start-up
     pid_file = tmp_path / "server.pid"
-    out = audit(mode, timeout="2", bound=15.0, extra=("--pid-file", str(pid_file)))
+    # a handshake hang is start-up's: --connect-timeout bounds it (a listing hang is --timeout's)
+    start_up = ("--connect-timeout", "2") if mode == "hang-initialize" else ()
+    out = audit(mode, *start_up, timeout="2", bound=15.0, extra=("--pid-file", str(pid_file)))
     pid = int(pid_file.read_text())
     assert not alive(pid), f"the hung server (pid {pid}) was left running after the audit ended"
     expected = {
@@ -149,7 +151,8 @@ def test_a_hung_server_behind_a_shell_wrapper_is_stopped_with_its_whole_process_
     # to the whole group stops it
     pid_file = tmp_path / "server.pid"
     server = f"{shlex.quote(sys.executable)} {shlex.quote(str(FIXTURE))} --mode hang-initialize --pid-file {pid_file}"
-    cmd = [sys.executable, "-m", "custody_lab.cli", "audit", "--timeout", "2", "--", "sh", "-c", f"{server}; true"]
+    cmd = [sys.executable, "-m", "custody_lab.cli", "audit", "--timeout", "2", "--connect-timeout", "2"]
+    cmd += ["--", "sh", "-c", f"{server}; true"]
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=scaled(20), cwd=ROOT)
     assert out.returncode == 2 and "did not answer server/discover then initialize" in out.stderr, out.stderr
     pid = int(pid_file.read_text())

@@ -68,3 +68,19 @@ async def test_any_other_error_answer_passes_through_unchanged():
 def test_the_stated_limits_are_five_seconds_a_hundred_pages_and_ten_mebicharacters_of_text():
     stated = (DEFAULT_TIMEOUT, MAX_PAGES, MAX_TEXT_CHARS)
     assert stated == (5.0, 100, 10 * 1024 * 1024), f"expected (5.0, 100, 10 MiB), got {stated}"
+
+
+def test_start_up_has_a_generous_default_bound_of_its_own():
+    from custody_lab.live.limits import DEFAULT_CONNECT_TIMEOUT
+
+    # a Python server importing the SDK on a loaded 2-core machine can take 10 s and more to start
+    assert DEFAULT_CONNECT_TIMEOUT == 60.0 and DEFAULT_CONNECT_TIMEOUT > 4 * DEFAULT_TIMEOUT, DEFAULT_CONNECT_TIMEOUT
+
+
+def test_the_limits_load_without_the_sdk_so_the_cli_can_show_them():
+    import subprocess
+    import sys
+
+    code = "import sys; import custody_lab.live.limits as m; print(m.DEFAULT_CONNECT_TIMEOUT, 'mcp' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["60.0", "False"], f"expected the constant and no mcp loaded; got {out.stdout!r}"

@@ -111,8 +111,10 @@ def test_audit_without_a_server_command_exits_2_and_shows_how_to_give_one(comman
     parser = argparse.ArgumentParser()
     configure_audit(parser)
     args = parser.parse_args(command)
-    assert (args.allow_calls, args.timeout, args.follow_links, args.strict) == ([], "10", False, False), vars(args)
+    got = (args.allow_calls, args.timeout, args.connect_timeout, args.header, args.follow_links, args.strict)
+    assert got == ([], "10", "60", [], False, False), vars(args)
     code = run_audit(args)
     err = capsys.readouterr().err
     assert code == EXIT_ERROR, f"audit {command}: expected exit 2, got {code}"
     assert "give the server command after --" in err and "custody_lab.live.lab_server" in err, err
+    assert "or its URL, e.g. custody-lab audit http://127.0.0.1:8765/mcp" in err, err

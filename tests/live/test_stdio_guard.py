@@ -65,3 +65,22 @@ async def test_the_guard_keeps_the_servers_stderr_out_of_the_terminal_and_makes_
     assert guard.problem is not None and guard.problem.startswith("exited with code 7"), guard.problem
     assert guard.stderr_lines() == ["boom \\x1b[2J\\x0dover"] * 3, guard.stderr_lines()
     assert capfd.readouterr().err == "", "the server's stderr reached the terminal raw"
+
+
+@pytest.mark.anyio
+async def test_a_handshake_nobody_answers_is_marked_as_start_up_too_slow_and_an_exit_is_not():
+    # the silent one sleeps (it never reads stdin); the other exits at once: only the first may be
+    # "slow to start" (the audit then names --connect-timeout), the second misbehaved
+    silent = StdioGuard([sys.executable, "-c", "import time; time.sleep(3600)"], timeout=scaled(1.0))
+    with pytest.raises(ExceptionGroup):
+        with anyio.fail_after(scaled(20)):
+            async with Client(silent.connect(), mode="auto", read_timeout_seconds=scaled(60), cache=None):
+                pass
+    assert silent.handshake_timed_out and silent.problem == f"did not answer server/discover within {scaled(1):g} s"
+    assert silent.handshake_asked() == "server/discover", silent.handshake_asked()
+    exits = StdioGuard([sys.executable, "-c", "raise SystemExit(3)"], timeout=scaled(30.0))
+    with pytest.raises(ExceptionGroup):
+        with anyio.fail_after(scaled(40)):
+            async with Client(exits.connect(), mode="auto", read_timeout_seconds=scaled(60), cache=None):
+                pass
+    assert not exits.handshake_timed_out and (exits.problem or "").startswith("exited with code 3"), exits.problem

@@ -69,17 +69,32 @@ def audit_server(
     consents: Sequence[Consent] = (),
     template_values: Sequence[str] = (),
     timeout: float = 10.0,
+    connect_timeout: float | None = None,
 ) -> AuditReport:
     """Audit a stdio server as ``custody-lab audit`` does, calling only the tools consented to.
 
     It runs :func:`~custody_lab.live.audit.audit_command` in a worker thread, so it also works in a
     notebook cell (whose kernel already runs an event loop).
 
+    Two bounds, as for ``custody-lab audit``:
+
+    Args:
+        timeout: seconds each exchange may take once the server is up (each listing page, read,
+            completion and call; ``--timeout``); the audit after start-up ends within
+            ``TOTAL_EXCHANGES`` (8) times it.
+        connect_timeout: seconds the server may take to start and answer the handshake
+            (``--connect-timeout``); by default
+            :data:`~custody_lab.live.limits.DEFAULT_CONNECT_TIMEOUT` (60 s), because a Python
+            server that imports the ``mcp`` SDK on a loaded two-core machine can take ten seconds or
+            more to start. The whole audit ends within ``connect_timeout + 8 * timeout``.
+
     Raises:
-        AuditError: the server did not start or misbehaved (the message says how).
+        AuditError: the server did not start (in time: the message names ``--connect-timeout``)
+            or misbehaved (the message says how).
         CapstoneError: two consents name the same tool.
     """
     from ...live.audit import audit_command
+    from ...live.limits import DEFAULT_CONNECT_TIMEOUT
 
     tools = [c.tool for c in consents]
     twice = sorted({t for t in tools if tools.count(t) > 1})
@@ -87,7 +102,12 @@ def audit_server(
         raise CapstoneError(f"consent given twice for {', '.join(map(repr, twice))}: give one each", where=twice[0])
     allow = [allow_call(c) for c in consents]
     run = partial(
-        audit_command, list(command), allow_calls=allow, template_values=list(template_values), timeout=timeout
+        audit_command,
+        list(command),
+        allow_calls=allow,
+        template_values=list(template_values),
+        timeout=timeout,
+        connect_timeout=DEFAULT_CONNECT_TIMEOUT if connect_timeout is None else connect_timeout,
     )
     with ThreadPoolExecutor(max_workers=1) as pool:
         return pool.submit(run).result()

@@ -393,6 +393,41 @@ def test_a_server_declaring_delete_note_side_effect_free_fails_matches_the_audit
     assert "'delete-note'" in problem and "it declares none" in problem, problem
 
 
+#: Sleeps, then becomes the server command: a server slow to start (tests/fixtures/slow_start_server.py).
+SLOW_START = ROOT / "tests" / "fixtures" / "slow_start_server.py"
+
+
+@pytest.mark.slow  # the notes server starts only after twice the exchange bound
+def test_the_notes_server_slow_to_start_is_audited_on_the_default_start_up_bound(tmp_path):
+    """A loaded machine: the notes server takes longer to start than an exchange may take. The
+    default start-up bound (60 s, apart from ``timeout``) absorbs it; one exchange bound would not."""
+    pytest.importorskip("mcp")
+    from custody_lab.teaching.capstone.live_audit import audit_server, python_server
+
+    server = tmp_path / "notes_server.py"
+    server.write_text(_server_source(), encoding="utf-8")
+    exchange = scaled(5.0)
+    slow = [sys.executable, str(SLOW_START), f"{2 * exchange:g}", "--", *python_server(server)]
+    report = audit_server(slow, consents=CONSENTS, template_values=['id="7"'], timeout=exchange)
+    assert report.incomplete == (), report.incomplete
+    ran = {c.name for c in report.capabilities if c.exercised}
+    assert {"notes://index", "notes://{id}", "word_count", "export_notes"} <= ran, ran
+
+
+@pytest.mark.slow
+def test_a_notes_server_that_does_not_start_in_time_is_told_to_raise_connect_timeout(tmp_path):
+    pytest.importorskip("mcp")
+    from custody_lab.live.audit import AuditError
+    from custody_lab.teaching.capstone.live_audit import audit_server
+
+    seconds = scaled(2.0)
+    never = [sys.executable, str(SLOW_START), "3600"]
+    with pytest.raises(AuditError) as caught:
+        audit_server(never, timeout=scaled(5.0), connect_timeout=seconds)
+    message = str(caught.value)
+    assert f"within {seconds:g} s" in message and "raise --connect-timeout" in message, message
+
+
 def test_the_reference_server_is_skipped_with_a_reason_when_it_is_not_installed(tmp_path):
     command, why = everything_server(tmp_path)
     assert command is None and ("npm ci --prefix tests/interop" in why or "node is not installed" in why), why
