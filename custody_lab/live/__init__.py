@@ -66,6 +66,7 @@ __all__ = [
     "assemble_context",
     "audit_client",
     "audit_command",
+    "audit_url",
     "compare_fixture",
     "compare_receipts",
     "comparison_html",
@@ -87,6 +88,7 @@ if TYPE_CHECKING:
     from .agent_context import assemble_context, resolve_read_tool_call
     from .audit import audit_client, audit_command
     from .audit_report import format_report
+    from .audit_transport import audit_url
     from .fences import fence_lookalikes
     from .fixture_exchanges import FIXTURE_EXCHANGES, Exchange
     from .gate import Gate

@@ -42,6 +42,7 @@ __all__ = [
     "TOTAL_EXCHANGES",
     "AuditReport",
     "CapabilityAudit",
+    "Status",
     "SPEC_RULES",
     "FieldSupport",
     "format_report",
