@@ -45,6 +45,27 @@ subscription bus (what ``ctx.notify_resource_updated`` does inside a request). O
 and keeps its own set of subscribed connections (the SDK keeps none), so only subscribers are
 notified.
 
+Freshness (MCP 2026-07-28, SEP-2549: every complete result of a cacheable method carries ``ttlMs``
+and ``cacheScope``; ``resources/read``, the four list methods and ``server/discover``). A freshness
+hint is a custody claim the server makes about its own content, and a standard client acts on it:
+the SDK's ``Client`` serves a cached answer without asking the server again. So each resource gets
+the claim that is true of it, from one table, :data:`FRESHNESS` (keyed by URI or template): the
+status and the state ledger move (``ttlMs: 0``), the versioned documents and the fixture record do
+not. ``cacheScope`` says whether a shared cache may hand the same answer to another caller: the
+lab's data is synthetic and this server checks no authorization, so every answer is the same for
+every caller, and ``"public"`` is true of the handbook, the report, the logo, the status, the
+ledger and the listings; the customer record is ``"private"``, because it stands for one person's
+record, which a deployment serves only behind authorization, and a shared cache must not learn
+otherwise from a lab. The listings never change while a server runs (it sends no ``list_changed``).
+Under the handshake revisions (2025-11-25 and earlier) results carry no caching hints at all.
+
+Prompts (MCP "Prompts", 2025-06-18 and later; user-controlled). ``handbook_answer`` embeds the
+handbook and ``customer_follow_up`` the customer record, each as an ``EmbeddedResource`` with the
+very bytes, MIME type and provenance ``resources/read`` answers for that URI; ``draft_reply`` is
+plain text. An unknown prompt or a missing argument is ``-32602`` (SDK 2.3 would answer code ``0``
+and log a traceback). ``completion/complete`` offers the customer ids for ``crm://customer/{id}``
+and for ``customer_follow_up``, and the tones of ``draft_reply``.
+
 Run it over stdio with ``python -m custody_lab.live.lab_server`` (the hostile one:
 ``python -m custody_lab.live.hostile_server``).
 """
@@ -54,7 +75,13 @@ from __future__ import annotations
 __all__ = [
     "ASSET_URI",
     "CUSTOMER_TEMPLATE",
+    "DAY_MS",
     "DRAFT_URI",
+    "FRESHNESS",
+    "LISTING_FRESHNESS",
+    "PROMPT_NAMES",
+    "TONES",
+    "Freshness",
     "HANDBOOK_URI",
     "REPORT_URI",
     "RISK_URI",
@@ -73,23 +100,26 @@ import argparse
 import json
 import sys
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Annotated, Any
+from types import MappingProxyType
+from typing import Annotated, Any, Literal
 
 import anyio
 import mcp.types as mt
 from mcp.server.caching import CacheableMethod, CacheHint
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
+from mcp.server.mcpserver.prompts.base import Message, UserMessage
 from mcp.server.subscriptions import InMemorySubscriptionBus, ResourceUpdated
 from mcp.shared.exceptions import MCPError
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from ..core.paths import data_path
 from ..core.rules import INVALID_PARAMS, LEGACY_RESOURCE_NOT_FOUND
+from ..protocol.uri_templates import match
 from .meta_keys import CHANGES_KEY, OPERATION_KEY, PROVENANCE_KEY, SIDE_EFFECTS_KEY, STATE_URI, URI_KEY
 from .sdk_adapter import connection_of, lowlevel_server
 
@@ -118,6 +148,70 @@ _CUSTOMERS = {"fixture-17": "customer-fixture-17.json"}
 LEGACY_REVISIONS: frozenset[str] = frozenset({"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"})
 
 
+#: A day in milliseconds: the longest ``ttlMs`` the lab claims (the SDK's client caps any ``ttlMs`` at
+#: this, ``mcp.client.caching.MAX_TTL_MS``).
+DAY_MS = 86_400_000
+
+
+@dataclass(frozen=True)
+class Freshness:
+    """What the server claims about how long an answer stays true (SEP-2549, 2026-07-28).
+
+    Attributes:
+        ttl_ms: the ``ttlMs`` sent: how long a client MAY treat the answer as fresh (``0``: stale at once).
+        scope: the ``cacheScope`` sent: ``"public"`` (a shared cache may serve it to any caller) or
+            ``"private"`` (reused only for the caller it was served to).
+        why: why the claim is true of this resource (the lab says it beside the claim).
+
+    Example:
+        >>> FRESHNESS["state://lab/ledger"].hint()
+        CacheHint(ttl_ms=0, scope='public')
+    """
+
+    ttl_ms: int
+    scope: Literal["public", "private"]
+    why: str
+
+    def hint(self) -> CacheHint:
+        """The SDK's form of this claim."""
+        return CacheHint(ttl_ms=self.ttl_ms, scope=self.scope)
+
+
+#: The one home of the server's freshness claims, keyed by a listed URI or a template.
+FRESHNESS: MappingProxyType[str, Freshness] = MappingProxyType(
+    {
+        HANDBOOK_URI: Freshness(DAY_MS, "public", "versioned (v4): these bytes never change under this URI"),
+        REPORT_URI: Freshness(DAY_MS, "public", "a numbered report (week 7): written once, never rewritten"),
+        ASSET_URI: Freshness(DAY_MS, "public", "a versioned course asset"),
+        CUSTOMER_TEMPLATE: Freshness(
+            DAY_MS,
+            "private",
+            "the fixture record never changes here, but a customer record is one person's data: "
+            "no shared cache may serve it to another caller",
+        ),
+        STATUS_URI: Freshness(0, "public", "moves during incidents: stale at once (subscribe, or read again)"),
+        STATE_URI: Freshness(0, "public", "the server's state: every side effect changes it"),
+    }
+)
+#: The claim on ``resources/list``, ``resources/templates/list``, ``tools/list``, ``prompts/list`` and
+#: ``server/discover``: the server never changes them while it runs.
+LISTING_FRESHNESS = Freshness(DAY_MS, "public", "the server never changes its listings while it runs")
+#: A read the table does not know (none succeeds today): stale at once, for this caller only.
+_UNKNOWN_FRESHNESS = Freshness(0, "private", "not in the lab's freshness table: claimed stale at once")
+_LISTING_METHODS: tuple[CacheableMethod, ...] = (
+    "resources/list",
+    "resources/templates/list",
+    "tools/list",
+    "prompts/list",
+    "server/discover",
+)
+
+#: The lab's prompts (``prompts/list`` order).
+PROMPT_NAMES = ("handbook_answer", "customer_follow_up", "draft_reply")
+#: The tones ``draft_reply`` accepts (and ``completion/complete`` offers).
+TONES = ("brief", "formal", "friendly")
+
+
 @cache
 def _data(name: str) -> bytes:
     return data_path(*name.split("/")).read_bytes()
@@ -125,6 +219,14 @@ def _data(name: str) -> bytes:
 
 def _text(name: str) -> str:
     return _data(f"live/{name}").decode("utf-8")
+
+
+def _handbook_text() -> str:
+    return _data("resources/handbook-v4.md").decode("utf-8")  # the catalog's file: one URI, one content
+
+
+def _customer_text(customer_id: str) -> str:
+    return _text(_CUSTOMERS[customer_id])
 
 
 class RiskScore(BaseModel):
@@ -199,28 +301,46 @@ class LabState:
         return json.dumps(doc, indent=2) + "\n"
 
 
+def _embedded(uri: str, mime: str, text: str) -> mt.EmbeddedResource:
+    """``uri``'s contents as a prompt embeds them: the bytes, MIME type and provenance a read answers."""
+    prov = LabState().provenance(uri)  # the static sources only: the prompts embed no moving resource
+    meta = {PROVENANCE_KEY: prov} if prov is not None else None
+    return mt.EmbeddedResource(
+        type="resource", resource=mt.TextResourceContents(uri=uri, mime_type=mime, text=text, _meta=meta)
+    )
+
+
 class LabServer:
     """The in-process lab server: an ``MCPServer`` plus its state and subscribers.
 
     Args:
         name: the server name reported in ``serverInfo``.
         version: the server version reported in ``serverInfo``.
-        read_ttl_ms: the ``ttlMs`` freshness hint on ``resources/read`` results (2026-07-28 only;
-            ``0`` means "do not cache").
+        freshness: claims that replace :data:`FRESHNESS`'s, by URI or template. The honest table is
+            the default; a lesson passes a false claim on purpose (notebook 07: a status "fresh for
+            a minute") to show what a client's cache then serves.
 
     Example:
         >>> lab = LabServer()
-        >>> lab.mcp.name, lab.state.status_revision
-        ('custody-lab-server', 12)
+        >>> lab.mcp.name, lab.state.status_revision, lab.freshness("crm://customer/fixture-17").scope
+        ('custody-lab-server', 12, 'private')
     """
 
-    def __init__(self, *, name: str = SERVER_NAME, version: str = SERVER_VERSION, read_ttl_ms: int = 60_000) -> None:
+    def __init__(
+        self,
+        *,
+        name: str = SERVER_NAME,
+        version: str = SERVER_VERSION,
+        freshness: Mapping[str, Freshness] | None = None,
+    ) -> None:
         self.state = LabState()
         self.bus = InMemorySubscriptionBus()
         self._subscribers: dict[str, set[Any]] = {}  # uri -> client connections
-        hints: dict[CacheableMethod, CacheHint] | None = (
-            {"resources/read": CacheHint(ttl_ms=read_ttl_ms)} if read_ttl_ms else None
-        )
+        self._freshness = {**FRESHNESS, **(freshness or {})}
+        # The SDK fills these on results the handlers leave unset: the listings' claim, and for a read
+        # the "unknown" claim, which _stamp_freshness replaces with the URI's own.
+        hints: dict[CacheableMethod, CacheHint] = {m: LISTING_FRESHNESS.hint() for m in _LISTING_METHODS}
+        hints["resources/read"] = _UNKNOWN_FRESHNESS.hint()
         self.mcp: MCPServer[Any] = MCPServer(
             name,
             version=version,
@@ -231,9 +351,27 @@ class LabServer:
         )
         self._register_resources()
         self._register_tools()
+        self._register_prompts()
+        self._register_completions()
         self.mcp.middleware.append(self._stamp_provenance)
+        self.mcp.middleware.append(self._stamp_freshness)
         self.mcp.middleware.append(self._legacy_not_found)
+        self.mcp.middleware.append(self._prompt_errors)
         self._register_legacy_subscriptions()
+
+    def freshness(self, uri: str) -> Freshness:
+        """The freshness this server claims for a read of ``uri`` (its own entry, else its template's).
+
+        Example:
+            >>> [LabServer().freshness(u).ttl_ms for u in ("state://lab/ledger", "kb://handbook/v4")]
+            [0, 86400000]
+        """
+        if uri in self._freshness:
+            return self._freshness[uri]
+        for template, claim in self._freshness.items():
+            if "{" in template and match(template, uri) is not None:
+                return claim
+        return _UNKNOWN_FRESHNESS
 
     # -- resources -----------------------------------------------------------------------------
 
@@ -248,7 +386,7 @@ class LabServer:
             mime_type="text/markdown",
         )
         async def handbook() -> str:
-            return _data("resources/handbook-v4.md").decode("utf-8")  # the catalog's file: one URI, one content
+            return _handbook_text()
 
         @mcp.resource(
             CUSTOMER_TEMPLATE,
@@ -262,7 +400,7 @@ class LabServer:
                 # SDK: ResourceNotFoundError is -32602 (2026-07-28); _legacy_not_found makes it -32002
                 # for a 2025-11-25 session. Any other exception is -32603.
                 raise ResourceNotFoundError(f"no customer record {id!r}; the lab has fixture-17")
-            return _text(_CUSTOMERS[id])
+            return _customer_text(id)
 
         @mcp.resource(
             REPORT_URI,
@@ -326,6 +464,39 @@ class LabServer:
                 if prov is not None:
                     item["_meta"] = {**(item.get("_meta") or {}), PROVENANCE_KEY: prov}
         return result
+
+    async def _stamp_freshness(self, ctx: Any, call_next: Any) -> Any:
+        """Server middleware: a ``resources/read`` result carries the claim :meth:`freshness` makes.
+
+        Only where the SDK put the hints (a 2026-07-28 result): a handshake-era result carries none.
+        """
+        result = await call_next(ctx)
+        if ctx.method == "resources/read" and isinstance(result, dict) and "ttlMs" in result:
+            uri = (ctx.params or {}).get("uri")
+            claim = self.freshness(uri) if isinstance(uri, str) else _UNKNOWN_FRESHNESS
+            result["ttlMs"], result["cacheScope"] = claim.ttl_ms, claim.scope
+        return result
+
+    async def _prompt_errors(self, ctx: Any, call_next: Any) -> Any:
+        """Server middleware: an unknown prompt or a missing argument is ``-32602``, not code ``0``.
+
+        SDK 2.3's ``prompts/get`` turns both into a ``ValueError``, which goes on the wire as code
+        ``0`` with a traceback on stderr; the MCP reference servers answer ``-32602`` (invalid params).
+        """
+        if ctx.method != "prompts/get":
+            return await call_next(ctx)
+        params = ctx.params or {}
+        name, arguments = params.get("name"), params.get("arguments") or {}
+        known = {p.name: p for p in await self.mcp.list_prompts()}
+        if name not in known:
+            raise MCPError(INVALID_PARAMS, f"Unknown prompt: {name!r}; the lab has {', '.join(PROMPT_NAMES)}")
+        missing = [a.name for a in known[name].arguments or () if a.required and a.name not in arguments]
+        if missing:
+            raise MCPError(INVALID_PARAMS, f"prompt {name!r}: missing required argument(s) {', '.join(missing)}")
+        try:
+            return await call_next(ctx)
+        except ValueError as e:  # the SDK wraps every prompt failure so; the lab's are bad arguments
+            raise MCPError(INVALID_PARAMS, f"prompt {name!r}: {e}") from e
 
     async def _legacy_not_found(self, ctx: Any, call_next: Any) -> Any:
         """Server middleware: a missing resource is ``-32002`` for a session on a handshake revision.
@@ -432,6 +603,71 @@ class LabServer:
                 ),
             )
             return mt.CallToolResult(content=[embedded])
+
+    # -- prompts and completions ---------------------------------------------------------------
+
+    def _register_prompts(self) -> None:
+        mcp = self.mcp
+
+        @mcp.prompt(
+            name="handbook_answer",
+            title="Answer from the handbook",
+            description="Answer a support question from the handbook, which the prompt embeds (1800 bytes).",
+        )
+        def handbook_answer(
+            question: Annotated[str, Field(description="the customer's question")],
+        ) -> list[Message]:
+            return [
+                UserMessage(f"Answer this support question from the handbook below, citing its section: {question}"),
+                UserMessage(_embedded(HANDBOOK_URI, "text/markdown", _handbook_text())),
+            ]
+
+        @mcp.prompt(
+            name="customer_follow_up",
+            title="Plan a customer follow-up",
+            description="Plan the follow-up for one customer, whose record the prompt embeds (try fixture-17).",
+        )
+        def customer_follow_up(
+            customer_id: Annotated[str, Field(description="the customer's id, as in crm://customer/{id}")],
+        ) -> list[Message]:
+            if customer_id not in _CUSTOMERS:
+                raise MCPError(INVALID_PARAMS, f"no customer record {customer_id!r}; the lab has fixture-17")
+            uri = f"crm://customer/{customer_id}"
+            return [
+                UserMessage("Plan the next follow-up for this customer; use only the record below."),
+                UserMessage(_embedded(uri, "application/json", _customer_text(customer_id))),
+            ]
+
+        @mcp.prompt(
+            name="draft_reply",
+            title="Draft a reply",
+            description="Draft a reply to customer fixture-17 in a given tone (plain text, nothing embedded).",
+        )
+        def draft_reply(
+            tone: Annotated[str, Field(description=f"one of {', '.join(TONES)}")],
+        ) -> str:
+            if tone not in TONES:
+                raise MCPError(INVALID_PARAMS, f"no tone {tone!r}; the lab has {', '.join(TONES)}")
+            return (
+                f"Draft a {tone} reply to customer fixture-17 about their refund. Link the handbook "
+                f"({HANDBOOK_URI}) instead of quoting it, and promise nothing the record does not support."
+            )
+
+    def _register_completions(self) -> None:
+        """``completion/complete`` (MCP 2025-03-26 and later): the values the lab knows, by prefix."""
+
+        @self.mcp.completion()
+        async def complete(ref: Any, argument: mt.CompletionArgument, context: Any) -> mt.Completion:
+            if isinstance(ref, mt.ResourceTemplateReference) and ref.uri == CUSTOMER_TEMPLATE:
+                known: Sequence[str] = tuple(_CUSTOMERS) if argument.name == "id" else ()
+            elif isinstance(ref, mt.PromptReference):
+                known = {("customer_follow_up", "customer_id"): tuple(_CUSTOMERS), ("draft_reply", "tone"): TONES}.get(
+                    (ref.name, argument.name), ()
+                )
+            else:
+                known = ()
+            values = [v for v in known if v.startswith(argument.value)]
+            return mt.Completion(values=values, total=len(values), has_more=False)
 
     # -- subscriptions -------------------------------------------------------------------------
 
