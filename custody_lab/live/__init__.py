@@ -48,8 +48,10 @@ __all__ = [
     "DEFAULT_TIMEOUT",
     "Exchange",
     "FIXTURE_EXCHANGES",
+    "FRESHNESS",
     "FieldDiff",
     "Frame",
+    "Freshness",
     "Gate",
     "HANDOVER_NOTE",
     "HANDOVER_URI",
@@ -91,7 +93,7 @@ if TYPE_CHECKING:
     from .fixture_exchanges import FIXTURE_EXCHANGES, Exchange
     from .gate import Gate
     from .hostile_server import HANDOVER_NOTE, HANDOVER_URI, HOSTILE_EXPECTED, HostileServer, run_hostile_tour
-    from .lab_server import LabServer, LabState
+    from .lab_server import FRESHNESS, Freshness, LabServer, LabState
     from .limits import DEFAULT_TIMEOUT
     from .live_errors import LiveError, LiveTimeout
     from .live_receipts import LiveReceipt
