@@ -104,7 +104,12 @@ def _assert_seen(mode: str, version: str, first, second, log) -> None:
     )
     if mode == "auto":
         assert (first.ttl_ms, first.cache_scope) == (0, "public"), (first.ttl_ms, first.cache_scope)
-    reads = [e for e in read_receipt_log(log) if e["method"] == "resources/read" and e["target"] == STATE_URI]
+    entries = read_receipt_log(log)
+    refused = [(e["method"], e["error"]) for e in entries if e.get("refused")]
+    assert refused == [], f"mode {mode}: requests the server answered were logged as refused: {refused}"
+    calls = [e["target"] for e in entries if e["method"] == "tools/call"]
+    assert calls == ["approve_draft"], f"mode {mode}: expected one logged approve_draft call, got {calls}"
+    reads = [e for e in entries if e["method"] == "resources/read" and e["target"] == STATE_URI]
     assert len(reads) == 2, f"mode {mode}: the server logged {len(reads)} ledger read(s), expected 2: {reads}"
     digests = [e["receipt"]["contentDigest"] for e in reads]
     assert digests[0] != digests[1], f"both logged ledger reads carry the same digest {digests}"
