@@ -428,10 +428,10 @@ _LIVE_03 = Exercise(
     level=2,
     prompt=(
         f"The client reads `{STATUS}` from a server that claims the status fresh for a minute "
-        "(`ttlMs: 60000`), and the SDK's client caches the answer. Then the status moves to its next revision, and nobody "
-        "is subscribed. A moment later the client reads it again for a case that needs current "
-        "content (`requires_current=True`), with the cache on. Predict the outcome of that second "
-        "read: the shape when it is accepted, or the rejection code."
+        "(`ttlMs: 60000`), and the SDK's client caches the answer. Then the status moves to its "
+        "next revision, and nobody is subscribed. A moment later the client reads it again for a "
+        "case that needs current content (`requires_current=True`), with the cache on. Predict the "
+        "outcome of that second read: the shape when it is accepted, or the rejection code."
     ),
     input_label=f"a second read of {STATUS} with requires_current=True, cache on, after an unwatched change",
     wanted="one outcome: a shape or a rejection code",
