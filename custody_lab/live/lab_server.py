@@ -49,7 +49,8 @@ Freshness (MCP 2026-07-28, SEP-2549: every complete result of a cacheable method
 and ``cacheScope``; ``resources/read``, the four list methods and ``server/discover``). A freshness
 hint is a custody claim the server makes about its own content, and a standard client acts on it:
 the SDK's ``Client`` serves a cached answer without asking the server again. So each resource gets
-the claim that is true of it, from one table, :data:`FRESHNESS` (keyed by URI or template): the
+the claim that is true of it, from one table, :data:`~custody_lab.live.lab_content.FRESHNESS`
+(keyed by URI or template, beside the content it describes): the
 status and the state ledger move (``ttlMs: 0``), the versioned documents and the fixture record do
 not. ``cacheScope`` says whether a shared cache may hand the same answer to another caller: the
 lab's data is synthetic and this server checks no authorization, so every answer is the same for
@@ -59,12 +60,8 @@ record, which a deployment serves only behind authorization, and a shared cache 
 otherwise from a lab. The listings never change while a server runs (it sends no ``list_changed``).
 Under the handshake revisions (2025-11-25 and earlier) results carry no caching hints at all.
 
-Prompts (MCP "Prompts", 2025-06-18 and later; user-controlled). ``handbook_answer`` embeds the
-handbook and ``customer_follow_up`` the customer record, each as an ``EmbeddedResource`` with the
-very bytes, MIME type and provenance ``resources/read`` answers for that URI; ``draft_reply`` is
-plain text. An unknown prompt or a missing argument is ``-32602`` (SDK 2.3 would answer code ``0``
-and log a traceback). ``completion/complete`` offers the customer ids for ``crm://customer/{id}``
-and for ``customer_follow_up``, and the tones of ``draft_reply``.
+Prompts and completions: :mod:`~custody_lab.live.lab_prompts` (two prompts embed a resource, with
+the bytes, MIME type and provenance its read returns; an unknown prompt is ``-32602``).
 
 Run it over stdio with ``python -m custody_lab.live.lab_server`` (the hostile one:
 ``python -m custody_lab.live.hostile_server``).
@@ -103,44 +100,46 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from functools import cache
-from types import MappingProxyType
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 import anyio
 import mcp.types as mt
 from mcp.server.caching import CacheableMethod, CacheHint
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
-from mcp.server.mcpserver.prompts.base import Message, UserMessage
 from mcp.server.subscriptions import InMemorySubscriptionBus, ResourceUpdated
 from mcp.shared.exceptions import MCPError
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
-from ..core.paths import data_path
 from ..core.rules import INVALID_PARAMS, LEGACY_RESOURCE_NOT_FOUND
 from ..protocol.uri_templates import match
+from .lab_content import (
+    ASSET_URI,
+    CUSTOMER_TEMPLATE,
+    CUSTOMERS,
+    DAY_MS,
+    DRAFT_URI,
+    FRESHNESS,
+    HANDBOOK_URI,
+    LISTING_FRESHNESS,
+    REPORT_URI,
+    RISK_URI,
+    STATIC_PROVENANCE,
+    STATUS_URI,
+    UNKNOWN_FRESHNESS,
+    Freshness,
+    customer_text,
+    handbook_text,
+    live_text,
+    static_provenance,
+)
+from .lab_content import data as _data
+from .lab_prompts import PROMPT_NAMES, TONES, register_completions, register_prompts
 from .meta_keys import CHANGES_KEY, OPERATION_KEY, PROVENANCE_KEY, SIDE_EFFECTS_KEY, STATE_URI, URI_KEY
 from .sdk_adapter import connection_of, lowlevel_server
 
 SERVER_NAME = "custody-lab-server"
 SERVER_VERSION = "1.0.0"
-
-HANDBOOK_URI = "kb://handbook/v4"
-CUSTOMER_TEMPLATE = "crm://customer/{id}"
-REPORT_URI = "report://synthetic/weekly-7"
-RISK_URI = "urn:fixture:risk:42"
-STATUS_URI = "status://service/current"
-DRAFT_URI = "draft://fixture/9"
-ASSET_URI = "assets://logo.png"
-
-#: Fixture revisions: the seed's provenance strings.
-_STATIC_PROVENANCE = {
-    HANDBOOK_URI: "docs-server@v4",
-    REPORT_URI: "report-tool@2",
-    ASSET_URI: "course-assets@1",
-}
-_CUSTOMERS = {"fixture-17": "customer-fixture-17.json"}
 
 #: The revisions reached by the initialize handshake, under which a missing resource is ``-32002``
 #: (the specification says so for 2025-06-18 and 2025-11-25; the lab treats the two earlier
@@ -148,56 +147,6 @@ _CUSTOMERS = {"fixture-17": "customer-fixture-17.json"}
 LEGACY_REVISIONS: frozenset[str] = frozenset({"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"})
 
 
-#: A day in milliseconds: the longest ``ttlMs`` the lab claims (the SDK's client caps any ``ttlMs`` at
-#: this, ``mcp.client.caching.MAX_TTL_MS``).
-DAY_MS = 86_400_000
-
-
-@dataclass(frozen=True)
-class Freshness:
-    """What the server claims about how long an answer stays true (SEP-2549, 2026-07-28).
-
-    Attributes:
-        ttl_ms: the ``ttlMs`` sent: how long a client MAY treat the answer as fresh (``0``: stale at once).
-        scope: the ``cacheScope`` sent: ``"public"`` (a shared cache may serve it to any caller) or
-            ``"private"`` (reused only for the caller it was served to).
-        why: why the claim is true of this resource (the lab says it beside the claim).
-
-    Example:
-        >>> FRESHNESS["state://lab/ledger"].hint()
-        CacheHint(ttl_ms=0, scope='public')
-    """
-
-    ttl_ms: int
-    scope: Literal["public", "private"]
-    why: str
-
-    def hint(self) -> CacheHint:
-        """The SDK's form of this claim."""
-        return CacheHint(ttl_ms=self.ttl_ms, scope=self.scope)
-
-
-#: The one home of the server's freshness claims, keyed by a listed URI or a template.
-FRESHNESS: MappingProxyType[str, Freshness] = MappingProxyType(
-    {
-        HANDBOOK_URI: Freshness(DAY_MS, "public", "versioned (v4): these bytes never change under this URI"),
-        REPORT_URI: Freshness(DAY_MS, "public", "a numbered report (week 7): written once, never rewritten"),
-        ASSET_URI: Freshness(DAY_MS, "public", "a versioned course asset"),
-        CUSTOMER_TEMPLATE: Freshness(
-            DAY_MS,
-            "private",
-            "the fixture record never changes here, but a customer record is one person's data: "
-            "no shared cache may serve it to another caller",
-        ),
-        STATUS_URI: Freshness(0, "public", "moves during incidents: stale at once (subscribe, or read again)"),
-        STATE_URI: Freshness(0, "public", "the server's state: every side effect changes it"),
-    }
-)
-#: The claim on ``resources/list``, ``resources/templates/list``, ``tools/list``, ``prompts/list`` and
-#: ``server/discover``: the server never changes them while it runs.
-LISTING_FRESHNESS = Freshness(DAY_MS, "public", "the server never changes its listings while it runs")
-#: A read the table does not know (none succeeds today): stale at once, for this caller only.
-_UNKNOWN_FRESHNESS = Freshness(0, "private", "not in the lab's freshness table: claimed stale at once")
 _LISTING_METHODS: tuple[CacheableMethod, ...] = (
     "resources/list",
     "resources/templates/list",
@@ -205,28 +154,6 @@ _LISTING_METHODS: tuple[CacheableMethod, ...] = (
     "prompts/list",
     "server/discover",
 )
-
-#: The lab's prompts (``prompts/list`` order).
-PROMPT_NAMES = ("handbook_answer", "customer_follow_up", "draft_reply")
-#: The tones ``draft_reply`` accepts (and ``completion/complete`` offers).
-TONES = ("brief", "formal", "friendly")
-
-
-@cache
-def _data(name: str) -> bytes:
-    return data_path(*name.split("/")).read_bytes()
-
-
-def _text(name: str) -> str:
-    return _data(f"live/{name}").decode("utf-8")
-
-
-def _handbook_text() -> str:
-    return _data("resources/handbook-v4.md").decode("utf-8")  # the catalog's file: one URI, one content
-
-
-def _customer_text(customer_id: str) -> str:
-    return _text(_CUSTOMERS[customer_id])
 
 
 class RiskScore(BaseModel):
@@ -275,20 +202,15 @@ class LabState:
             >>> s.provenance("crm://customer/fixture-17"), s.provenance("status://service/current")
             ('crm-fixture@17', 'status-fixture@12')
         """
-        if uri in _STATIC_PROVENANCE:
-            return _STATIC_PROVENANCE[uri]
         if uri == STATUS_URI:
             return f"status-fixture@{self.status_revision}"
         if uri == STATE_URI:
             return f"lab-ledger@{self.status_revision}.{self.approvals}"
-        prefix = "crm://customer/"
-        if uri.startswith(prefix) and uri[len(prefix) :] in _CUSTOMERS:
-            return "crm-fixture@" + uri[len(prefix) :].removeprefix("fixture-")
-        return None
+        return static_provenance(uri)
 
     def status_text(self) -> str:
         """The status document at the current revision (revision 12 is the fixture's 580 bytes)."""
-        base = _text("status-12.json")
+        base = live_text("status-12.json")
         if self.status_revision == 12:
             return base
         doc = json.loads(base)
@@ -299,15 +221,6 @@ class LabState:
             components=[{"name": c["name"], "state": "operational"} for c in doc["components"]],
         )
         return json.dumps(doc, indent=2) + "\n"
-
-
-def _embedded(uri: str, mime: str, text: str) -> mt.EmbeddedResource:
-    """``uri``'s contents as a prompt embeds them: the bytes, MIME type and provenance a read answers."""
-    prov = LabState().provenance(uri)  # the static sources only: the prompts embed no moving resource
-    meta = {PROVENANCE_KEY: prov} if prov is not None else None
-    return mt.EmbeddedResource(
-        type="resource", resource=mt.TextResourceContents(uri=uri, mime_type=mime, text=text, _meta=meta)
-    )
 
 
 class LabServer:
@@ -340,7 +253,7 @@ class LabServer:
         # The SDK fills these on results the handlers leave unset: the listings' claim, and for a read
         # the "unknown" claim, which _stamp_freshness replaces with the URI's own.
         hints: dict[CacheableMethod, CacheHint] = {m: LISTING_FRESHNESS.hint() for m in _LISTING_METHODS}
-        hints["resources/read"] = _UNKNOWN_FRESHNESS.hint()
+        hints["resources/read"] = UNKNOWN_FRESHNESS.hint()
         self.mcp: MCPServer[Any] = MCPServer(
             name,
             version=version,
@@ -351,8 +264,8 @@ class LabServer:
         )
         self._register_resources()
         self._register_tools()
-        self._register_prompts()
-        self._register_completions()
+        register_prompts(self.mcp)
+        register_completions(self.mcp)
         self.mcp.middleware.append(self._stamp_provenance)
         self.mcp.middleware.append(self._stamp_freshness)
         self.mcp.middleware.append(self._legacy_not_found)
@@ -371,7 +284,7 @@ class LabServer:
         for template, claim in self._freshness.items():
             if "{" in template and match(template, uri) is not None:
                 return claim
-        return _UNKNOWN_FRESHNESS
+        return UNKNOWN_FRESHNESS
 
     # -- resources -----------------------------------------------------------------------------
 
@@ -386,7 +299,7 @@ class LabServer:
             mime_type="text/markdown",
         )
         async def handbook() -> str:
-            return _handbook_text()
+            return handbook_text()
 
         @mcp.resource(
             CUSTOMER_TEMPLATE,
@@ -396,11 +309,11 @@ class LabServer:
             mime_type="application/json",
         )
         async def customer(id: str) -> str:  # noqa: A002 - the template's variable name
-            if id not in _CUSTOMERS:
+            if id not in CUSTOMERS:
                 # SDK: ResourceNotFoundError is -32602 (2026-07-28); _legacy_not_found makes it -32002
                 # for a 2025-11-25 session. Any other exception is -32603.
                 raise ResourceNotFoundError(f"no customer record {id!r}; the lab has fixture-17")
-            return _customer_text(id)
+            return customer_text(id)
 
         @mcp.resource(
             REPORT_URI,
@@ -473,7 +386,7 @@ class LabServer:
         result = await call_next(ctx)
         if ctx.method == "resources/read" and isinstance(result, dict) and "ttlMs" in result:
             uri = (ctx.params or {}).get("uri")
-            claim = self.freshness(uri) if isinstance(uri, str) else _UNKNOWN_FRESHNESS
+            claim = self.freshness(uri) if isinstance(uri, str) else UNKNOWN_FRESHNESS
             result["ttlMs"], result["cacheScope"] = claim.ttl_ms, claim.scope
         return result
 
@@ -552,7 +465,7 @@ class LabServer:
                 uri=REPORT_URI,
                 mime_type="text/html",
                 size=len(_data("resources/weekly-report-7.html")),
-                _meta={PROVENANCE_KEY: _STATIC_PROVENANCE[REPORT_URI]},
+                _meta={PROVENANCE_KEY: STATIC_PROVENANCE[REPORT_URI]},
             )
             text = mt.TextContent(type="text", text="Report ready; it is linked, not embedded.")
             return mt.CallToolResult(content=[text, link])
@@ -569,7 +482,7 @@ class LabServer:
             state.calls["calculate_risk"] += 1
             if customer != "crm://customer/fixture-17":
                 raise ToolError(f"no risk model for {customer!r}; the lab scores fixture-17")
-            score = json.loads(_text("risk-42.json"))
+            score = json.loads(live_text("risk-42.json"))
             compact = json.dumps(score, separators=(",", ":"), ensure_ascii=False)
             return mt.CallToolResult(
                 content=[mt.TextContent(type="text", text=compact)],
@@ -598,76 +511,11 @@ class LabServer:
                 resource=mt.TextResourceContents(
                     uri=DRAFT_URI,
                     mime_type="application/json",
-                    text=_text("draft-9.json"),
+                    text=live_text("draft-9.json"),
                     _meta={PROVENANCE_KEY: "draft-tool@3"},
                 ),
             )
             return mt.CallToolResult(content=[embedded])
-
-    # -- prompts and completions ---------------------------------------------------------------
-
-    def _register_prompts(self) -> None:
-        mcp = self.mcp
-
-        @mcp.prompt(
-            name="handbook_answer",
-            title="Answer from the handbook",
-            description="Answer a support question from the handbook, which the prompt embeds (1800 bytes).",
-        )
-        def handbook_answer(
-            question: Annotated[str, Field(description="the customer's question")],
-        ) -> list[Message]:
-            return [
-                UserMessage(f"Answer this support question from the handbook below, citing its section: {question}"),
-                UserMessage(_embedded(HANDBOOK_URI, "text/markdown", _handbook_text())),
-            ]
-
-        @mcp.prompt(
-            name="customer_follow_up",
-            title="Plan a customer follow-up",
-            description="Plan the follow-up for one customer, whose record the prompt embeds (try fixture-17).",
-        )
-        def customer_follow_up(
-            customer_id: Annotated[str, Field(description="the customer's id, as in crm://customer/{id}")],
-        ) -> list[Message]:
-            if customer_id not in _CUSTOMERS:
-                raise MCPError(INVALID_PARAMS, f"no customer record {customer_id!r}; the lab has fixture-17")
-            uri = f"crm://customer/{customer_id}"
-            return [
-                UserMessage("Plan the next follow-up for this customer; use only the record below."),
-                UserMessage(_embedded(uri, "application/json", _customer_text(customer_id))),
-            ]
-
-        @mcp.prompt(
-            name="draft_reply",
-            title="Draft a reply",
-            description="Draft a reply to customer fixture-17 in a given tone (plain text, nothing embedded).",
-        )
-        def draft_reply(
-            tone: Annotated[str, Field(description=f"one of {', '.join(TONES)}")],
-        ) -> str:
-            if tone not in TONES:
-                raise MCPError(INVALID_PARAMS, f"no tone {tone!r}; the lab has {', '.join(TONES)}")
-            return (
-                f"Draft a {tone} reply to customer fixture-17 about their refund. Link the handbook "
-                f"({HANDBOOK_URI}) instead of quoting it, and promise nothing the record does not support."
-            )
-
-    def _register_completions(self) -> None:
-        """``completion/complete`` (MCP 2025-03-26 and later): the values the lab knows, by prefix."""
-
-        @self.mcp.completion()
-        async def complete(ref: Any, argument: mt.CompletionArgument, context: Any) -> mt.Completion:
-            if isinstance(ref, mt.ResourceTemplateReference) and ref.uri == CUSTOMER_TEMPLATE:
-                known: Sequence[str] = tuple(_CUSTOMERS) if argument.name == "id" else ()
-            elif isinstance(ref, mt.PromptReference):
-                known = {("customer_follow_up", "customer_id"): tuple(_CUSTOMERS), ("draft_reply", "tone"): TONES}.get(
-                    (ref.name, argument.name), ()
-                )
-            else:
-                known = ()
-            values = [v for v in known if v.startswith(argument.value)]
-            return mt.Completion(values=values, total=len(values), has_more=False)
 
     # -- subscriptions -------------------------------------------------------------------------
 

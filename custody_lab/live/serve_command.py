@@ -22,6 +22,7 @@ __all__ = ["DEFAULT_PORT", "HTTP_PATH", "configure", "run", "serve"]
 import argparse
 import socket
 import sys
+from functools import partial
 from typing import TYPE_CHECKING
 
 from ..core.text import visible
@@ -94,7 +95,7 @@ async def serve(lab: LabServer, served: ServedExchanges, port: int | None) -> No
     if port is None:
         await serve_stdio_watched(lab, served)
         return
-    import uvicorn
+    from .sdk_adapter import serve_http_wrapped
 
-    app = watched_asgi(lab.mcp.streamable_http_app(streamable_http_path=HTTP_PATH, host="127.0.0.1"), served)
-    await uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")).serve()
+    wrap = partial(watched_asgi, served=served)
+    await serve_http_wrapped(lab.mcp, wrap, host="127.0.0.1", port=port, path=HTTP_PATH)
