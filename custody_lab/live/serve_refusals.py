@@ -33,7 +33,7 @@ from typing import Any
 
 import anyio
 from mcp.shared.message import SessionMessage
-from mcp.types import PROTOCOL_VERSION_META_KEY, JSONRPCError, JSONRPCRequest
+from mcp.types import PROTOCOL_VERSION_META_KEY, JSONRPCError, JSONRPCRequest, JSONRPCResponse
 
 from .lab_server import LabServer
 from .sdk_adapter import lowlevel_server
@@ -99,9 +99,9 @@ async def serve_stdio_watched(lab: LabServer, served: ServedExchanges) -> None:
 
 def _answered(served: ServedExchanges, pending: dict[Any, tuple[str, Mapping[str, Any] | None]], item: Any) -> None:
     message = getattr(item, "message", None)
-    request_id = getattr(message, "id", None)
-    if request_id is None or request_id not in pending:
-        return  # a notification, or a server-initiated request
+    if not isinstance(message, JSONRPCResponse | JSONRPCError) or message.id not in pending:
+        return  # a notification, or a request of the server's own (its ids are its own)
+    request_id = message.id
     method, params = pending.pop(request_id)
     if request_id in served.reached_ids:
         served.reached_ids.discard(request_id)
