@@ -91,3 +91,24 @@ def test_serve_http_listens_on_127_0_0_1_only_and_stdio_by_default(monkeypatch, 
     assert calls == want, f"expected {want}, got {calls}"
     err = capsys.readouterr().err
     assert str(log) in err and f"http://127.0.0.1:{port}{HTTP_PATH}" in err and HTTP_PATH == "/mcp", err
+
+
+def test_serve_http_binds_127_0_0_1_and_wraps_the_sdks_app_to_log_refusals(monkeypatch, tmp_path):
+    import anyio
+
+    from custody_lab.live import sdk_adapter
+    from custody_lab.live.lab_server import LabServer
+    from custody_lab.live.serve_log import ReceiptLog
+    from custody_lab.live.serve_middleware import ServedExchanges
+
+    seen = []
+
+    async def runner(self, *, host, port, streamable_http_path):
+        seen.append((host, port, streamable_http_path, self.streamable_http_app(host=host).__name__))
+
+    monkeypatch.setattr(type(LabServer().mcp), "run_streamable_http_async", runner)
+    lab = LabServer()
+    anyio.run(serve_command.serve, lab, ServedExchanges(lab, ReceiptLog(tmp_path / "log.jsonl")), 8123)
+    assert seen == [("127.0.0.1", 8123, HTTP_PATH, "watched")], seen
+    assert "streamable_http_app" not in vars(lab.mcp), "the shadowing method outlived the server"
+    assert sdk_adapter.PRIVATE_USES[-1][:2] == ("MCPServer", "streamable_http_app"), sdk_adapter.PRIVATE_USES
