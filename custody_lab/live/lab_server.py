@@ -50,11 +50,11 @@ and ``cacheScope``; ``resources/read``, the four list methods and ``server/disco
 hint is a custody claim the server makes about its own content, and a standard client acts on it:
 the SDK's ``Client`` serves a cached answer without asking the server again. So each resource gets
 the claim that is true of it, from one table, :data:`~custody_lab.live.lab_content.FRESHNESS`
-(keyed by URI or template, beside the content it describes): the
-status and the state ledger move (``ttlMs: 0``), the versioned documents and the fixture record do
-not. ``cacheScope`` says whether a shared cache may hand the same answer to another caller: the
-lab's data is synthetic and this server checks no authorization, so every answer is the same for
-every caller, and ``"public"`` is true of the handbook, the report, the logo, the status, the
+(keyed by URI or template, beside the content it describes): the status and the state ledger
+move (``ttlMs: 0``), the versioned documents and the fixture record do not (a day).
+``cacheScope`` says whether a shared cache may hand the same answer to another caller: the lab's
+data is synthetic and this server checks no authorization, so every answer is the same for every
+caller, and ``"public"`` is true of the handbook, the report, the logo, the status, the
 ledger and the listings; the customer record is ``"private"``, because it stands for one person's
 record, which a deployment serves only behind authorization, and a shared cache must not learn
 otherwise from a lab. The listings never change while a server runs (it sends no ``list_changed``).
