@@ -6,7 +6,9 @@ that with the official Python SDK (``mcp`` 2.x) and no network:
 
 - :mod:`~custody_lab.live.lab_server`: the lab server (the six seed cases as real capabilities,
   plus a logo blob and a state ledger), runnable in-process or over stdio
-  (``python -m custody_lab.live.lab_server``);
+  (``python -m custody_lab.live.lab_server``), over :mod:`~custody_lab.live.lab_content` (its URIs,
+  files, provenance and per-resource freshness claims) and :mod:`~custody_lab.live.lab_prompts` (its
+  prompts and completions);
 - :mod:`~custody_lab.live.session`: :class:`LabSession`, an MCP client session that records, and
   ``run_sync`` for plain Python;
 - :mod:`~custody_lab.live.recorder`: the :class:`Recorder`'s exchange steps (the gate first, the
@@ -26,7 +28,8 @@ that with the official Python SDK (``mcp`` 2.x) and no network:
 - :mod:`~custody_lab.live.agent_context`: context assembly for an autonomous agent (seed 003);
 - :mod:`~custody_lab.live.audit`: ``custody-lab audit -- COMMAND…`` for your own server;
 - :mod:`~custody_lab.live.serve_command`: ``custody-lab serve`` for any client, which
-  :mod:`~custody_lab.live.serve_middleware` logs into :mod:`~custody_lab.live.serve_log`;
+  :mod:`~custody_lab.live.serve_middleware` logs into :mod:`~custody_lab.live.serve_log` (and
+  :mod:`~custody_lab.live.serve_refusals`, for the requests the SDK refuses before any handler);
 - :mod:`~custody_lab.live.live_commands`: the ``live`` and ``audit`` subcommands.
 
 ``import custody_lab`` never imports ``mcp``. This package's names load their module on first
@@ -48,8 +51,10 @@ __all__ = [
     "DEFAULT_TIMEOUT",
     "Exchange",
     "FIXTURE_EXCHANGES",
+    "FRESHNESS",
     "FieldDiff",
     "Frame",
+    "Freshness",
     "Gate",
     "HANDOVER_NOTE",
     "HANDOVER_URI",
@@ -93,7 +98,7 @@ if TYPE_CHECKING:
     from .fixture_exchanges import FIXTURE_EXCHANGES, Exchange
     from .gate import Gate
     from .hostile_server import HANDOVER_NOTE, HANDOVER_URI, HOSTILE_EXPECTED, HostileServer, run_hostile_tour
-    from .lab_server import LabServer, LabState
+    from .lab_server import FRESHNESS, Freshness, LabServer, LabState
     from .limits import DEFAULT_TIMEOUT
     from .live_errors import LiveError, LiveTimeout
     from .live_receipts import LiveReceipt

@@ -45,6 +45,24 @@ subscription bus (what ``ctx.notify_resource_updated`` does inside a request). O
 and keeps its own set of subscribed connections (the SDK keeps none), so only subscribers are
 notified.
 
+Freshness (MCP 2026-07-28, SEP-2549: every complete result of a cacheable method carries ``ttlMs``
+and ``cacheScope``; ``resources/read``, the four list methods and ``server/discover``). A freshness
+hint is a custody claim the server makes about its own content, and a standard client acts on it:
+the SDK's ``Client`` serves a cached answer without asking the server again. So each resource gets
+the claim that is true of it, from one table, :data:`~custody_lab.live.lab_content.FRESHNESS`
+(keyed by URI or template, beside the content it describes): the status and the state ledger
+move (``ttlMs: 0``), the versioned documents and the fixture record do not (a day).
+``cacheScope`` says whether a shared cache may hand the same answer to another caller: the lab's
+data is synthetic and this server checks no authorization, so every answer is the same for every
+caller, and ``"public"`` is true of the handbook, the report, the logo, the status, the
+ledger and the listings; the customer record is ``"private"``, because it stands for one person's
+record, which a deployment serves only behind authorization, and a shared cache must not learn
+otherwise from a lab. The listings never change while a server runs (it sends no ``list_changed``).
+Under the handshake revisions (2025-11-25 and earlier) results carry no caching hints at all.
+
+Prompts and completions: :mod:`~custody_lab.live.lab_prompts` (two prompts embed a resource, with
+the bytes, MIME type and provenance its read returns; an unknown prompt is ``-32602``).
+
 Run it over stdio with ``python -m custody_lab.live.lab_server`` (the hostile one:
 ``python -m custody_lab.live.hostile_server``).
 """
@@ -54,7 +72,13 @@ from __future__ import annotations
 __all__ = [
     "ASSET_URI",
     "CUSTOMER_TEMPLATE",
+    "DAY_MS",
     "DRAFT_URI",
+    "FRESHNESS",
+    "LISTING_FRESHNESS",
+    "PROMPT_NAMES",
+    "TONES",
+    "Freshness",
     "HANDBOOK_URI",
     "REPORT_URI",
     "RISK_URI",
@@ -73,10 +97,9 @@ import argparse
 import json
 import sys
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from functools import cache
 from typing import Annotated, Any
 
 import anyio
@@ -88,29 +111,35 @@ from mcp.server.subscriptions import InMemorySubscriptionBus, ResourceUpdated
 from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel
 
-from ..core.paths import data_path
 from ..core.rules import INVALID_PARAMS, LEGACY_RESOURCE_NOT_FOUND
+from ..protocol.uri_templates import match
+from .lab_content import (
+    ASSET_URI,
+    CUSTOMER_TEMPLATE,
+    CUSTOMERS,
+    DAY_MS,
+    DRAFT_URI,
+    FRESHNESS,
+    HANDBOOK_URI,
+    LISTING_FRESHNESS,
+    REPORT_URI,
+    RISK_URI,
+    STATIC_PROVENANCE,
+    STATUS_URI,
+    UNKNOWN_FRESHNESS,
+    Freshness,
+    customer_text,
+    handbook_text,
+    live_text,
+    static_provenance,
+)
+from .lab_content import data as _data
+from .lab_prompts import PROMPT_NAMES, TONES, register_completions, register_prompts
 from .meta_keys import CHANGES_KEY, OPERATION_KEY, PROVENANCE_KEY, SIDE_EFFECTS_KEY, STATE_URI, URI_KEY
 from .sdk_adapter import connection_of, lowlevel_server
 
 SERVER_NAME = "custody-lab-server"
 SERVER_VERSION = "1.0.0"
-
-HANDBOOK_URI = "kb://handbook/v4"
-CUSTOMER_TEMPLATE = "crm://customer/{id}"
-REPORT_URI = "report://synthetic/weekly-7"
-RISK_URI = "urn:fixture:risk:42"
-STATUS_URI = "status://service/current"
-DRAFT_URI = "draft://fixture/9"
-ASSET_URI = "assets://logo.png"
-
-#: Fixture revisions: the seed's provenance strings.
-_STATIC_PROVENANCE = {
-    HANDBOOK_URI: "docs-server@v4",
-    REPORT_URI: "report-tool@2",
-    ASSET_URI: "course-assets@1",
-}
-_CUSTOMERS = {"fixture-17": "customer-fixture-17.json"}
 
 #: The revisions reached by the initialize handshake, under which a missing resource is ``-32002``
 #: (the specification says so for 2025-06-18 and 2025-11-25; the lab treats the two earlier
@@ -118,13 +147,13 @@ _CUSTOMERS = {"fixture-17": "customer-fixture-17.json"}
 LEGACY_REVISIONS: frozenset[str] = frozenset({"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"})
 
 
-@cache
-def _data(name: str) -> bytes:
-    return data_path(*name.split("/")).read_bytes()
-
-
-def _text(name: str) -> str:
-    return _data(f"live/{name}").decode("utf-8")
+_LISTING_METHODS: tuple[CacheableMethod, ...] = (
+    "resources/list",
+    "resources/templates/list",
+    "tools/list",
+    "prompts/list",
+    "server/discover",
+)
 
 
 class RiskScore(BaseModel):
@@ -173,20 +202,15 @@ class LabState:
             >>> s.provenance("crm://customer/fixture-17"), s.provenance("status://service/current")
             ('crm-fixture@17', 'status-fixture@12')
         """
-        if uri in _STATIC_PROVENANCE:
-            return _STATIC_PROVENANCE[uri]
         if uri == STATUS_URI:
             return f"status-fixture@{self.status_revision}"
         if uri == STATE_URI:
             return f"lab-ledger@{self.status_revision}.{self.approvals}"
-        prefix = "crm://customer/"
-        if uri.startswith(prefix) and uri[len(prefix) :] in _CUSTOMERS:
-            return "crm-fixture@" + uri[len(prefix) :].removeprefix("fixture-")
-        return None
+        return static_provenance(uri)
 
     def status_text(self) -> str:
         """The status document at the current revision (revision 12 is the fixture's 580 bytes)."""
-        base = _text("status-12.json")
+        base = live_text("status-12.json")
         if self.status_revision == 12:
             return base
         doc = json.loads(base)
@@ -205,22 +229,31 @@ class LabServer:
     Args:
         name: the server name reported in ``serverInfo``.
         version: the server version reported in ``serverInfo``.
-        read_ttl_ms: the ``ttlMs`` freshness hint on ``resources/read`` results (2026-07-28 only;
-            ``0`` means "do not cache").
+        freshness: claims that replace :data:`FRESHNESS`'s, by URI or template. The honest table is
+            the default; a lesson passes a false claim on purpose (notebook 07: a status "fresh for
+            a minute") to show what a client's cache then serves.
 
     Example:
         >>> lab = LabServer()
-        >>> lab.mcp.name, lab.state.status_revision
-        ('custody-lab-server', 12)
+        >>> lab.mcp.name, lab.state.status_revision, lab.freshness("crm://customer/fixture-17").scope
+        ('custody-lab-server', 12, 'private')
     """
 
-    def __init__(self, *, name: str = SERVER_NAME, version: str = SERVER_VERSION, read_ttl_ms: int = 60_000) -> None:
+    def __init__(
+        self,
+        *,
+        name: str = SERVER_NAME,
+        version: str = SERVER_VERSION,
+        freshness: Mapping[str, Freshness] | None = None,
+    ) -> None:
         self.state = LabState()
         self.bus = InMemorySubscriptionBus()
         self._subscribers: dict[str, set[Any]] = {}  # uri -> client connections
-        hints: dict[CacheableMethod, CacheHint] | None = (
-            {"resources/read": CacheHint(ttl_ms=read_ttl_ms)} if read_ttl_ms else None
-        )
+        self._freshness = {**FRESHNESS, **(freshness or {})}
+        # The SDK fills these on results the handlers leave unset: the listings' claim, and for a read
+        # the "unknown" claim, which _stamp_freshness replaces with the URI's own.
+        hints: dict[CacheableMethod, CacheHint] = {m: LISTING_FRESHNESS.hint() for m in _LISTING_METHODS}
+        hints["resources/read"] = UNKNOWN_FRESHNESS.hint()
         self.mcp: MCPServer[Any] = MCPServer(
             name,
             version=version,
@@ -231,9 +264,27 @@ class LabServer:
         )
         self._register_resources()
         self._register_tools()
+        register_prompts(self.mcp)
+        register_completions(self.mcp)
         self.mcp.middleware.append(self._stamp_provenance)
+        self.mcp.middleware.append(self._stamp_freshness)
         self.mcp.middleware.append(self._legacy_not_found)
+        self.mcp.middleware.append(self._prompt_errors)
         self._register_legacy_subscriptions()
+
+    def freshness(self, uri: str) -> Freshness:
+        """The freshness this server claims for a read of ``uri`` (its own entry, else its template's).
+
+        Example:
+            >>> [LabServer().freshness(u).ttl_ms for u in ("state://lab/ledger", "kb://handbook/v4")]
+            [0, 86400000]
+        """
+        if uri in self._freshness:
+            return self._freshness[uri]
+        for template, claim in self._freshness.items():
+            if "{" in template and match(template, uri) is not None:
+                return claim
+        return UNKNOWN_FRESHNESS
 
     # -- resources -----------------------------------------------------------------------------
 
@@ -248,7 +299,7 @@ class LabServer:
             mime_type="text/markdown",
         )
         async def handbook() -> str:
-            return _data("resources/handbook-v4.md").decode("utf-8")  # the catalog's file: one URI, one content
+            return handbook_text()
 
         @mcp.resource(
             CUSTOMER_TEMPLATE,
@@ -258,11 +309,11 @@ class LabServer:
             mime_type="application/json",
         )
         async def customer(id: str) -> str:  # noqa: A002 - the template's variable name
-            if id not in _CUSTOMERS:
+            if id not in CUSTOMERS:
                 # SDK: ResourceNotFoundError is -32602 (2026-07-28); _legacy_not_found makes it -32002
                 # for a 2025-11-25 session. Any other exception is -32603.
                 raise ResourceNotFoundError(f"no customer record {id!r}; the lab has fixture-17")
-            return _text(_CUSTOMERS[id])
+            return customer_text(id)
 
         @mcp.resource(
             REPORT_URI,
@@ -327,6 +378,39 @@ class LabServer:
                     item["_meta"] = {**(item.get("_meta") or {}), PROVENANCE_KEY: prov}
         return result
 
+    async def _stamp_freshness(self, ctx: Any, call_next: Any) -> Any:
+        """Server middleware: a ``resources/read`` result carries the claim :meth:`freshness` makes.
+
+        Only where the SDK put the hints (a 2026-07-28 result): a handshake-era result carries none.
+        """
+        result = await call_next(ctx)
+        if ctx.method == "resources/read" and isinstance(result, dict) and "ttlMs" in result:
+            uri = (ctx.params or {}).get("uri")
+            claim = self.freshness(uri) if isinstance(uri, str) else UNKNOWN_FRESHNESS
+            result["ttlMs"], result["cacheScope"] = claim.ttl_ms, claim.scope
+        return result
+
+    async def _prompt_errors(self, ctx: Any, call_next: Any) -> Any:
+        """Server middleware: an unknown prompt or a missing argument is ``-32602``, not code ``0``.
+
+        SDK 2.3's ``prompts/get`` turns both into a ``ValueError``, which goes on the wire as code
+        ``0`` with a traceback on stderr; the MCP reference servers answer ``-32602`` (invalid params).
+        """
+        if ctx.method != "prompts/get":
+            return await call_next(ctx)
+        params = ctx.params or {}
+        name, arguments = params.get("name"), params.get("arguments") or {}
+        known = {p.name: p for p in await self.mcp.list_prompts()}
+        if name not in known:
+            raise MCPError(INVALID_PARAMS, f"Unknown prompt: {name!r}; the lab has {', '.join(PROMPT_NAMES)}")
+        missing = [a.name for a in known[name].arguments or () if a.required and a.name not in arguments]
+        if missing:
+            raise MCPError(INVALID_PARAMS, f"prompt {name!r}: missing required argument(s) {', '.join(missing)}")
+        try:
+            return await call_next(ctx)
+        except ValueError as e:  # the SDK wraps every prompt failure so; the lab's are bad arguments
+            raise MCPError(INVALID_PARAMS, f"prompt {name!r}: {e}") from e
+
     async def _legacy_not_found(self, ctx: Any, call_next: Any) -> Any:
         """Server middleware: a missing resource is ``-32002`` for a session on a handshake revision.
 
@@ -381,7 +465,7 @@ class LabServer:
                 uri=REPORT_URI,
                 mime_type="text/html",
                 size=len(_data("resources/weekly-report-7.html")),
-                _meta={PROVENANCE_KEY: _STATIC_PROVENANCE[REPORT_URI]},
+                _meta={PROVENANCE_KEY: STATIC_PROVENANCE[REPORT_URI]},
             )
             text = mt.TextContent(type="text", text="Report ready; it is linked, not embedded.")
             return mt.CallToolResult(content=[text, link])
@@ -398,7 +482,7 @@ class LabServer:
             state.calls["calculate_risk"] += 1
             if customer != "crm://customer/fixture-17":
                 raise ToolError(f"no risk model for {customer!r}; the lab scores fixture-17")
-            score = json.loads(_text("risk-42.json"))
+            score = json.loads(live_text("risk-42.json"))
             compact = json.dumps(score, separators=(",", ":"), ensure_ascii=False)
             return mt.CallToolResult(
                 content=[mt.TextContent(type="text", text=compact)],
@@ -427,7 +511,7 @@ class LabServer:
                 resource=mt.TextResourceContents(
                     uri=DRAFT_URI,
                     mime_type="application/json",
-                    text=_text("draft-9.json"),
+                    text=live_text("draft-9.json"),
                     _meta={PROVENANCE_KEY: "draft-tool@3"},
                 ),
             )

@@ -8,22 +8,30 @@ Any client can connect (MCP Inspector's web UI or its ``--cli`` mode, an IDE):
 Every request the server answers is appended to the receipt log
 (:mod:`~custody_lab.live.serve_log`; the path is printed on stderr, stdout is the stdio
 transport's) by :class:`~custody_lab.live.serve_middleware.ServedExchanges`, which builds each
-receipt with the same builder as the lab's own client (:mod:`~custody_lab.live.live_receipts`).
+receipt with the same builder as the lab's own client (:mod:`~custody_lab.live.live_receipts`);
+a request the SDK refuses before any handler runs gets its line from the transport watchers of
+:mod:`~custody_lab.live.serve_refusals`, so every request has exactly one line.
 
 This module imports nothing heavy (``mcp`` loads when ``run`` serves), so the CLI stays light.
 """
 
 from __future__ import annotations
 
-__all__ = ["DEFAULT_PORT", "HTTP_PATH", "configure", "run"]
+__all__ = ["DEFAULT_PORT", "HTTP_PATH", "configure", "run", "serve"]
 
 import argparse
 import socket
 import sys
+from functools import partial
+from typing import TYPE_CHECKING
 
 from ..core.text import visible
 from .live_errors import LiveError
 from .serve_log import ReceiptLog, default_log_path
+
+if TYPE_CHECKING:
+    from .lab_server import LabServer
+    from .serve_middleware import ServedExchanges
 
 #: The HTTP port when ``--http`` is given without ``--port``.
 DEFAULT_PORT = 8765
@@ -60,14 +68,34 @@ def run(args: argparse.Namespace) -> int:
 
     log = ReceiptLog(args.log if args.log is not None else default_log_path())
     lab = LabServer()
-    lab.observe(ServedExchanges(lab, log))
+    served = ServedExchanges(lab, log)
+    lab.observe(served)
     print(f"custody-lab serve: each exchange is appended to {visible(str(log.path))}", file=sys.stderr)
-    if not args.http:
-        lab.mcp.run("stdio")
-        return 0
-    print(f"custody-lab serve: connect a client to http://127.0.0.1:{port}{HTTP_PATH} (Ctrl-C stops)", file=sys.stderr)
+    if args.http:
+        print(
+            f"custody-lab serve: connect a client to http://127.0.0.1:{port}{HTTP_PATH} (Ctrl-C stops)", file=sys.stderr
+        )
+    import anyio
+
     try:
-        lab.mcp.run("streamable-http", host="127.0.0.1", port=port)
+        anyio.run(serve, lab, served, port if args.http else None)
     except KeyboardInterrupt:
         pass
     return 0
+
+
+async def serve(lab: LabServer, served: ServedExchanges, port: int | None) -> None:
+    """Serve ``lab`` over stdio (``port`` is ``None``) or Streamable HTTP on ``127.0.0.1:port``.
+
+    Either way the transport is watched (:mod:`~custody_lab.live.serve_refusals`), so a request the
+    SDK refuses before any handler runs is logged too.
+    """
+    from .serve_refusals import serve_stdio_watched, watched_asgi
+
+    if port is None:
+        await serve_stdio_watched(lab, served)
+        return
+    from .sdk_adapter import serve_http_wrapped
+
+    wrap = partial(watched_asgi, served=served)
+    await serve_http_wrapped(lab.mcp, wrap, host="127.0.0.1", port=port, path=HTTP_PATH)

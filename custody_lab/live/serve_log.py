@@ -2,9 +2,12 @@
 
 A ``resources/read`` or ``tools/call`` line carries a custody receipt built from what the server
 actually sent (URI, MIME type, the bytes' size and sha256, provenance, whether the server's state
-changed across the exchange), decided by the same rule loop as the simulator; a listing,
-``initialize`` or ``ping`` line says what was asked and how many items went back
-(:class:`~custody_lab.live.serve_middleware.ServedExchanges` writes them). :func:`receipt_log`
+changed across the exchange), decided by the same rule loop as the simulator; a listing, prompt,
+completion or ``ping`` line says what was asked and how many items went back; an ``initialize`` line
+names the revision negotiated (``protocolVersion``) and the one asked for (``requestedVersion``);
+a request the SDK refused before any handler ran has ``"refused": true``, no receipt and the error
+it was sent (:class:`~custody_lab.live.serve_middleware.ServedExchanges` writes them all, one line
+per request). :func:`receipt_log`
 reads the log for a notebook cell.
 
 This module imports nothing heavy (no ``mcp``), so the CLI and a notebook can read a log cheaply.

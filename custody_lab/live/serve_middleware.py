@@ -14,11 +14,20 @@ application-driven) and a tool call the model's ("Tools": model-controlled). The
 every request it receives (it has no authorization of its own), so ``permissionChecked`` here says
 only that the lab's server served it; the host's gate is the client's check. A cached answer
 never reaches the server, so every logged answer is current.
+
+Every request gets exactly one line (§2 of issue 23). An ``initialize`` line records the protocol
+revision the server *negotiated* (the ``protocolVersion`` of its answer; before the handshake
+commits the session still reports the SDK's default) beside the one the client asked for. A request
+the SDK turns away before any handler runs (for its protocol version: ``-32022`` unsupported,
+``-32600`` an envelope on a handshake connection, ``-32020`` a header that contradicts the body;
+or any other transport refusal) never reaches this middleware, so the transport watchers of
+:mod:`~custody_lab.live.serve_refusals` hand it to :meth:`ServedExchanges.refused`, which writes its
+line with the error the client was sent.
 """
 
 from __future__ import annotations
 
-__all__ = ["ServedExchanges"]
+__all__ = ["REACHED_KEY", "ServedExchanges"]
 
 import os
 from collections.abc import Callable, Mapping
@@ -46,6 +55,10 @@ from .live_receipts import (
 from .serve_log import ReceiptLog
 from .server_listing import match_template
 
+#: The ASGI scope key under which an HTTP request's watcher learns that the request reached the
+#: middleware (a list the middleware appends to; see :mod:`~custody_lab.live.serve_refusals`).
+REACHED_KEY = "org.custody-lab/reached"
+
 
 class ServedExchanges:
     """Server middleware that appends every answered request to a :class:`ReceiptLog`.
@@ -71,6 +84,8 @@ class ServedExchanges:
         self._listed: dict[str, dict[str, Any]] | None = None
         self._templates: dict[str, dict[str, Any]] = {}
         self._tools: dict[str, dict[str, Any]] = {}
+        #: ids of stdio requests that reached the middleware and whose answer has not gone out yet
+        self.reached_ids: set[Any] = set()
 
     async def _load(self) -> None:
         if self._listed is None:
@@ -82,6 +97,7 @@ class ServedExchanges:
     async def __call__(self, ctx: Any, call_next: Any) -> Any:
         if ctx.request_id is None:  # a notification: nothing was served
             return await call_next(ctx)
+        self._mark_reached(ctx)
         await self._load()
         params = dict(ctx.params or {})
         before = self.lab.state.ledger()
@@ -103,22 +119,74 @@ class ServedExchanges:
                 self.log.append({"seq": self.seq, "method": ctx.method, "logError": visible(e)})
         return result
 
+    def _mark_reached(self, ctx: Any) -> None:
+        scope = getattr(getattr(ctx, "request", None), "scope", None)
+        marker = scope.get(REACHED_KEY) if isinstance(scope, Mapping) else None
+        if isinstance(marker, list):
+            marker.append(ctx.request_id)  # HTTP: this POST's watcher reads it
+        else:
+            self.reached_ids.add(ctx.request_id)  # stdio: one connection, ids are its own
+
+    def refused(
+        self,
+        method: str,
+        params: Mapping[str, Any] | None,
+        error: Mapping[str, Any],
+        *,
+        requested_version: str | None,
+        http_status: int | None = None,
+    ) -> None:
+        """Log a request the SDK answered with ``error`` before any handler (or this middleware) ran.
+
+        The line has no receipt (nothing was served) and no ``protocolVersion`` (no session served it);
+        ``requestedVersion`` is the revision the request asked for (its envelope, its
+        ``MCP-Protocol-Version`` header or its ``initialize`` params), ``error`` what it was answered.
+        """
+        self.seq += 1
+        code, message = error.get("code"), error.get("message")
+        entry: dict[str, Any] = {
+            "seq": self.seq,
+            "run": self.run_id,
+            "servedAt": self.clock(),
+            "method": method,
+            "target": _target(method, dict(params or {})),
+            "protocolVersion": None,
+            "requestedVersion": requested_version,
+            "error": {
+                "code": code if isinstance(code, int) else None,
+                "message": message if isinstance(message, str) else None,
+            },
+            "refused": True,
+            "outcome": None,
+            "receipt": None,
+        }
+        if http_status is not None:
+            entry["httpStatus"] = http_status
+        self.log.append(entry)
+
     def _write(
         self, ctx: Any, params: dict[str, Any], result: dict[str, Any], error: dict[str, Any] | None, changed: bool
     ) -> None:
         self.seq += 1
         at = self.clock()
         method = str(ctx.method)
-        target = params.get("uri") if method == "resources/read" else params.get("name")
+        target = _target(method, params)
         entry: dict[str, Any] = {
             "seq": self.seq,
             "run": self.run_id,
             "servedAt": at,
             "method": method,
-            "target": target if isinstance(target, str) else None,
+            "target": target,
             "protocolVersion": ctx.protocol_version,
             "error": error,
         }
+        if method == "initialize":
+            # ctx.protocol_version is the session's before the handshake commits; the answer says
+            # what was negotiated (no answer: nothing was).
+            negotiated = result.get("protocolVersion")
+            entry["protocolVersion"] = negotiated if isinstance(negotiated, str) else None
+            requested = params.get("protocolVersion")
+            entry["requestedVersion"] = requested if isinstance(requested, str) else None
         f: Facts | None = None
         if method == "resources/read" and isinstance(target, str):
             matched = None if target in (self._listed or {}) else match_template(self._templates, target)
@@ -144,3 +212,15 @@ class ServedExchanges:
         entry["outcome"] = None if receipt is None else receipt.get("selected") or receipt.get("rejection")
         entry["receipt"] = receipt
         self.log.append(entry)
+
+
+def _target(method: str, params: Mapping[str, Any]) -> str | None:
+    """What a request names: a read's URI, a call's or a prompt's name, a completion's reference."""
+    if method == "resources/read":
+        target = params.get("uri")
+    elif method == "completion/complete":
+        ref = params.get("ref")
+        target = (ref.get("uri") or ref.get("name")) if isinstance(ref, Mapping) else None
+    else:
+        target = params.get("name")
+    return target if isinstance(target, str) else None

@@ -18,7 +18,12 @@ import custody_lab.live as cl_live  # noqa: E402
 from custody_lab.core.paths import data_path  # noqa: E402
 from custody_lab.live.lab_server import (  # noqa: E402
     ASSET_URI,
+    CUSTOMER_TEMPLATE,
+    DAY_MS,
+    FRESHNESS,
     HANDBOOK_URI,
+    LISTING_FRESHNESS,
+    PROMPT_NAMES,
     REPORT_URI,
     STATUS_URI,
     LabServer,
@@ -196,3 +201,123 @@ async def test_any_other_exception_in_a_template_answers_internal_error_32603():
         with pytest.raises(MCPError) as info:
             await client.read_resource("broken://1")
     assert info.value.code == -32603, f"expected -32603, got {info.value.code}"
+
+
+# -- freshness: each resource's claim is true of it (SEP-2549, 2026-07-28) --------------------------------------
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("uri", "ttl_ms", "scope"),
+    [
+        (STATUS_URI, 0, "public"),
+        (STATE_URI, 0, "public"),
+        (HANDBOOK_URI, DAY_MS, "public"),
+        (REPORT_URI, DAY_MS, "public"),
+        (ASSET_URI, DAY_MS, "public"),
+        ("crm://customer/fixture-17", DAY_MS, "private"),
+    ],
+)
+async def test_each_read_carries_the_freshness_that_is_true_of_its_resource(uri, ttl_ms, scope):
+    async with Client(LabServer().mcp, mode="auto") as client:
+        result = await client.read_resource(uri)
+    assert (result.ttl_ms, result.cache_scope) == (ttl_ms, scope), f"{uri}: expected {ttl_ms}/{scope}, got {result}"
+
+
+@pytest.mark.anyio
+async def test_the_listings_are_claimed_stable_and_a_legacy_session_gets_no_caching_hints_at_all():
+    lab = LabServer()
+    async with Client(lab.mcp, mode="auto") as client:
+        listings = [
+            await client.list_resources(),
+            await client.list_resource_templates(),
+            await client.list_tools(),
+            await client.list_prompts(),
+        ]
+    got = {(r.ttl_ms, r.cache_scope) for r in listings}
+    assert got == {(LISTING_FRESHNESS.ttl_ms, "public")}, got
+    async with Client(lab.mcp, mode="legacy") as client:
+        ledger = await client.read_resource(STATE_URI)
+        tools = await client.list_tools()
+    # the wire carried no ttlMs/cacheScope: the SDK's model reports no field as set
+    assert not ({"ttl_ms", "cache_scope"} & (ledger.model_fields_set | tools.model_fields_set)), ledger
+
+
+def test_the_freshness_table_claims_nothing_long_for_a_resource_that_moves():
+    lab = LabServer()
+    moving = {STATUS_URI, STATE_URI}
+    assert all(lab.freshness(u).ttl_ms == 0 for u in moving), {u: lab.freshness(u) for u in moving}
+    listed = {r.uri for r in lab.listing()[0]}
+    assert moving <= listed and listed <= set(FRESHNESS), f"every listed URI needs a claim: {listed - set(FRESHNESS)}"
+    assert lab.freshness("crm://customer/anyone") is FRESHNESS[CUSTOMER_TEMPLATE]
+    assert lab.freshness("kb://not-listed").ttl_ms == 0, "an unknown URI must be claimed stale, never fresh"
+
+
+# -- prompts and completions ------------------------------------------------------------------------------------
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("prompt", "arguments", "uri"),
+    [
+        ("handbook_answer", {"question": "How do refunds work?"}, HANDBOOK_URI),
+        ("customer_follow_up", {"customer_id": "fixture-17"}, "crm://customer/fixture-17"),
+    ],
+)
+async def test_a_prompt_embeds_the_resource_with_the_bytes_mime_and_provenance_a_read_returns(prompt, arguments, uri):
+    async with Client(LabServer().mcp) as client:
+        got = await client.get_prompt(prompt, arguments)
+        read = (await client.read_resource(uri)).contents[0]
+    embedded = [m.content for m in got.messages if isinstance(m.content, mt.EmbeddedResource)]
+    assert len(embedded) == 1, got.messages
+    item = embedded[0].resource
+    assert (item.uri, item.mime_type, item.text) == (read.uri, read.mime_type, read.text), (item.uri, item.mime_type)
+    assert item.meta[PROVENANCE_KEY] == read.meta[PROVENANCE_KEY], (item.meta, read.meta)
+
+
+@pytest.mark.anyio
+async def test_the_plain_prompt_takes_its_argument_and_embeds_nothing():
+    async with Client(LabServer().mcp) as client:
+        listed = {
+            p.name: [(a.name, a.required) for a in p.arguments or ()] for p in (await client.list_prompts()).prompts
+        }
+        got = await client.get_prompt("draft_reply", {"tone": "formal"})
+    assert list(listed) == list(PROMPT_NAMES) and listed["draft_reply"] == [("tone", True)], listed
+    assert [m.content.type for m in got.messages] == ["text"] and "formal" in got.messages[0].content.text, got
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+@pytest.mark.parametrize(
+    ("name", "arguments", "says"),
+    [
+        ("no-such-prompt", {}, "Unknown prompt"),
+        ("customer_follow_up", {}, "missing required argument"),
+        ("customer_follow_up", {"customer_id": "nobody"}, "no customer record"),
+        ("draft_reply", {"tone": "rude"}, "no tone"),
+    ],
+)
+async def test_a_bad_prompt_request_is_invalid_params(mode, name, arguments, says):
+    async with Client(LabServer().mcp, mode=mode) as client:
+        with pytest.raises(MCPError) as info:
+            await client.get_prompt(name, arguments)
+    assert (info.value.code, says in info.value.error.message) == (-32602, True), info.value.error
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("ref", "argument", "value", "want"),
+    [
+        (mt.ResourceTemplateReference(type="ref/resource", uri=CUSTOMER_TEMPLATE), "id", "", ["fixture-17"]),
+        (mt.ResourceTemplateReference(type="ref/resource", uri=CUSTOMER_TEMPLATE), "id", "fix", ["fixture-17"]),
+        (mt.ResourceTemplateReference(type="ref/resource", uri=CUSTOMER_TEMPLATE), "id", "x", []),
+        (mt.PromptReference(type="ref/prompt", name="customer_follow_up"), "customer_id", "", ["fixture-17"]),
+        (mt.PromptReference(type="ref/prompt", name="draft_reply"), "tone", "f", ["formal", "friendly"]),
+        (mt.PromptReference(type="ref/prompt", name="handbook_answer"), "question", "", []),
+    ],
+)
+async def test_completion_offers_the_values_the_lab_knows(ref, argument, value, want):
+    async with Client(LabServer().mcp) as client:
+        assert client.server_capabilities.completions is not None, client.server_capabilities
+        got = (await client.complete(ref, {"name": argument, "value": value})).completion
+    assert (got.values, got.total, got.has_more) == (want, len(want), False), got

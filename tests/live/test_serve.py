@@ -129,3 +129,157 @@ def test_the_log_view_shows_the_last_20_exchanges_by_default(tmp_path):
         log.append({"seq": i, "method": "ping", "receipt": None})
     view = receipt_log(log.path)
     assert [e["seq"] for e in view.entries] == list(range(6, 26)), [e["seq"] for e in view.entries]
+
+
+# -- the log over a real transport: every request one line, the negotiated version, refusals --------------------
+
+_ENVELOPE_KEYS = ("io.modelcontextprotocol/protocolVersion", "io.modelcontextprotocol/clientCapabilities")
+
+
+def _initialize(version: str, request_id: int = 1) -> dict:
+    params = {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}
+    return {"jsonrpc": "2.0", "id": request_id, "method": "initialize", "params": params}
+
+
+def _enveloped(request_id: int, method: str, version: str, **params) -> dict:
+    meta = dict(zip(_ENVELOPE_KEYS, (version, {}), strict=True))
+    return {"jsonrpc": "2.0", "id": request_id, "method": method, "params": {**params, "_meta": meta}}
+
+
+_INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+
+
+def _raw_stdio(tmp_path, frames):
+    """Send JSON-RPC frames to ``custody-lab serve`` over stdio; the answers by id, its stderr, and the log."""
+    import json
+    import subprocess
+    import sys
+
+    from ..timing import scaled
+
+    log = tmp_path / "receipts.jsonl"
+    out = subprocess.run(
+        [sys.executable, "-m", "custody_lab.cli", "serve", "--log", str(log)],
+        input="".join(json.dumps(f) + "\n" for f in frames),
+        capture_output=True,
+        text=True,
+        timeout=scaled(60),
+    )
+    assert out.returncode == 0, f"serve exited {out.returncode} when stdin closed: {out.stderr[-2000:]}"
+    answers = {m["id"]: m for m in map(json.loads, out.stdout.splitlines()) if "id" in m}
+    return answers, out.stderr, read_receipt_log(log)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("version", ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"])
+def test_an_initialize_line_records_the_revision_that_was_negotiated(tmp_path, version):
+    frames = [_initialize(version), _INITIALIZED, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}]
+    answers, _, entries = _raw_stdio(tmp_path, frames)
+    assert answers[1]["result"]["protocolVersion"] == version, answers[1]
+    got = [(e["method"], e["protocolVersion"], e.get("requestedVersion")) for e in entries]
+    assert got == [("initialize", version, version), ("tools/list", version, None)], f"{version}: logged {got}"
+
+
+@pytest.mark.slow
+def test_requests_refused_for_their_protocol_version_get_a_line_each_and_nothing_else_is_lost(tmp_path):
+    legacy = [
+        _initialize("2025-11-25"),
+        _INITIALIZED,
+        _enveloped(2, "tools/list", "2026-07-28"),  # the 2026 envelope on a handshake connection
+        {"jsonrpc": "2.0", "id": 3, "method": "prompts/list"},
+    ]
+    (tmp_path / "legacy").mkdir()
+    (tmp_path / "modern").mkdir()
+    answers, _, entries = _raw_stdio(tmp_path / "legacy", legacy)
+    assert answers[2]["error"]["code"] == -32600, answers[2]
+    modern = [
+        _enveloped(1, "tools/list", "2026-07-28"),
+        _initialize("2025-11-25", 2),  # a handshake on a 2026-07-28 connection
+        _enveloped(3, "tools/list", "2099-01-01"),  # a revision the server does not serve
+    ]
+    answers, _, entries_modern = _raw_stdio(tmp_path / "modern", modern)
+    assert (answers[2]["error"]["code"], answers[3]["error"]["code"]) == (-32022, -32022), answers
+    got = [
+        (e["method"], (e["error"] or {}).get("code"), e.get("refused", False), e.get("requestedVersion"))
+        for e in (*entries, *entries_modern)
+    ]
+    want = [
+        ("initialize", None, False, "2025-11-25"),
+        ("tools/list", -32600, True, "2026-07-28"),
+        ("prompts/list", None, False, None),
+        ("tools/list", None, False, None),
+        ("initialize", -32022, True, "2025-11-25"),
+        ("tools/list", -32022, True, "2099-01-01"),
+    ]
+    assert got == want, f"expected one line per request {want}, got {got}"
+    refused = [e for e in (*entries, *entries_modern) if e.get("refused")]
+    assert all(e["receipt"] is None and e["protocolVersion"] is None for e in refused), refused
+
+
+@pytest.mark.slow
+def test_an_unknown_prompt_is_invalid_params_without_a_traceback_on_stderr(tmp_path):
+    frames = [
+        _initialize("2025-11-25"),
+        _INITIALIZED,
+        {"jsonrpc": "2.0", "id": 2, "method": "prompts/get", "params": {"name": "no-such-prompt"}},
+        {"jsonrpc": "2.0", "id": 3, "method": "prompts/get", "params": {"name": "customer_follow_up"}},
+    ]
+    answers, stderr, entries = _raw_stdio(tmp_path, frames)
+    codes = (answers[2]["error"]["code"], answers[3]["error"]["code"])
+    assert codes == (-32602, -32602), f"unknown prompt, missing argument: expected -32602 twice, got {answers}"
+    assert "no-such-prompt" in answers[2]["error"]["message"], answers[2]
+    assert "Traceback" not in stderr and "ValueError" not in stderr, stderr
+    logged = [(e["method"], e["target"], e["error"]["code"]) for e in entries if e["method"] == "prompts/get"]
+    assert logged == [("prompts/get", "no-such-prompt", -32602), ("prompts/get", "customer_follow_up", -32602)], logged
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("header", "envelope", "code"),
+    [("2099-01-01", "2099-01-01", -32022), ("2026-07-28", "2099-01-01", -32020)],
+    ids=["unsupported-version", "header-contradicts-body"],
+)
+def test_an_http_request_with_a_bad_protocol_version_header_gets_its_line(tmp_path, header, envelope, code):
+    import json
+    import socket
+    import subprocess
+    import sys
+    import time
+    import urllib.error
+    import urllib.request
+
+    from ..timing import scaled
+
+    log = tmp_path / "receipts.jsonl"
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    argv = [sys.executable, "-m", "custody_lab.cli", "serve", "--log", str(log), "--http", "--port", str(port)]
+    server = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + scaled(60)
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=scaled(1)).close()
+                break
+            except OSError:
+                assert server.poll() is None and time.monotonic() < deadline, "serve --http did not start listening"
+                time.sleep(0.2)
+        body = json.dumps(_enveloped(7, "tools/list", envelope)).encode()
+        headers = {
+            "Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream",
+            "MCP-Protocol-Version": header,
+            "Mcp-Method": "tools/list",
+        }
+        request = urllib.request.Request(f"http://127.0.0.1:{port}/mcp", data=body, headers=headers, method="POST")
+        with pytest.raises(urllib.error.HTTPError) as info:
+            urllib.request.urlopen(request, timeout=scaled(60))
+        answer = json.loads(info.value.read())
+    finally:
+        server.terminate()
+        server.wait(timeout=scaled(30))
+    assert (info.value.code, answer["error"]["code"]) == (400, code), (info.value.code, answer)
+    entries = read_receipt_log(log)
+    got = [(e["method"], e["error"]["code"], e["refused"], e["requestedVersion"], e["httpStatus"]) for e in entries]
+    assert got == [("tools/list", code, True, envelope, 400)], f"expected one refusal line, got {got}"

@@ -9,11 +9,17 @@ import pytest
 
 pytest.importorskip("mcp")
 
-from mcp.server.mcpserver import MCPServer  # noqa: E402
-
 from custody_lab.cli import main  # noqa: E402
+from custody_lab.live import serve_command  # noqa: E402
 from custody_lab.live.live_errors import LiveError  # noqa: E402
 from custody_lab.live.serve_command import DEFAULT_PORT, HTTP_PATH, configure, run  # noqa: E402
+
+
+def _recording(calls):
+    async def serve(lab, served, port):
+        calls.append(port)
+
+    return serve
 
 
 def _args(*argv: str) -> argparse.Namespace:
@@ -30,17 +36,17 @@ def test_serve_defaults_to_stdio_with_no_port_and_the_default_log():
 
 def test_a_port_without_http_is_refused_before_anything_is_served(monkeypatch, tmp_path):
     served = []
-    monkeypatch.setattr(MCPServer, "run", lambda self, transport="stdio", **kw: served.append(transport))
+    monkeypatch.setattr(serve_command, "serve", _recording(served))
     with pytest.raises(LiveError, match="--port needs --http"):
         run(_args("--port", "8000", "--log", str(tmp_path / "log.jsonl")))
     assert served == [], f"expected nothing served, got {served}"
 
 
 def test_ctrl_c_ends_the_http_server_with_exit_0(monkeypatch, tmp_path):
-    def interrupted(self, transport="stdio", **kw):
+    async def interrupted(lab, served, port):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(MCPServer, "run", interrupted)
+    monkeypatch.setattr(serve_command, "serve", interrupted)
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -74,14 +80,35 @@ def test_serve_refuses_a_port_already_in_use_and_names_it(capsys, tmp_path):
 
 def test_serve_http_listens_on_127_0_0_1_only_and_stdio_by_default(monkeypatch, tmp_path, capsys):
     calls = []
-    monkeypatch.setattr(MCPServer, "run", lambda self, transport="stdio", **kw: calls.append((transport, kw)))
+    monkeypatch.setattr(serve_command, "serve", _recording(calls))
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     log = tmp_path / "log.jsonl"
     assert main(["serve", "--log", str(log)]) == 0
     assert main(["serve", "--http", "--port", str(port), "--log", str(log)]) == 0
-    want = [("stdio", {}), ("streamable-http", {"host": "127.0.0.1", "port": port})]
+    want = [None, port]  # None: stdio
     assert calls == want, f"expected {want}, got {calls}"
     err = capsys.readouterr().err
     assert str(log) in err and f"http://127.0.0.1:{port}{HTTP_PATH}" in err and HTTP_PATH == "/mcp", err
+
+
+def test_serve_http_binds_127_0_0_1_and_wraps_the_sdks_app_to_log_refusals(monkeypatch, tmp_path):
+    import anyio
+
+    from custody_lab.live import sdk_adapter
+    from custody_lab.live.lab_server import LabServer
+    from custody_lab.live.serve_log import ReceiptLog
+    from custody_lab.live.serve_middleware import ServedExchanges
+
+    seen = []
+
+    async def runner(self, *, host, port, streamable_http_path):
+        seen.append((host, port, streamable_http_path, self.streamable_http_app(host=host).__name__))
+
+    monkeypatch.setattr(type(LabServer().mcp), "run_streamable_http_async", runner)
+    lab = LabServer()
+    anyio.run(serve_command.serve, lab, ServedExchanges(lab, ReceiptLog(tmp_path / "log.jsonl")), 8123)
+    assert seen == [("127.0.0.1", 8123, HTTP_PATH, "watched")], seen
+    assert "streamable_http_app" not in vars(lab.mcp), "the shadowing method outlived the server"
+    assert sdk_adapter.PRIVATE_USES[-1][:2] == ("MCPServer", "streamable_http_app"), sdk_adapter.PRIVATE_USES

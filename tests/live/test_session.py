@@ -17,6 +17,7 @@ from custody_lab.live import (  # noqa: E402
     record_fixture,
     run_sync,
 )
+from custody_lab.live.lab_server import STATUS_URI, Freshness, LabServer  # noqa: E402
 from custody_lab.live.receipt_diff import (  # noqa: E402
     COMPARED_FIELDS,
     compare_fixture,
@@ -163,7 +164,9 @@ async def test_an_update_notice_leads_to_a_re_read_that_records_the_new_revision
 
 @pytest.mark.anyio
 async def test_a_cached_read_is_recorded_as_cached_and_not_current():
-    async with LabSession() as s:
+    # A server that claims its status fresh for a minute (the lab's own claims 0 ms: FRESHNESS)
+    lab = LabServer(freshness={STATUS_URI: Freshness(60_000, "public", "a false claim, on purpose")})
+    async with LabSession(lab) as s:
         await s.read("status://service/current")
         await s.server.advance_status()  # nobody listens: the cache cannot know
         cached = await s.read("status://service/current", requires_current=True)
@@ -172,6 +175,18 @@ async def test_a_cached_read_is_recorded_as_cached_and_not_current():
     assert cached.rejection == "stale-content", cached.outcome
     assert cached.receipt["custody"]["provenance"] == "status-fixture@12"
     assert fresh.accepted and fresh.receipt["custody"]["provenance"] == "status-fixture@13"
+
+
+@pytest.mark.anyio
+async def test_the_honest_status_claim_sends_the_next_read_to_the_server_which_answers_the_new_revision():
+    async with LabSession() as s:
+        first = await s.read(STATUS_URI)
+        await s.server.advance_status()  # nobody listens, and nobody needs to: ttlMs is 0
+        again = await s.read(STATUS_URI, requires_current=True)
+    assert first.receipt["cache"]["ttlMs"] == 0, first.receipt["cache"]
+    got = (again.receipt["cache"]["fromCache"], again.accepted, again.receipt["custody"]["provenance"])
+    assert got == (False, True, "status-fixture@13"), f"expected a current read of revision 13, got {got}"
+    assert s.server.state.reads[STATUS_URI] == 2, s.server.state.reads
 
 
 @pytest.mark.anyio

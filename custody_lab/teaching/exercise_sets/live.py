@@ -397,10 +397,15 @@ def cached_read() -> CachedRead:
         >>> cached_read().from_cache
         True
     """
+    from ...live.lab_server import Freshness, LabServer
     from ...live.session import LabSession
 
+    # The lab's own server claims the status stale at once (ttlMs 0); this one claims a minute, so the
+    # SDK's cache keeps the answer, as it would for any server that says so.
+    minute = Freshness(60_000, "public", "a claim this server makes about its status, wrongly")
+
     async def exchange() -> CachedRead:
-        async with LabSession() as s:
+        async with LabSession(LabServer(freshness={STATUS: minute})) as s:
             first = await s.read(STATUS)
             await s.server.advance_status()  # nobody is listening
             cached = await s.read(STATUS, requires_current=True)
@@ -422,11 +427,11 @@ _LIVE_03 = Exercise(
     title="The cache answered: is that current?",
     level=2,
     prompt=(
-        f"The client reads `{STATUS}`; the server answers with a `ttlMs` of one minute and the "
-        "SDK's client caches the answer. Then the status moves to its next revision, and nobody "
-        "is subscribed. A moment later the client reads it again for a case that needs current "
-        "content (`requires_current=True`), with the cache on. Predict the outcome of that second "
-        "read: the shape when it is accepted, or the rejection code."
+        f"The client reads `{STATUS}` from a server that claims the status fresh for a minute "
+        "(`ttlMs: 60000`), and the SDK's client caches the answer. Then the status moves to its "
+        "next revision, and nobody is subscribed. A moment later the client reads it again for a "
+        "case that needs current content (`requires_current=True`), with the cache on. Predict the "
+        "outcome of that second read: the shape when it is accepted, or the rejection code."
     ),
     input_label=f"a second read of {STATUS} with requires_current=True, cache on, after an unwatched change",
     wanted="one outcome: a shape or a rejection code",
