@@ -116,10 +116,19 @@ def register_completions(mcp: MCPServer[Any]) -> None:
 
     @mcp.completion()
     async def complete(ref: Any, argument: mt.CompletionArgument, context: Any) -> mt.Completion:
+        # An unknown reference is -32602, not an empty list (MCP "Completion", Error Handling, since
+        # 2025-03-26: servers SHOULD answer an invalid prompt name or argument with Invalid params).
         known: Sequence[str] = ()
-        if isinstance(ref, mt.ResourceTemplateReference) and ref.uri == CUSTOMER_TEMPLATE and argument.name == "id":
+        if isinstance(ref, mt.ResourceTemplateReference):
+            if ref.uri != CUSTOMER_TEMPLATE or argument.name != "id":
+                raise MCPError(INVALID_PARAMS, f"no template variable {argument.name!r} of {ref.uri!r} to complete")
             known = tuple(CUSTOMERS)
         elif isinstance(ref, mt.PromptReference):
+            prompts = {p.name: p for p in await mcp.list_prompts()}
+            if ref.name not in prompts:
+                raise MCPError(INVALID_PARAMS, f"Unknown prompt: {ref.name!r}; the lab has {', '.join(prompts)}")
+            if argument.name not in {a.name for a in prompts[ref.name].arguments or ()}:
+                raise MCPError(INVALID_PARAMS, f"prompt {ref.name!r} has no argument {argument.name!r}")
             known = _PROMPT_VALUES.get((ref.name, argument.name), ())
         values = [v for v in known if v.startswith(argument.value)]
         return mt.Completion(values=values, total=len(values), has_more=False)

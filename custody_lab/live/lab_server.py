@@ -112,6 +112,7 @@ from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel
 
 from ..core.rules import INVALID_PARAMS, LEGACY_RESOURCE_NOT_FOUND
+from ..core.text import visible
 from ..protocol.uri_templates import match
 from .lab_content import (
     ASSET_URI,
@@ -269,7 +270,7 @@ class LabServer:
         self.mcp.middleware.append(self._stamp_provenance)
         self.mcp.middleware.append(self._stamp_freshness)
         self.mcp.middleware.append(self._legacy_not_found)
-        self.mcp.middleware.append(self._prompt_errors)
+        self.mcp.middleware.append(self._unknown_names)
         self._register_legacy_subscriptions()
 
     def freshness(self, uri: str) -> Freshness:
@@ -390,15 +391,19 @@ class LabServer:
             result["ttlMs"], result["cacheScope"] = claim.ttl_ms, claim.scope
         return result
 
-    async def _prompt_errors(self, ctx: Any, call_next: Any) -> Any:
-        """Server middleware: an unknown prompt or a missing argument is ``-32602``, not code ``0``.
+    async def _unknown_names(self, ctx: Any, call_next: Any) -> Any:
+        """Server middleware: an unknown tool or prompt, or a missing argument, is ``-32602``.
 
         SDK 2.3's ``prompts/get`` turns both into a ``ValueError``, which goes on the wire as code
         ``0`` with a traceback on stderr; the MCP reference servers answer ``-32602`` (invalid params).
         """
+        params = ctx.params or {}
+        if ctx.method == "tools/call" and params.get("name") not in {t.name for t in await self.mcp.list_tools()}:
+            # SDK 2.3 answers an unknown tool with an ``isError`` result; MCP's tools page (Error
+            # Handling, 2025-06-18 and later, 2026-07-28 included) makes it a protocol error, -32602
+            raise MCPError(INVALID_PARAMS, f"Unknown tool: {visible(repr(params.get('name')))}")
         if ctx.method != "prompts/get":
             return await call_next(ctx)
-        params = ctx.params or {}
         name, arguments = params.get("name"), params.get("arguments") or {}
         known = {p.name: p for p in await self.mcp.list_prompts()}
         if name not in known:

@@ -33,7 +33,11 @@ def lab_report():
 def test_audit_over_stdio_lists_every_capability_of_the_lab_server(lab_report):
     kinds = {(c.kind, c.name) for c in lab_report.capabilities}
     assert ("resource", "kb://handbook/v4") in kinds and ("template", "crm://customer/{id}") in kinds
-    assert ("tool", "approve_draft") in kinds and len(kinds) == 9, kinds
+    assert ("tool", "approve_draft") in kinds and ("prompt", "handbook_answer") in kinds, kinds
+    # five resources and the template, three tools, three prompts
+    assert len(kinds) == 12, kinds
+    template = next(c for c in lab_report.capabilities if c.kind == "template")
+    assert template.exercised, f"the lab's completion offers fixture-17, so its template is read: {template.why}"
     assert lab_report.server == {"name": "custody-lab-server", "version": "1.0.0"}
 
 

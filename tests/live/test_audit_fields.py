@@ -82,8 +82,8 @@ def test_a_live_read_of_the_lab_server_carries_ttl_cache_scope_and_result_type()
     live = _lab(lambda s: s.read("kb://handbook/v4"))
     hints, retrieved = live.receipt["hints"], live.receipt["custody"]["retrievedAt"]
     got = (hints["cacheScope"], hints["resultType"], hints["size"]["received"], hints["freshness"]["ttlMs"])
-    assert got == ("private", "complete", 1800, 60000), hints
-    assert hints["freshness"] == freshness(retrieved, 60000), (hints["freshness"], retrieved)
+    assert got == ("public", "complete", 1800, 86_400_000), hints
+    assert hints["freshness"] == freshness(retrieved, 86_400_000), (hints["freshness"], retrieved)
 
 
 def test_a_live_tool_call_records_the_tools_annotations_as_untrusted_hints():

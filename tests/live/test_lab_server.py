@@ -321,3 +321,35 @@ async def test_completion_offers_the_values_the_lab_knows(ref, argument, value, 
         assert client.server_capabilities.completions is not None, client.server_capabilities
         got = (await client.complete(ref, {"name": argument, "value": value})).completion
     assert (got.values, got.total, got.has_more) == (want, len(want), False), got
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("ref", "argument", "says"),
+    [
+        (mt.PromptReference(type="ref/prompt", name="test_prompt_with_arguments"), "arg1", "Unknown prompt"),
+        (mt.PromptReference(type="ref/prompt", name="draft_reply"), "mood", "has no argument 'mood'"),
+        (mt.ResourceTemplateReference(type="ref/resource", uri="test://template/{id}/data"), "id", "no template"),
+        (mt.ResourceTemplateReference(type="ref/resource", uri=CUSTOMER_TEMPLATE), "name", "no template variable"),
+    ],
+)
+async def test_completion_of_something_the_lab_does_not_have_is_invalid_params(ref, argument, says):
+    # MCP "Completion", Error Handling (2025-03-26 and later): an invalid prompt name or argument is
+    # -32602; an empty list would tell a client the reference exists and has no values
+    async with Client(LabServer().mcp) as client:
+        with pytest.raises(MCPError) as info:
+            await client.complete(ref, {"name": argument, "value": ""})
+    assert (info.value.code, says in info.value.error.message) == (-32602, True), info.value.error
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_a_call_of_a_tool_the_lab_does_not_have_is_invalid_params_not_a_tool_error(mode):
+    # MCP tools page, Error Handling (2025-06-18 and later): unknown tools are protocol errors; SDK 2.3
+    # would answer {"isError": true, "content": [{"text": "Unknown tool: ..."}]}
+    lab = LabServer()
+    async with Client(lab.mcp, mode=mode) as client:
+        with pytest.raises(MCPError) as info:
+            await client.call_tool("test_simple_text", {})
+    assert (info.value.code, "Unknown tool" in info.value.error.message) == (-32602, True), info.value.error
+    assert sum(lab.state.calls.values()) == 0, lab.state.calls
