@@ -25,7 +25,7 @@ one line: the middleware's, or the watcher's.
 
 from __future__ import annotations
 
-__all__ = ["Message", "Receive", "Scope", "Send", "requested_version", "serve_stdio_watched", "watched_asgi"]
+__all__ = ["Asgi", "Message", "Receive", "Scope", "Send", "requested_version", "serve_stdio_watched", "watched_asgi"]
 
 import json
 from collections.abc import Awaitable, Callable, Mapping, MutableMapping
