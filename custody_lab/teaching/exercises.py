@@ -485,6 +485,8 @@ def short_repr(value: object) -> str:
         >>> short_repr("x" * 200)[:12]
         "'xxxxxxxxxxx"
     """
+    if isinstance(value, int) and not -(10**answers.MAX_NUMBER_DIGITS) < value < 10**answers.MAX_NUMBER_DIGITS:
+        return f"<a whole number of more than {answers.MAX_NUMBER_DIGITS} digits>"
     if isinstance(value, bytes | bytearray) and len(value) > 40:
         return repr(bytes(value[:40]))[:-1] + f"...' ({len(value)} bytes)"
     try:
@@ -515,11 +517,80 @@ def is_stub(exercise: Exercise, answer: object) -> bool:
     return type(answer) is type(exercise.stub) and _truthy(lambda: answer == exercise.stub)
 
 
+@dataclass(frozen=True)
+class _Reading:
+    """What :func:`check` read from an answer before recording anything."""
+
+    answer: object
+    stub: bool
+    passed: bool = False
+    shown: str = ""
+    given_kind: str = ""
+    kind_right: bool | None = None
+    form: answers.FormProblem | None = None
+    remark: str | None = None
+    mistake: Mistake | None = None
+
+
+def _read(exercise: Exercise, read: answers.Plain) -> _Reading:
+    """Everything :func:`check` learns from the answer: all the answer's own code it runs, runs here."""
+    wanted_kind = exercise.wanted_kind()
+    given, _ = normalise(read.value, wanted_kind)
+    if read.problem is None and is_stub(exercise, given):
+        return _Reading(answer=given, stub=True)
+    expected = exercise.expected_value()
+    answer, form = (read.value, read.problem) if read.problem else normalise(read.value, wanted_kind, expected)
+    expected = normal_uri(expected) if wanted_kind == "uri" and isinstance(expected, str) else normal_expected(expected)
+    remark = form.hint if form is not None and not form.blocking else None
+    form = form if form is not None and form.blocking else None
+    passed = form is None and _truthy(lambda: exercise.compare(answer, expected))
+    mistake = None
+    if not passed and form is None:
+        mistake = next((m for m in exercise.mistakes if _truthy(functools.partial(m.detect, answer))), None)
+    return _Reading(
+        answer=answer,
+        stub=False,
+        passed=passed,
+        shown=short_repr(answer),
+        given_kind=given_kind(answer, wanted_kind),
+        kind_right=kind_matches(answer, wanted_kind),
+        form=form,
+        remark=remark,
+        mistake=mistake,
+    )
+
+
+def _type_name(value: object) -> str:
+    name = vars(type)["__qualname__"].__get__(type(value))  # the class's own slot: no code of the answer's
+    return name if isinstance(name, str) else "?"
+
+
+def _own_code_failed(exercise: Exercise, answer: object, error: BaseException) -> _Reading:
+    """The reading of an answer whose own methods raised while the lab read it (never a traceback)."""
+    problem = answers.FormProblem(
+        "answer-raised",
+        f"Reading your answer ran its own code (the methods of its class, {_type_name(answer)}), which "
+        f"raised {_type_name(error)}. Give a plain value: a number, text, a list or a dict.",
+    )
+    return _Reading(
+        answer=answer,
+        stub=False,
+        shown=f"<a {_type_name(answer)} object>",
+        given_kind=describe_kind("other"),
+        kind_right=False,
+        form=problem,
+    )
+
+
 def check(exercise_id: str, answer: object) -> CheckResult:
     """Check an answer; return a result that names the input and the given value, never the expected one.
 
     Never raises for any answer value: a mistake detector or comparison that fails on an answer of
-    an unexpected type counts as "no match". An unknown ``exercise_id`` raises
+    an unexpected type counts as "no match"; a subclass of a built-in type is read as that type
+    (its own methods are not called, :func:`custody_lab.teaching.answers.plain`); a number of more
+    digits than any answer has, or an answer nested too deeply, is wrong with a hint that says so;
+    and an answer of another class whose own methods raise while it is read (its ``__eq__``,
+    ``__len__``, ``__repr__``) is wrong with a hint that says so. An unknown ``exercise_id`` raises
     :class:`UnknownExercise` (a ``KeyError``) listing the ids.
 
     Example:
@@ -528,14 +599,21 @@ def check(exercise_id: str, answer: object) -> CheckResult:
         >>> r = check("blob-01", 140)
         >>> r.passed, r.mistake, "105" in str(r)
         (False, 'counted-base64-characters', False)
+        >>> check("blob-01", "9" * 5000).mistake
+        'number-too-long'
         >>> check("blob-01", 105).passed
         True
     """
     exercise = get(exercise_id)
-    wanted_kind = exercise.wanted_kind()
-    given, _ = normalise(answer, wanted_kind)
-    common: dict[str, Any] = {"exercise_id": exercise.id, "actual": given, "title": exercise.title}
-    if is_stub(exercise, given):
+    read = answers.plain(answer)
+    try:
+        seen = _read(exercise, read)
+    except Exception as e:  # the top level for an answer's own code (see the docstring)
+        if read.data:
+            raise  # plain data cannot run code of its own: this is the lab's bug, and must show
+        seen = _own_code_failed(exercise, answer, e)
+    common: dict[str, Any] = {"exercise_id": exercise.id, "actual": seen.answer, "title": exercise.title}
+    if seen.stub:
         shown = "`...`" if exercise.stub is Ellipsis else f"`{short_repr(exercise.stub)}`"
         return CheckResult(
             passed=False,
@@ -545,37 +623,29 @@ def check(exercise_id: str, answer: object) -> CheckResult:
             ),
             **common,
         )
-    expected = exercise.expected_value()
-    answer, form = normalise(answer, wanted_kind, expected)  # the reference decides how words read
-    common["actual"] = answer
-    expected = normal_uri(expected) if wanted_kind == "uri" and isinstance(expected, str) else normal_expected(expected)
-    remark = form.hint if form is not None and not form.blocking else None
-    form = form if form is not None and form.blocking else None
-    passed = form is None and _truthy(lambda: exercise.compare(answer, expected))
     entry = _entry(exercise.id)
-    tries = entry["tries"] + (0 if passed else 1)
+    tries = entry["tries"] + (0 if seen.passed else 1)
     # A reveal is never turned into a pass; a pass is never lost to a later wrong try.
-    state = entry["state"] if entry["state"] in ("passed", "revealed") else "passed" if passed else "tried"
+    state = entry["state"] if entry["state"] in ("passed", "revealed") else "passed" if seen.passed else "tried"
     _record(exercise.id, {"state": state, "tries": tries})
-    kind_right = kind_matches(answer, wanted_kind)
-    common.update(given_kind=given_kind(answer, wanted_kind), kind_right=kind_right, tries=tries, remark=remark)
-    if passed:
+    common.update(given_kind=seen.given_kind, kind_right=seen.kind_right, tries=tries, remark=seen.remark)
+    if seen.passed:
         return CheckResult(
             passed=True,
             status="passed",
-            message=f"for {exercise.input_label}, {short_repr(answer)} is right.",
+            message=f"for {exercise.input_label}, {seen.shown} is right.",
             **common,
         )
+    wanted_kind = exercise.wanted_kind()
     kind_words = (
-        f"{common['given_kind']}, the right kind"
-        if kind_right
-        else f"{common['given_kind']}, but {describe_kind(wanted_kind)} is wanted"
+        f"{seen.given_kind}, the right kind"
+        if seen.kind_right
+        else f"{seen.given_kind}, but {describe_kind(wanted_kind)} is wanted"
     )
-    message = f"for {exercise.input_label} you gave {short_repr(answer)} ({kind_words}): not yet."
+    message = f"for {exercise.input_label} you gave {seen.shown} ({kind_words}): not yet."
     common.update(message=message, passed=False, status="wrong", can_show=tries >= TRIES_BEFORE_SHOW)
-    if form is not None:
-        return CheckResult(hint=form.hint, mistake=form.name, **common)
-    for mistake in exercise.mistakes:
-        if _truthy(functools.partial(mistake.detect, answer)):
-            return CheckResult(hint=mistake.hint, mistake=mistake.name, **common)
+    if seen.form is not None:
+        return CheckResult(hint=seen.form.hint, mistake=seen.form.name, **common)
+    if seen.mistake is not None:
+        return CheckResult(hint=seen.mistake.hint, mistake=seen.mistake.name, **common)
     return CheckResult(hint=exercise.general_hint(tries), **common)
