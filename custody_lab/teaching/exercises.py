@@ -535,11 +535,18 @@ class _Reading:
 def _read(exercise: Exercise, read: answers.Plain) -> _Reading:
     """Everything :func:`check` learns from the answer: all the answer's own code it runs, runs here."""
     wanted_kind = exercise.wanted_kind()
+    if read.problem is not None:  # past a bound: read no further than its kind
+        shown, kind, right = (
+            short_repr(read.value),
+            given_kind(read.value, wanted_kind),
+            kind_matches(read.value, wanted_kind),
+        )
+        return _Reading(read.value, False, shown=shown, given_kind=kind, kind_right=right, form=read.problem)
     given, _ = normalise(read.value, wanted_kind)
-    if read.problem is None and is_stub(exercise, given):
+    if is_stub(exercise, given):
         return _Reading(answer=given, stub=True)
     expected = exercise.expected_value()
-    answer, form = (read.value, read.problem) if read.problem else normalise(read.value, wanted_kind, expected)
+    answer, form = normalise(read.value, wanted_kind, expected)
     expected = normal_uri(expected) if wanted_kind == "uri" and isinstance(expected, str) else normal_expected(expected)
     remark = form.hint if form is not None and not form.blocking else None
     form = form if form is not None and form.blocking else None
