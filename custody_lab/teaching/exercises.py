@@ -305,8 +305,11 @@ class CheckResult:
 # --------------------------------------------------------------------------------------------
 
 _REGISTRY: dict[str, Exercise] = {}
-#: Progress per exercise id; loaded from (and saved to) :func:`progress_file`.
+#: Progress per exercise id: the progress file as last read (:func:`progress_file`), with
+#: :data:`_UNSAVED` laid over it.
 _PROGRESS: dict[str, progress_store.Entry] = {}
+#: Entries this kernel could not save (the file is read-only, not a file, locked...): kept in memory.
+_UNSAVED: dict[str, progress_store.Entry] = {}
 _progress_from: list[Path | None] = []
 _loaded = False
 
@@ -413,9 +416,13 @@ def reveal(exercise_id: str) -> object:
         'revealed'
     """
     exercise = get(exercise_id)
-    entry = _entry(exercise.id)
-    if entry["state"] != "passed":
-        _record(exercise.id, {"state": "revealed", "tries": entry["tries"]})
+
+    def revealed(entry: progress_store.Entry | None) -> progress_store.Entry:
+        if entry is not None and entry["state"] == "passed":
+            return entry
+        return {"state": "revealed", "tries": entry["tries"] if entry else 0}
+
+    _record(exercise.id, revealed)
     return exercise.reference()
 
 
@@ -426,23 +433,48 @@ def progress_file() -> Path | None:
 
 
 def _sync() -> dict[str, progress_store.Entry]:
-    """The in-memory record, (re)loaded from the progress file when that file changed."""
+    """The record: the progress file read again (another kernel may have added to it), with the
+    entries this kernel could not save laid over it."""
     path = progress_file()
     if not _progress_from or _progress_from[0] != path:
-        _PROGRESS.clear()
-        _PROGRESS.update(progress_store.load(path))
+        _UNSAVED.clear()
         _progress_from[:] = [path]
+    _PROGRESS.clear()
+    _PROGRESS.update(progress_store.load(path))
+    _overlay()
     return _PROGRESS
+
+
+def _overlay() -> None:
+    for key, entry in _UNSAVED.items():
+        _PROGRESS[key] = entry
 
 
 def _entry(exercise_id: str) -> progress_store.Entry:
     return dict(_sync().get(exercise_id) or {"state": "", "tries": 0})  # type: ignore[return-value]
 
 
-def _record(exercise_id: str, entry: progress_store.Entry) -> None:
-    record = _sync()
-    record[exercise_id] = entry
-    progress_store.save(_progress_from[0], record)
+def _record(
+    exercise_id: str, change: Callable[[progress_store.Entry | None], progress_store.Entry]
+) -> progress_store.Entry:
+    """Change one exercise's entry from the record as the file holds it now (see
+    :func:`custody_lab.teaching.progress_store.update`), in memory when it cannot be saved."""
+    _sync()
+    path = _progress_from[0]
+    saved = progress_store.update(path, exercise_id, change)
+    if saved is None:
+        entry = change(_PROGRESS.get(exercise_id))
+        _UNSAVED[exercise_id] = entry
+        _PROGRESS[exercise_id] = entry
+        return entry
+    if _UNSAVED:  # the file can be written again: what was kept in memory goes into it too
+        _UNSAVED.pop(exercise_id, None)
+        progress_store.save(path, _UNSAVED)
+        saved = progress_store.load(path)
+        _UNSAVED.clear()
+    _PROGRESS.clear()
+    _PROGRESS.update(saved)
+    return saved[exercise_id]
 
 
 def progress() -> dict[str, str]:
@@ -465,6 +497,7 @@ def reset_progress() -> None:
     """Forget every try and reveal, and delete the progress file."""
     _sync()
     _PROGRESS.clear()
+    _UNSAVED.clear()
     progress_store.remove(_progress_from[0])
 
 
@@ -630,11 +663,14 @@ def check(exercise_id: str, answer: object) -> CheckResult:
             ),
             **common,
         )
-    entry = _entry(exercise.id)
-    tries = entry["tries"] + (0 if seen.passed else 1)
-    # A reveal is never turned into a pass; a pass is never lost to a later wrong try.
-    state = entry["state"] if entry["state"] in ("passed", "revealed") else "passed" if seen.passed else "tried"
-    _record(exercise.id, {"state": state, "tries": tries})
+
+    def tried(entry: progress_store.Entry | None) -> progress_store.Entry:
+        old = entry or {"state": "", "tries": 0}
+        # A reveal is never turned into a pass; a pass is never lost to a later wrong try.
+        state = old["state"] if old["state"] in ("passed", "revealed") else "passed" if seen.passed else "tried"
+        return {"state": state, "tries": old["tries"] + (0 if seen.passed else 1)}
+
+    tries = _record(exercise.id, tried)["tries"]
     common.update(given_kind=seen.given_kind, kind_right=seen.kind_right, tries=tries, remark=seen.remark)
     if seen.passed:
         return CheckResult(
