@@ -67,12 +67,16 @@ __all__ = [
     "normal_uri",
     "normalise",
     "plain",
+    "raised",
+    "short_repr",
     "strip_text",
+    "type_name",
 ]
 
 import functools
 import math
 import re
+import reprlib
 import unicodedata
 from dataclasses import dataclass
 from typing import Literal
@@ -523,3 +527,51 @@ def normalise(answer: object, wanted: str, expected: object = None) -> tuple[obj
     if wanted == "uri":
         return normal_uri(text), None
     return _as_code(text, _known_codes(expected)), None
+
+
+_repr = reprlib.Repr()
+_repr.maxstring = 90
+_repr.maxother = 90
+_repr.maxlong = 60
+
+
+def short_repr(value: object) -> str:
+    """A repr shortened for messages (long strings and bytes are cut with ``...``).
+
+    Example:
+        >>> short_repr("x" * 200)[:12], short_repr(10**400)
+        ("'xxxxxxxxxxx", '<a whole number of more than 300 digits>')
+    """
+    if _too_long(value):
+        return f"<a whole number of more than {MAX_NUMBER_DIGITS} digits>"
+    try:
+        if isinstance(value, bytes | bytearray) and len(value) > 40:
+            return repr(bytes(value[:40]))[:-1] + f"...' ({len(value)} bytes)"
+        return _repr.repr(value)
+    except Exception as e:  # a learner's object whose own repr, len or iteration raises: its code, not ours
+        return f"<{type_name(value)} (repr failed: {type_name(e)})>"
+
+
+def type_name(value: object) -> str:
+    """The name of ``value``'s class, read from the class's own slot (no code of the value runs).
+
+    Example:
+        >>> type_name(3), type_name(plain)
+        ('int', 'function')
+    """
+    name = vars(type)["__qualname__"].__get__(type(value))
+    return name if isinstance(name, str) else "?"
+
+
+def raised(answer: object, error: BaseException) -> FormProblem:
+    """The form problem of an answer whose own methods raised ``error`` while it was read.
+
+    Example:
+        >>> raised(object(), RuntimeError("x")).name
+        'answer-raised'
+    """
+    return FormProblem(
+        "answer-raised",
+        f"Reading your answer ran its own code (the methods of its class, {type_name(answer)}), which "
+        f"raised {type_name(error)}. Give a plain value: a number, text, a list or a dict.",
+    )

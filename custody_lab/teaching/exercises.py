@@ -56,7 +56,6 @@ import ast
 import functools
 import operator
 import re
-import reprlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -65,6 +64,9 @@ from typing import Any, Literal
 from ..core.errors import CustodyLabError
 from . import answers, progress_store
 from .answers import describe_kind, given_kind, is_unanswered, kind_matches, normal_expected, normal_uri, normalise
+
+#: A repr shortened for messages (:func:`custody_lab.teaching.answers.short_repr`).
+short_repr = answers.short_repr
 
 Status = Literal["passed", "wrong", "not-answered"]
 
@@ -305,12 +307,6 @@ class CheckResult:
 # --------------------------------------------------------------------------------------------
 
 _REGISTRY: dict[str, Exercise] = {}
-#: Progress per exercise id: the progress file as last read (:func:`progress_file`), with
-#: :data:`_UNSAVED` laid over it.
-_PROGRESS: dict[str, progress_store.Entry] = {}
-#: Entries this kernel could not save (the file is read-only, not a file, locked...): kept in memory.
-_UNSAVED: dict[str, progress_store.Entry] = {}
-_progress_from: list[Path | None] = []
 _loaded = False
 
 
@@ -422,7 +418,7 @@ def reveal(exercise_id: str) -> object:
             return entry
         return {"state": "revealed", "tries": entry["tries"] if entry else 0}
 
-    _record(exercise.id, revealed)
+    progress_store.change(exercise.id, revealed)
     return exercise.reference()
 
 
@@ -430,51 +426,6 @@ def progress_file() -> Path | None:
     """The JSON file progress is kept in (``None``: in memory only); see
     :mod:`custody_lab.teaching.progress_store` for where it lives and ``$CUSTODY_LAB_PROGRESS``."""
     return progress_store.progress_path()
-
-
-def _sync() -> dict[str, progress_store.Entry]:
-    """The record: the progress file read again (another kernel may have added to it), with the
-    entries this kernel could not save laid over it."""
-    path = progress_file()
-    if not _progress_from or _progress_from[0] != path:
-        _UNSAVED.clear()
-        _progress_from[:] = [path]
-    _PROGRESS.clear()
-    _PROGRESS.update(progress_store.load(path))
-    _overlay()
-    return _PROGRESS
-
-
-def _overlay() -> None:
-    for key, entry in _UNSAVED.items():
-        _PROGRESS[key] = entry
-
-
-def _entry(exercise_id: str) -> progress_store.Entry:
-    return dict(_sync().get(exercise_id) or {"state": "", "tries": 0})  # type: ignore[return-value]
-
-
-def _record(
-    exercise_id: str, change: Callable[[progress_store.Entry | None], progress_store.Entry]
-) -> progress_store.Entry:
-    """Change one exercise's entry from the record as the file holds it now (see
-    :func:`custody_lab.teaching.progress_store.update`), in memory when it cannot be saved."""
-    _sync()
-    path = _progress_from[0]
-    saved = progress_store.update(path, exercise_id, change)
-    if saved is None:
-        entry = change(_PROGRESS.get(exercise_id))
-        _UNSAVED[exercise_id] = entry
-        _PROGRESS[exercise_id] = entry
-        return entry
-    if _UNSAVED:  # the file can be written again: what was kept in memory goes into it too
-        _UNSAVED.pop(exercise_id, None)
-        progress_store.save(path, _UNSAVED)
-        saved = progress_store.load(path)
-        _UNSAVED.clear()
-    _PROGRESS.clear()
-    _PROGRESS.update(saved)
-    return saved[exercise_id]
 
 
 def progress() -> dict[str, str]:
@@ -485,47 +436,22 @@ def progress() -> dict[str, str]:
     (:func:`progress_file`).
     """
     _ensure_loaded()
-    return {key: entry["state"] for key, entry in _sync().items()}
+    return {key: entry["state"] for key, entry in progress_store.record().items()}
 
 
 def wrong_tries(exercise_id: str) -> int:
     """How many wrong tries of this exercise are recorded (kept across kernel restarts)."""
-    return _entry(get(exercise_id).id)["tries"]
+    return progress_store.entry(get(exercise_id).id)["tries"]
 
 
 def reset_progress() -> None:
     """Forget every try and reveal, and delete the progress file."""
-    _sync()
-    _PROGRESS.clear()
-    _UNSAVED.clear()
-    progress_store.remove(_progress_from[0])
+    progress_store.clear()
 
 
 # --------------------------------------------------------------------------------------------
 # Checking
 # --------------------------------------------------------------------------------------------
-
-_repr = reprlib.Repr()
-_repr.maxstring = 90
-_repr.maxother = 90
-_repr.maxlong = 60
-
-
-def short_repr(value: object) -> str:
-    """A repr shortened for messages (long strings and bytes are cut with ``...``).
-
-    Example:
-        >>> short_repr("x" * 200)[:12]
-        "'xxxxxxxxxxx"
-    """
-    if isinstance(value, int) and not -(10**answers.MAX_NUMBER_DIGITS) < value < 10**answers.MAX_NUMBER_DIGITS:
-        return f"<a whole number of more than {answers.MAX_NUMBER_DIGITS} digits>"
-    if isinstance(value, bytes | bytearray) and len(value) > 40:
-        return repr(bytes(value[:40]))[:-1] + f"...' ({len(value)} bytes)"
-    try:
-        return _repr.repr(value)
-    except (TypeError, ValueError) as e:  # a learner's object with a broken repr
-        return f"<{type(value).__name__} (repr failed: {type(e).__name__})>"
 
 
 def _truthy(call: Callable[[], object]) -> bool:
@@ -600,38 +526,14 @@ def _read(exercise: Exercise, read: answers.Plain) -> _Reading:
     )
 
 
-def _type_name(value: object) -> str:
-    name = vars(type)["__qualname__"].__get__(type(value))  # the class's own slot: no code of the answer's
-    return name if isinstance(name, str) else "?"
-
-
-def _own_code_failed(exercise: Exercise, answer: object, error: BaseException) -> _Reading:
-    """The reading of an answer whose own methods raised while the lab read it (never a traceback)."""
-    problem = answers.FormProblem(
-        "answer-raised",
-        f"Reading your answer ran its own code (the methods of its class, {_type_name(answer)}), which "
-        f"raised {_type_name(error)}. Give a plain value: a number, text, a list or a dict.",
-    )
-    return _Reading(
-        answer=answer,
-        stub=False,
-        shown=f"<a {_type_name(answer)} object>",
-        given_kind=describe_kind("other"),
-        kind_right=False,
-        form=problem,
-    )
-
-
 def check(exercise_id: str, answer: object) -> CheckResult:
     """Check an answer; return a result that names the input and the given value, never the expected one.
 
-    Never raises for any answer value: a mistake detector or comparison that fails on an answer of
-    an unexpected type counts as "no match"; a subclass of a built-in type is read as that type
-    (its own methods are not called, :func:`custody_lab.teaching.answers.plain`); a number of more
-    digits than any answer has, or an answer nested too deeply, is wrong with a hint that says so;
-    and an answer of another class whose own methods raise while it is read (its ``__eq__``,
-    ``__len__``, ``__repr__``) is wrong with a hint that says so. An unknown ``exercise_id`` raises
-    :class:`UnknownExercise` (a ``KeyError``) listing the ids.
+    Never raises for any answer value: a detector or comparison that fails on an answer of an
+    unexpected type counts as "no match"; a built-in subclass is read as its built-in value
+    (:func:`~custody_lab.teaching.answers.plain`); a number of too many digits, an answer past the
+    size bounds and an object whose own methods raise are wrong, with a hint that says so. An
+    unknown ``exercise_id`` raises :class:`UnknownExercise` (a ``KeyError``) listing the ids.
 
     Example:
         >>> check("blob-01", ...).status
@@ -651,7 +553,8 @@ def check(exercise_id: str, answer: object) -> CheckResult:
     except Exception as e:  # the top level for an answer's own code (see the docstring)
         if read.data:
             raise  # plain data cannot run code of its own: this is the lab's bug, and must show
-        seen = _own_code_failed(exercise, answer, e)
+        name, problem = answers.type_name(answer), answers.raised(answer, e)
+        seen = _Reading(answer, False, shown=f"<a {name} object>", given_kind="a value of another type", form=problem)
     common: dict[str, Any] = {"exercise_id": exercise.id, "actual": seen.answer, "title": exercise.title}
     if seen.stub:
         shown = "`...`" if exercise.stub is Ellipsis else f"`{short_repr(exercise.stub)}`"
@@ -670,7 +573,7 @@ def check(exercise_id: str, answer: object) -> CheckResult:
         state = old["state"] if old["state"] in ("passed", "revealed") else "passed" if seen.passed else "tried"
         return {"state": state, "tries": old["tries"] + (0 if seen.passed else 1)}
 
-    tries = _record(exercise.id, tried)["tries"]
+    tries = progress_store.change(exercise.id, tried)["tries"]
     common.update(given_kind=seen.given_kind, kind_right=seen.kind_right, tries=tries, remark=seen.remark)
     if seen.passed:
         return CheckResult(

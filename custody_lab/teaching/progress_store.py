@@ -35,7 +35,11 @@ then kept in memory only:
 
 A file that is not a valid progress record (not JSON, another shape, an unknown state) is not
 overwritten without a word: it is kept aside as ``<file>.corrupt-<UTC time>``, said once, and the
-valid entries it held are kept. Stdlib only.
+valid entries it held are kept.
+
+This kernel's view of the record (:func:`record`, :func:`entry`, :func:`change`, :func:`clear`)
+is the file read again at each use, with the entries this kernel could not save laid over it;
+they go into the file as soon as it can be written again. Stdlib only.
 """
 
 from __future__ import annotations
@@ -46,9 +50,14 @@ __all__ = [
     "LOCK_WAIT_SECONDS",
     "MAX_FILE_BYTES",
     "Entry",
+    "change",
+    "clear",
+    "entry",
     "load",
     "progress_path",
+    "record",
     "remove",
+    "restart",
     "save",
     "update",
 ]
@@ -407,3 +416,69 @@ def remove(path: Path | None) -> None:
         _say_once(path, e.reason, str(e))
     except OSError as e:
         warnings.warn(f"the progress file {path} is not deleted ({e})", UserWarning, stacklevel=3)
+
+
+# --------------------------------------------------------------------------------------------
+# This kernel's view of the record
+# --------------------------------------------------------------------------------------------
+
+#: The record as last read from the file, with :data:`_UNSAVED` laid over it.
+_RECORD: dict[str, Entry] = {}
+#: Entries this kernel could not save (the file is read-only, not a file, locked...).
+_UNSAVED: dict[str, Entry] = {}
+#: The file :data:`_RECORD` was read from (empty before the first use).
+_FROM: list[Path | None] = []
+
+
+def record() -> dict[str, Entry]:
+    """This kernel's record: the progress file (:func:`progress_path`) read again, since another
+    kernel may have added to it, with the entries this kernel could not save laid over it."""
+    path = progress_path()
+    if not _FROM or _FROM[0] != path:
+        _UNSAVED.clear()
+        _FROM[:] = [path]
+    _RECORD.clear()
+    _RECORD.update(load(path))
+    _RECORD.update(_UNSAVED)
+    return _RECORD
+
+
+def entry(exercise_id: str) -> Entry:
+    """One exercise's entry (``state`` ``""`` and no tries when it has none)."""
+    found = record().get(exercise_id)
+    return {"state": found["state"], "tries": found["tries"]} if found else {"state": "", "tries": 0}
+
+
+def change(exercise_id: str, edit: Callable[[Entry | None], Entry]) -> Entry:
+    """Change one exercise's entry from the record as the file holds it now (:func:`update`), or in
+    memory when the file cannot be used; returns the new entry."""
+    record()
+    path = _FROM[0]
+    saved = update(path, exercise_id, edit)
+    if saved is None:
+        new = edit(_RECORD.get(exercise_id))
+        _UNSAVED[exercise_id] = _RECORD[exercise_id] = new
+        return new
+    if _UNSAVED:  # the file can be written again: what was kept in memory goes into it too
+        _UNSAVED.pop(exercise_id, None)
+        save(path, _UNSAVED)
+        saved = load(path)
+        _UNSAVED.clear()
+    _RECORD.clear()
+    _RECORD.update(saved)
+    return saved[exercise_id]
+
+
+def clear() -> None:
+    """Forget every entry and delete the progress file (a reset)."""
+    record()
+    _RECORD.clear()
+    _UNSAVED.clear()
+    remove(_FROM[0])
+
+
+def restart() -> None:
+    """What a kernel restart does to this kernel's view: the memory is gone, the file stays."""
+    _RECORD.clear()
+    _UNSAVED.clear()
+    _FROM.clear()

@@ -9,7 +9,6 @@ import re
 
 import pytest
 
-import custody_lab.teaching.exercises as ex
 from custody_lab.exercises import all_exercises, check, get, progress, progress_file, reset_progress, reveal
 from custody_lab.teaching import answers, progress_store
 from custody_lab.teaching.solutions import solutions_table
@@ -26,8 +25,7 @@ def _progress_in_tmp(tmp_path, monkeypatch):
 
 def _restart_kernel() -> None:
     """What a kernel restart does to the engine: the in-memory record is gone, the file stays."""
-    ex._PROGRESS.clear()
-    ex._progress_from.clear()
+    progress_store.restart()
 
 
 def visible_text(page: str) -> str:

@@ -33,19 +33,13 @@ EACH = 6
 def _progress_in_tmp(tmp_path, monkeypatch):
     monkeypatch.setenv(progress_store.ENV_VAR, str(tmp_path / "progress.json"))
     monkeypatch.setattr(progress_store, "_warned", set())
-    ex._PROGRESS.clear()
-    ex._UNSAVED.clear()
-    ex._progress_from.clear()
+    progress_store.restart()
     yield
-    ex._PROGRESS.clear()
-    ex._UNSAVED.clear()
-    ex._progress_from.clear()
+    progress_store.restart()
 
 
 def _restart_kernel() -> None:
-    ex._PROGRESS.clear()
-    ex._UNSAVED.clear()
-    ex._progress_from.clear()
+    progress_store.restart()
 
 
 def _saved(path: Path) -> dict[str, dict[str, object]]:
