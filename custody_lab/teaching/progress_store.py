@@ -282,7 +282,7 @@ def _write(path: Path, record: Mapping[str, Entry]) -> None:
     text = json.dumps({"version": 1, "exercises": dict(sorted(record.items()))}, indent=1) + "\n"
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
     for _ in range(8):
-        temporary = path.with_name(f".{path.name}.{secrets.token_hex(8)}.tmp")
+        temporary = path.with_name(f".{path.name.lstrip('.')}.{secrets.token_hex(8)}.tmp")  # hidden, beside it
         try:
             fd = os.open(temporary, flags, 0o600)
             break
