@@ -10,7 +10,7 @@ records the exercise as "revealed", not "passed"); it says whether the answer is
 answer gets the exercise's first general hint, then, from the second wrong try on, its second,
 more pointed one. Every answer is first normalised the same way
 (:mod:`custody_lab.teaching.answers`), and progress is kept in a small JSON file between kernel
-restarts (:mod:`custody_lab.teaching.progress_store`).
+restarts, shared safely by any number of kernels (:mod:`custody_lab.teaching.progress_store`).
 
 Exercise definitions live in :mod:`custody_lab.teaching.exercise_sets`, one module per topic,
 listed in its ``SET_MODULES``. They are registered lazily, the first time :func:`get`,
