@@ -36,8 +36,9 @@ INVISIBLE: frozenset[str] = frozenset(
 ) | frozenset(map(chr, range(0xE0000, 0xE0080)))
 
 #: The general categories whose characters are shown as escapes: controls (Cc), format characters
-#: (Cf), the line separator (Zl) and the paragraph separator (Zp).
-_HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp"})
+#: (Cf), the line separator (Zl), the paragraph separator (Zp), and lone surrogates (Cs: JSON's
+#: ``"\ud800"`` parses to one, and printing it raises UnicodeEncodeError instead of showing it).
+_HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs"})
 #: Every character that may need an escape (all printable ASCII and the ordinary space never do).
 _CANDIDATE = re.compile(r"[^\x20-\x7e]")
 

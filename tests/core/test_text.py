@@ -162,3 +162,12 @@ def test_the_html_module_shows_the_same_characters_in_a_page(ch):
 
     for shown in (untrusted(f"a{ch}b"), code(f"a{ch}b"), cell(f"a{ch}b"), pre(f"a{ch}b")):
         assert ch not in shown and _escape(ch) in shown, f"U+{ord(ch):04X} reached the page raw: {shown!r}"
+
+
+def test_a_lone_surrogate_is_shown_as_an_escape_so_printing_it_cannot_fail():
+    import json
+
+    parsed = json.loads('{"id": "a\\ud800b"}')["id"]  # what a server's JSON can hold
+    assert visible(parsed) == "a\\ud800b" and terminal_json(parsed, indent=None) == '"a\\ud800b"'
+    assert json.loads(terminal_json(parsed)) == parsed
+    terminal_json(parsed).encode("utf-8")  # what a terminal's print does: must not raise
