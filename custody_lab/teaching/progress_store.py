@@ -153,8 +153,8 @@ def _read_bytes(path: Path) -> bytes | None:
                 "not-regular",
                 f"progress is kept in memory only: {path} is not a regular file (it is neither read nor replaced)",
             )
-        data = handle.read(MAX_FILE_BYTES + 1)
-    if len(data) > MAX_FILE_BYTES:
+        data = b"" if info.st_size > MAX_FILE_BYTES else handle.read(MAX_FILE_BYTES + 1)  # it may grow meanwhile
+    if info.st_size > MAX_FILE_BYTES or len(data) > MAX_FILE_BYTES:
         raise _Unusable(
             "too-large",
             f"progress is kept in memory only: {path} is larger than the {MAX_FILE_BYTES:,} bytes a progress "
