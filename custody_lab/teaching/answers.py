@@ -410,16 +410,14 @@ def plain(answer: object) -> Plain:
         >>> found = plain([Loud(" kb://a ")])
         >>> type(found.value[0]).__name__, found.value, found.data, found.problem
         ('str', [' kb://a '], True, None)
-        >>> plain(10**400).problem.name, plain([[[]]]).data, plain(object()).data
-        ('number-too-long', True, False)
+        >>> plain(10**400).problem.name, plain({"n": [10**400]}).problem.name, plain(object()).data
+        ('number-too-long', 'number-too-long', False)
     """
     budget = [MAX_ANSWER_ITEMS]
     try:
         value, data = _plain(answer, 0, budget)
     except _Unreadable as e:
         return Plain(answer, _plain_type(answer), e.problem)
-    if _too_long(value):
-        return Plain(value, data, _NUMBER_TOO_LONG)
     return Plain(value, data)
 
 
@@ -436,11 +434,15 @@ def _plain_type(answer: object) -> bool:
 def _plain(value: object, depth: int, budget: list[int]) -> tuple[object, bool]:
     """``value`` copied into built-in types (the base type's own methods only), and whether it is data."""
     if type(value) in _SCALARS:
+        if _too_long(value):
+            raise _Unreadable(_NUMBER_TOO_LONG)
         return value, True
     if isinstance(value, str):
         return str.__getitem__(value, slice(None)), True  # the base type's slice: an exact str
     if isinstance(value, bool | int):
-        return int.__pos__(value), True
+        if _too_long(number := int.__pos__(value)):
+            raise _Unreadable(_NUMBER_TOO_LONG)
+        return number, True
     if isinstance(value, float):
         return float.__pos__(value), True
     if isinstance(value, complex):

@@ -102,6 +102,8 @@ HOSTILE = {
     "a list subclass whose __len__ and __iter__ raise": (LoudList(["x"]), None),
     "a dict subclass whose items, __len__ and __iter__ raise": (LoudDict(a="x"), None),
     "an int subclass whose __index__ and __eq__ raise": (LoudInt(987_654), None),
+    "an int of 401 digits inside a list": ([1, 10**400], "number-too-long"),
+    "an int of 401 digits as a dict value": ({"bytes": 10**400}, "number-too-long"),
     "lists nested 100 deep": (_nested(100), "answer-too-deep"),
     "200,000 items": (list(range(200_000)), "answer-too-large"),
     "a list holding an object whose methods raise": ([Boom()], None),
