@@ -12,7 +12,7 @@ One home for both, so the CLI, the audit, the live report and the untrusted-data
 
 from __future__ import annotations
 
-__all__ = ["INVISIBLE", "shorten", "terminal_json", "visible", "visible_controls"]
+__all__ = ["INVISIBLE", "shorten", "terminal_json", "visible", "visible_controls", "visible_format"]
 
 import json
 import re
@@ -89,6 +89,21 @@ def visible(text: object) -> str:
         'Käse — ok'
     """
     return _CANDIDATE.sub(lambda m: _escape(m[0]) if _is_hidden(m[0]) else m[0], str(text))
+
+
+def visible_format(text: object) -> str:
+    """Text with every character :func:`visible` escapes written as an escape, except the controls.
+
+    For text that keeps its layout (a page's own line breaks and tabs) but must not hide or reorder
+    anything: bidi controls, zero-width, tag and other format characters, U+2028/U+2029.
+
+    Example:
+        >>> visible_format("a\\tb\\u202ec\\u2028d")
+        'a\\tb\\\\u202ec\\\\u2028d'
+    """
+    return _CANDIDATE.sub(
+        lambda m: _escape(m[0]) if _is_hidden(m[0]) and unicodedata.category(m[0]) != "Cc" else m[0], str(text)
+    )
 
 
 #: What JSON text may still hold raw after ``json.dumps(..., ensure_ascii=False)``: DEL, the C1

@@ -158,9 +158,9 @@ def test_route_prints_an_id_with_a_line_separator_on_one_line(tmp_path, capsys, 
 
 @pytest.mark.parametrize("ch", ["\u2028", "\u2029", "\U000e003c", "\u2066"], ids=lambda ch: f"U+{ord(ch):04X}")
 def test_the_html_module_shows_the_same_characters_in_a_page(ch):
-    from custody_lab.views.html import cell, code, pre, untrusted
+    from custody_lab.views.html import cell, code, escape, pre, untrusted
 
-    for shown in (untrusted(f"a{ch}b"), code(f"a{ch}b"), cell(f"a{ch}b"), pre(f"a{ch}b")):
+    for shown in (untrusted(f"a{ch}b"), code(f"a{ch}b"), cell(f"a{ch}b"), pre(f"a{ch}b"), escape(f"a{ch}b")):
         assert ch not in shown and _escape(ch) in shown, f"U+{ord(ch):04X} reached the page raw: {shown!r}"
 
 
@@ -171,3 +171,10 @@ def test_a_lone_surrogate_is_shown_as_an_escape_so_printing_it_cannot_fail():
     assert visible(parsed) == "a\\ud800b" and terminal_json(parsed, indent=None) == '"a\\ud800b"'
     assert json.loads(terminal_json(parsed)) == parsed
     terminal_json(parsed).encode("utf-8")  # what a terminal's print does: must not raise
+
+
+def test_escape_shows_hiding_characters_but_keeps_a_lab_texts_line_breaks_and_tabs():
+    from custody_lab.views.html import escape
+
+    assert escape("one\ntwo\tthree <b>") == "one\ntwo\tthree &lt;b&gt;"
+    assert escape("x\u202ey\U000e0041") == "x\\u202ey\\U000e0041"
