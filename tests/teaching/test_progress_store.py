@@ -55,14 +55,14 @@ def _right(exercise_id: str) -> object:
 # --------------------------------------------------------------------------------------------
 
 
-def _kernel(path: str, mine: list[str], shared: str, start: multiprocessing.synchronize.Barrier) -> None:
+def _kernel(path: str, mine: list[str], shared: str, start: multiprocessing.synchronize.Barrier, wait: float) -> None:
     """One notebook kernel: solve its own exercises, and after each try the shared one, wrongly."""
     os.environ[progress_store.ENV_VAR] = path
     from custody_lab.exercises import check as kernel_check
     from custody_lab.exercises import get as kernel_get
 
     answers = [(i, kernel_get(i).reference()) for i in mine]
-    start.wait()  # every kernel writes at the same moment
+    start.wait(wait)  # every kernel writes at the same moment (a kernel that never comes breaks it)
     for exercise_id, answer in answers:
         assert kernel_check(exercise_id, answer).passed, exercise_id
         kernel_check(shared, "zz-not-it")
@@ -78,13 +78,19 @@ def test_eight_kernels_solving_six_exercises_each_keep_all_48_entries_and_every_
     context = multiprocessing.get_context("spawn")
     start = context.Barrier(WRITERS)
     kernels = [
-        context.Process(target=_kernel, args=(str(path), own[k * EACH : (k + 1) * EACH], shared, start))
+        context.Process(target=_kernel, args=(str(path), own[k * EACH : (k + 1) * EACH], shared, start, scaled(60)))
         for k in range(WRITERS)
     ]
-    for kernel in kernels:
-        kernel.start()
-    for kernel in kernels:
-        kernel.join(scaled(120))
+    try:
+        for kernel in kernels:
+            kernel.start()
+        for kernel in kernels:
+            kernel.join(scaled(120))
+    finally:
+        for kernel in kernels:
+            if kernel.is_alive():
+                kernel.terminate()
+                kernel.join()
     assert [k.exitcode for k in kernels] == [0] * WRITERS, [k.exitcode for k in kernels]
     saved = _saved(path)
     passed = sorted(i for i, e in saved.items() if e["state"] == "passed")
