@@ -42,6 +42,7 @@ __all__ = [
     "read_grid_and_policy",
     "sweep",
     "to_frame",
+    "write_csv",
 ]
 
 if TYPE_CHECKING:
@@ -50,7 +51,7 @@ if TYPE_CHECKING:
     from .whatif.compare import Comparison, compare
     from .whatif.flips import flips
     from .whatif.grid import DEFAULT_AXES, PRESENT, grid
-    from .whatif.io import load_inventory, read_grid, read_grid_and_policy, to_frame
+    from .whatif.io import load_inventory, read_grid, read_grid_and_policy, to_frame, write_csv
     from .whatif.sweep import outcome_counts, sweep
 
 #: the names load from the modules the TYPE_CHECKING imports above name (the one table)

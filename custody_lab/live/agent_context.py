@@ -18,9 +18,12 @@ with no human to pick resources consumes them:
 Custody details the seed leaves open are decided here (the lab's host policy):
 
 - Resource text is data, not instructions. Each block is fenced, and every fence look-alike in
-  the content — opening or closing, in any letter case, with spaces, zero-width characters or
-  full-width brackets (``</CONTEXT>``, ``</Context >``, ``<context uri=… provenance="admin@1">``) —
-  is neutralised: its ``<`` is written ``&lt;`` (:mod:`custody_lab.live.fences`). No server
+  the content — opening or closing, in any letter case, with spaces, zero-width characters,
+  full-width brackets, look-alike letters or Unicode tag characters (``</CONTEXT>``,
+  ``</Context >``, ``<context uri=… provenance="admin@1">``, ``‹/сontext>`` with a Cyrillic ``с``)
+  — is neutralised: its ``<`` is written ``&lt;``, and a disguised one's non-ASCII characters are
+  written as visible escapes and listed under ``disguised`` in the step
+  (:mod:`custody_lab.live.fences`). No server
   string (URI, MIME type, provenance, name, title, template) appears outside a fence unquoted:
   attributes, the "not placed whole" index, the truncation markers and the read tool's
   description quote them (:func:`quote`).
@@ -66,7 +69,7 @@ from mcp.shared.uri_template import UriTemplate
 from ..core.receipts import canonical_json, digest
 from ..core.text import visible
 from ..protocol.mime import is_text
-from .fences import attr, neutralise_fences, quote
+from .fences import attr, fence_lookalikes, neutralise_fences, quote
 from .live_errors import LiveError
 from .live_receipts import LiveReceipt
 from .meta_keys import CHANGES_KEY, STATE_URI
@@ -432,8 +435,20 @@ async def assemble_context(
         text, lookalikes = neutralise_fences(live.content)
         steps: list[dict[str, Any]] = []
         if lookalikes:
-            rule = "the '<' of each <context / </context look-alike (any case, spacing or width) written &lt;"
-            steps.append(_step("fence-neutralised", text, lookalikes=lookalikes, rule=rule))
+            rule = (
+                "the '<' of each <context / </context look-alike (any case, spacing, width, look-alike letters "
+                "or tag characters) written &lt;, and each character of a disguised one that is not plain ASCII "
+                "written as a visible escape"
+            )
+            disguised = [
+                {"line": f.line, "column": f.column, "kind": f.kind, "found": f.found, "disguises": list(f.disguises)}
+                for f in fence_lookalikes(live.content)
+                if f.disguises
+            ]
+            detail: dict[str, Any] = {"lookalikes": lookalikes, "rule": rule}
+            if disguised:
+                detail["disguised"] = disguised
+            steps.append(_step("fence-neutralised", text, **detail))
         reason = None
         before = _size(text)
         if before > left:

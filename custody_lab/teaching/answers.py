@@ -28,7 +28,18 @@ given                           read as
 ``"e\u0301"`` (any text)        ``"é"``: Unicode NFC, so a decomposed accent equals a composed one
 ``"model, server"`` (named      wrong, with the form hint "give it as N named labels"
 labels wanted)
+``10**400``, ``"9" * 5000``     wrong, with the form hint "no answer here has that many digits"
+                                (a number of more than :data:`MAX_NUMBER_DIGITS` digits is never
+                                converted: Python's float overflows past ~308 digits and its int
+                                refuses text of over 4,300 digits)
+an answer nested deeper than    wrong, with a form hint naming the bound (:data:`MAX_ANSWER_DEPTH`,
+its bounds, or holding more     :data:`MAX_ANSWER_ITEMS`)
+items
 ==============================  ================================================================
+
+Before any of this, :func:`plain` copies an answer that is a subclass of a built-in type (a ``str``
+whose ``strip`` raises, a ``list`` whose ``__len__`` raises) into the built-in type itself, without
+calling the subclass's own methods, so the lab reads the value and never runs the answer's code.
 
 The *kind* of an answer (a number, a URI, a rejection code, a list...) is reported in every wrong
 answer's feedback, so a learner knows whether they are answering the right sort of question
@@ -40,6 +51,10 @@ from __future__ import annotations
 
 __all__ = [
     "KINDS",
+    "MAX_ANSWER_DEPTH",
+    "MAX_ANSWER_ITEMS",
+    "MAX_NUMBER_DIGITS",
+    "Plain",
     "FormProblem",
     "Kind",
     "describe_kind",
@@ -51,12 +66,17 @@ __all__ = [
     "normal_expected",
     "normal_uri",
     "normalise",
+    "plain",
+    "raised",
+    "short_repr",
     "strip_text",
+    "type_name",
 ]
 
 import functools
 import math
 import re
+import reprlib
 import unicodedata
 from dataclasses import dataclass
 from typing import Literal
@@ -116,6 +136,34 @@ _SEPARATED_NUMBER = FormProblem(
     "Read as a whole number; the lab writes numbers without thousands separators (12345, not "
     "12,345), which is the form Python and the receipts use.",
     blocking=False,
+)
+
+
+#: The most digits a number answer may have (as a number or as text). Every answer in the lab is far
+#: shorter; the bound keeps a number inside what ``float`` holds (about 308 digits) and far below
+#: the 4,300 digits Python's ``int()`` reads from text.
+MAX_NUMBER_DIGITS = 300
+#: How deeply lists, tuples, sets and dicts may nest inside an answer.
+MAX_ANSWER_DEPTH = 32
+#: How many items (all levels together) an answer's lists, tuples, sets and dicts may hold.
+MAX_ANSWER_ITEMS = 100_000
+#: A whole number beyond this has more than :data:`MAX_NUMBER_DIGITS` digits.
+_NUMBER_BOUND = 10**MAX_NUMBER_DIGITS
+
+_NUMBER_TOO_LONG = FormProblem(
+    "number-too-long",
+    f"This number has more than {MAX_NUMBER_DIGITS} digits, and no answer here is anywhere near that "
+    "long: check what your cell computed.",
+)
+_TOO_DEEP = FormProblem(
+    "answer-too-deep",
+    f"This answer nests lists or dicts more than {MAX_ANSWER_DEPTH} levels deep; no answer here "
+    "does: give the value itself.",
+)
+_TOO_MANY_ITEMS = FormProblem(
+    "answer-too-large",
+    f"This answer holds more than {MAX_ANSWER_ITEMS:,} items in its lists and dicts; no answer here "
+    "does: give the value itself.",
 )
 
 
@@ -314,11 +362,132 @@ def given_kind(answer: object, wanted: str) -> str:
     return describe_kind(wanted if kind_matches(answer, wanted) else kind_of(answer))
 
 
+def _digit_count(text: str) -> int:
+    return sum(ch.isdigit() for ch in text)
+
+
 def _as_number(text: str) -> int | float | None:
     if not _NUMBER.fullmatch(text):
         return None
     value = float(text) if "." in text else int(text)
     return value if not (isinstance(value, float) and math.isinf(value)) else None
+
+
+def _too_long(value: object) -> bool:
+    """Whether a number answer has more than :data:`MAX_NUMBER_DIGITS` digits (its value is never
+    converted: ``float()`` would overflow, ``str()`` may refuse)."""
+    return isinstance(value, int) and not isinstance(value, bool) and not -_NUMBER_BOUND < value < _NUMBER_BOUND
+
+
+@dataclass(frozen=True)
+class Plain:
+    """An answer as the lab reads it (:func:`plain`).
+
+    Attributes:
+        value: the answer, with every built-in subclass copied into its built-in type.
+        data: whether the answer is plain data all the way down (``None``, ``...``, numbers, text,
+            bytes, and lists, tuples, sets and dicts of them); an answer that is not may run its
+            own code when compared, so :func:`~custody_lab.exercises.check` guards that.
+        problem: a blocking form problem (a number of too many digits, too deep, too many items).
+    """
+
+    value: object
+    data: bool
+    problem: FormProblem | None = None
+
+
+_SCALARS = (type(None), type(...), bool, int, float, complex, str, bytes, bytearray)
+
+
+def plain(answer: object) -> Plain:
+    """The answer with every subclass of a built-in type copied into that type, its own methods never
+    called, and what makes it unreadable (a bound it exceeds), if anything.
+
+    Example:
+        >>> class Loud(str):
+        ...     def strip(self, chars=None):
+        ...         raise RuntimeError("my strip")
+        >>> found = plain([Loud(" kb://a ")])
+        >>> type(found.value[0]).__name__, found.value, found.data, found.problem
+        ('str', [' kb://a '], True, None)
+        >>> plain(10**400).problem.name, plain({"n": [10**400]}).problem.name, plain(object()).data
+        ('number-too-long', 'number-too-long', False)
+    """
+    budget = [MAX_ANSWER_ITEMS]
+    try:
+        value, data = _plain(answer, 0, budget)
+    except _Unreadable as e:
+        return Plain(answer, _plain_type(answer), e.problem)
+    return Plain(value, data)
+
+
+class _Unreadable(Exception):
+    def __init__(self, problem: FormProblem) -> None:
+        super().__init__(problem.name)
+        self.problem = problem
+
+
+def _plain_type(answer: object) -> bool:
+    return type(answer) in (*_SCALARS, list, tuple, set, frozenset, dict)
+
+
+def _plain(value: object, depth: int, budget: list[int]) -> tuple[object, bool]:
+    """``value`` copied into built-in types (the base type's own methods only), and whether it is data."""
+    if type(value) in _SCALARS:
+        if _too_long(value):
+            raise _Unreadable(_NUMBER_TOO_LONG)
+        return value, True
+    if isinstance(value, str):
+        return str.__getitem__(value, slice(None)), True  # the base type's slice: an exact str
+    if isinstance(value, bool | int):
+        if _too_long(number := int.__pos__(value)):
+            raise _Unreadable(_NUMBER_TOO_LONG)
+        return number, True
+    if isinstance(value, float):
+        return float.__pos__(value), True
+    if isinstance(value, complex):
+        return complex.__pos__(value), True
+    if isinstance(value, bytes):
+        return bytes.__getitem__(value, slice(None)), True
+    if isinstance(value, bytearray):
+        return bytearray(bytearray.copy(value)), True
+    if not isinstance(value, list | tuple | set | frozenset | dict):
+        return value, False
+    if depth >= MAX_ANSWER_DEPTH:
+        raise _Unreadable(_TOO_DEEP)
+    if isinstance(value, dict):
+        pairs = list(dict.items(dict.copy(value)))
+    elif isinstance(value, list):
+        pairs = list.copy(value)
+    elif isinstance(value, tuple):
+        pairs = list(tuple.__getitem__(value, slice(None)))
+    else:
+        pairs = list(set.copy(value) if isinstance(value, set) else frozenset.copy(value))
+    budget[0] -= len(pairs)
+    if budget[0] < 0:
+        raise _Unreadable(_TOO_MANY_ITEMS)
+    data = True
+    if isinstance(value, dict):
+        items: dict[object, object] = {}
+        for k, v in pairs:
+            (key, key_data), (item, item_data) = _plain(k, depth + 1, budget), _plain(v, depth + 1, budget)
+            data = data and key_data and item_data
+            if not key_data:
+                return value, False  # a key of its own class: keep the dict as given (guarded)
+            items[key] = item
+        return items, data
+    copied = []
+    for v in pairs:
+        item, item_data = _plain(v, depth + 1, budget)
+        data = data and item_data
+        copied.append(item)
+    if not data:
+        return value, False
+    if isinstance(value, list):
+        return copied, True
+    if isinstance(value, tuple):
+        return tuple(copied), True
+    return (set(copied) if isinstance(value, set) else frozenset(copied)), True
 
 
 def normalise(answer: object, wanted: str, expected: object = None) -> tuple[object, FormProblem | None]:
@@ -344,6 +513,8 @@ def normalise(answer: object, wanted: str, expected: object = None) -> tuple[obj
         return answer, None
     text = unicodedata.normalize("NFC", strip_text(answer))
     if wanted == "number":
+        if _digit_count(text) > MAX_NUMBER_DIGITS and (_NUMBER.fullmatch(text) or _THOUSANDS.fullmatch(text)):
+            return text, _NUMBER_TOO_LONG
         number = _as_number(text)
         if number is not None:
             return number, None
@@ -358,3 +529,51 @@ def normalise(answer: object, wanted: str, expected: object = None) -> tuple[obj
     if wanted == "uri":
         return normal_uri(text), None
     return _as_code(text, _known_codes(expected)), None
+
+
+_repr = reprlib.Repr()
+_repr.maxstring = 90
+_repr.maxother = 90
+_repr.maxlong = 60
+
+
+def short_repr(value: object) -> str:
+    """A repr shortened for messages (long strings and bytes are cut with ``...``).
+
+    Example:
+        >>> short_repr("x" * 200)[:12], short_repr(10**400)
+        ("'xxxxxxxxxxx", '<a whole number of more than 300 digits>')
+    """
+    if _too_long(value):
+        return f"<a whole number of more than {MAX_NUMBER_DIGITS} digits>"
+    try:
+        if isinstance(value, bytes | bytearray) and len(value) > 40:
+            return repr(bytes(value[:40]))[:-1] + f"...' ({len(value)} bytes)"
+        return _repr.repr(value)
+    except Exception as e:  # a learner's object whose own repr, len or iteration raises: its code, not ours
+        return f"<{type_name(value)} (repr failed: {type_name(e)})>"
+
+
+def type_name(value: object) -> str:
+    """The name of ``value``'s class, read from the class's own slot (no code of the value runs).
+
+    Example:
+        >>> type_name(3), type_name(plain)
+        ('int', 'function')
+    """
+    name = vars(type)["__qualname__"].__get__(type(value))
+    return name if isinstance(name, str) else "?"
+
+
+def raised(answer: object, error: BaseException) -> FormProblem:
+    """The form problem of an answer whose own methods raised ``error`` while it was read.
+
+    Example:
+        >>> raised(object(), RuntimeError("x")).name
+        'answer-raised'
+    """
+    return FormProblem(
+        "answer-raised",
+        f"Reading your answer ran its own code (the methods of its class, {type_name(answer)}), which "
+        f"raised {type_name(error)}. Give a plain value: a number, text, a list or a dict.",
+    )

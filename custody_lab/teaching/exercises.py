@@ -10,7 +10,7 @@ records the exercise as "revealed", not "passed"); it says whether the answer is
 answer gets the exercise's first general hint, then, from the second wrong try on, its second,
 more pointed one. Every answer is first normalised the same way
 (:mod:`custody_lab.teaching.answers`), and progress is kept in a small JSON file between kernel
-restarts (:mod:`custody_lab.teaching.progress_store`).
+restarts, shared safely by any number of kernels (:mod:`custody_lab.teaching.progress_store`).
 
 Exercise definitions live in :mod:`custody_lab.teaching.exercise_sets`, one module per topic,
 listed in its ``SET_MODULES``. They are registered lazily, the first time :func:`get`,
@@ -56,7 +56,6 @@ import ast
 import functools
 import operator
 import re
-import reprlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -65,6 +64,9 @@ from typing import Any, Literal
 from ..core.errors import CustodyLabError
 from . import answers, progress_store
 from .answers import describe_kind, given_kind, is_unanswered, kind_matches, normal_expected, normal_uri, normalise
+
+#: A repr shortened for messages (:func:`custody_lab.teaching.answers.short_repr`).
+short_repr = answers.short_repr
 
 Status = Literal["passed", "wrong", "not-answered"]
 
@@ -305,9 +307,6 @@ class CheckResult:
 # --------------------------------------------------------------------------------------------
 
 _REGISTRY: dict[str, Exercise] = {}
-#: Progress per exercise id; loaded from (and saved to) :func:`progress_file`.
-_PROGRESS: dict[str, progress_store.Entry] = {}
-_progress_from: list[Path | None] = []
 _loaded = False
 
 
@@ -413,9 +412,13 @@ def reveal(exercise_id: str) -> object:
         'revealed'
     """
     exercise = get(exercise_id)
-    entry = _entry(exercise.id)
-    if entry["state"] != "passed":
-        _record(exercise.id, {"state": "revealed", "tries": entry["tries"]})
+
+    def revealed(entry: progress_store.Entry | None) -> progress_store.Entry:
+        if entry is not None and entry["state"] == "passed":
+            return entry
+        return {"state": "revealed", "tries": entry["tries"] if entry else 0}
+
+    progress_store.change(exercise.id, revealed)
     return exercise.reference()
 
 
@@ -423,26 +426,6 @@ def progress_file() -> Path | None:
     """The JSON file progress is kept in (``None``: in memory only); see
     :mod:`custody_lab.teaching.progress_store` for where it lives and ``$CUSTODY_LAB_PROGRESS``."""
     return progress_store.progress_path()
-
-
-def _sync() -> dict[str, progress_store.Entry]:
-    """The in-memory record, (re)loaded from the progress file when that file changed."""
-    path = progress_file()
-    if not _progress_from or _progress_from[0] != path:
-        _PROGRESS.clear()
-        _PROGRESS.update(progress_store.load(path))
-        _progress_from[:] = [path]
-    return _PROGRESS
-
-
-def _entry(exercise_id: str) -> progress_store.Entry:
-    return dict(_sync().get(exercise_id) or {"state": "", "tries": 0})  # type: ignore[return-value]
-
-
-def _record(exercise_id: str, entry: progress_store.Entry) -> None:
-    record = _sync()
-    record[exercise_id] = entry
-    progress_store.save(_progress_from[0], record)
 
 
 def progress() -> dict[str, str]:
@@ -453,44 +436,22 @@ def progress() -> dict[str, str]:
     (:func:`progress_file`).
     """
     _ensure_loaded()
-    return {key: entry["state"] for key, entry in _sync().items()}
+    return {key: entry["state"] for key, entry in progress_store.record().items()}
 
 
 def wrong_tries(exercise_id: str) -> int:
     """How many wrong tries of this exercise are recorded (kept across kernel restarts)."""
-    return _entry(get(exercise_id).id)["tries"]
+    return progress_store.entry(get(exercise_id).id)["tries"]
 
 
 def reset_progress() -> None:
     """Forget every try and reveal, and delete the progress file."""
-    _sync()
-    _PROGRESS.clear()
-    progress_store.remove(_progress_from[0])
+    progress_store.clear()
 
 
 # --------------------------------------------------------------------------------------------
 # Checking
 # --------------------------------------------------------------------------------------------
-
-_repr = reprlib.Repr()
-_repr.maxstring = 90
-_repr.maxother = 90
-_repr.maxlong = 60
-
-
-def short_repr(value: object) -> str:
-    """A repr shortened for messages (long strings and bytes are cut with ``...``).
-
-    Example:
-        >>> short_repr("x" * 200)[:12]
-        "'xxxxxxxxxxx"
-    """
-    if isinstance(value, bytes | bytearray) and len(value) > 40:
-        return repr(bytes(value[:40]))[:-1] + f"...' ({len(value)} bytes)"
-    try:
-        return _repr.repr(value)
-    except (TypeError, ValueError) as e:  # a learner's object with a broken repr
-        return f"<{type(value).__name__} (repr failed: {type(e).__name__})>"
 
 
 def _truthy(call: Callable[[], object]) -> bool:
@@ -515,12 +476,64 @@ def is_stub(exercise: Exercise, answer: object) -> bool:
     return type(answer) is type(exercise.stub) and _truthy(lambda: answer == exercise.stub)
 
 
+@dataclass(frozen=True)
+class _Reading:
+    """What :func:`check` read from an answer before recording anything."""
+
+    answer: object
+    stub: bool
+    passed: bool = False
+    shown: str = ""
+    given_kind: str = ""
+    kind_right: bool | None = None
+    form: answers.FormProblem | None = None
+    remark: str | None = None
+    mistake: Mistake | None = None
+
+
+def _read(exercise: Exercise, read: answers.Plain) -> _Reading:
+    """Everything :func:`check` learns from the answer: all the answer's own code it runs, runs here."""
+    wanted_kind = exercise.wanted_kind()
+    if read.problem is not None:  # past a bound: read no further than its kind
+        shown, kind, right = (
+            short_repr(read.value),
+            given_kind(read.value, wanted_kind),
+            kind_matches(read.value, wanted_kind),
+        )
+        return _Reading(read.value, False, shown=shown, given_kind=kind, kind_right=right, form=read.problem)
+    given, _ = normalise(read.value, wanted_kind)
+    if is_stub(exercise, given):
+        return _Reading(answer=given, stub=True)
+    expected = exercise.expected_value()
+    answer, form = normalise(read.value, wanted_kind, expected)
+    expected = normal_uri(expected) if wanted_kind == "uri" and isinstance(expected, str) else normal_expected(expected)
+    remark = form.hint if form is not None and not form.blocking else None
+    form = form if form is not None and form.blocking else None
+    passed = form is None and _truthy(lambda: exercise.compare(answer, expected))
+    mistake = None
+    if not passed and form is None:
+        mistake = next((m for m in exercise.mistakes if _truthy(functools.partial(m.detect, answer))), None)
+    return _Reading(
+        answer=answer,
+        stub=False,
+        passed=passed,
+        shown=short_repr(answer),
+        given_kind=given_kind(answer, wanted_kind),
+        kind_right=kind_matches(answer, wanted_kind),
+        form=form,
+        remark=remark,
+        mistake=mistake,
+    )
+
+
 def check(exercise_id: str, answer: object) -> CheckResult:
     """Check an answer; return a result that names the input and the given value, never the expected one.
 
-    Never raises for any answer value: a mistake detector or comparison that fails on an answer of
-    an unexpected type counts as "no match". An unknown ``exercise_id`` raises
-    :class:`UnknownExercise` (a ``KeyError``) listing the ids.
+    Never raises for any answer value: a detector or comparison that fails on an answer of an
+    unexpected type counts as "no match"; a built-in subclass is read as its built-in value
+    (:func:`~custody_lab.teaching.answers.plain`); a number of too many digits, an answer past the
+    size bounds and an object whose own methods raise are wrong, with a hint that says so. An
+    unknown ``exercise_id`` raises :class:`UnknownExercise` (a ``KeyError``) listing the ids.
 
     Example:
         >>> check("blob-01", ...).status
@@ -528,14 +541,22 @@ def check(exercise_id: str, answer: object) -> CheckResult:
         >>> r = check("blob-01", 140)
         >>> r.passed, r.mistake, "105" in str(r)
         (False, 'counted-base64-characters', False)
+        >>> check("blob-01", "9" * 5000).mistake
+        'number-too-long'
         >>> check("blob-01", 105).passed
         True
     """
     exercise = get(exercise_id)
-    wanted_kind = exercise.wanted_kind()
-    given, _ = normalise(answer, wanted_kind)
-    common: dict[str, Any] = {"exercise_id": exercise.id, "actual": given, "title": exercise.title}
-    if is_stub(exercise, given):
+    read = answers.plain(answer)
+    try:
+        seen = _read(exercise, read)
+    except Exception as e:  # the top level for an answer's own code (see the docstring)
+        if read.data:
+            raise  # plain data cannot run code of its own: this is the lab's bug, and must show
+        name, problem = answers.type_name(answer), answers.raised(answer, e)
+        seen = _Reading(answer, False, shown=f"<a {name} object>", given_kind="a value of another type", form=problem)
+    common: dict[str, Any] = {"exercise_id": exercise.id, "actual": seen.answer, "title": exercise.title}
+    if seen.stub:
         shown = "`...`" if exercise.stub is Ellipsis else f"`{short_repr(exercise.stub)}`"
         return CheckResult(
             passed=False,
@@ -545,37 +566,32 @@ def check(exercise_id: str, answer: object) -> CheckResult:
             ),
             **common,
         )
-    expected = exercise.expected_value()
-    answer, form = normalise(answer, wanted_kind, expected)  # the reference decides how words read
-    common["actual"] = answer
-    expected = normal_uri(expected) if wanted_kind == "uri" and isinstance(expected, str) else normal_expected(expected)
-    remark = form.hint if form is not None and not form.blocking else None
-    form = form if form is not None and form.blocking else None
-    passed = form is None and _truthy(lambda: exercise.compare(answer, expected))
-    entry = _entry(exercise.id)
-    tries = entry["tries"] + (0 if passed else 1)
-    # A reveal is never turned into a pass; a pass is never lost to a later wrong try.
-    state = entry["state"] if entry["state"] in ("passed", "revealed") else "passed" if passed else "tried"
-    _record(exercise.id, {"state": state, "tries": tries})
-    kind_right = kind_matches(answer, wanted_kind)
-    common.update(given_kind=given_kind(answer, wanted_kind), kind_right=kind_right, tries=tries, remark=remark)
-    if passed:
+
+    def tried(entry: progress_store.Entry | None) -> progress_store.Entry:
+        old = entry or {"state": "", "tries": 0}
+        # A reveal is never turned into a pass; a pass is never lost to a later wrong try.
+        state = old["state"] if old["state"] in ("passed", "revealed") else "passed" if seen.passed else "tried"
+        return {"state": state, "tries": old["tries"] + (0 if seen.passed else 1)}
+
+    tries = progress_store.change(exercise.id, tried)["tries"]
+    common.update(given_kind=seen.given_kind, kind_right=seen.kind_right, tries=tries, remark=seen.remark)
+    if seen.passed:
         return CheckResult(
             passed=True,
             status="passed",
-            message=f"for {exercise.input_label}, {short_repr(answer)} is right.",
+            message=f"for {exercise.input_label}, {seen.shown} is right.",
             **common,
         )
+    wanted_kind = exercise.wanted_kind()
     kind_words = (
-        f"{common['given_kind']}, the right kind"
-        if kind_right
-        else f"{common['given_kind']}, but {describe_kind(wanted_kind)} is wanted"
+        f"{seen.given_kind}, the right kind"
+        if seen.kind_right
+        else f"{seen.given_kind}, but {describe_kind(wanted_kind)} is wanted"
     )
-    message = f"for {exercise.input_label} you gave {short_repr(answer)} ({kind_words}): not yet."
+    message = f"for {exercise.input_label} you gave {seen.shown} ({kind_words}): not yet."
     common.update(message=message, passed=False, status="wrong", can_show=tries >= TRIES_BEFORE_SHOW)
-    if form is not None:
-        return CheckResult(hint=form.hint, mistake=form.name, **common)
-    for mistake in exercise.mistakes:
-        if _truthy(functools.partial(mistake.detect, answer)):
-            return CheckResult(hint=mistake.hint, mistake=mistake.name, **common)
+    if seen.form is not None:
+        return CheckResult(hint=seen.form.hint, mistake=seen.form.name, **common)
+    if seen.mistake is not None:
+        return CheckResult(hint=seen.mistake.hint, mistake=seen.mistake.name, **common)
     return CheckResult(hint=exercise.general_hint(tries), **common)

@@ -46,7 +46,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Literal
 
 from ..core.errors import CustodyLabError
-from ..core.text import visible
+from ..core.text import visible, visible_format
 
 #: The font of every box and table.
 FONT = "font-family:sans-serif"
@@ -105,13 +105,21 @@ UNTRUSTED_LABEL = (
 
 
 def escape(value: object) -> str:
-    """Any value as HTML text: ``<``, ``>``, ``&`` and both quotes escaped (``None`` -> ``""``).
+    r"""Any value as HTML text: ``<``, ``>``, ``&`` and both quotes escaped (``None`` -> ``""``).
+
+    Characters that are not markup but hide or reorder text — bidi controls, zero-width and tag
+    characters, other format characters, U+2028/U+2029 — are shown as escapes here too
+    (:func:`custody_lab.core.text.visible_format`; controls are left alone, so a lab text's line
+    breaks and tabs stay layout), so server text that reaches a page through ``escape`` rather than :func:`untrusted`
+    still cannot hide in it. The lab's own text holds none of them.
 
     Example:
         >>> escape('<img src=x onerror="alert(1)">')
         '&lt;img src=x onerror=&quot;alert(1)&quot;&gt;'
+        >>> escape("ok\u2028\U000e0041")
+        'ok\\u2028\\U000e0041'
     """
-    return "" if value is None else html.escape(str(value), quote=True)
+    return "" if value is None else html.escape(visible_format(value), quote=True)
 
 
 def untrusted(value: object) -> str:

@@ -10,11 +10,14 @@ reads exactly is read by :mod:`custody_lab.core.tables` instead. A JSON file is 
 reader and its fields then checked column by column (:mod:`custody_lab.whatif.inventory_json`),
 with the one loader on the same parse for any file it cannot prove good. Text columns come out
 pyarrow-backed, the enumerations as categoricals.
+
+Every CSV the lab writes goes through :func:`write_csv`, which keeps a spreadsheet from running a
+cell as a formula (OWASP, "CSV Injection").
 """
 
 from __future__ import annotations
 
-__all__ = ["load_inventory", "read_grid", "read_grid_and_policy", "to_frame"]
+__all__ = ["FORMULA_START", "load_inventory", "read_grid", "read_grid_and_policy", "to_frame", "write_csv"]
 
 import operator
 import re
@@ -150,3 +153,55 @@ def load_inventory(path: str | Path) -> pd.DataFrame:
         'kb-returns-policy'
     """
     return read_grid(path)
+
+
+#: The characters a spreadsheet reads as the start of a formula (OWASP, "CSV Injection"): ``=``,
+#: ``+``, ``-``, ``@``, a tab and a carriage return.
+FORMULA_START = "=+-@\t\r"
+_FORMULA = re.compile(r"[=+\-@\t\r]")
+#: A text cell that is a plain decimal number (``-1``, ``+2.5``): every spreadsheet reads it as that
+#: number, which runs nothing, so it is written as it is.
+_PLAIN_NUMBER = r"[+-]?\d+(?:\.\d+)?"
+
+
+def _neutralised(frame: pd.DataFrame) -> tuple[pd.DataFrame, int]:
+    """``frame`` with every text cell that starts a formula prefixed with ``'``, and how many were."""
+    out = frame.copy()
+    changed = 0
+    for name in out.columns:
+        column = out[name]
+        if pd.api.types.is_numeric_dtype(column) or pd.api.types.is_bool_dtype(column):
+            continue  # numbers and booleans are written as numbers: no text to run
+        text = column.astype("string")
+        starts = text.str.match(_FORMULA.pattern, na=False) & ~text.str.fullmatch(_PLAIN_NUMBER, na=False)
+        hits = int(starts.sum())
+        if hits:
+            out[name] = text.mask(starts, "'" + text)
+            changed += hits
+    return out, changed
+
+
+def write_csv(frame: pd.DataFrame, path: str | Path) -> int:
+    """Write a frame as CSV (no index) so that no cell runs as a spreadsheet formula; returns how many
+    cells were neutralised.
+
+    A text cell that begins with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return
+    (:data:`FORMULA_START`; OWASP, "CSV Injection") is written with a leading ``'``, which a
+    spreadsheet shows as text: ``=HYPERLINK(...)`` arrives as ``'=HYPERLINK(...)``. A text cell
+    that is a plain decimal number (``-1``) is written as it is, and number and boolean columns
+    are never changed. Lines end in CRLF (RFC 4180 §2), so a cell holding a line break or a bare
+    carriage return is quoted. The lab's own ``sweep --out`` and notebook 06's export use it.
+
+    Example:
+        >>> import pandas as pd, tempfile, pathlib
+        >>> out = pathlib.Path(tempfile.mkdtemp()) / "x.csv"
+        >>> write_csv(pd.DataFrame({"id": ["=1+2", "-1", "ok"], "bytes": [-1, 2, 3]}), out)
+        1
+        >>> out.read_text().splitlines()
+        ['id,bytes', "'=1+2,-1", '-1,2', 'ok,3']
+    """
+    safe, changed = _neutralised(frame)
+    # RFC 4180 line ends (CRLF), which the csv module also quotes a cell for: with "\n" alone a cell
+    # holding a bare carriage return would be written unquoted and split its row in a reader.
+    safe.to_csv(path, index=False, lineterminator="\r\n")
+    return changed

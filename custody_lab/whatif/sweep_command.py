@@ -5,7 +5,10 @@
 The file is read exactly as ``custody-lab route`` reads it (one reader, :mod:`custody_lab.core.tables`;
 a bad row refuses the sweep with the same list of lines and fields ``route`` prints). Without
 ``--out`` it prints how many rows got each outcome; with it, it also writes every row with
-its ``accepted``, ``selected``, ``rejection`` and ``outcome`` columns. Writing Parquet uses
+its ``accepted``, ``selected``, ``rejection`` and ``outcome`` columns. A CSV is written by
+:func:`~custody_lab.whatif.io.write_csv`: a text cell that begins with ``=``, ``+``, ``-``, ``@``, a
+tab or a carriage return gets a leading ``'`` so a spreadsheet shows it as text instead of running
+it as a formula, and the command says how many cells it changed. Writing Parquet uses
 ``pyarrow`` (a dependency of the lab); on an install that lacks it the command says so and exits
 with status 2.
 """
@@ -31,7 +34,8 @@ def run(args: argparse.Namespace) -> int:
     """Sweep the file; returns the exit code (2 for a bad file, policy or output format)."""
     from ..core.loading import progress_line
     from ..core.tables import load_policy
-    from .io import read_grid_and_policy
+    from ..core.text import visible
+    from .io import read_grid_and_policy, write_csv
     from .sweep import outcome_counts, sweep
 
     out = Path(args.out) if args.out else None
@@ -57,9 +61,15 @@ def run(args: argparse.Namespace) -> int:
         print(f"{str(outcome):<{width}}  {int(row['cases']):>9,}  {row['share']:6.1%}")
     print(f"{'total':<{width}}  {len(swept):>9,}")
     if out is not None:
+        changed = 0
         if out.suffix.lower() == ".csv":
-            swept.to_csv(out, index=False)
+            changed = write_csv(swept, out)
         else:
             swept.to_parquet(out, index=False)
-        print(f"wrote {len(swept):,} rows to {out}")
+        print(f"wrote {len(swept):,} rows to {visible(out)}")
+        if changed:
+            print(
+                f"{changed:,} cell(s) began with =, +, -, @, a tab or a carriage return and are written with a "
+                "leading ' so a spreadsheet shows them as text, never runs them as formulas"
+            )
     return 0

@@ -9,7 +9,6 @@ import re
 
 import pytest
 
-import custody_lab.teaching.exercises as ex
 from custody_lab.exercises import all_exercises, check, get, progress, progress_file, reset_progress, reveal
 from custody_lab.teaching import answers, progress_store
 from custody_lab.teaching.solutions import solutions_table
@@ -26,8 +25,7 @@ def _progress_in_tmp(tmp_path, monkeypatch):
 
 def _restart_kernel() -> None:
     """What a kernel restart does to the engine: the in-memory record is gone, the file stays."""
-    ex._PROGRESS.clear()
-    ex._progress_from.clear()
+    progress_store.restart()
 
 
 def visible_text(page: str) -> str:
@@ -259,7 +257,11 @@ def test_a_malformed_progress_file_is_an_empty_record_not_an_error(content):
     assert path is not None
     path.write_text(content, encoding="latin-1")
     _restart_kernel()
-    assert progress() == {}, f"file {content!r}: {progress()}"
+    if content:  # kept aside, and said once (tests/teaching/test_progress_store.py)
+        with pytest.warns(UserWarning, match="was not a progress record"):
+            assert progress() == {}, f"file {content!r}: {progress()}"
+    else:
+        assert progress() == {}, f"file {content!r}: {progress()}"
     check("blob-01", 105)
     assert json.loads(path.read_text(encoding="utf-8"))["exercises"]["blob-01"] == {"state": "passed", "tries": 0}
 
