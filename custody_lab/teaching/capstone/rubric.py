@@ -57,12 +57,13 @@ from typing import TYPE_CHECKING, Any
 
 from ...core.errors import CaseError, CaseFileError
 from ...core.loading import load_cases
-from ...core.model import INITIATORS, SHAPES, Case, Custody, Policy
-from ...core.receipts import digest
+from ...core.model import APPLICATION_SHAPES, INITIATORS, MODEL_SHAPES, SHAPES, Case, Custody, Policy
+from ...core.receipts import canonical_json, digest
 from ...core.router import route
 from ...core.text import visible
-from .against_audit import audit_findings, rederive_live
-from .archive_shape import parse_archive, shape_problems
+from ...protocol.uri_templates import UriTemplateError, match
+from .against_audit import audit_findings, audit_problems, performed_calls, rederive_live
+from .archive_shape import MAX_ARCHIVE_BYTES, normal_id, parse_archive, shape_problems
 from .design_review import DESIGN_INPUTS, CapstoneError
 from .judgement import case_findings, fix_findings, says_nothing, sound_fix_exists
 
@@ -187,6 +188,47 @@ def _design(lines: Sequence[Mapping[str, Any]]) -> list[tuple[int, Mapping[str, 
     return out
 
 
+def _first_difference(got: Mapping[str, Any], want: Mapping[str, Any]) -> str:
+    """The first key (in the wanted order) whose canonical JSON differs, or the first extra key."""
+    for k in want:
+        if k not in got or canonical_json(got[k]) != canonical_json(want[k]):
+            return k
+    extra = [k for k in got if k not in want]
+    return extra[0] if extra else "key order"
+
+
+def _id_problems(
+    designed: Sequence[tuple[int, Mapping[str, Any], Case | None]], given: Mapping[str, Case]
+) -> list[str]:
+    """Each design id not in its normal form (:func:`.archive_shape.normal_id`), and each second
+    design line for one capability: every line is checked, so none may hide behind another."""
+    problems = []
+    first: dict[str, int] = {}
+    for n, line, _case in designed:
+        who = _who(n, line)
+        raw = line["id"]
+        key = normal_id(raw)
+        if raw != key:
+            known = f"the inventory's capability {visible(repr(key))}" if key in given else visible(repr(key))
+            problems.append(
+                f"{who}: the id differs from {known} only by white space or invisible characters; ids are "
+                "compared in one form, and an id that is not in it is not matched (field 'id')"
+            )
+        if key in first:
+            problems.append(
+                f"{who}: a second design line for capability {visible(repr(key))} (the first is line "
+                f"{first[key]}); a capability has one design line, and a duplicate cannot stand in for it (field 'id')"
+            )
+        first.setdefault(key, n)
+    return problems
+
+
+def _fix_misstates(fix: Mapping[str, Any], before: object, after: object) -> bool:
+    return canonical_json(fix.get("before")) != canonical_json(before) or canonical_json(
+        fix.get("after")
+    ) != canonical_json(after)
+
+
 def _routed(lines: Sequence[Mapping[str, Any]], inventory: Sequence[Case] | None, policy: Policy) -> list[str]:
     problems = []
     designed = _design(lines)
@@ -195,13 +237,14 @@ def _routed(lines: Sequence[Mapping[str, Any]], inventory: Sequence[Case] | None
     if inventory is None:
         problems.append("no inventory given: the design lines cannot be checked against it (pass inventory=...)")
     given = {c.id: c for c in inventory or ()}
-    ids = {line["id"] for _, line, _ in designed}
-    for missing in [i for i in given if i not in ids]:
+    problems += _id_problems(designed, given)
+    ids = {normal_id(line["id"]) for _, line, _ in designed}  # a non-normal id is named above
+    for missing in [i for i in given if normal_id(i) not in ids]:
         problems.append(f"capability {visible(repr(missing))} of the inventory has no design line (field 'id')")
     for n, line, case in designed:
         who = _who(n, line)
         cid = line["id"]
-        if inventory is not None and cid not in given:
+        if inventory is not None and cid not in given and normal_id(cid) not in given:
             problems.append(f"{who}: not a capability of the inventory (field 'id')")
         if case is None:
             try:
@@ -213,9 +256,11 @@ def _routed(lines: Sequence[Mapping[str, Any]], inventory: Sequence[Case] | None
             problems.append(f"{who}: its case is {visible(repr(case.id))}, not the line's id (field 'case')")
         decided = route(case, policy).to_dict()
         receipt = line["receipt"]
-        if receipt != decided:
-            differ = [k for k in decided if receipt.get(k) != decided[k]]
-            problems.append(f"{who}: the receipt is not what the router decides for its case (field {differ[:1]})")
+        if canonical_json(receipt) != canonical_json(decided):  # byte for byte: true is not 1, 25 is not 25.0
+            problems.append(
+                f"{who}: the receipt is not what the router decides for its case "
+                f"(field 'receipt.{_first_difference(receipt, decided)}')"
+            )
         if cid in given:
             changed = [k for k in DESIGN_INPUTS if given[cid].get(k) != case.get(k)]
             fix = line["fix"]
@@ -225,6 +270,11 @@ def _routed(lines: Sequence[Mapping[str, Any]], inventory: Sequence[Case] | None
                 )
             elif changed and (fix is None or fix.get("field") != changed[0]):
                 problems.append(f"{who}: input {changed[0]!r} changed but the line's fix does not say so (field 'fix')")
+            elif changed and fix is not None and _fix_misstates(fix, given[cid].get(changed[0]), case.get(changed[0])):
+                problems.append(
+                    f"{who}: the line's fix does not say what {changed[0]!r} was and became "
+                    "(fields 'fix.before', 'fix.after')"
+                )
             elif not changed and fix is not None:
                 problems.append(
                     f"{who}: the line's fix names {visible(repr(fix.get('field')))}, but nothing changed (field 'fix')"
@@ -267,7 +317,10 @@ def _matches(
     live = [(n, line) for n, line in enumerate(lines, start=1) if line["kind"] == "live"]
     problems = list(rederive_live(live, audit))
     header = lines[0]
-    if header["server"] != dict(audit.server) or header["protocol"] != audit.protocol_version:
+    if (
+        canonical_json(header["server"]) != canonical_json(dict(audit.server))
+        or header["protocol"] != audit.protocol_version
+    ):
         problems.append("line 1: the header's server or protocol is not the audited server's (field 'server')")
     problems += [f"the audit did not finish: {visible(why)}" for why in audit.incomplete]
     rows = [(case, route(case, policy)) for _, _, case in _design(lines) if case is not None]
@@ -355,6 +408,110 @@ def _incomplete_fields(receipt: Any) -> list[str]:
     return missing
 
 
+#: The shapes a receipt of each kind of live line can select (seed 000, "Separate listed resources
+#: from URI templates" and "Distinguish resource links from embedded content": a resource read is
+#: listed or templated, a tool returns a link, an embed or a structured result; a prompt is not routed).
+LIVE_SHAPES: dict[str, tuple[str, ...]] = {
+    "resource": APPLICATION_SHAPES,
+    "template": ("templated-resource",),
+    "link": APPLICATION_SHAPES,
+    "tool": MODEL_SHAPES,
+    "prompt": (),
+}
+
+
+def _template_matches(template: str, uri: str) -> bool:
+    try:
+        return match(template, uri) is not None
+    except UriTemplateError:
+        return False
+
+
+def _misplaced(n: int, line: Mapping[str, Any]) -> list[str]:
+    """Each way the receipt on line ``n`` is not one of the capability it sits under."""
+    receipt = line["receipt"]
+    if not isinstance(receipt, Mapping):
+        return []
+    who = _who(n, line)
+    rid = receipt.get("id")
+    if line["kind"] == "design":
+        if rid != line["id"]:
+            return [f"{who}: the receipt is for {visible(repr(rid))}, not the line's capability (field 'receipt.id')"]
+        return []
+    kind, name = line["capability"], line["name"]
+    out = []
+    if rid != name:
+        out.append(
+            f"{who}: the receipt is for {visible(repr(rid))}, but it sits under {visible(kind)} {visible(repr(name))} "
+            "(field 'receipt.id')"
+        )
+    if kind not in LIVE_SHAPES:
+        return [*out, f"{who}: {visible(repr(kind))} is not a kind of capability the audit lists (field 'capability')"]
+    if not LIVE_SHAPES[kind]:
+        return [*out, f"{who}: a {kind} is not routed, so it has no receipt (field 'receipt')"]
+    found = receipt.get("custody")
+    custody: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
+    actor, expected = custody.get("actor"), "model" if kind == "tool" else "application"
+    if actor in INITIATORS and actor != expected:
+        out.append(
+            f"{who}: the receipt's actor is {actor!r}, but a {kind}'s context is brought in by the {expected} "
+            "(seed 000, 'Decide who initiates the context transfer') (field 'receipt.custody.actor')"
+        )
+    shape = receipt.get("selected")
+    if receipt.get("accepted") is True and shape in SHAPES and shape not in LIVE_SHAPES[kind]:
+        out.append(
+            f"{who}: the receipt selects {shape}, a shape a {kind} cannot return (a {kind} returns "
+            f"{' or '.join(LIVE_SHAPES[kind])}) (field 'receipt.selected')"
+        )
+    uri = custody.get("uri")
+    if receipt.get("accepted") is True and isinstance(uri, str):
+        if kind in ("resource", "link") and uri != name:
+            out.append(
+                f"{who}: the receipt's URI {visible(repr(uri))} is not the {kind} it sits under (moved from another "
+                "capability, or the server answered for another URI) (field 'receipt.custody.uri')"
+            )
+        if kind == "template" and not _template_matches(name, uri):
+            out.append(
+                f"{who}: the receipt's URI {visible(repr(uri))} is not one the template expands to (RFC 6570) "
+                "(field 'receipt.custody.uri')"
+            )
+    return out
+
+
+def _counts(lines: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The summary's counts as the archive's own lines give them (as :func:`~.archive.archive_lines` counts)."""
+    design = [x for x in lines if x["kind"] == "design"]
+    live = [x for x in lines if x["kind"] == "live"]
+
+    def accepted(line: Mapping[str, Any]) -> bool:
+        return isinstance(line["receipt"], Mapping) and line["receipt"].get("accepted") is True
+
+    return {
+        "design": len(design),
+        "designAccepted": sum(accepted(x) for x in design),
+        "designFixed": sum(accepted(x) and x["fix"] is not None for x in design),
+        "designRefused": sum(not accepted(x) for x in design),
+        "live": len(live),
+        "liveExercised": sum(x["exercised"] for x in live),
+        "toolsCalled": sorted(x["name"] for x in live if x["capability"] == "tool" and x["exercised"]),
+        "consents": sum(x["kind"] == "consent" for x in lines),
+    }
+
+
+def _count_problems(lines: Sequence[Mapping[str, Any]]) -> list[str]:
+    claimed, held = lines[-1]["counts"], _counts(lines)
+    problems = []
+    for key, value in held.items():
+        if key not in claimed:
+            problems.append(f"line {len(lines)}: the summary's counts lack {key!r} (field 'counts')")
+        elif canonical_json(claimed[key]) != canonical_json(value):
+            problems.append(
+                f"line {len(lines)}: the summary's counts say {key} {visible(canonical_json(claimed[key]))[:200]}, "
+                f"the archive's lines hold {visible(canonical_json(value))[:200]} (field 'counts.{key}')"
+            )
+    return problems
+
+
 def _complete(lines: Sequence[Mapping[str, Any]]) -> list[str]:
     problems = []
     present = {n: line for n, line in enumerate(lines, start=1) if line.get("receipt") is not None}
@@ -362,13 +519,18 @@ def _complete(lines: Sequence[Mapping[str, Any]]) -> list[str]:
         missing = _incomplete_fields(line["receipt"])
         if missing:
             problems.append(f"{_who(n, line)}: the receipt lacks {', '.join(missing)}")
+        problems += _misplaced(n, line)
     summary = lines[-1]
-    if summary.get("kind") != "summary" or not isinstance(summary.get("receipts"), list):
-        return [*problems, f"line {len(lines)}: the last line is not the summary (field 'kind')"]
-    listed: dict[tuple[object, object], Mapping[str, Any]] = {}
-    for item in summary["receipts"]:
-        if isinstance(item, Mapping):
-            listed[(item.get("kind"), item.get("id"))] = item
+    listed: dict[tuple[object, object], tuple[int, Mapping[str, Any]]] = {}
+    for i, item in enumerate(summary["receipts"]):
+        entry: tuple[object, object] = (item["kind"], item["id"])
+        if entry in listed:
+            problems.append(
+                f"line {len(lines)}: the summary lists {visible(entry[0])} receipt {visible(repr(entry[1]))} twice "
+                f"(receipts[{listed[entry][0]}] and receipts[{i}]); it lists each receipt once (field 'receipts')"
+            )
+            continue
+        listed[entry] = (i, item)
     held: dict[tuple[object, object], tuple[int, Mapping[str, Any]]] = {}
     for n, line in present.items():
         rid = line["receipt"].get("id") if isinstance(line["receipt"], Mapping) else None
@@ -377,42 +539,89 @@ def _complete(lines: Sequence[Mapping[str, Any]]) -> list[str]:
             problems.append(f"{_who(n, line)}: a second receipt for the same capability (field 'id')")
         else:
             held[key] = (n, line)
-    for listed_key, item in listed.items():
-        key = listed_key
-        name = f"{visible(key[0])} receipt {visible(repr(key[1]))}"
-        if key not in held:
+    for pair, (_, item) in listed.items():
+        name = f"{visible(pair[0])} receipt {visible(repr(pair[1]))}"
+        if pair not in held:
             problems.append(
                 f"the summary lists {name} (line {item.get('line')}), the archive lacks it (receipt missing)"
             )
-        elif digest(held[key][1]["receipt"]) != item.get("sha256"):
-            n, line = held[key]
+        elif digest(held[pair][1]["receipt"]) != item.get("sha256"):
+            n, line = held[pair]
             problems.append(
                 f"{_who(n, line)}: the receipt does not match the sha256 the summary lists (field 'sha256')"
             )
-    for key, (n, line) in held.items():
-        if key not in listed:
+    for pair, (n, line) in held.items():
+        if pair not in listed:
             problems.append(f"{_who(n, line)}: a receipt the summary does not list (field 'receipts')")
-    return problems
+    return problems + _count_problems(lines)
 
 
-def _consented(lines: Sequence[Mapping[str, Any]]) -> list[str]:
+#: Words that name no person or host in an approval: the server, its hints and annotations, or
+#: the model that asked for the call (compared case-folded, word by word).
+NOT_AN_APPROVER: frozenset[str] = frozenset(
+    "server servers hint hints readonlyhint destructivehint idempotenthint openworldhint annotation "
+    "annotations model llm assistant".split()
+)
+
+
+def _not_an_approver(approver: str, servers: Sequence[str]) -> str | None:
+    """Why ``approver`` is the server, a hint or the model instead of a person or the host."""
+    folded = normal_id(approver).casefold()
+    named = [
+        s for s in servers if s.strip() and re.search(rf"(?<!\w){re.escape(normal_id(s).casefold())}(?!\w)", folded)
+    ]
+    if named:
+        return f"names the audited server ({visible(repr(named[0]))})"
+    said = sorted(set(re.findall(r"[a-z]+", folded)) & NOT_AN_APPROVER)
+    if said:
+        return f"names {', '.join(map(repr, said))}, not a person or the host"
+    return None
+
+
+def _consented(lines: Sequence[Mapping[str, Any]], audit: AuditReport | None) -> list[str]:
+    """Every tool call that was made (:func:`performed_calls`) has one consent line naming a
+    person or the host (the lab's host policy)."""
     problems = []
-    consents: dict[str, Mapping[str, Any]] = {}
+    consents: dict[str, int] = {}
+    header = lines[0]
+    servers = [str(header["server"].get("name") or "")]
+    if audit is not None and isinstance(audit.server, Mapping):
+        servers.append(str(audit.server.get("name") or ""))
     for n, line in enumerate(lines, start=1):
         if line["kind"] != "consent":
             continue
-        approver = line["approvedBy"]
-        why = says_nothing(approver, words=1)
-        if why is not None:
+        who = f"line {n} (consent {visible(repr(line['tool']))})"
+        tool = normal_id(line["tool"])
+        if tool != line["tool"]:
             problems.append(
-                f"line {n} (consent {visible(repr(line['tool']))}): the approving actor {why} (field 'approvedBy')"
+                f"{who}: the tool's name differs from {visible(repr(tool))} only by white space or invisible "
+                "characters, so it names no tool the audit called (field 'tool')"
             )
             continue
-        consents[line["tool"]] = line
-    for n, line in enumerate(lines, start=1):
-        if line["kind"] == "live" and line["capability"] == "tool" and line["exercised"]:
-            if line["name"] not in consents:
-                problems.append(f"{_who(n, line)}: the tool was called without a consent line (field 'consent')")
+        if tool in consents:
+            problems.append(
+                f"{who}: a second consent for {visible(repr(tool))} (the first is line {consents[tool]}); "
+                "the audit takes one consent a tool (field 'tool')"
+            )
+            continue
+        approver = line["approvedBy"]
+        why = says_nothing(approver, words=1)
+        if why is None and isinstance(approver, str):
+            why = _not_an_approver(approver, servers)
+            if why is not None:
+                why += (
+                    ": consent is given by a person or the host, never by the server, its hints (MCP 2025-06-18 "
+                    "onwards: clients MUST treat tool annotations as untrusted) or the model that asks"
+                )
+        if why is not None:
+            problems.append(f"{who}: the approving actor {visible(repr(approver))} {why} (field 'approvedBy')")
+            continue
+        consents[tool] = n
+    calls, contradictions = performed_calls(lines, audit)
+    problems += contradictions
+    for name, where in calls.items():
+        if name not in consents:
+            problems.append(f"{where}: the tool was called without a consent line (field 'consent')")
     return problems
 
 
@@ -445,7 +654,12 @@ def check_lines(
         return _unreadable(path, shape)
     policy = policy or Policy()
     claimed = Policy.from_dict(lines[0]["policy"])
+    unusable = audit_problems(audit) if audit is not None else []
+    if unusable:
+        audit = None  # nothing is checked against a report the audit did not write
     matching, matched = _matches(lines, audit, policy)
+    if unusable:
+        matching = [*unusable, "the audit report cannot be used: the live lines are not checked against it"]
     steps = (
         RubricStep("readable"),
         RubricStep("routed", tuple(_header_policy(claimed, policy) + _routed(lines, inventory, policy))),
@@ -453,7 +667,7 @@ def check_lines(
         RubricStep("matches-the-audit", tuple(matching)),
         RubricStep("refusals-explained", tuple(_refused_knowingly(lines, matched))),
         RubricStep("receipts-complete", tuple(_complete(lines))),
-        RubricStep("calls-consented", tuple(_consented(lines))),
+        RubricStep("calls-consented", tuple(_consented(lines, audit))),
     )
     return Rubric(path, steps)
 
@@ -481,6 +695,14 @@ def check_archive(
     """
     target = Path(path)
     try:
+        if not target.is_file():  # a FIFO or a device would block the read, a folder cannot be read
+            raise OSError(f"{visible(target.name)} is not a file")
+        size = target.stat().st_size
+        if size > MAX_ARCHIVE_BYTES:
+            return _unreadable(
+                target.name,
+                [f"{visible(target.name)}: {size} bytes, over the archive limit of {MAX_ARCHIVE_BYTES}; not read"],
+            )
         text = target.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
         return _unreadable(
