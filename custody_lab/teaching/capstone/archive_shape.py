@@ -165,7 +165,10 @@ def json_problem(value: object) -> str | None:
         if isinstance(item, Mapping):
             for key in item:
                 if not isinstance(key, str):
-                    return f"{f'{where}: ' if parts else ''}a key {visible(repr(key))[:40]} is not text"
+                    shown = (
+                        repr(key) if key is None or isinstance(key, int | float) else f"of type {type(key).__name__}"
+                    )
+                    return f"{f'{where}: ' if parts else ''}a key {visible(shown)[:40]} is not text"
             stack += [(v, (*parts, k)) for k, v in reversed(list(item.items()))]
         elif isinstance(item, (list, tuple)):
             stack += [(v, (*parts, i)) for i, v in reversed(list(enumerate(item)))]
@@ -213,6 +216,7 @@ def shape_problems(lines: Sequence[object]) -> list[str]:
     if not lines:
         return ["the archive has no lines"]
     kinds: list[object] = []
+    safe = True  # the header is plain JSON (its policy can be read)
     for n, line in enumerate(lines, start=1):
         if not isinstance(line, Mapping) or not isinstance(line.get("kind"), str):
             problems.append(f"line {n}: not an archive line (field 'kind')")
@@ -222,6 +226,7 @@ def shape_problems(lines: Sequence[object]) -> list[str]:
         if unsafe is not None:
             problems.append(f"line {n} ({visible(line['kind'])}): {unsafe}")
             kinds.append(line["kind"])
+            safe = safe and n != 1
             continue
         kind = line["kind"]
         kinds.append(kind)
@@ -250,7 +255,7 @@ def shape_problems(lines: Sequence[object]) -> list[str]:
         if kinds.count(kind) > 1:
             problems.append(f"the archive has {kinds.count(kind)} {kind} lines; it has one")
     header = lines[0]
-    if isinstance(header, Mapping) and header.get("kind") == "header":
+    if safe and isinstance(header, Mapping) and header.get("kind") == "header":
         if isinstance(header.get("format"), str) and header["format"] != ARCHIVE_FORMAT:
             problems.append(
                 f"line 1: format {visible(repr(header['format']))} is not {ARCHIVE_FORMAT} (field 'format')"

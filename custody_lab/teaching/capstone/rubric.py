@@ -571,7 +571,7 @@ def _not_an_approver(approver: str, servers: Sequence[str]) -> str | None:
         s for s in servers if s.strip() and re.search(rf"(?<!\w){re.escape(normal_id(s).casefold())}(?!\w)", folded)
     ]
     if named:
-        return f"names the audited server ({visible(repr(named[0]))})"
+        return f"names the audited server ({visible(repr(named[0]))}), not a person or the host"
     said = sorted(set(re.findall(r"[a-z]+", folded)) & NOT_AN_APPROVER)
     if said:
         return f"names {', '.join(map(repr, said))}, not a person or the host"
