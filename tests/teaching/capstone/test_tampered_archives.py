@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import os
+import threading
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -150,16 +151,20 @@ def performed_delete_marked_not_exercised_in_the_archive(lines: Lines, report: A
 
 
 def performed_delete_marked_not_exercised_in_the_report_too(lines: Lines, report: AuditReport):
+    """A report written by hand (as capstone-03's is): no content digest, only the call's outcome."""
     called = _delete_called()
     delete = next(c for c in called.capabilities if c.name == "delete_note")
-    report = report_of([c if c is not delete else replace(c, exercised=False) for c in called.capabilities])
+    hidden = replace(delete, exercised=False, details={"custody": delete.details["custody"]})
+    report = report_of([c if c is not delete else hidden for c in called.capabilities])
     return lines_for(report=report), report
 
 
-def test_a_performed_delete_marked_not_exercised_still_needs_a_consent():
-    failed = rubric_of(*performed_delete_marked_not_exercised_in_the_archive(good_lines(), good_report()))
+@pytest.mark.parametrize("with_audit", [True, False], ids=["with-the-audit", "archive-alone"])
+def test_a_performed_delete_marked_not_exercised_still_needs_a_consent(with_audit):
+    lines, report = performed_delete_marked_not_exercised_in_the_archive(good_lines(), good_report())
+    failed = rubric_of(lines, report if with_audit else None)
     said(failed, "calls-consented", "line 14 (live 'delete_note')", "marked exercised false", "field 'exercised'")
-    said(failed, "calls-consented", "'delete_note'", "called without a consent line")
+    said(failed, "calls-consented", "line 14 (live 'delete_note')", "called without a consent line")
 
 
 def test_a_report_that_marks_a_performed_call_not_exercised_is_read_by_its_record_not_its_flag():
@@ -218,7 +223,8 @@ def live_flag_written_as_a_number_python_calls_equal(lines: Lines, report: Audit
 
 
 def refused_design_receipt_with_a_number_for_a_flag(lines: Lines, report: AuditReport):
-    line_of(lines, "design", "audit-log")["receipt"]["custody"]["permissionChecked"] = 0
+    custody = line_of(lines, "design", "audit-log")["receipt"]["custody"]
+    custody["permissionChecked"] = int(custody["permissionChecked"])  # 1 == True and 0 == False in Python
     return resummed(lines), report
 
 
@@ -474,7 +480,23 @@ def test_a_malformed_archive_file_gets_a_finding_naming_the_line(name, raw, says
 def test_a_fifo_or_an_oversized_file_is_answered_without_reading_it(tmp_path):
     fifo = tmp_path / "archive.fifo"
     os.mkfifo(fifo)
-    rubric = check_archive(fifo, inventory=GIVEN_INVENTORY)  # would block forever if it read the FIFO
+    stop = threading.Event()
+
+    def unblock() -> None:  # a rubric that opened the FIFO would wait for a writer: give it one
+        while not stop.is_set():
+            try:
+                fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+            except OSError:  # no reader yet
+                stop.wait(0.05)
+                continue
+            os.write(fd, b"{}\n")
+            os.close(fd)
+            return
+
+    writer = threading.Thread(target=unblock, daemon=True)
+    writer.start()
+    rubric = check_archive(fifo, inventory=GIVEN_INVENTORY)
+    stop.set()
     assert "is not a file" in rubric.step("readable").problems[0], rubric.text()
     big = tmp_path / "big.jsonl"
     with big.open("wb") as f:
