@@ -123,7 +123,10 @@ def audit_problems(report: object) -> list[str]:
     from ...live.audit_report import AuditReport, CapabilityAudit, FieldSupport
 
     if not isinstance(report, AuditReport):
-        return [f"the audit report is {visible(type(report).__name__)}, not the AuditReport audit_server returns"]
+        return [
+            f"the audit report is {visible(type(report).__name__)}, neither the AuditReport audit_server returns "
+            "nor the JSON custody-lab audit --json writes"
+        ]
     problems = []
     if not isinstance(report.server, Mapping) or json_problem(report.server) is not None:
         problems.append("the audit report's server is not an object of plain JSON values")

@@ -53,7 +53,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ...core.errors import CaseError, CaseFileError
 from ...core.loading import load_cases
@@ -64,6 +64,7 @@ from ...core.text import visible
 from ...protocol.uri_templates import UriTemplateError, match
 from .against_audit import audit_findings, audit_problems, performed_calls, rederive_live
 from .archive_shape import MAX_ARCHIVE_BYTES, normal_id, parse_archive, shape_problems
+from .audit_json import audit_from_json, read_audit_json
 from .design_review import DESIGN_INPUTS, CapstoneError
 from .judgement import case_findings, fix_findings, says_nothing, sound_fix_exists
 
@@ -639,11 +640,32 @@ def _unreadable(path: str, problems: Sequence[str]) -> Rubric:
     return Rubric(path, (RubricStep("readable", tuple(problems)), *(RubricStep(s, rest) for s in RUBRIC_STEPS[1:])))
 
 
+def _the_audit(
+    audit: AuditReport | Mapping[str, Any] | str | Path | None,
+) -> tuple[AuditReport | None, list[str], list[str]]:
+    """The report to check against (``None`` when none, or none usable), the problems of its
+    restated values (it is still used), and the problems that make it unusable."""
+    if audit is None:
+        return None, [], []
+    restated: list[str] = []
+    report: object = audit
+    if isinstance(audit, str | Path):
+        report, restated = read_audit_json(audit)
+    elif isinstance(audit, Mapping):
+        report, restated = audit_from_json(audit)
+    if report is None:
+        return None, [], restated
+    unusable = audit_problems(report)
+    if unusable:
+        return None, restated, unusable
+    return cast("AuditReport", report), restated, []  # audit_problems found it an AuditReport
+
+
 def check_lines(
     lines: Sequence[Mapping[str, Any]],
     *,
     inventory: Sequence[Case] | None = None,
-    audit: AuditReport | None = None,
+    audit: AuditReport | Mapping[str, Any] | str | Path | None = None,
     policy: Policy | None = None,
     path: str = "(archive)",
 ) -> Rubric:
@@ -654,12 +676,11 @@ def check_lines(
         return _unreadable(path, shape)
     policy = policy or Policy()
     claimed = Policy.from_dict(lines[0]["policy"])
-    unusable = audit_problems(audit) if audit is not None else []
-    if unusable:
-        audit = None  # nothing is checked against a report the audit did not write
-    matching, matched = _matches(lines, audit, policy)
+    report, restated, unusable = _the_audit(audit)
+    matching, matched = _matches(lines, report, policy)
     if unusable:
         matching = [*unusable, "the audit report cannot be used: the live lines are not checked against it"]
+    matching = restated + matching
     steps = (
         RubricStep("readable"),
         RubricStep("routed", tuple(_header_policy(claimed, policy) + _routed(lines, inventory, policy))),
@@ -667,7 +688,7 @@ def check_lines(
         RubricStep("matches-the-audit", tuple(matching)),
         RubricStep("refusals-explained", tuple(_refused_knowingly(lines, matched))),
         RubricStep("receipts-complete", tuple(_complete(lines))),
-        RubricStep("calls-consented", tuple(_consented(lines, audit))),
+        RubricStep("calls-consented", tuple(_consented(lines, report))),
     )
     return Rubric(path, steps)
 
@@ -676,7 +697,7 @@ def check_archive(
     path: str | Path,
     *,
     inventory: str | Path | Sequence[Case] | None = None,
-    audit: AuditReport | None = None,
+    audit: AuditReport | Mapping[str, Any] | str | Path | None = None,
     policy: Policy | None = None,
 ) -> Rubric:
     """Check a receipt archive against the rubric's steps (:data:`RUBRIC_STEPS`).

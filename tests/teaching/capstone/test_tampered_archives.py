@@ -10,6 +10,7 @@ that the message names the line or capability and what is wrong.
 from __future__ import annotations
 
 import copy
+import json
 import os
 import threading
 from collections.abc import Callable
@@ -522,3 +523,67 @@ def test_a_malformed_audit_report_is_named_and_not_used(change, says):
     failed = rubric_of(good_lines(), report_of(caps))
     assert any(says in p for p in failed["matches-the-audit"]), failed["matches-the-audit"]
     assert any("cannot be used" in p for p in failed["matches-the-audit"]), failed["matches-the-audit"]
+
+
+# -- the audit report read back from `custody-lab audit --json` -------------------------------------
+
+
+def _audit_json(report: AuditReport) -> dict:
+    from custody_lab.core.text import terminal_json
+
+    return json.loads(terminal_json(report.to_dict()))  # what the command prints, read back
+
+
+def test_the_good_archive_passes_against_the_audit_json_as_an_object_and_as_a_file(tmp_path):
+    from custody_lab.core.text import terminal_json
+
+    assert rubric_of(good_lines(), _audit_json(good_report())) == {}
+    path = tmp_path / "audit.json"
+    path.write_text(terminal_json(good_report().to_dict()), encoding="utf-8")
+    archive = write_archive(tmp_path / "a.jsonl", good_lines())
+    rubric = check_archive(archive, inventory=GIVEN_INVENTORY, audit=path)
+    assert rubric.passed, rubric.text()
+
+
+def audit_json_with_a_call_flagged_not_exercised(report: AuditReport) -> dict:
+    value = _audit_json(report)
+    row = next(r for r in value["capabilities"] if r["name"] == "word_count")
+    row["exercised"] = False  # its status, the counts and its result are left as the audit wrote them
+    return value
+
+
+def test_an_audit_json_with_a_flag_flipped_by_hand_is_named_and_the_call_still_needs_consent():
+    value = audit_json_with_a_call_flagged_not_exercised(good_report())
+    lines = lines_for(consents=[c for c in CONSENTS if c.tool != "word_count"])
+    failed = rubric_of(lines, value)
+    said(failed, "matches-the-audit", "capabilities[2] (tool 'word_count')", "status 'exercised'", "edited by hand")
+    said(failed, "matches-the-audit", "counts", "edited by hand")
+    said(failed, "calls-consented", "'word_count'", "called without a consent line")
+
+
+@pytest.mark.parametrize(
+    ("value", "says"),
+    [
+        ([], "the audit report is list"),
+        ({"command": [], "server": {}}, "field 'capabilities'"),
+        ({"command": [], "server": {}, "capabilities": [7]}, "capabilities[0] is not an object"),
+        ({"command": [], "server": {"name": float("nan")}, "capabilities": []}, "server.name is NaN"),
+        ({"command": [], "server": {}, "capabilities": [{"kind": "tool", "name": ["x"]}]}, "field 'name'"),
+    ],
+    ids=["a-list", "no-capabilities", "a-number-row", "nan", "list-name"],
+)
+def test_an_audit_json_that_is_not_a_report_is_named_never_a_traceback(value, says):
+    failed = rubric_of(good_lines(), value)
+    assert any(says in p for p in failed["matches-the-audit"]), failed["matches-the-audit"]
+    assert any("cannot be used" in p for p in failed["matches-the-audit"]), failed["matches-the-audit"]
+
+
+def test_an_audit_json_file_that_cannot_be_read_is_named(tmp_path):
+    archive = write_archive(tmp_path / "a.jsonl", good_lines())
+    for name, text in (("cut.json", '{"command": ['), ("deep.json", "[" * 5000 + "]" * 5000)):
+        (tmp_path / name).write_text(text, encoding="utf-8")
+        rubric = check_archive(archive, inventory=GIVEN_INVENTORY, audit=tmp_path / name)
+        problems = rubric.step("matches-the-audit").problems
+        assert any(f"the audit JSON {name} cannot be read" in p for p in problems), problems
+    rubric = check_archive(archive, inventory=GIVEN_INVENTORY, audit=tmp_path / "missing.json")
+    assert any("missing.json is not a file" in p for p in rubric.step("matches-the-audit").problems), rubric.text()
