@@ -32,7 +32,8 @@ def _wrong(where: str, obj: Mapping[str, Any], spec: Mapping[str, type]) -> list
     out = []
     for key, kind in spec.items():
         value = obj.get(key)
-        if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
+        kinds = (list, tuple) if kind is list else (kind,)  # to_dict() keeps tuples; JSON reads lists
+        if not isinstance(value, kinds) or (kind is not bool and isinstance(value, bool)):
             out.append(f"{where}: field {key!r} is missing or not {kind.__name__}")
     return out
 
@@ -66,7 +67,7 @@ def audit_from_json(value: object, name: str = "the audit JSON") -> tuple[AuditR
             return None, [f"{where} is not an object"]
         wrong = _wrong(where, row, _ROW)
         found = row.get("fields")
-        fields: list[Any] = found if isinstance(found, list) else []
+        fields: list[Any] = list(found) if isinstance(found, list | tuple) else []
         if not all(isinstance(f, Mapping) and isinstance(f.get("field"), str) for f in fields):
             wrong.append(f"{where}: a field mark is not an object with a 'field'")
         if not (row.get("outcome") is None or isinstance(row.get("outcome"), str)):

@@ -2,38 +2,65 @@
 
 :func:`check_archive` reads an archive written by :func:`~custody_lab.teaching.capstone.archive.write_archive`
 and re-derives what it can instead of trusting it: the design receipts from the inventory and the
-router, the live lines from the audit report. Each problem names the line, the capability and the
-field; one that starts with ``still to do:`` is work not yet done (the notebook run unchanged
-shows only those), the others are findings about the design. No message gives the fix.
+router, the live lines from the audit report (the :class:`~custody_lab.live.audit_report.AuditReport`
+``audit_server`` returns, or the JSON ``custody-lab audit --json`` wrote, :mod:`.audit_json`).
+Each problem names the line, the capability and the field; one that starts with ``still to do:``
+is work not yet done (the notebook run unchanged shows only those), the others are findings about
+the design or the record. No message gives the fix. Every archive gets a result, never a traceback.
 
 ``readable``
     Every line is a JSON object of a known kind with fields of the written types, the header
-    first and the summary last (:mod:`.archive_shape`). The other steps run only on a readable file.
+    first and the summary last, and nothing but plain JSON inside: no NaN or infinity, no number
+    beyond 2**53 - 1, no nesting deeper than 32 levels, no key that is not text
+    (:mod:`.archive_shape`; a file over 16 MiB, or one that is not a regular file, is not read).
+    The other steps run only on a readable file.
 ``routed``
-    Every capability of the inventory has a design line, and its receipt is what the router
-    decides for the case on that line (a hand-edited receipt fails); a fix changed exactly one
-    design input of the inventory's case, and says which.
+    Every capability of the inventory has exactly one design line: ids are compared in one form
+    (:func:`~.archive_shape.normal_id`), and an id that differs from it by white space or invisible
+    characters, or a second line for one capability, is a finding (each line is checked, so a
+    duplicate cannot hide another). Its receipt is byte for byte what the router decides for the
+    case on that line (``1`` is not ``true``); a fix changed exactly one design input of the
+    inventory's case, and says which, from what, to what.
 ``design-sound``
     No fix or reviewed case contradicts a decision the lab teaches (:mod:`.judgement`): a
     permission granted, a measurement changed instead of the design, a large result relabelled
     as a structured one, a mutation declared free of side effects, a URI that names nothing.
 ``matches-the-audit``
-    The live lines are what the audit recorded, and the audited server does what the design says
-    (:mod:`.against_audit`).
+    The live lines are what the audit recorded, paired by kind and name and compared byte for
+    byte (a line deleted, added, moved or edited is named), and the audited server does what the
+    design says (:mod:`.against_audit`). An audit JSON whose rows contradict its own ``status``,
+    ``counts`` or ``gaps`` is named; one that is not a report is not used.
 ``refusals-explained``
     Every refusal kept (design or live), and every resource the audit did not read, carries a
-    written reason that says something (:func:`~.judgement.says_nothing`), its own and not the
-    rule's name restated.
+    written reason that says something (:func:`~.judgement.says_nothing`: not blank, no
+    characters a reader cannot see, such as zero-width spaces or Hangul fillers), its own and not
+    the rule's name restated.
 ``receipts-complete``
     Every receipt has the seed's fields (``id``, ``accepted``, ``selected`` or ``rejection``, and
     the eight ``custody`` fields); an accepted one has a value in each (the lab's host policy:
-    seed 000's receipt, see :mod:`custody_lab.core.receipts`). The summary lists every receipt
-    line with its sha256, and the file has exactly those receipts, unchanged.
+    seed 000's receipt, see :mod:`custody_lab.core.receipts`). A receipt sits under its own
+    capability: its id is the line's, a live one's actor and shape are ones its kind brings in (a
+    tool returns a link, an embed or a structured result, never a listed resource) and a read's
+    URI is the resource's, or one its template expands to. The summary lists every receipt once
+    with its sha256, its counts are the lines' counts, and the file has exactly those receipts.
 ``calls-consented``
-    No tool was called without consent: every tool the live audit exercised has a consent line
-    naming the actor who approved it (the lab's host policy; a ``readOnlyHint`` is a hint, and
-    MCP 2025-06-18 onwards says clients MUST treat tool annotations as untrusted unless the
-    server is trusted).
+    No tool was called without consent: every call that was made has one consent line naming a
+    person or the host (the lab's host policy). "Made" is re-derived from the receipts, not taken
+    from a flag: a live line holding a receipt, and every call the audit report's record shows
+    (:func:`~.against_audit.performed`), even one whose line was deleted. An approver that is
+    blank, invisible, a placeholder, or names the server, a hint or the model is no approver (a
+    ``readOnlyHint`` is a hint, and MCP 2025-06-18 onwards says clients MUST treat tool
+    annotations as untrusted unless the server is trusted).
+
+What the rubric cannot detect, said plainly: the archive is written by the learner, so its
+summary sha256s and counts anchor nothing by themselves; a tamperer who recomputes them can change
+any live line undetected **unless the audit report is given** (without it, ``matches-the-audit``
+never passes). The report is trusted as given: an in-memory report, or an audit JSON rewritten
+consistently from end to end (its rows, statuses, counts and gaps together), is not detectable
+here; only a re-run of the audit against the server can show it. Neither the archive nor the
+report holds the content itself, so a content digest (``details.contentDigest``) can be checked
+only against the content or a server-side record such as ``custody-lab serve``'s receipt log,
+which the rubric does not read.
 """
 
 from __future__ import annotations
@@ -706,7 +733,8 @@ def check_archive(
         path: the JSON-lines archive.
         inventory: the inventory the design review started from (a path or cases): every
             capability must have a design line, and a fix may change one input of it.
-        audit: the report :func:`~.live_audit.audit_server` returned: the live lines are
+        audit: the report :func:`~.live_audit.audit_server` returned, or the JSON
+            ``custody-lab audit --json`` wrote (parsed, or its file's path): the live lines are
             re-derived from it, and the design is held against what the server did.
         policy: the host policy the review was made under (the seed's by default); the header
             must say the same, and every case is routed under it, not under the header's.
