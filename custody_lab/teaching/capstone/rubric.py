@@ -42,7 +42,8 @@ the design or the record. No message gives the fix. Every archive gets a result,
     capability: its id is the line's, a live one's actor and shape are ones its kind brings in (a
     tool returns a link, an embed or a structured result, never a listed resource) and a read's
     URI is the resource's, or one its template expands to. The summary lists every receipt once
-    with its sha256, its counts are the lines' counts, and the file has exactly those receipts.
+    with its sha256, its counts of lines, receipts and calls are the lines' own, and the file has
+    exactly those receipts.
 ``calls-consented``
     No tool was called without consent: every call that was made has one consent line naming a
     person or the host (the lab's host policy). "Made" is re-derived from the receipts, not taken
@@ -507,7 +508,8 @@ def _misplaced(n: int, line: Mapping[str, Any]) -> list[str]:
 
 
 def _counts(lines: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """The summary's counts as the archive's own lines give them (as :func:`~.archive.archive_lines` counts)."""
+    """The summary's counts as the archive's own lines give them (as :func:`~.archive.archive_lines`
+    counts), but for ``consents``: a consent added after the audit is judged by the calls step."""
     design = [x for x in lines if x["kind"] == "design"]
     live = [x for x in lines if x["kind"] == "live"]
 
@@ -522,8 +524,7 @@ def _counts(lines: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         "live": len(live),
         "liveExercised": sum(x["exercised"] for x in live),
         "toolsCalled": sorted(x["name"] for x in live if x["capability"] == "tool" and x["exercised"]),
-        "consents": sum(x["kind"] == "consent" for x in lines),
-    }
+    }  # not the consents: each consent line is held against the calls it allows (calls-consented)
 
 
 def _count_problems(lines: Sequence[Mapping[str, Any]]) -> list[str]:
