@@ -21,6 +21,7 @@ __all__ = [
     "MAX_ARCHIVE_BYTES",
     "MAX_DEPTH",
     "MAX_SAFE_INTEGER",
+    "describe_line",
     "json_problem",
     "normal_id",
     "parse_archive",
@@ -188,6 +189,17 @@ def normal_id(text: str) -> str:
     """
     kept = "".join(ch for ch in unicodedata.normalize("NFKC", text) if not is_hidden(ch))
     return " ".join(kept.split())
+
+
+def describe_line(n: int, line: Mapping[str, Any]) -> str:
+    """How a problem names line ``n`` of a readable archive: its number, kind and capability.
+
+    Example:
+        >>> describe_line(4, {"kind": "design", "id": "audit-log "})
+        "line 4 (design 'audit-log ')"
+    """
+    name = line.get("id") if line["kind"] == "design" else line.get("name", line.get("tool"))
+    return f"line {n} ({visible(line['kind'])} {visible(repr(name))})"
 
 
 def parse_archive(text: str, name: str) -> tuple[list[dict[str, Any]], list[str]]:

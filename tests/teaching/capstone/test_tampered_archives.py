@@ -24,6 +24,9 @@ from custody_lab.core.receipts import digest
 from custody_lab.live.audit_report import AuditReport, CapabilityAudit
 from custody_lab.teaching.capstone import GIVEN_INVENTORY, write_archive
 from custody_lab.teaching.capstone.archive_shape import MAX_ARCHIVE_BYTES, MAX_DEPTH, normal_id
+from custody_lab.teaching.capstone.audit_json import audit_from_json
+from custody_lab.teaching.capstone.consent_checks import NOT_AN_APPROVER
+from custody_lab.teaching.capstone.receipt_checks import LIVE_SHAPES
 from custody_lab.teaching.capstone.rubric import RUBRIC_STEPS, check_archive, check_lines
 
 from .archives import CASES, CONSENTS, custody, good_caps, good_lines, good_report, line_of, lines_for, report_of
@@ -292,6 +295,13 @@ def test_the_server_a_hint_or_the_model_is_no_approver(approver):
     said(failed, "calls-consented", "line 13 (live 'export_notes')", "without a consent line")
 
 
+@pytest.mark.parametrize("word", sorted(NOT_AN_APPROVER))
+def test_each_word_that_names_no_person_makes_an_approval_no_approval(word):
+    lines = good_lines()
+    line_of(lines, "consent", "word_count")["approvedBy"] = f"approved by the {word.upper()}"
+    said(rubric_of(lines, good_report()), "calls-consented", "line 8 (consent 'word_count')", repr(word))
+
+
 @pytest.mark.parametrize("approver", ["learner", "dana (support lead)", "you (this notebook's reader)"])
 def test_a_person_is_an_approver(approver):
     lines = lines_for(consents=[replace(c, approved_by=approver) for c in CONSENTS])
@@ -314,6 +324,17 @@ def tool_receipt_claiming_the_application_fetched_it(lines: Lines, report: Audit
 def test_a_tool_receipt_claiming_a_listed_resource_is_a_shape_no_tool_returns():
     failed = rubric_of(*tool_receipt_claiming_a_listed_resource(good_lines(), good_report()))
     said(failed, "receipts-complete", "line 12 (live 'word_count')", "selects listed-resource", "receipt.selected")
+
+
+@pytest.mark.parametrize(("kind", "name"), [("tool", "word_count"), ("template", "notes://{id}")])
+def test_every_shape_a_capability_cannot_return_is_named(kind, name):
+    wrong = [shape for shape in cl.SHAPES if shape not in LIVE_SHAPES[kind]]
+    assert wrong, kind
+    for shape in wrong:
+        lines = good_lines()
+        line_of(lines, "live", name)["receipt"]["selected"] = shape
+        failed = rubric_of(resummed(lines), good_report())
+        said(failed, "receipts-complete", f"(live {name!r})", f"selects {shape}, a shape a {kind} cannot return")
 
 
 def test_a_tool_receipt_whose_actor_is_the_application_is_named():
@@ -532,6 +553,10 @@ def _audit_json(report: AuditReport) -> dict:
     from custody_lab.core.text import terminal_json
 
     return json.loads(terminal_json(report.to_dict()))  # what the command prints, read back
+
+
+def test_the_audit_json_reads_back_as_the_report_it_was_written_from():
+    assert audit_from_json(_audit_json(good_report())) == (good_report(), [])
 
 
 def test_the_good_archive_passes_against_the_audit_json_as_an_object_and_as_a_file(tmp_path):
