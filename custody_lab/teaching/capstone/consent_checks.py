@@ -49,7 +49,8 @@ def consent_problems(lines: Sequence[Mapping[str, Any]], audit: AuditReport | No
     """Every tool call that was made (:func:`performed_calls`) has one consent line naming a
     person or the host (the lab's host policy)."""
     problems = []
-    consents: dict[str, int] = {}
+    consents: dict[str, int] = {}  # tool -> the line of its one valid consent
+    first: dict[str, int] = {}  # tool -> the line of its first consent, valid or not
     header = lines[0]
     servers = [str(header["server"].get("name") or "")]
     if audit is not None and isinstance(audit.server, Mapping):
@@ -65,12 +66,14 @@ def consent_problems(lines: Sequence[Mapping[str, Any]], audit: AuditReport | No
                 "characters, so it names no tool the audit called (field 'tool')"
             )
             continue
-        if tool in consents:
+        if tool in first:
+            consents.pop(tool, None)  # two consents for one tool: neither is the one the audit took
             problems.append(
-                f"{who}: a second consent for {visible(repr(tool))} (the first is line {consents[tool]}); "
-                "the audit takes one consent a tool (field 'tool')"
+                f"{who}: a second consent for {visible(repr(tool))} (the first is line {first[tool]}); "
+                "the audit takes one consent a tool, so neither stands (field 'tool')"
             )
             continue
+        first[tool] = n
         approver = line["approvedBy"]
         why = says_nothing(approver, words=1)
         if why is None and isinstance(approver, str):

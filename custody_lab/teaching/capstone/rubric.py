@@ -305,16 +305,23 @@ def _routed(lines: Sequence[Mapping[str, Any]], inventory: Sequence[Case] | None
     return problems
 
 
+#: How many capabilities one message names before it says how many more.
+_LISTED = 10
+
+
 def _sound(lines: Sequence[Mapping[str, Any]], inventory: Sequence[Case] | None, policy: Policy) -> list[str]:
     given = {c.id: c for c in inventory or ()}
     problems = []
     designed = _design(lines)
     kept = [c for _, line, c in designed if c is not None and line["fix"] is None and not route(c, policy).accepted]
     if kept and all(line["fix"] is None for _, line, _ in designed):
-        fixable = [c.id for c in kept if sound_fix_exists(c, policy)]
+        distinct = dict.fromkeys(kept)  # a case repeated on many lines is judged once
+        fixable = list(dict.fromkeys(c.id for c in distinct if sound_fix_exists(c, policy)))
         if fixable:
+            shown = ", ".join(visible(repr(i)) for i in fixable[:_LISTED])
+            more = f" and {len(fixable) - _LISTED} more" if len(fixable) > _LISTED else ""
             problems.append(
-                f"{TODO}the review keeps every refusal, though {', '.join(map(repr, fixable))} "
+                f"{TODO}the review keeps every refusal, though {shown}{more} "
                 f"{'has' if len(fixable) == 1 else 'each have'} a one-input change that is a design change"
             )
     for n, _line, case in designed:
@@ -440,12 +447,20 @@ def check_lines(
     path: str = "(archive)",
 ) -> Rubric:
     """The rubric over archive lines already read (see :func:`check_archive`); never raises for
-    what the lines hold."""
-    shape = shape_problems(lines)
+    what the lines hold (nor for an inventory that is not a list of cases: that is a finding)."""
+    if not isinstance(lines, Sequence) or isinstance(lines, str | bytes):
+        return _unreadable(path, [f"the archive is {visible(type(lines).__name__)}, not a list of lines"])
+    shape = shape_problems(list(lines))
     if shape:
         return _unreadable(path, shape)
     policy = policy or Policy()
     claimed = Policy.from_dict(lines[0]["policy"])
+    if inventory is not None and (
+        not isinstance(inventory, Sequence) or not all(isinstance(c, Case) for c in inventory)
+    ):
+        rubric = check_lines(lines, audit=audit, policy=policy, path=path)
+        routed = RubricStep("routed", ("the inventory is not a list of cases (cl.load_cases reads one)",))
+        return Rubric(rubric.path, tuple(routed if s.step == "routed" else s for s in rubric.steps))
     report, restated, unusable = _the_audit(audit)
     matching, matched = _matches(lines, report, policy)
     if unusable:

@@ -302,6 +302,20 @@ def test_each_word_that_names_no_person_makes_an_approval_no_approval(word):
     said(rubric_of(lines, good_report()), "calls-consented", "line 8 (consent 'word_count')", repr(word))
 
 
+def test_a_consent_for_a_white_space_tool_name_or_a_second_consent_is_no_consent():
+    lines = good_lines()
+    line_of(lines, "consent", "word_count")["tool"] = "word_count "
+    failed = rubric_of(recounted(lines), good_report())
+    said(failed, "calls-consented", "line 8 (consent 'word_count ')", "only by white space", "field 'tool'")
+    said(failed, "calls-consented", "line 12 (live 'word_count')", "without a consent line")
+    lines = good_lines()
+    lines.insert(8, copy.deepcopy(line_of(lines, "consent", "export_notes")) | {"approvedBy": "the server"})
+    failed = rubric_of(recounted(lines), good_report())
+    said(failed, "calls-consented", "line 9 (consent 'export_notes')", "the approving actor 'the server'")
+    said(failed, "calls-consented", "line 10 (consent 'export_notes')", "a second consent", "line 9")
+    said(failed, "calls-consented", "line 14 (live 'export_notes')", "without a consent line")
+
+
 @pytest.mark.parametrize("approver", ["learner", "dana (support lead)", "you (this notebook's reader)"])
 def test_a_person_is_an_approver(approver):
     lines = lines_for(consents=[replace(c, approved_by=approver) for c in CONSENTS])
@@ -465,6 +479,18 @@ def test_a_hostile_value_anywhere_in_any_line_gets_a_result_naming_the_line():
                 if name != "a list id":
                     assert not rubric.passed and f"line {n + 1}" in text, f"{parts} = {name}:\n{text}"
     assert tried > 300, tried
+
+
+@pytest.mark.parametrize("lines", [None, "text", 7, {"kind": "header"}, iter([{"kind": "header"}])])
+def test_lines_that_are_not_a_list_of_lines_get_a_result(lines):
+    rubric = check_lines(lines, inventory=CASES, audit=good_report())
+    assert "not a list of lines" in rubric.step("readable").problems[0], rubric.text()
+
+
+@pytest.mark.parametrize("inventory", [["audit-log"], [None], "notes-server.csv"])
+def test_an_inventory_that_is_not_a_list_of_cases_is_a_finding(inventory):
+    rubric = check_lines(good_lines(), inventory=inventory, audit=good_report())
+    assert rubric.step("routed").problems == ("the inventory is not a list of cases (cl.load_cases reads one)",)
 
 
 @pytest.mark.parametrize("line", [[1, 2], "text", None, 7, 2.5, True, {"kind": 3}, {"kind": None}])
