@@ -185,14 +185,33 @@ class Rubric:
         return self.text()
 
 
+def _read_bounded(target: Path) -> tuple[str | None, str]:
+    """The archive file's text, or ``None`` and why it was not read (not a regular file: a FIFO
+    or a device would block; over :data:`~.archive_shape.MAX_ARCHIVE_BYTES`; unreadable)."""
+    name = visible(target.name)
+    try:
+        if not target.is_file():
+            return None, f"{name}: cannot be read ({name} is not a file); write the archive first"
+        size = target.stat().st_size
+        if size > MAX_ARCHIVE_BYTES:
+            return None, f"{name}: {size} bytes, over the archive limit of {MAX_ARCHIVE_BYTES}; not read"
+        return target.read_text(encoding="utf-8"), ""
+    except (OSError, UnicodeDecodeError) as e:
+        return None, f"{name}: cannot be read ({visible(e)}); write the archive first"
+
+
 def read_archive(path: str | Path) -> list[dict[str, Any]]:
     """The archive's lines as objects.
 
     Raises:
-        CapstoneError: a line is not a JSON object with a ``kind`` (the error names the line).
+        CapstoneError: the file is not a regular file, is over the size limit or cannot be read,
+            or a line is not a JSON object with a ``kind`` (the error names the line).
     """
     target = Path(path)
-    lines, problems = parse_archive(target.read_text(encoding="utf-8"), target.name)
+    text, unread = _read_bounded(target)
+    if text is None:
+        raise CapstoneError(unread, where=target.name)
+    lines, problems = parse_archive(text, target.name)
     if problems:
         raise CapstoneError(problems[0], where=target.name)
     return lines
@@ -501,20 +520,9 @@ def check_archive(
     message naming the line and the field; nothing here raises for what the files hold.
     """
     target = Path(path)
-    try:
-        if not target.is_file():  # a FIFO or a device would block the read, a folder cannot be read
-            raise OSError(f"{visible(target.name)} is not a file")
-        size = target.stat().st_size
-        if size > MAX_ARCHIVE_BYTES:
-            return _unreadable(
-                target.name,
-                [f"{visible(target.name)}: {size} bytes, over the archive limit of {MAX_ARCHIVE_BYTES}; not read"],
-            )
-        text = target.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        return _unreadable(
-            target.name, [f"{visible(target.name)}: cannot be read ({visible(e)}); write the archive first"]
-        )
+    text, unread = _read_bounded(target)
+    if text is None:
+        return _unreadable(target.name, [unread])
     lines, problems = parse_archive(text, target.name)
     if problems:
         return _unreadable(target.name, problems)
