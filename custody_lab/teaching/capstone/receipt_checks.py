@@ -3,7 +3,8 @@
 A receipt has the seed's fields (seed 000, "Ship a context-custody receipt"), and an accepted one a
 value in each custody field (the lab's host policy). It sits under its own capability: its id is
 the line's, a live one's actor and shape are ones its kind of capability brings in, and a read's
-URI is the resource's or one its template expands to (RFC 6570). The summary lists each receipt
+URI is the resource's or one its template expands to (RFC 6570); and it is one the router can
+write (an accepted embed is never over the host's embed limit). The summary lists each receipt
 once with its sha256, and its counts of lines, receipts and calls are the lines' own.
 """
 
@@ -14,7 +15,7 @@ __all__ = ["CUSTODY_FIELDS", "LIVE_SHAPES", "complete_problems"]
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ...core.model import APPLICATION_SHAPES, INITIATORS, MODEL_SHAPES, SHAPES, Custody
+from ...core.model import APPLICATION_SHAPES, INITIATORS, MODEL_SHAPES, SHAPES, Custody, Policy
 from ...core.receipts import canonical_json, digest
 from ...core.text import visible
 from ...protocol.uri_templates import UriTemplateError, match
@@ -163,7 +164,26 @@ def _count_problems(lines: Sequence[Mapping[str, Any]]) -> list[str]:
     return problems
 
 
-def complete_problems(lines: Sequence[Mapping[str, Any]]) -> list[str]:
+def _over_budget(n: int, line: Mapping[str, Any], policy: Policy) -> list[str]:
+    """An accepted embed heavier than the host's embed limit: a receipt the router never writes
+    (rule ``embed-over-budget``, seed 001's 4096 B by default), whatever else it claims."""
+    receipt = line["receipt"]
+    custody = receipt.get("custody") if isinstance(receipt, Mapping) else None
+    if not isinstance(custody, Mapping) or receipt.get("accepted") is not True:
+        return []
+    weighed, limit = custody.get("bytes"), policy.embed_limit_bytes
+    if receipt.get("selected") == "embedded-resource" and isinstance(weighed, int) and weighed > limit:
+        return [
+            f"{_who(n, line)}: the receipt accepts an embed of {weighed} bytes, over the host's embed limit of "
+            f"{limit} B: the router refuses that (embed-over-budget), so the receipt was not written by it "
+            "(field 'receipt.custody.bytes')"
+        ]
+    return []
+
+
+def complete_problems(lines: Sequence[Mapping[str, Any]], policy: Policy | None = None) -> list[str]:
+    """Every receipt that is incomplete, out of place or impossible under ``policy``, and every
+    difference between the receipts and the summary (its list, its sha256s and its counts)."""
     problems = []
     present = {n: line for n, line in enumerate(lines, start=1) if line.get("receipt") is not None}
     for n, line in present.items():
@@ -171,6 +191,7 @@ def complete_problems(lines: Sequence[Mapping[str, Any]]) -> list[str]:
         if missing:
             problems.append(f"{_who(n, line)}: the receipt lacks {', '.join(missing)}")
         problems += _misplaced(n, line)
+        problems += _over_budget(n, line, policy or Policy())
     summary = lines[-1]
     listed: dict[tuple[object, object], tuple[int, Mapping[str, Any]]] = {}
     for i, item in enumerate(summary["receipts"]):

@@ -41,7 +41,8 @@ the design or the record. No message gives the fix. Every archive gets a result,
     seed 000's receipt, see :mod:`custody_lab.core.receipts`). A receipt sits under its own
     capability: its id is the line's, a live one's actor and shape are ones its kind brings in (a
     tool returns a link, an embed or a structured result, never a listed resource) and a read's
-    URI is the resource's, or one its template expands to. The summary lists every receipt once
+    URI is the resource's, or one its template expands to; and an accepted receipt is one the
+    router can write (an embed over the host's embed limit is not). The summary lists every receipt once
     with its sha256, its counts of lines, receipts and calls are the lines' own, and the file has
     exactly those receipts.
 ``calls-consented``
@@ -491,7 +492,7 @@ def check_lines(
         RubricStep("design-sound", tuple(_sound(lines, inventory, policy))),
         RubricStep("matches-the-audit", tuple(matching)),
         RubricStep("refusals-explained", tuple(_refused_knowingly(lines, matched))),
-        RubricStep("receipts-complete", tuple(complete_problems(lines))),
+        RubricStep("receipts-complete", tuple(complete_problems(lines, policy))),
         RubricStep("calls-consented", tuple(consent_problems(lines, report))),
     )
     return Rubric(path, steps)

@@ -351,6 +351,20 @@ def test_every_shape_a_capability_cannot_return_is_named(kind, name):
         said(failed, "receipts-complete", f"(live {name!r})", f"selects {shape}, a shape a {kind} cannot return")
 
 
+def export_receipt_claiming_an_embed_over_the_limit(lines: Lines, report: AuditReport):
+    receipt = line_of(lines, "live", "export_notes")["receipt"]
+    receipt["selected"] = "embedded-resource"
+    receipt["custody"]["bytes"] = 52_415
+    return resummed(lines), report
+
+
+@pytest.mark.parametrize("with_audit", [True, False], ids=["with-the-audit", "archive-alone"])
+def test_an_accepted_embed_over_the_limit_is_a_receipt_the_router_never_writes(with_audit):
+    lines, report = export_receipt_claiming_an_embed_over_the_limit(good_lines(), good_report())
+    failed = rubric_of(lines, report if with_audit else None)
+    said(failed, "receipts-complete", "line 13 (live 'export_notes')", "52415 bytes", "embed-over-budget")
+
+
 def test_a_tool_receipt_whose_actor_is_the_application_is_named():
     failed = rubric_of(*tool_receipt_claiming_the_application_fetched_it(good_lines(), good_report()))
     said(failed, "receipts-complete", "line 13 (live 'export_notes')", "actor is 'application'")
@@ -398,6 +412,7 @@ TAMPERED: dict[str, Callable[[Lines, AuditReport], tuple[Lines, AuditReport]]] =
         template_receipt_moved_under_the_listed_resource,
         tool_receipt_claiming_a_listed_resource,
         tool_receipt_claiming_the_application_fetched_it,
+        export_receipt_claiming_an_embed_over_the_limit,
         called_tool_line_deleted_with_its_consent,
         called_tool_line_deleted_with_its_consent_and_the_counts,
     )
