@@ -13,9 +13,10 @@ walks that path for one server, the learner's own or the given notes server
    live) and every consent in one JSON-lines file, with a summary of sha256s;
 
 and :mod:`.rubric`: :func:`check_archive` checks the file in named steps (:data:`RUBRIC_STEPS`),
-re-deriving the design receipts from the inventory and the live lines from the audit report, and
-judging the design itself (:mod:`.judgement`, :mod:`.against_audit`). Every error is a
-:class:`CapstoneError`; a malformed archive is a failed rubric step, not an error.
+re-deriving the design receipts from the inventory and the live lines from the audit report (or
+the JSON ``custody-lab audit --json`` wrote, :mod:`.audit_json`), and judging the design itself
+(:mod:`.judgement`, :mod:`.against_audit`). Every error is a :class:`CapstoneError`; a malformed
+archive is a failed rubric step, not an error.
 """
 
 from __future__ import annotations

@@ -15,15 +15,17 @@ declare them (``_meta`` ``org.custody-lab/sideEffects``: MCP 2026-07-28 has no s
 
 from __future__ import annotations
 
-__all__ = ["audit_findings", "counterpart", "rederive_live"]
+__all__ = ["audit_findings", "audit_problems", "counterpart", "performed", "performed_calls", "rederive_live"]
 
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ...core.model import APPLICATION_SHAPES, Case, Decision, Policy
+from ...core.receipts import canonical_json
 from ...core.text import visible
 from ...protocol.uri_templates import UriTemplateError, match
 from .archive import live_line
+from .archive_shape import json_problem
 
 if TYPE_CHECKING:
     from ...live.audit_report import AuditReport, CapabilityAudit
@@ -56,24 +58,153 @@ def counterpart(case: Case, report: AuditReport) -> CapabilityAudit | None:
     return None
 
 
-def rederive_live(lines: Sequence[tuple[int, Mapping[str, Any]]], report: AuditReport) -> list[str]:
-    """Every live line that is not what the audit recorded (``lines``: (line number, live line))."""
+def performed(cap: CapabilityAudit) -> bool:
+    """Whether the audit's record shows ``cap`` was exercised, whatever its ``exercised`` flag says:
+    content arrived (a content digest, content blocks, a structured check, a tool error), or the
+    exchange has an outcome and was not skipped (the audit gives a skipped one its gate's outcome).
+
+    Example:
+        >>> from custody_lab.live.audit_report import CapabilityAudit
+        >>> performed(CapabilityAudit("tool", "rm", False, "not called", "structured-tool-result", ()))
+        True
+    """
+    if cap.exercised:
+        return True
+    details = cap.details if isinstance(cap.details, Mapping) else {}
+    if any(details.get(k) for k in ("contentDigest", "blocks", "structured")) or details.get("toolError") is not None:
+        return True
+    return cap.outcome is not None and not cap.skipped
+
+
+def performed_calls(lines: Sequence[Mapping[str, Any]], report: AuditReport | None) -> tuple[dict[str, str], list[str]]:
+    """Every tool call that was made, re-derived from the receipts and not from a flag: a live tool
+    line that holds a receipt (or says it was exercised), and, when the audit report is given,
+    every tool the report shows was called (:func:`performed`), with or without a line for it.
+
+    Returns the called tools (name -> where the call shows) and each contradiction between a
+    flag and the record (a line or a report row marked not exercised that holds a call's result).
+    """
+    calls: dict[str, str] = {}
+    problems: list[str] = []
+    for n, line in enumerate(lines, start=1):
+        if line.get("kind") != "live" or line.get("capability") != "tool":
+            continue
+        who = f"line {n} (live {visible(repr(line['name']))})"
+        if line["receipt"] is not None and not line["exercised"]:
+            problems.append(
+                f"{who}: marked exercised false, but it holds the call's receipt: the call was made, and the "
+                "flag does not decide it (field 'exercised')"
+            )
+        if line["receipt"] is not None or line["exercised"]:
+            calls.setdefault(line["name"], who)
+    for cap in report.capabilities if report is not None else ():
+        if cap.kind != "tool" or not performed(cap):
+            continue
+        name = visible(repr(cap.name))
+        if not cap.exercised:
+            problems.append(
+                f"the audit report marks tool {name} not exercised, but its record holds what the call "
+                f"returned (outcome {visible(cap.outcome)}): the call was made"
+            )
+        calls.setdefault(cap.name, f"the audit report's tool {name} (called, outcome {visible(cap.outcome)})")
+    return calls, problems
+
+
+_KINDS = ("resource", "template", "tool", "link", "prompt")
+
+
+def audit_problems(report: object) -> list[str]:
+    """Each part of ``report`` that is not what the audit writes (empty: the rubric can use it).
+
+    The rubric re-derives the live lines from the report, so a report built or edited by hand is
+    checked first: every value must be of the written type and plain JSON (no NaN, no nesting
+    deeper than :data:`~.archive_shape.MAX_DEPTH`), and a problem names where.
+    """
+    from ...live.audit_report import AuditReport, CapabilityAudit, FieldSupport
+
+    if not isinstance(report, AuditReport):
+        return [
+            f"the audit report is {visible(type(report).__name__)}, neither the AuditReport audit_server returns "
+            "nor the JSON custody-lab audit --json writes"
+        ]
     problems = []
-    expected = [live_line(cap) for cap in report.capabilities]
-    for (n, line), want in zip(lines, expected, strict=False):
+    if not isinstance(report.server, Mapping) or json_problem(report.server) is not None:
+        problems.append("the audit report's server is not an object of plain JSON values")
+    if not (report.protocol_version is None or isinstance(report.protocol_version, str)):
+        problems.append("the audit report's protocol version is not text")
+    if not isinstance(report.incomplete, tuple | list) or not all(isinstance(x, str) for x in report.incomplete):
+        problems.append("the audit report's incomplete is not a list of text")
+    if not isinstance(report.capabilities, tuple | list):
+        return [*problems, "the audit report's capabilities are not a list"]
+    for i, cap in enumerate(report.capabilities):
+        where = f"the audit report's capabilities[{i}]"
+        if not isinstance(cap, CapabilityAudit):
+            problems.append(f"{where} is not a CapabilityAudit")
+            continue
+        wrong = [
+            name
+            for name, ok in (
+                ("kind", cap.kind in _KINDS),
+                ("name", isinstance(cap.name, str)),
+                ("exercised", isinstance(cap.exercised, bool)),
+                ("skipped", isinstance(cap.skipped, bool)),
+                ("why", isinstance(cap.why, str)),
+                ("outcome", cap.outcome is None or isinstance(cap.outcome, str)),
+                ("details", isinstance(cap.details, Mapping)),
+                (
+                    "fields",
+                    isinstance(cap.fields, tuple | list)
+                    and all(isinstance(f, FieldSupport) and isinstance(f.field, str) for f in cap.fields),
+                ),
+            )
+            if not ok
+        ]
+        if wrong:
+            problems.append(f"{where}: field {wrong[0]!r} is not of the type the audit writes")
+            continue
+        unsafe = json_problem(dict(cap.details))
+        if unsafe is not None:
+            problems.append(f"{where} ({cap.kind} {visible(repr(cap.name))}): details: {unsafe}")
+    return problems
+
+
+def rederive_live(lines: Sequence[tuple[int, Mapping[str, Any]]], report: AuditReport) -> list[str]:
+    """Every live line that is not what the audit recorded (``lines``: (line number, live line)).
+
+    Lines are paired with the report's capabilities by kind and name (in order, for a name the
+    report lists more than once), so a line deleted, added or moved is named as such; a paired
+    line must be the audit's byte for byte (its canonical JSON: ``true`` is not ``1``).
+    """
+    problems = []
+    pending: dict[tuple[object, object], list[tuple[int, Mapping[str, Any]]]] = {}
+    for n, line in lines:
+        pending.setdefault((line.get("capability"), line.get("name")), []).append((n, line))
+    for cap in report.capabilities:
+        want = live_line(cap)
+        waiting = pending.get((cap.kind, cap.name))
+        if not waiting:
+            called = ", which it called" if cap.kind == "tool" and performed(cap) else ""
+            problems.append(
+                f"the live audit recorded {visible(cap.kind)} {visible(repr(cap.name))}{called}; "
+                "the archive has no line for it"
+            )
+            continue
+        n, line = waiting.pop(0)
         who = f"line {n} (live {visible(repr(line.get('name')))})"
-        differ = [k for k in want if k != "reason" and _plain(line.get(k)) != _plain(want[k])]
+        differ = [k for k in want if k != "reason" and canonical_json(line.get(k)) != canonical_json(want[k])]
         if differ:
             problems.append(f"{who}: field {differ[0]!r} is not what the live audit recorded (edited after the audit?)")
-    for want in expected[len(lines) :]:
-        problems.append(
-            f"the live audit recorded {visible(want['capability'])} {visible(repr(want['name']))}; "
-            "the archive has no line for it"
-        )
-    for n, line in lines[len(expected) :]:
-        problems.append(
-            f"line {n} (live {visible(repr(line.get('name')))}): the live audit recorded no such capability"
-        )
+    recorded = {(c.kind, c.name) for c in report.capabilities}
+    for key, rest in pending.items():
+        for n, line in rest:
+            who = f"line {n} (live {visible(repr(line.get('name')))})"
+            if key in recorded:
+                problems.append(
+                    f"{who}: one line more for {visible(key[0])} {visible(repr(key[1]))} than the live audit "
+                    "recorded; a copy cannot stand in for another capability"
+                )
+            else:
+                problems.append(f"{who}: the live audit recorded no such capability")
     return problems
 
 

@@ -5,13 +5,32 @@ line must be one JSON object of a known ``kind``, with each field of the type
 :mod:`.archive` writes (a list where a list is written, a whole number for ``row``...). Each
 problem names the line and the field; the other steps run only on an archive that is readable,
 so a malformed file gets messages, never a traceback.
+
+Whatever a line holds, it is first walked once, without recursion (:func:`json_problem`): it must be
+made of JSON values only (objects with text keys, lists, text, whole or finite numbers, true,
+false, null), nest at most :data:`MAX_DEPTH` levels, and hold no number beyond
+:data:`MAX_SAFE_INTEGER` (the receipts are JSON that JavaScript reads, seed 000; NaN, Infinity and
+``1e999`` are not JSON numbers, RFC 8259 §6). A file larger than :data:`MAX_ARCHIVE_BYTES` is not
+read. Ids are compared in one form, :func:`normal_id`.
 """
 
 from __future__ import annotations
 
-__all__ = ["FIELD_TYPES", "parse_archive", "shape_problems"]
+__all__ = [
+    "FIELD_TYPES",
+    "MAX_ARCHIVE_BYTES",
+    "MAX_DEPTH",
+    "MAX_SAFE_INTEGER",
+    "describe_line",
+    "json_problem",
+    "normal_id",
+    "parse_archive",
+    "shape_problems",
+]
 
 import json
+import math
+import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -19,6 +38,17 @@ from ...core.errors import PolicyError
 from ...core.model import Policy
 from ...core.text import visible
 from .archive import ARCHIVE_FORMAT
+from .judgement import is_hidden
+
+#: The deepest nesting of objects and lists in one archive line (a line the archive writes nests
+#: four levels: a live line's receipt, its custody, and a consent's arguments one or two more).
+MAX_DEPTH = 32
+#: The largest whole number (either sign) an archive may hold: JavaScript's
+#: ``Number.MAX_SAFE_INTEGER`` (ECMA-262), beyond which a JSON number does not read back the same.
+MAX_SAFE_INTEGER = 2**53 - 1
+#: The largest archive file :func:`~.rubric.check_archive` reads (16 MiB; a good archive of a
+#: server with a thousand capabilities is under 1 MiB).
+MAX_ARCHIVE_BYTES = 16 * 1024 * 1024
 
 _Types = tuple[type | None, ...]
 
@@ -99,6 +129,79 @@ def _fields(where: str, obj: Mapping[str, Any], spec: Mapping[str, _Types]) -> l
     return out
 
 
+def _path(parts: Sequence[str | int]) -> str:
+    out = ""
+    for part in parts:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else part)
+    return out
+
+
+def json_problem(value: object) -> str | None:
+    """What makes ``value`` something other than plain JSON an archive can hold, naming where;
+    ``None`` when it is plain JSON (walked once, iteratively: any depth costs no recursion).
+
+    Example:
+        >>> json_problem({"receipt": {"custody": {"bytes": float("nan")}}})
+        'receipt.custody.bytes is NaN or an infinity, not a JSON number'
+        >>> json_problem({"ids": [["a"]]}) is None, json_problem({1: "x"})
+        (True, 'a key 1 is not text')
+    """
+    stack: list[tuple[object, tuple[str | int, ...]]] = [(value, ())]
+    while stack:
+        item, parts = stack.pop()
+        where = _path(parts) or "the line"
+        where = where if len(where) <= 80 else where[:79] + "…"
+        if len(parts) > MAX_DEPTH:
+            return f"{where} nests deeper than {MAX_DEPTH} levels"
+        if item is None or isinstance(item, (bool, str)):
+            continue
+        if isinstance(item, int):
+            if abs(item) > MAX_SAFE_INTEGER:
+                return f"{where} is a number beyond ±{MAX_SAFE_INTEGER} (2**53 - 1), which JSON does not read back"
+            continue
+        if isinstance(item, float):
+            if not math.isfinite(item):
+                return f"{where} is NaN or an infinity, not a JSON number"
+            continue
+        if isinstance(item, Mapping):
+            for key in item:
+                if not isinstance(key, str):
+                    shown = (
+                        repr(key) if key is None or isinstance(key, int | float) else f"of type {type(key).__name__}"
+                    )
+                    return f"{f'{where}: ' if parts else ''}a key {visible(shown)[:40]} is not text"
+            stack += [(v, (*parts, k)) for k, v in reversed(list(item.items()))]
+        elif isinstance(item, (list, tuple)):
+            stack += [(v, (*parts, i)) for i, v in reversed(list(enumerate(item)))]
+        else:
+            return f"{where} is a {visible(type(item).__name__)}, not a JSON value"
+    return None
+
+
+def normal_id(text: str) -> str:
+    """The one form in which the rubric compares ids: Unicode NFKC, every character a reader
+    cannot see (:func:`~.judgement.is_hidden`) dropped, white space trimmed and each run made one
+    space. An id that is not already in this form is a finding, never silently matched.
+
+    Example:
+        >>> normal_id("audit-log "), normal_id("audit\u200b-log"), normal_id("ａudit-log")
+        ('audit-log', 'audit-log', 'audit-log')
+    """
+    kept = "".join(ch for ch in unicodedata.normalize("NFKC", text) if not is_hidden(ch))
+    return " ".join(kept.split())
+
+
+def describe_line(n: int, line: Mapping[str, Any]) -> str:
+    """How a problem names line ``n`` of a readable archive: its number, kind and capability.
+
+    Example:
+        >>> describe_line(4, {"kind": "design", "id": "audit-log "})
+        "line 4 (design 'audit-log ')"
+    """
+    name = line.get("id") if line["kind"] == "design" else line.get("name", line.get("tool"))
+    return f"line {n} ({visible(line['kind'])} {visible(repr(name))})"
+
+
 def parse_archive(text: str, name: str) -> tuple[list[dict[str, Any]], list[str]]:
     """The lines of an archive's text that are JSON objects with a ``kind``, and a problem for each
     line that is not (naming the line)."""
@@ -125,10 +228,17 @@ def shape_problems(lines: Sequence[object]) -> list[str]:
     if not lines:
         return ["the archive has no lines"]
     kinds: list[object] = []
+    safe = True  # the header is plain JSON (its policy can be read)
     for n, line in enumerate(lines, start=1):
         if not isinstance(line, Mapping) or not isinstance(line.get("kind"), str):
             problems.append(f"line {n}: not an archive line (field 'kind')")
             kinds.append(None)
+            continue
+        unsafe = json_problem(line)
+        if unsafe is not None:
+            problems.append(f"line {n} ({visible(line['kind'])}): {unsafe}")
+            kinds.append(line["kind"])
+            safe = safe and n != 1
             continue
         kind = line["kind"]
         kinds.append(kind)
@@ -157,7 +267,7 @@ def shape_problems(lines: Sequence[object]) -> list[str]:
         if kinds.count(kind) > 1:
             problems.append(f"the archive has {kinds.count(kind)} {kind} lines; it has one")
     header = lines[0]
-    if isinstance(header, Mapping) and header.get("kind") == "header":
+    if safe and isinstance(header, Mapping) and header.get("kind") == "header":
         if isinstance(header.get("format"), str) and header["format"] != ARCHIVE_FORMAT:
             problems.append(
                 f"line 1: format {visible(repr(header['format']))} is not {ARCHIVE_FORMAT} (field 'format')"

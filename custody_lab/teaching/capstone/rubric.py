@@ -2,38 +2,67 @@
 
 :func:`check_archive` reads an archive written by :func:`~custody_lab.teaching.capstone.archive.write_archive`
 and re-derives what it can instead of trusting it: the design receipts from the inventory and the
-router, the live lines from the audit report. Each problem names the line, the capability and the
-field; one that starts with ``still to do:`` is work not yet done (the notebook run unchanged
-shows only those), the others are findings about the design. No message gives the fix.
+router, the live lines from the audit report (the :class:`~custody_lab.live.audit_report.AuditReport`
+``audit_server`` returns, or the JSON ``custody-lab audit --json`` wrote, :mod:`.audit_json`).
+Each problem names the line, the capability and the field; one that starts with ``still to do:``
+is work not yet done (the notebook run unchanged shows only those), the others are findings about
+the design or the record. No message gives the fix. Every archive gets a result, never a traceback.
 
 ``readable``
     Every line is a JSON object of a known kind with fields of the written types, the header
-    first and the summary last (:mod:`.archive_shape`). The other steps run only on a readable file.
+    first and the summary last, and nothing but plain JSON inside: no NaN or infinity, no number
+    beyond 2**53 - 1, no nesting deeper than 32 levels, no key that is not text
+    (:mod:`.archive_shape`; a file over 16 MiB, or one that is not a regular file, is not read).
+    The other steps run only on a readable file.
 ``routed``
-    Every capability of the inventory has a design line, and its receipt is what the router
-    decides for the case on that line (a hand-edited receipt fails); a fix changed exactly one
-    design input of the inventory's case, and says which.
+    Every capability of the inventory has exactly one design line: ids are compared in one form
+    (:func:`~.archive_shape.normal_id`), and an id that differs from it by white space or invisible
+    characters, or a second line for one capability, is a finding (each line is checked, so a
+    duplicate cannot hide another). Its receipt is byte for byte what the router decides for the
+    case on that line (``1`` is not ``true``); a fix changed exactly one design input of the
+    inventory's case, and says which, from what, to what.
 ``design-sound``
     No fix or reviewed case contradicts a decision the lab teaches (:mod:`.judgement`): a
     permission granted, a measurement changed instead of the design, a large result relabelled
     as a structured one, a mutation declared free of side effects, a URI that names nothing.
 ``matches-the-audit``
-    The live lines are what the audit recorded, and the audited server does what the design says
-    (:mod:`.against_audit`).
+    The live lines are what the audit recorded, paired by kind and name and compared byte for
+    byte (a line deleted, added, moved or edited is named), and the audited server does what the
+    design says (:mod:`.against_audit`). An audit JSON whose rows contradict its own ``status``,
+    ``counts`` or ``gaps`` is named; one that is not a report is not used.
 ``refusals-explained``
     Every refusal kept (design or live), and every resource the audit did not read, carries a
-    written reason that says something (:func:`~.judgement.says_nothing`), its own and not the
-    rule's name restated.
+    written reason that says something (:func:`~.judgement.says_nothing`: not blank, no
+    characters a reader cannot see, such as zero-width spaces or Hangul fillers), its own and not
+    the rule's name restated.
 ``receipts-complete``
     Every receipt has the seed's fields (``id``, ``accepted``, ``selected`` or ``rejection``, and
     the eight ``custody`` fields); an accepted one has a value in each (the lab's host policy:
-    seed 000's receipt, see :mod:`custody_lab.core.receipts`). The summary lists every receipt
-    line with its sha256, and the file has exactly those receipts, unchanged.
+    seed 000's receipt, see :mod:`custody_lab.core.receipts`). A receipt sits under its own
+    capability: its id is the line's, a live one's actor and shape are ones its kind brings in (a
+    tool returns a link, an embed or a structured result, never a listed resource) and a read's
+    URI is the resource's, or one its template expands to; and an accepted receipt is one the
+    router can write (an embed over the host's embed limit is not). The summary lists every receipt once
+    with its sha256, its counts of lines, receipts and calls are the lines' own, and the file has
+    exactly those receipts.
 ``calls-consented``
-    No tool was called without consent: every tool the live audit exercised has a consent line
-    naming the actor who approved it (the lab's host policy; a ``readOnlyHint`` is a hint, and
-    MCP 2025-06-18 onwards says clients MUST treat tool annotations as untrusted unless the
-    server is trusted).
+    No tool was called without consent: every call that was made has one consent line naming a
+    person or the host (the lab's host policy). "Made" is re-derived from the receipts, not taken
+    from a flag: a live line holding a receipt, and every call the audit report's record shows
+    (:func:`~.against_audit.performed`), even one whose line was deleted. An approver that is
+    blank, invisible, a placeholder, or names the server, a hint or the model is no approver (a
+    ``readOnlyHint`` is a hint, and MCP 2025-06-18 onwards says clients MUST treat tool
+    annotations as untrusted unless the server is trusted).
+
+What the rubric cannot detect, said plainly: the archive is written by the learner, so its
+summary sha256s and counts anchor nothing by themselves; a tamperer who recomputes them can change
+any live line undetected **unless the audit report is given** (without it, ``matches-the-audit``
+never passes). The report is trusted as given: an in-memory report, or an audit JSON rewritten
+consistently from end to end (its rows, statuses, counts and gaps together), is not detectable
+here; only a re-run of the audit against the server can show it. Neither the archive nor the
+report holds the content itself, so a content digest (``details.contentDigest``) can be checked
+only against the content or a server-side record such as ``custody-lab serve``'s receipt log,
+which the rubric does not read.
 """
 
 from __future__ import annotations
@@ -53,18 +82,22 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ...core.errors import CaseError, CaseFileError
 from ...core.loading import load_cases
-from ...core.model import INITIATORS, SHAPES, Case, Custody, Policy
-from ...core.receipts import digest
+from ...core.model import Case, Policy
+from ...core.receipts import canonical_json
 from ...core.router import route
 from ...core.text import visible
-from .against_audit import audit_findings, rederive_live
-from .archive_shape import parse_archive, shape_problems
+from .against_audit import audit_findings, audit_problems, rederive_live
+from .archive_shape import MAX_ARCHIVE_BYTES, normal_id, parse_archive, shape_problems
+from .archive_shape import describe_line as _who
+from .audit_json import audit_from_json, read_audit_json
+from .consent_checks import consent_problems
 from .design_review import DESIGN_INPUTS, CapstoneError
 from .judgement import case_findings, fix_findings, says_nothing, sound_fix_exists
+from .receipt_checks import CUSTODY_FIELDS, complete_problems
 
 if TYPE_CHECKING:
     from ...live.audit_report import AuditReport
@@ -82,9 +115,6 @@ RUBRIC_STEPS: tuple[str, ...] = (
 
 #: The prefix of a problem that is work not yet done rather than a finding about the design.
 TODO = "still to do: "
-
-#: The custody fields every receipt carries, in the seed's order: the keys ``Custody.to_dict`` writes.
-CUSTODY_FIELDS: tuple[str, ...] = tuple(Custody("application", True, None, None, None, 0, "", None).to_dict())
 
 
 @dataclass(frozen=True)
@@ -156,22 +186,36 @@ class Rubric:
         return self.text()
 
 
+def _read_bounded(target: Path) -> tuple[str | None, str]:
+    """The archive file's text, or ``None`` and why it was not read (not a regular file: a FIFO
+    or a device would block; over :data:`~.archive_shape.MAX_ARCHIVE_BYTES`; unreadable)."""
+    name = visible(target.name)
+    try:
+        if not target.is_file():
+            return None, f"{name}: cannot be read ({name} is not a file); write the archive first"
+        size = target.stat().st_size
+        if size > MAX_ARCHIVE_BYTES:
+            return None, f"{name}: {size} bytes, over the archive limit of {MAX_ARCHIVE_BYTES}; not read"
+        return target.read_text(encoding="utf-8"), ""
+    except (OSError, UnicodeDecodeError) as e:
+        return None, f"{name}: cannot be read ({visible(e)}); write the archive first"
+
+
 def read_archive(path: str | Path) -> list[dict[str, Any]]:
     """The archive's lines as objects.
 
     Raises:
-        CapstoneError: a line is not a JSON object with a ``kind`` (the error names the line).
+        CapstoneError: the file is not a regular file, is over the size limit or cannot be read,
+            or a line is not a JSON object with a ``kind`` (the error names the line).
     """
     target = Path(path)
-    lines, problems = parse_archive(target.read_text(encoding="utf-8"), target.name)
+    text, unread = _read_bounded(target)
+    if text is None:
+        raise CapstoneError(unread, where=target.name)
+    lines, problems = parse_archive(text, target.name)
     if problems:
         raise CapstoneError(problems[0], where=target.name)
     return lines
-
-
-def _who(n: int, line: Mapping[str, Any]) -> str:
-    name = line.get("id") if line["kind"] == "design" else line.get("name", line.get("tool"))
-    return f"line {n} ({line['kind']} {visible(repr(name))})"
 
 
 def _design(lines: Sequence[Mapping[str, Any]]) -> list[tuple[int, Mapping[str, Any], Case | None]]:
@@ -187,6 +231,47 @@ def _design(lines: Sequence[Mapping[str, Any]]) -> list[tuple[int, Mapping[str, 
     return out
 
 
+def _first_difference(got: Mapping[str, Any], want: Mapping[str, Any]) -> str:
+    """The first key (in the wanted order) whose canonical JSON differs, or the first extra key."""
+    for k in want:
+        if k not in got or canonical_json(got[k]) != canonical_json(want[k]):
+            return k
+    extra = [k for k in got if k not in want]
+    return extra[0] if extra else "key order"
+
+
+def _id_problems(
+    designed: Sequence[tuple[int, Mapping[str, Any], Case | None]], given: Mapping[str, Case]
+) -> list[str]:
+    """Each design id not in its normal form (:func:`.archive_shape.normal_id`), and each second
+    design line for one capability: every line is checked, so none may hide behind another."""
+    problems = []
+    first: dict[str, int] = {}
+    for n, line, _case in designed:
+        who = _who(n, line)
+        raw = line["id"]
+        key = normal_id(raw)
+        if raw != key:
+            known = f"the inventory's capability {visible(repr(key))}" if key in given else visible(repr(key))
+            problems.append(
+                f"{who}: the id differs from {known} only by white space or invisible characters; ids are "
+                "compared in one form, and an id that is not in it is not matched (field 'id')"
+            )
+        if key in first:
+            problems.append(
+                f"{who}: a second design line for capability {visible(repr(key))} (the first is line "
+                f"{first[key]}); a capability has one design line, and a duplicate cannot stand in for it (field 'id')"
+            )
+        first.setdefault(key, n)
+    return problems
+
+
+def _fix_misstates(fix: Mapping[str, Any], before: object, after: object) -> bool:
+    return canonical_json(fix.get("before")) != canonical_json(before) or canonical_json(
+        fix.get("after")
+    ) != canonical_json(after)
+
+
 def _routed(lines: Sequence[Mapping[str, Any]], inventory: Sequence[Case] | None, policy: Policy) -> list[str]:
     problems = []
     designed = _design(lines)
@@ -195,13 +280,14 @@ def _routed(lines: Sequence[Mapping[str, Any]], inventory: Sequence[Case] | None
     if inventory is None:
         problems.append("no inventory given: the design lines cannot be checked against it (pass inventory=...)")
     given = {c.id: c for c in inventory or ()}
-    ids = {line["id"] for _, line, _ in designed}
-    for missing in [i for i in given if i not in ids]:
+    problems += _id_problems(designed, given)
+    ids = {normal_id(line["id"]) for _, line, _ in designed}  # a non-normal id is named above
+    for missing in [i for i in given if normal_id(i) not in ids]:
         problems.append(f"capability {visible(repr(missing))} of the inventory has no design line (field 'id')")
     for n, line, case in designed:
         who = _who(n, line)
         cid = line["id"]
-        if inventory is not None and cid not in given:
+        if inventory is not None and cid not in given and normal_id(cid) not in given:
             problems.append(f"{who}: not a capability of the inventory (field 'id')")
         if case is None:
             try:
@@ -213,9 +299,11 @@ def _routed(lines: Sequence[Mapping[str, Any]], inventory: Sequence[Case] | None
             problems.append(f"{who}: its case is {visible(repr(case.id))}, not the line's id (field 'case')")
         decided = route(case, policy).to_dict()
         receipt = line["receipt"]
-        if receipt != decided:
-            differ = [k for k in decided if receipt.get(k) != decided[k]]
-            problems.append(f"{who}: the receipt is not what the router decides for its case (field {differ[:1]})")
+        if canonical_json(receipt) != canonical_json(decided):  # byte for byte: true is not 1, 25 is not 25.0
+            problems.append(
+                f"{who}: the receipt is not what the router decides for its case "
+                f"(field 'receipt.{_first_difference(receipt, decided)}')"
+            )
         if cid in given:
             changed = [k for k in DESIGN_INPUTS if given[cid].get(k) != case.get(k)]
             fix = line["fix"]
@@ -225,11 +313,20 @@ def _routed(lines: Sequence[Mapping[str, Any]], inventory: Sequence[Case] | None
                 )
             elif changed and (fix is None or fix.get("field") != changed[0]):
                 problems.append(f"{who}: input {changed[0]!r} changed but the line's fix does not say so (field 'fix')")
+            elif changed and fix is not None and _fix_misstates(fix, given[cid].get(changed[0]), case.get(changed[0])):
+                problems.append(
+                    f"{who}: the line's fix does not say what {changed[0]!r} was and became "
+                    "(fields 'fix.before', 'fix.after')"
+                )
             elif not changed and fix is not None:
                 problems.append(
                     f"{who}: the line's fix names {visible(repr(fix.get('field')))}, but nothing changed (field 'fix')"
                 )
     return problems
+
+
+#: How many capabilities one message names before it says how many more.
+_LISTED = 10
 
 
 def _sound(lines: Sequence[Mapping[str, Any]], inventory: Sequence[Case] | None, policy: Policy) -> list[str]:
@@ -238,10 +335,13 @@ def _sound(lines: Sequence[Mapping[str, Any]], inventory: Sequence[Case] | None,
     designed = _design(lines)
     kept = [c for _, line, c in designed if c is not None and line["fix"] is None and not route(c, policy).accepted]
     if kept and all(line["fix"] is None for _, line, _ in designed):
-        fixable = [c.id for c in kept if sound_fix_exists(c, policy)]
+        distinct = dict.fromkeys(kept)  # a case repeated on many lines is judged once
+        fixable = list(dict.fromkeys(c.id for c in distinct if sound_fix_exists(c, policy)))
         if fixable:
+            shown = ", ".join(visible(repr(i)) for i in fixable[:_LISTED])
+            more = f" and {len(fixable) - _LISTED} more" if len(fixable) > _LISTED else ""
             problems.append(
-                f"{TODO}the review keeps every refusal, though {', '.join(map(repr, fixable))} "
+                f"{TODO}the review keeps every refusal, though {shown}{more} "
                 f"{'has' if len(fixable) == 1 else 'each have'} a one-input change that is a design change"
             )
     for n, _line, case in designed:
@@ -267,7 +367,10 @@ def _matches(
     live = [(n, line) for n, line in enumerate(lines, start=1) if line["kind"] == "live"]
     problems = list(rederive_live(live, audit))
     header = lines[0]
-    if header["server"] != dict(audit.server) or header["protocol"] != audit.protocol_version:
+    if (
+        canonical_json(header["server"]) != canonical_json(dict(audit.server))
+        or header["protocol"] != audit.protocol_version
+    ):
         problems.append("line 1: the header's server or protocol is not the audited server's (field 'server')")
     problems += [f"the audit did not finish: {visible(why)}" for why in audit.incomplete]
     rows = [(case, route(case, policy)) for _, _, case in _design(lines) if case is not None]
@@ -320,102 +423,6 @@ def _refused_knowingly(lines: Sequence[Mapping[str, Any]], matched: set[str]) ->
     return problems
 
 
-def _filled(value: object) -> bool:
-    return isinstance(value, str) and bool(value.strip())
-
-
-def _incomplete_fields(receipt: Any) -> list[str]:
-    """The seed receipt fields missing (or, on an accepted receipt, empty) in ``receipt``."""
-    if not isinstance(receipt, Mapping):
-        return ["receipt"]
-    missing = [k for k in ("id", "accepted", "custody") if k not in receipt]
-    accepted = receipt.get("accepted")
-    if not isinstance(accepted, bool):
-        return missing or ["accepted"]
-    if accepted and receipt.get("selected") not in SHAPES:
-        missing.append("selected")
-    if not accepted and not isinstance(receipt.get("rejection"), str):
-        missing.append("rejection")
-    custody = receipt.get("custody")
-    if not isinstance(custody, Mapping):
-        return missing + (["custody"] if "custody" not in missing else [])
-    missing += [f"custody.{k}" for k in CUSTODY_FIELDS if k not in custody]
-    if accepted:
-        value = {k: custody.get(k) for k in CUSTODY_FIELDS}
-        empty = [k for k in ("uri", "mime", "provenance", "retrievedAt") if not _filled(value[k])]
-        if value["actor"] not in INITIATORS:
-            empty.append("actor")
-        if value["permissionChecked"] is not True:
-            empty.append("permissionChecked")
-        if isinstance(value["bytes"], bool) or not isinstance(value["bytes"], int) or value["bytes"] < 0:
-            empty.append("bytes")
-        if not isinstance(value["sideEffects"], bool):
-            empty.append("sideEffects")
-        missing += [f"custody.{k}" for k in CUSTODY_FIELDS if k in empty and f"custody.{k}" not in missing]
-    return missing
-
-
-def _complete(lines: Sequence[Mapping[str, Any]]) -> list[str]:
-    problems = []
-    present = {n: line for n, line in enumerate(lines, start=1) if line.get("receipt") is not None}
-    for n, line in present.items():
-        missing = _incomplete_fields(line["receipt"])
-        if missing:
-            problems.append(f"{_who(n, line)}: the receipt lacks {', '.join(missing)}")
-    summary = lines[-1]
-    if summary.get("kind") != "summary" or not isinstance(summary.get("receipts"), list):
-        return [*problems, f"line {len(lines)}: the last line is not the summary (field 'kind')"]
-    listed: dict[tuple[object, object], Mapping[str, Any]] = {}
-    for item in summary["receipts"]:
-        if isinstance(item, Mapping):
-            listed[(item.get("kind"), item.get("id"))] = item
-    held: dict[tuple[object, object], tuple[int, Mapping[str, Any]]] = {}
-    for n, line in present.items():
-        rid = line["receipt"].get("id") if isinstance(line["receipt"], Mapping) else None
-        key: tuple[object, object] = (line["kind"], rid if isinstance(rid, str) else repr(rid))
-        if key in held:
-            problems.append(f"{_who(n, line)}: a second receipt for the same capability (field 'id')")
-        else:
-            held[key] = (n, line)
-    for listed_key, item in listed.items():
-        key = listed_key
-        name = f"{visible(key[0])} receipt {visible(repr(key[1]))}"
-        if key not in held:
-            problems.append(
-                f"the summary lists {name} (line {item.get('line')}), the archive lacks it (receipt missing)"
-            )
-        elif digest(held[key][1]["receipt"]) != item.get("sha256"):
-            n, line = held[key]
-            problems.append(
-                f"{_who(n, line)}: the receipt does not match the sha256 the summary lists (field 'sha256')"
-            )
-    for key, (n, line) in held.items():
-        if key not in listed:
-            problems.append(f"{_who(n, line)}: a receipt the summary does not list (field 'receipts')")
-    return problems
-
-
-def _consented(lines: Sequence[Mapping[str, Any]]) -> list[str]:
-    problems = []
-    consents: dict[str, Mapping[str, Any]] = {}
-    for n, line in enumerate(lines, start=1):
-        if line["kind"] != "consent":
-            continue
-        approver = line["approvedBy"]
-        why = says_nothing(approver, words=1)
-        if why is not None:
-            problems.append(
-                f"line {n} (consent {visible(repr(line['tool']))}): the approving actor {why} (field 'approvedBy')"
-            )
-            continue
-        consents[line["tool"]] = line
-    for n, line in enumerate(lines, start=1):
-        if line["kind"] == "live" and line["capability"] == "tool" and line["exercised"]:
-            if line["name"] not in consents:
-                problems.append(f"{_who(n, line)}: the tool was called without a consent line (field 'consent')")
-    return problems
-
-
 def _header_policy(claimed: Policy, policy: Policy) -> list[str]:
     if claimed.to_dict() == policy.to_dict():
         return []
@@ -430,30 +437,63 @@ def _unreadable(path: str, problems: Sequence[str]) -> Rubric:
     return Rubric(path, (RubricStep("readable", tuple(problems)), *(RubricStep(s, rest) for s in RUBRIC_STEPS[1:])))
 
 
+def _the_audit(
+    audit: AuditReport | Mapping[str, Any] | str | Path | None,
+) -> tuple[AuditReport | None, list[str], list[str]]:
+    """The report to check against (``None`` when none, or none usable), the problems of its
+    restated values (it is still used), and the problems that make it unusable."""
+    if audit is None:
+        return None, [], []
+    restated: list[str] = []
+    report: object = audit
+    if isinstance(audit, str | Path):
+        report, restated = read_audit_json(audit)
+    elif isinstance(audit, Mapping):
+        report, restated = audit_from_json(audit)
+    if report is None:
+        return None, [], restated
+    unusable = audit_problems(report)
+    if unusable:
+        return None, restated, unusable
+    return cast("AuditReport", report), restated, []  # audit_problems found it an AuditReport
+
+
 def check_lines(
     lines: Sequence[Mapping[str, Any]],
     *,
     inventory: Sequence[Case] | None = None,
-    audit: AuditReport | None = None,
+    audit: AuditReport | Mapping[str, Any] | str | Path | None = None,
     policy: Policy | None = None,
     path: str = "(archive)",
 ) -> Rubric:
     """The rubric over archive lines already read (see :func:`check_archive`); never raises for
-    what the lines hold."""
-    shape = shape_problems(lines)
+    what the lines hold (nor for an inventory that is not a list of cases: that is a finding)."""
+    if not isinstance(lines, Sequence) or isinstance(lines, str | bytes):
+        return _unreadable(path, [f"the archive is {visible(type(lines).__name__)}, not a list of lines"])
+    shape = shape_problems(list(lines))
     if shape:
         return _unreadable(path, shape)
     policy = policy or Policy()
     claimed = Policy.from_dict(lines[0]["policy"])
-    matching, matched = _matches(lines, audit, policy)
+    if inventory is not None and (
+        not isinstance(inventory, Sequence) or not all(isinstance(c, Case) for c in inventory)
+    ):
+        rubric = check_lines(lines, audit=audit, policy=policy, path=path)
+        routed = RubricStep("routed", ("the inventory is not a list of cases (cl.load_cases reads one)",))
+        return Rubric(rubric.path, tuple(routed if s.step == "routed" else s for s in rubric.steps))
+    report, restated, unusable = _the_audit(audit)
+    matching, matched = _matches(lines, report, policy)
+    if unusable:
+        matching = [*unusable, "the audit report cannot be used: the live lines are not checked against it"]
+    matching = restated + matching
     steps = (
         RubricStep("readable"),
         RubricStep("routed", tuple(_header_policy(claimed, policy) + _routed(lines, inventory, policy))),
         RubricStep("design-sound", tuple(_sound(lines, inventory, policy))),
         RubricStep("matches-the-audit", tuple(matching)),
         RubricStep("refusals-explained", tuple(_refused_knowingly(lines, matched))),
-        RubricStep("receipts-complete", tuple(_complete(lines))),
-        RubricStep("calls-consented", tuple(_consented(lines))),
+        RubricStep("receipts-complete", tuple(complete_problems(lines, policy))),
+        RubricStep("calls-consented", tuple(consent_problems(lines, report))),
     )
     return Rubric(path, steps)
 
@@ -462,7 +502,7 @@ def check_archive(
     path: str | Path,
     *,
     inventory: str | Path | Sequence[Case] | None = None,
-    audit: AuditReport | None = None,
+    audit: AuditReport | Mapping[str, Any] | str | Path | None = None,
     policy: Policy | None = None,
 ) -> Rubric:
     """Check a receipt archive against the rubric's steps (:data:`RUBRIC_STEPS`).
@@ -471,7 +511,8 @@ def check_archive(
         path: the JSON-lines archive.
         inventory: the inventory the design review started from (a path or cases): every
             capability must have a design line, and a fix may change one input of it.
-        audit: the report :func:`~.live_audit.audit_server` returned: the live lines are
+        audit: the report :func:`~.live_audit.audit_server` returned, or the JSON
+            ``custody-lab audit --json`` wrote (parsed, or its file's path): the live lines are
             re-derived from it, and the design is held against what the server did.
         policy: the host policy the review was made under (the seed's by default); the header
             must say the same, and every case is routed under it, not under the header's.
@@ -480,12 +521,9 @@ def check_archive(
     message naming the line and the field; nothing here raises for what the files hold.
     """
     target = Path(path)
-    try:
-        text = target.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        return _unreadable(
-            target.name, [f"{visible(target.name)}: cannot be read ({visible(e)}); write the archive first"]
-        )
+    text, unread = _read_bounded(target)
+    if text is None:
+        return _unreadable(target.name, [unread])
     lines, problems = parse_archive(text, target.name)
     if problems:
         return _unreadable(target.name, problems)
