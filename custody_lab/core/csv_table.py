@@ -110,7 +110,7 @@ def header_problems(header: Sequence[str], where: str) -> list[Problem]:
         >>> len(problems), problems[-1].message
         (11, 'and 39,990 more unknown columns (the first 10 problems of the header are explained one by one)')
     """
-    problems = []
+    problems: list[Problem] = []
     allowed = ", ".join(FIELD_SPECS)
     seen: set[str] = set()
     unknown = repeated = 0  # problems counted, not explained
@@ -138,7 +138,7 @@ def header_problems(header: Sequence[str], where: str) -> list[Problem]:
                 "put descriptive text in 'title' or 'description'",
             )
         )
-    rest = []
+    rest: list[str] = []
     if unknown:
         rest.append(f"{unknown:,} more unknown column{'s' if unknown != 1 else ''}")
     if repeated:
