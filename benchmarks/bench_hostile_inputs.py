@@ -94,8 +94,10 @@ def realistic_pdf(quick: bool) -> bytes:
 
 
 def pdf_cases(quick: bool) -> dict[str, Callable[[], bytes]]:
+    from custody_lab.protocol.pdf_text import MAX_CONTENT_BYTES
+
     k = 10 if quick else 1
-    budget = (1 << 20) // k
+    budget = MAX_CONTENT_BYTES // k
     return {
         "16 MB deflate stream used 10 times (16.7 KB)": lambda: one_page(
             b"[" + b" ".join([b"4 0 R"] * 10) + b"]", stream(b" " * (16 * 1024 * 1024 // k))

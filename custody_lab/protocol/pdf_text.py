@@ -56,7 +56,7 @@ from ..core.errors import CustodyLabError
 MAX_PDF_BYTES = 2 * 1024 * 1024
 #: The most page-content bytes one reading decodes and reads, in all: each ``/FlateDecode``
 #: output and each use of a stream count (a stream used ten times counts ten times).
-MAX_CONTENT_BYTES = 1024 * 1024
+MAX_CONTENT_BYTES = 512 * 1024
 #: The deepest nesting of arrays and dictionaries the reader follows.
 MAX_DEPTH = 64
 #: The most digits an integer may have (ISO 32000-1 Annex C limits integers to 32 bits).
