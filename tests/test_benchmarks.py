@@ -52,6 +52,7 @@ def test_bench_sweep_prints_every_frame_against_node_with_identical_decisions():
         ("bench_explorer.py", (), "ms"),
         ("bench_chart.py", ("--full", "1", "--frames", "5"), "ms"),
         ("bench_sniff.py", ("--repeat", "1", "--no-big"), "ms"),
+        ("bench_hostile_inputs.py", ("--quick", "--repeat", "1"), "refused: MAX_CONTENT_BYTES"),
     ],
 )
 def test_each_benchmark_script_finishes_and_prints_its_figures(script, args, expected):

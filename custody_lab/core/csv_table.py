@@ -15,7 +15,15 @@ The rules and messages of a CSV file live here once, in two layers:
 
 from __future__ import annotations
 
-__all__ = ["MAX_RECORD_LINES", "blank_row", "csv_cell", "csv_row", "header_problems", "parse_csv"]
+__all__ = [
+    "MAX_EXPLAINED_COLUMNS",
+    "MAX_RECORD_LINES",
+    "blank_row",
+    "csv_cell",
+    "csv_row",
+    "header_problems",
+    "parse_csv",
+]
 
 import csv
 import difflib
@@ -31,6 +39,12 @@ from .table_entry import Entry, Table
 #: A quoted CSV cell may run over at most this many lines: a quote that is never closed costs one
 #: row, not the rest of the file.
 MAX_RECORD_LINES = 100
+#: A header's problems explained one by one (an unknown column, a column named twice); the rest
+#: are counted in one more problem, so that a header of 40,000 unknown columns is read in one pass.
+MAX_EXPLAINED_COLUMNS = 10
+#: Only a column name this short is compared with the case fields for a close name (the longest
+#: field, ``requiresCurrent``, has 15 characters).
+_CLOSE_NAME_CHARS = 64
 _ASCII_DIGITS = frozenset("0123456789")
 
 
@@ -84,20 +98,36 @@ def header_problems(header: Sequence[str], where: str) -> list[Problem]:
     """What is wrong with a header of (stripped) column names: a column named twice, a column that
     is not a case field (with a close name when there is one). Any problem refuses the whole file.
 
+    One pass over the header: the first :data:`MAX_EXPLAINED_COLUMNS` problems are explained one
+    by one, in column order (the close-name search runs for those only), and the rest are counted
+    in one last problem ("and 39,990 more unknown columns"), so a header of 40,000 columns costs
+    a pass, not 40,000 searches.
+
     Example:
         >>> [p.message for p in header_problems(["id", "bytes", "id"], "g.csv line 1")]
         ["column 'id' appears more than once"]
+        >>> problems = header_problems(["id", *(f"x{i}" for i in range(40_000))], "g.csv line 1")
+        >>> len(problems), problems[-1].message
+        (11, 'and 39,990 more unknown columns (the first 10 problems of the header are explained one by one)')
     """
-    header = list(header)
-    problems = []
+    problems: list[Problem] = []
     allowed = ", ".join(FIELD_SPECS)
+    seen: set[str] = set()
+    unknown = repeated = 0  # problems counted, not explained
     for i, col in enumerate(header):
-        if header.index(col) != i:
-            problems.append(Problem(where, col, f"column {short(col)} appears more than once"))
+        if col in seen:
+            if len(problems) < MAX_EXPLAINED_COLUMNS:
+                problems.append(Problem(where, col, f"column {short(col)} appears more than once"))
+            else:
+                repeated += 1
             continue
+        seen.add(col)
         if col in FIELD_SPECS:
             continue
-        close = difflib.get_close_matches(col, list(FIELD_SPECS), n=1)
+        if len(problems) >= MAX_EXPLAINED_COLUMNS:
+            unknown += 1
+            continue
+        close = difflib.get_close_matches(col, list(FIELD_SPECS), n=1) if len(col) <= _CLOSE_NAME_CHARS else []
         hint = f"did you mean {close[0]!r}? " if close else ""
         shown = short(col) if col else f"with no name (column {i + 1})"
         problems.append(
@@ -106,6 +136,20 @@ def header_problems(header: Sequence[str], where: str) -> list[Problem]:
                 col,
                 f"unknown column {shown}: {hint}a case table holds only case fields ({allowed}); "
                 "put descriptive text in 'title' or 'description'",
+            )
+        )
+    rest: list[str] = []
+    if unknown:
+        rest.append(f"{unknown:,} more unknown column{'s' if unknown != 1 else ''}")
+    if repeated:
+        rest.append(f"{repeated:,} more column{'s' if repeated != 1 else ''} named more than once")
+    if rest:
+        problems.append(
+            Problem(
+                where,
+                None,
+                f"and {' and '.join(rest)} (the first {MAX_EXPLAINED_COLUMNS} problems of the header are explained "
+                "one by one)",
             )
         )
     return problems

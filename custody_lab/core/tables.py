@@ -8,7 +8,9 @@
 - A CSV header names case fields (the seed's camelCase keys, :data:`~custody_lab.core.model.FIELDS`).
   A column that is not a case field, or a column named twice, refuses the whole file at line 1,
   naming the column, the columns that are allowed and a close name when there is one: nothing is
-  silently dropped.
+  silently dropped. The header is read in one pass: its first
+  :data:`~custody_lab.core.csv_table.MAX_EXPLAINED_COLUMNS` problems are explained one by one, in
+  column order, and the rest counted in one more ("and 39,990 more unknown columns").
 - A column that is absent is absent on every row; an empty cell is absent; ``null`` (any case) is
   absent for the fields where absence is a custody gap (``uri``, ``mime``, ``sideEffects``,
   ``provenance``).

@@ -28,6 +28,7 @@ to a receipt and checks that they chain. The module is pure: standard library on
 from __future__ import annotations
 
 __all__ = [
+    "MAX_SUMMARY_BYTES",
     "UNITS",
     "Source",
     "SourceRange",
@@ -317,17 +318,25 @@ def excerpt(source: Source, limit_bytes: int) -> Transformed:
     return _record("excerpt", source, rng, source.mime or "application/octet-stream", data[:cut])
 
 
+#: The most bytes :func:`summarise` reads of one source (the lab's host policy): a longer source is
+#: summarised from its first bytes, and the record says so (``truncated``, with the rest's range).
+MAX_SUMMARY_BYTES = 1024 * 1024
+
+
 def summarise(source: Source, read_bytes: int | None = None) -> Transformed:
     """A heading outline of a Markdown or HTML document (``text/markdown``): each heading as a
-    list item, indented by level. Only the first ``read_bytes`` of the source are read (all by
-    default), and the record says so: a summary of the beginning is not a summary of the whole.
+    list item, indented by level. Only the first ``read_bytes`` of the source are read (all of it
+    up to :data:`MAX_SUMMARY_BYTES` by default), and the record says so: a summary of the
+    beginning is not a summary of the whole. Reading is one linear pass; the outline is never
+    longer than twice the bytes read.
 
     This is the lab's summarizer: extractive and deterministic, so a test can say what it must
     produce; its record is what any summarizer's record must be.
 
     Raises:
         TransformError: the source is neither ``text/markdown`` nor ``text/html``, or not UTF-8
-            (``field`` ``"source"``); ``read_bytes`` is negative (``"read_bytes"``).
+            (``field`` ``"source"``); ``read_bytes`` is negative or over :data:`MAX_SUMMARY_BYTES`
+            (``"read_bytes"``).
 
     Example:
         >>> from custody_lab.protocol.catalog import Catalog
@@ -338,10 +347,12 @@ def summarise(source: Source, read_bytes: int | None = None) -> Transformed:
     mime = essence(source.mime)
     if mime not in ("text/markdown", "text/html"):
         raise TransformError(f"outline-summary: {source.uri} is {source.mime!r}, not Markdown or HTML", "source")
-    limit = len(source.data) if read_bytes is None else read_bytes
-    if not isinstance(limit, int) or limit < 0:
+    limit = min(len(source.data), MAX_SUMMARY_BYTES) if read_bytes is None else read_bytes
+    if not isinstance(limit, int) or isinstance(limit, bool) or not 0 <= limit <= MAX_SUMMARY_BYTES:
         raise TransformError(
-            f"outline-summary: read_bytes must be a whole number >= 0; got {read_bytes!r}", "read_bytes"
+            f"outline-summary: read_bytes must be a whole number from 0 to {MAX_SUMMARY_BYTES:,} (the summariser's "
+            f"input budget, MAX_SUMMARY_BYTES); got {read_bytes!r}",
+            "read_bytes",
         )
     cut = utf8_cut(source.data, limit)
     try:

@@ -15,6 +15,7 @@ __all__ = ["as_policy", "columns_of"]
 
 import difflib
 import math
+from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
@@ -29,6 +30,16 @@ from .columns import OUTPUT_COLUMNS, TEXT_FIELDS, Codes, Cols, Text, Tri, all_fa
 from .object_columns import enum_codes, text_masks
 
 _REQUIRED = ("initiator", "shape", "bytes", "current", "allowed", "sideEffects")
+#: How close an extra column's name must be to a case field to be refused as its misspelling.
+_CUTOFF = 0.85
+#: The case fields a name of each length can be that close to: difflib's ratio is 2·M / (a + b)
+#: for M matching characters, and M is at most the shorter length (so a name of another length
+#: is never compared, and a frame of many extra columns costs a dictionary look-up a column).
+_NEAR_BY_LENGTH: dict[int, list[str]] = {
+    n: near
+    for n in range(1, 2 * max(map(len, FIELD_SPECS)) + 1)
+    if (near := [f for f in FIELD_SPECS if 2 * min(n, len(f)) / (n + len(f)) >= _CUTOFF])
+}
 _SHOW = 5  # how many bad rows an error message quotes
 
 
@@ -252,14 +263,16 @@ def columns_of(frame: Any, *, assume_present: bool = False) -> Cols:
     if not isinstance(frame, pd.DataFrame):
         raise CaseError(f"sweep needs a pandas DataFrame of cases; got {type(frame).__name__}", None)
     columns = [str(c) for c in frame.columns]
-    if len(set(columns)) != len(columns):
-        dup = next(c for c in columns if columns.count(c) > 1)
+    counts = Counter(columns)  # one pass: a frame of 40,000 columns is not searched 40,000 times
+    if len(counts) != len(columns):
+        dup = next(c for c in columns if counts[c] > 1)
         raise CaseError(f"column {dup!r} appears more than once", dup)
     names = set(columns)
     for col in columns:
         if col in FIELD_SPECS or col in OUTPUT_COLUMNS:
             continue
-        close = difflib.get_close_matches(col, list(FIELD_SPECS), n=1, cutoff=0.85)
+        near = _NEAR_BY_LENGTH.get(len(col))  # only a name of about a field's length can be close to it
+        close = difflib.get_close_matches(col, near, n=1, cutoff=_CUTOFF) if near else []
         if close and close[0] not in names:
             raise CaseError(
                 f"column {col!r} is not a case field; did you mean {close[0]!r}? "
