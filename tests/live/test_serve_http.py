@@ -283,3 +283,27 @@ def test_a_50_mb_stdio_request_is_refused_in_bounded_memory_and_the_next_request
     assert log.stat().st_size < 8 * 1024, f"the log grew {log.stat().st_size} bytes"
     refused = [e for e in read_receipt_log(log) if e.get("refused")]
     assert [(e["method"], e["error"]["code"]) for e in refused] == [("resources/read", -32600)], refused
+
+
+@pytest.mark.slow
+def test_a_3_mb_http_request_adds_at_most_a_bounded_line_to_the_log(tmp_path):
+    """Over HTTP each request used to add about six times its size to the log."""
+    from custody_lab.live.serve_log import MAX_LINE_BYTES
+
+    log = tmp_path / "log.jsonl"
+    with serve_http(log) as (url, _):
+        status, headers, _ = _post(url, _INIT, AUTH)
+        session = {"Mcp-Session-Id": headers["mcp-session-id"]} if "mcp-session-id" in headers else {}
+        _post(url, {"jsonrpc": "2.0", "method": "notifications/initialized"}, {**AUTH, **session})
+        before = log.stat().st_size
+        call = {"name": "calculate_risk", "arguments": {"note": "n" * 3_000_000}}
+        status, _, body = _post(
+            url, {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call}, {**AUTH, **session}
+        )
+        read = {"uri": "crm://customer/" + "7" * 3_000_000}
+        _post(url, {"jsonrpc": "2.0", "id": 3, "method": "resources/read", "params": read}, {**AUTH, **session})
+    grew = log.stat().st_size - before
+    assert status == 200, (status, body[:300])
+    methods = [e["method"] for e in read_receipt_log(log)]
+    assert methods.count("tools/call") == 1 and methods.count("resources/read") == 1, methods
+    assert grew <= 2 * (MAX_LINE_BYTES + 1), f"two 3 MB requests added {grew} bytes to the log"
