@@ -378,13 +378,13 @@ def scan_receipt_log(path: str | Path | None = None) -> ReceiptLogScan:
     """
     p = Path(path) if path is not None else default_log_path()
     scan = ReceiptLogScan(p)
-    try:
-        f = p.open("rb")
+    try:  # non-blocking, so a FIFO planted at the name cannot make the reader wait for ever
+        fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     except FileNotFoundError:
         return scan
     except OSError as e:
         raise LiveError(f"{visible(str(p))}: cannot read the receipt log ({visible(e.strerror or e)})") from e
-    with f:
+    with os.fdopen(fd, "rb") as f:
         if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
             raise LiveError(f"{visible(str(p))}: the receipt log is not a regular file")
         number = 0

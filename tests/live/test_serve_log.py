@@ -276,3 +276,12 @@ def test_a_log_folder_of_another_user_is_refused(tmp_path, monkeypatch):
     monkeypatch.setattr(os, "geteuid", lambda: os.stat(folder).st_uid + 1)
     with pytest.raises(LiveError, match="belongs to another user"):
         private_dir(folder)
+
+
+def test_a_fifo_at_the_logs_name_is_refused_at_once_by_the_writer_and_the_reader(tmp_path):
+    path = tmp_path / "log.jsonl"
+    os.mkfifo(path)
+    with pytest.raises(LiveError, match="cannot write the receipt log"):
+        ReceiptLog(path)
+    with pytest.raises(LiveError, match="not a regular file"):
+        receipt_log(path)
