@@ -40,11 +40,11 @@ from ..core.text import visible
 #: (another user can read a command line in ``ps``, not another process's environment).
 TOKEN_ENV = "CUSTODY_LAB_SERVE_TOKEN"
 
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
-Asgi = Callable[[Scope, Receive, Send], Awaitable[None]]
+_Scope = MutableMapping[str, Any]
+_Message = MutableMapping[str, Any]
+_Receive = Callable[[], Awaitable[_Message]]
+_Send = Callable[[_Message], Awaitable[None]]
+_Asgi = Callable[[_Scope, _Receive, _Send], Awaitable[None]]
 
 
 def new_token() -> str:
@@ -58,7 +58,7 @@ def new_token() -> str:
     return secrets.token_urlsafe(32)
 
 
-def _offered(scope: Scope) -> tuple[bytes | None, bytes]:
+def _offered(scope: _Scope) -> tuple[bytes | None, bytes]:
     """The token a request offers (its Bearer header, else its ``token`` query parameter), and the
     query string without that parameter."""
     query = scope.get("query_string", b"") or b""
@@ -76,7 +76,7 @@ def _offered(scope: Scope) -> tuple[bytes | None, bytes]:
     return None, rest
 
 
-def token_guard(app: Asgi, token: str) -> Asgi:
+def token_guard(app: _Asgi, token: str) -> _Asgi:
     """``app`` served only to HTTP requests that carry ``token``; every other one gets ``401``.
 
     Raises:
@@ -86,7 +86,7 @@ def token_guard(app: Asgi, token: str) -> Asgi:
         raise ValueError("an empty token would let anyone in")
     expected = token.encode("utf-8")
 
-    async def guarded(scope: Scope, receive: Receive, send: Send) -> None:
+    async def guarded(scope: _Scope, receive: _Receive, send: _Send) -> None:
         if scope.get("type") != "http":  # lifespan: the server's own start and stop
             await app(scope, receive, send)
             return
@@ -100,7 +100,7 @@ def token_guard(app: Asgi, token: str) -> Asgi:
     return guarded
 
 
-async def _unauthorized(send: Send, *, wrong: bool) -> None:
+async def _unauthorized(send: _Send, *, wrong: bool) -> None:
     challenge = 'Bearer realm="custody-lab serve"' + (', error="invalid_token"' if wrong else "")
     why = "the token is wrong" if wrong else "no token was sent"
     body = json.dumps(

@@ -36,6 +36,7 @@ __all__ = [
     "MAX_DEPTH",
     "MAX_FIELD_CHARS",
     "MAX_LINE_BYTES",
+    "MAX_PROBLEMS",
     "MAX_READ_LINE_BYTES",
     "ReceiptLog",
     "ReceiptLogScan",

@@ -73,11 +73,11 @@ _HEAD_BYTES = 4096
 _ID = re.compile(rb'^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*("(?:[^"\\]|\\.){0,200}"|-?\d{1,15})\s*[,}]')
 _METHOD = re.compile(rb'"method"\s*:\s*"([A-Za-z0-9_./-]{1,64})"')
 
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
-Asgi = Callable[[Scope, Receive, Send], Awaitable[None]]
+_Scope = MutableMapping[str, Any]
+_Message = MutableMapping[str, Any]
+_Receive = Callable[[], Awaitable[_Message]]
+_Send = Callable[[_Message], Awaitable[None]]
+_Asgi = Callable[[_Scope, _Receive, _Send], Awaitable[None]]
 
 
 def requested_version(method: str, params: Mapping[str, Any] | None, header: str | None = None) -> str | None:
@@ -211,10 +211,10 @@ def _answered(served: ServedExchanges, pending: dict[Any, tuple[str, Mapping[str
         served.refused(method, params, error, requested_version=requested_version(method, params))
 
 
-def watched_asgi(app: Asgi, served: ServedExchanges) -> Asgi:
+def watched_asgi(app: _Asgi, served: ServedExchanges) -> _Asgi:
     """``app`` (the Streamable HTTP app) with a line for each POSTed request no handler answered."""
 
-    async def watched(scope: Scope, receive: Receive, send: Send) -> None:
+    async def watched(scope: _Scope, receive: _Receive, send: _Send) -> None:
         if scope.get("type") != "http" or scope.get("method") != "POST":
             await app(scope, receive, send)
             return
@@ -228,7 +228,7 @@ def watched_asgi(app: Asgi, served: ServedExchanges) -> Asgi:
         status: list[int] = []
         answer = bytearray()
 
-        async def recording_send(message: Message) -> None:
+        async def recording_send(message: _Message) -> None:
             if message.get("type") == "http.response.start":
                 status.append(int(message.get("status", 0)))
             elif message.get("type") == "http.response.body" and len(answer) < 65536:
@@ -251,7 +251,7 @@ def watched_asgi(app: Asgi, served: ServedExchanges) -> Asgi:
     return watched
 
 
-async def _buffered(receive: Receive) -> tuple[bytes, Receive]:
+async def _buffered(receive: _Receive) -> tuple[bytes, _Receive]:
     """The request body (up to :data:`MAX_HTTP_BODY_BYTES`), and a ``receive`` that hands the app the
     same body, then the client's (so the SDK sees a longer body whole and refuses it)."""
     chunks: list[bytes] = []
@@ -268,7 +268,7 @@ async def _buffered(receive: Receive) -> tuple[bytes, Receive]:
     body = b"".join(chunks)
     sent = False
 
-    async def replay() -> Message:
+    async def replay() -> _Message:
         nonlocal sent
         if not sent:
             sent = True
