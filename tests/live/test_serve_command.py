@@ -115,3 +115,28 @@ def test_serve_http_binds_127_0_0_1_and_wraps_the_sdks_app_in_the_token_guard_th
     assert seen == [("127.0.0.1", 8123, HTTP_PATH, "guarded", ["watched"])], seen
     assert "streamable_http_app" not in vars(lab.mcp), "the shadowing method outlived the server"
     assert sdk_adapter.PRIVATE_USES[-1][:2] == ("MCPServer", "streamable_http_app"), sdk_adapter.PRIVATE_USES
+
+
+def test_serve_without_log_uses_the_private_default_folder_and_prints_where(monkeypatch, tmp_path, capsys):
+    import os
+    import stat
+
+    calls = []
+    monkeypatch.setattr(serve_command, "serve", _recording(calls))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    assert main(["serve"]) == 0 and calls == [None], calls
+    log = tmp_path / "state" / "custody-lab" / "serve-receipts.jsonl"
+    assert f"appended to {log}" in capsys.readouterr().err
+    modes = (stat.S_IMODE(os.stat(log.parent).st_mode), stat.S_IMODE(os.stat(log).st_mode))
+    assert modes == (0o700, 0o600), [oct(m) for m in modes]
+
+
+def test_serve_refuses_a_default_folder_others_can_open_with_exit_2(monkeypatch, tmp_path, capsys):
+    calls = []
+    monkeypatch.setattr(serve_command, "serve", _recording(calls))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    (tmp_path / "custody-lab").mkdir(mode=0o777)
+    (tmp_path / "custody-lab").chmod(0o777)
+    code = main(["serve"])
+    err = capsys.readouterr().err
+    assert (code, calls) == (2, []) and "open to other users (mode 0777)" in err and "Traceback" not in err, err
