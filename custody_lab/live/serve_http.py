@@ -6,8 +6,9 @@ prints it with the URL, as ``custody-lab lab`` and ``custody-lab present`` do. :
 wraps the Streamable HTTP app: a request is served only when it carries the token as
 ``Authorization: Bearer <token>`` (the header MCP's authorization specification uses for access
 tokens, 2025-06-18 and later, after RFC 6750) or, for a client that cannot set headers, as
-``?token=<token>`` in the URL (the lab's convenience, as Jupyter's ``?token=``; MCP 2025-06-18 forbids
-access tokens in the query string for OAuth, so prefer the header). The comparison is
+``?token=<token>`` in the URL (the lab's convenience, as Jupyter's ``?token=``; for OAuth access
+tokens MCP's authorization specification, 2025-06-18 "Token Requirements", rules the query string
+out, so prefer the header). The comparison is
 constant-time (``hmac.compare_digest``). Without the token the answer is ``401`` with
 ``WWW-Authenticate: Bearer`` (a wrong token adds ``error="invalid_token"``, RFC 6750 §3.1), and the
 request goes no further: it reaches no handler and writes nothing to the receipt log. The token is
