@@ -176,8 +176,7 @@ def bounded_entry(entry: Mapping[str, Any]) -> dict[str, Any]:
             cuts.append({"field": where, "chars": len(value), "sha256": _digest(value)})
             return value[:_KEEP_CHARS] + "…"
         if isinstance(value, Mapping | list | tuple) and depth >= MAX_DEPTH:
-            text = json.dumps(value, default=str, ensure_ascii=False)[:MAX_LINE_BYTES]
-            cuts.append({"field": where, "nestedBeyond": MAX_DEPTH, "sha256": _digest(text)})
+            cuts.append({"field": where, "nestedBeyond": MAX_DEPTH})
             return None
         if isinstance(value, Mapping):
             return {

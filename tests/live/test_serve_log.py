@@ -285,3 +285,13 @@ def test_a_fifo_at_the_logs_name_is_refused_at_once_by_the_writer_and_the_reader
         ReceiptLog(path)
     with pytest.raises(LiveError, match="not a regular file"):
         receipt_log(path)
+
+
+def test_a_value_nested_deeper_than_the_bound_is_dropped_and_named_even_when_very_deep(tmp_path):
+    deep: list = []
+    for _ in range(50_000):
+        deep = [deep]
+    log = ReceiptLog(tmp_path / "log.jsonl")
+    assert log.append({"seq": 1, "method": "tools/call", "receipt": {"arguments": {"x": deep}}}) is True
+    (entry,) = read_receipt_log(log.path)
+    assert entry["cut"][0]["nestedBeyond"] == 16 and entry["cut"][0]["field"].startswith("receipt.arguments.x"), entry
