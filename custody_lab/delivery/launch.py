@@ -11,11 +11,12 @@ __all__ = ["TOKEN_FLAGS", "exec_server", "flag_value", "say", "token_or_new"]
 
 import os
 import re
-import secrets
 import subprocess
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+
+from ..live.serve_http import new_token
 
 #: Flags that carry a token: their value is never printed with the command line.
 TOKEN_FLAGS = ("IdentityProvider.token", "ServerApp.token", "NotebookApp.token", "Voila.token")
@@ -62,5 +63,9 @@ def flag_value(argv: Sequence[str], names: Sequence[str]) -> str | None:
 
 
 def token_or_new(given: str | None) -> str:
-    """``given``, else ``JUPYTER_TOKEN`` from the environment, else a fresh random token."""
-    return given if given is not None else (os.environ.get("JUPYTER_TOKEN") or secrets.token_urlsafe(24))
+    """``given``, else ``JUPYTER_TOKEN`` from the environment, else a fresh random token.
+
+    The fresh token is :func:`~custody_lab.live.serve_http.new_token`, the one way the lab makes a
+    token (``custody-lab serve --http`` uses it too).
+    """
+    return given if given is not None else (os.environ.get("JUPYTER_TOKEN") or new_token())

@@ -11,8 +11,10 @@ the same exchange gets the same receipt at both ends; the receipt goes into the
 Who initiated an exchange is not on the wire. These receipts name the initiator by the lab's host
 policy: a read is the application's (MCP 2026-07-28, "Resources": resources are
 application-driven) and a tool call the model's ("Tools": model-controlled). The server grants
-every request it receives (it has no authorization of its own), so ``permissionChecked`` here says
-only that the lab's server served it; the host's gate is the client's check. A cached answer
+every request that reaches it: it checks no per-request permission (over HTTP only a request with
+the run's token gets this far, :mod:`~custody_lab.live.serve_http`, and that token is one for every
+caller), so ``permissionChecked`` here says only that the lab's server served it; the host's gate is
+the client's check. A cached answer
 never reaches the server, so every logged answer is current.
 
 Every request gets exactly one line (§2 of issue 23). An ``initialize`` line records the protocol

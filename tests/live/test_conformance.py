@@ -20,10 +20,7 @@ from __future__ import annotations
 
 import json
 import re
-import socket
 import subprocess
-import sys
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,11 +35,10 @@ from mcp import Client  # noqa: E402
 from custody_lab.live.serve_log import read_receipt_log  # noqa: E402
 
 from ..timing import scaled  # noqa: E402
+from .serving import serve_http, token_url  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parents[2]
-START_TIMEOUT = scaled(60)
 #: The whole suite takes about 2 s here; the bound only turns a hang into a failure.
 SUITE_TIMEOUT = scaled(300)
 #: The protocol revision the suite's client asks for (its SDK's latest).
@@ -69,25 +65,6 @@ class Suite:
     stdout: str
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _wait_listening(server: subprocess.Popen, port: int) -> None:
-    deadline = time.monotonic() + START_TIMEOUT
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=scaled(1)).close()
-            return
-        except OSError:
-            if server.poll() is not None or time.monotonic() > deadline:
-                err = server.stderr.read().decode() if server.poll() is not None and server.stderr else "(starting)"
-                pytest.fail(f"custody-lab serve --http --port {port} did not listen within {START_TIMEOUT} s: {err}")
-            time.sleep(0.2)
-
-
 def _lab_as_the_sdk_sees_it(url: str) -> Lab:
     async def look() -> Lab:
         async with Client(url, read_timeout_seconds=scaled(30), cache=None) as client:
@@ -112,12 +89,8 @@ def suite(conformance_cli, tmp_path_factory) -> Iterator[Suite]:
     """Every server scenario of the suite (``--suite all``), once, against a fresh ``serve --http``."""
     tmp = tmp_path_factory.mktemp("conformance")
     log, out = tmp / "receipts.jsonl", tmp / "results"
-    port = _free_port()
-    cmd = [sys.executable, "-m", "custody_lab.cli", "serve", "--http", "--port", str(port), "--log", str(log)]
-    server = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT)
-    try:
-        _wait_listening(server, port)
-        url = f"http://127.0.0.1:{port}/mcp"
+    with serve_http(log) as (plain, _):
+        url = token_url(plain)  # the suite's CLI sets no headers: the token goes in the URL
         done = subprocess.run(
             [*conformance_cli, "server", "--url", url, "--suite", "all", "-o", str(out)],
             capture_output=True,
@@ -133,13 +106,6 @@ def suite(conformance_cli, tmp_path_factory) -> Iterator[Suite]:
         assert checks, f"the suite wrote no results (exit {done.returncode})\n{done.stdout[-2000:]}\n{done.stderr}"
         suite_log = read_receipt_log(log)  # read before the SDK client below adds its own (2026-07-28) lines
         yield Suite(url, checks, suite_log, _lab_as_the_sdk_sees_it(url), done.stdout)
-    finally:
-        server.terminate()
-        try:
-            server.wait(timeout=scaled(30))
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
 
 
 # --------------------------------------------------------------------------------------------

@@ -9,10 +9,8 @@ Inspector is pinned in ``tests/interop/package.json`` (the ``inspector_cli`` fix
 from __future__ import annotations
 
 import json
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 
 import pytest
@@ -25,20 +23,14 @@ from custody_lab.live.serve_log import read_receipt_log  # noqa: E402
 from custody_lab.protocol.blobs import read_contents  # noqa: E402
 
 from ..timing import scaled  # noqa: E402
+from .serving import AUTH, serve_http  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
 #: Generous bounds that turn a hang into a failure (a busy 2-core machine starts Python slowly).
 CALL_TIMEOUT = scaled(120)
-START_TIMEOUT = scaled(60)
 #: A read-only tool (annotations.readOnlyHint) whose result is structured content.
 READ_ONLY_TOOL = "calculate_risk"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _serve_command(log) -> list[str]:
@@ -52,31 +44,9 @@ def target(request, tmp_path) -> Iterator[tuple[list[str], object]]:
     if request.param == "stdio":
         yield _serve_command(log), log
         return
-    port = _free_port()
-    server = subprocess.Popen(
-        [*_serve_command(log), "--http", "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-    )
-    try:
-        deadline = time.monotonic() + START_TIMEOUT
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=scaled(1)).close()
-                break
-            except OSError:
-                if server.poll() is not None or time.monotonic() > deadline:
-                    err = server.stderr.read().decode() if server.poll() is not None else "(still starting)"
-                    pytest.fail(
-                        f"custody-lab serve --http --port {port} did not listen within {START_TIMEOUT} s: {err}"
-                    )
-                time.sleep(0.2)
-        yield [f"http://127.0.0.1:{port}/mcp", "--transport", "http"], log
-    finally:
-        server.terminate()
-        try:
-            server.wait(timeout=scaled(30))
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
+    with serve_http(log) as (url, _):
+        bearer = f"{next(iter(AUTH))}: {AUTH['Authorization']}"
+        yield [url, "--transport", "http", "--header", bearer], log
 
 
 def _inspect(inspector_cli, target, *args: str) -> dict:

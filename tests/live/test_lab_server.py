@@ -16,6 +16,7 @@ from mcp.shared.exceptions import MCPError  # noqa: E402
 import custody_lab as cl  # noqa: E402
 import custody_lab.live as cl_live  # noqa: E402
 from custody_lab.core.paths import data_path  # noqa: E402
+from custody_lab.live.lab_prompts import PROMPT_NAMES  # noqa: E402
 from custody_lab.live.lab_server import (  # noqa: E402
     ASSET_URI,
     CUSTOMER_TEMPLATE,
@@ -23,7 +24,6 @@ from custody_lab.live.lab_server import (  # noqa: E402
     FRESHNESS,
     HANDBOOK_URI,
     LISTING_FRESHNESS,
-    PROMPT_NAMES,
     REPORT_URI,
     STATUS_URI,
     LabServer,

@@ -12,74 +12,38 @@ from __future__ import annotations
 
 import json
 import os
-import socket
-import subprocess
 import sys
-import time
 from collections.abc import Iterator
 
 import pytest
 
 pytest.importorskip("mcp")
 
+import httpx2  # noqa: E402
 from mcp import Client  # noqa: E402
 from mcp.client.stdio import StdioServerParameters  # noqa: E402
+from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 
 from custody_lab.live.lab_server import FRESHNESS, Freshness, LabServer  # noqa: E402
 from custody_lab.live.meta_keys import STATE_URI  # noqa: E402
 from custody_lab.live.serve_log import read_receipt_log  # noqa: E402
 
 from ..timing import scaled  # noqa: E402
+from .serving import AUTH, serve_http  # noqa: E402
 
-START_TIMEOUT = scaled(60)
 EXCHANGE_TIMEOUT = scaled(120)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _serve_argv(log) -> list[str]:
     return [sys.executable, "-m", "custody_lab.cli", "serve", "--log", str(log)]
 
 
-def _wait_for_port(server: subprocess.Popen, port: int) -> None:
-    deadline = time.monotonic() + START_TIMEOUT
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=scaled(1)).close()
-            return
-        except OSError:
-            if server.poll() is not None or time.monotonic() > deadline:
-                err = server.stderr.read().decode() if server.poll() is not None else "(still starting)"
-                pytest.fail(f"custody-lab serve --http --port {port} did not listen within {START_TIMEOUT} s: {err}")
-            time.sleep(0.2)
-
-
-def _stop(server: subprocess.Popen) -> None:
-    server.terminate()
-    try:
-        server.wait(timeout=scaled(30))
-    except subprocess.TimeoutExpired:
-        server.kill()
-        server.wait()
-
-
 @pytest.fixture
 def http_serve(tmp_path) -> Iterator[tuple[str, object]]:
-    """``custody-lab serve --http`` on a free port: its URL and its receipt log."""
+    """``custody-lab serve --http`` on a free port (with the tests' token): its URL and its receipt log."""
     log = tmp_path / "receipts.jsonl"
-    port = _free_port()
-    server = subprocess.Popen(
-        [*_serve_argv(log), "--http", "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-    )
-    try:
-        _wait_for_port(server, port)
-        yield f"http://127.0.0.1:{port}/mcp", log
-    finally:
-        _stop(server)
+    with serve_http(log) as (url, _):
+        yield url, log
 
 
 def _ledger(result) -> dict:
@@ -87,7 +51,18 @@ def _ledger(result) -> dict:
 
 
 async def _read_approve_read(target, mode: str):
-    """What the SDK client sees: the ledger before and after approve_draft, and its negotiated version."""
+    """What the SDK client sees: the ledger before and after approve_draft, and its negotiated version.
+
+    A URL is reached with the tests' token in an ``Authorization: Bearer`` header, as the SDK's docs
+    say headers are set: an ``httpx2`` client passed to ``streamable_http_client``.
+    """
+    if not isinstance(target, str):
+        return await _exchange(target, mode)
+    async with httpx2.AsyncClient(headers=AUTH, timeout=httpx2.Timeout(EXCHANGE_TIMEOUT)) as http:
+        return await _exchange(streamable_http_client(target, http_client=http), mode)
+
+
+async def _exchange(target, mode: str):
     async with Client(target, mode=mode, read_timeout_seconds=EXCHANGE_TIMEOUT) as client:  # the default cache
         first = await client.read_resource(STATE_URI)
         await client.call_tool("approve_draft", {"draft_id": "9"})

@@ -11,7 +11,6 @@ from mcp.shared.exceptions import MCPError  # noqa: E402
 
 from custody_lab.live import LabSession  # noqa: E402
 from custody_lab.live.lab_server import LabServer  # noqa: E402
-from custody_lab.live.live_errors import LiveError  # noqa: E402
 from custody_lab.live.serve_log import ReceiptLog, read_receipt_log, receipt_log  # noqa: E402
 from custody_lab.live.serve_middleware import ServedExchanges  # noqa: E402
 
@@ -87,25 +86,6 @@ async def test_a_legacy_session_logs_the_legacy_not_found_code_it_was_sent(tmp_p
     entries = await _serve_and_log(tmp_path, mode="legacy")
     missing = _by_target(entries)[("resources/read", "crm://customer/nobody")]
     assert (missing["protocolVersion"], missing["error"]["code"]) == ("2025-11-25", -32002), missing
-
-
-def test_a_log_line_still_being_written_is_left_for_the_next_read(tmp_path):
-    path = tmp_path / "log.jsonl"
-    path.write_text('{"seq":1}\n{"seq":2,"meth', encoding="utf-8")
-    assert read_receipt_log(path) == [{"seq": 1}], read_receipt_log(path)
-
-
-@pytest.mark.parametrize(
-    ("text", "where"),
-    [('{"seq":1}\nnot json\n{"seq":3}\n', "line 2"), ('{"seq":1}\n[1, 2]\n', "line 2")],
-    ids=["not-json", "not-an-object"],
-)
-def test_a_damaged_log_line_is_refused_with_its_line_number(tmp_path, text, where):
-    path = tmp_path / "log.jsonl"
-    path.write_text(text, encoding="utf-8")
-    with pytest.raises(LiveError, match=where) as info:
-        read_receipt_log(path)
-    assert "log.jsonl" in str(info.value), str(info.value)
 
 
 def test_the_log_view_shows_the_last_entries_and_escapes_server_text(tmp_path):
@@ -241,44 +221,26 @@ def test_an_unknown_prompt_is_invalid_params_without_a_traceback_on_stderr(tmp_p
 )
 def test_an_http_request_with_a_bad_protocol_version_header_gets_its_line(tmp_path, header, envelope, code):
     import json
-    import socket
-    import subprocess
-    import sys
-    import time
     import urllib.error
     import urllib.request
 
     from ..timing import scaled
+    from .serving import AUTH, serve_http
 
     log = tmp_path / "receipts.jsonl"
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    argv = [sys.executable, "-m", "custody_lab.cli", "serve", "--log", str(log), "--http", "--port", str(port)]
-    server = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    try:
-        deadline = time.monotonic() + scaled(60)
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=scaled(1)).close()
-                break
-            except OSError:
-                assert server.poll() is None and time.monotonic() < deadline, "serve --http did not start listening"
-                time.sleep(0.2)
+    with serve_http(log) as (url, _):
         body = json.dumps(_enveloped(7, "tools/list", envelope)).encode()
         headers = {
             "Content-Type": "application/json",
             "Accept": "application/json, text/event-stream",
             "MCP-Protocol-Version": header,
             "Mcp-Method": "tools/list",
+            **AUTH,
         }
-        request = urllib.request.Request(f"http://127.0.0.1:{port}/mcp", data=body, headers=headers, method="POST")
+        request = urllib.request.Request(url, data=body, headers=headers, method="POST")
         with pytest.raises(urllib.error.HTTPError) as info:
             urllib.request.urlopen(request, timeout=scaled(60))
         answer = json.loads(info.value.read())
-    finally:
-        server.terminate()
-        server.wait(timeout=scaled(30))
     assert (info.value.code, answer["error"]["code"]) == (400, code), (info.value.code, answer)
     entries = read_receipt_log(log)
     got = [(e["method"], e["error"]["code"], e["refused"], e["requestedVersion"], e["httpStatus"]) for e in entries]

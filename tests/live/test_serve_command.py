@@ -16,7 +16,7 @@ from custody_lab.live.serve_command import DEFAULT_PORT, HTTP_PATH, configure, r
 
 
 def _recording(calls):
-    async def serve(lab, served, port):
+    async def serve(lab, served, port, token=None):
         calls.append(port)
 
     return serve
@@ -43,7 +43,7 @@ def test_a_port_without_http_is_refused_before_anything_is_served(monkeypatch, t
 
 
 def test_ctrl_c_ends_the_http_server_with_exit_0(monkeypatch, tmp_path):
-    async def interrupted(lab, served, port):
+    async def interrupted(lab, served, port, token=None):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(serve_command, "serve", interrupted)
@@ -93,7 +93,7 @@ def test_serve_http_listens_on_127_0_0_1_only_and_stdio_by_default(monkeypatch, 
     assert str(log) in err and f"http://127.0.0.1:{port}{HTTP_PATH}" in err and HTTP_PATH == "/mcp", err
 
 
-def test_serve_http_binds_127_0_0_1_and_wraps_the_sdks_app_to_log_refusals(monkeypatch, tmp_path):
+def test_serve_http_binds_127_0_0_1_and_wraps_the_sdks_app_in_the_token_guard_then_the_watcher(monkeypatch, tmp_path):
     import anyio
 
     from custody_lab.live import sdk_adapter
@@ -104,11 +104,39 @@ def test_serve_http_binds_127_0_0_1_and_wraps_the_sdks_app_to_log_refusals(monke
     seen = []
 
     async def runner(self, *, host, port, streamable_http_path):
-        seen.append((host, port, streamable_http_path, self.streamable_http_app(host=host).__name__))
+        app = self.streamable_http_app(host=host)
+        # the guard's closure holds the watcher: no request reaches the watcher (or the log) without the token
+        inner = [c.cell_contents.__name__ for c in app.__closure__ if callable(c.cell_contents)]
+        seen.append((host, port, streamable_http_path, app.__name__, inner))
 
     monkeypatch.setattr(type(LabServer().mcp), "run_streamable_http_async", runner)
     lab = LabServer()
-    anyio.run(serve_command.serve, lab, ServedExchanges(lab, ReceiptLog(tmp_path / "log.jsonl")), 8123)
-    assert seen == [("127.0.0.1", 8123, HTTP_PATH, "watched")], seen
+    anyio.run(serve_command.serve, lab, ServedExchanges(lab, ReceiptLog(tmp_path / "log.jsonl")), 8123, "t" * 20)
+    assert seen == [("127.0.0.1", 8123, HTTP_PATH, "guarded", ["watched"])], seen
     assert "streamable_http_app" not in vars(lab.mcp), "the shadowing method outlived the server"
     assert sdk_adapter.PRIVATE_USES[-1][:2] == ("MCPServer", "streamable_http_app"), sdk_adapter.PRIVATE_USES
+
+
+def test_serve_without_log_uses_the_private_default_folder_and_prints_where(monkeypatch, tmp_path, capsys):
+    import os
+    import stat
+
+    calls = []
+    monkeypatch.setattr(serve_command, "serve", _recording(calls))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    assert main(["serve"]) == 0 and calls == [None], calls
+    log = tmp_path / "state" / "custody-lab" / "serve-receipts.jsonl"
+    assert f"appended to {log}" in capsys.readouterr().err
+    modes = (stat.S_IMODE(os.stat(log.parent).st_mode), stat.S_IMODE(os.stat(log).st_mode))
+    assert modes == (0o700, 0o600), [oct(m) for m in modes]
+
+
+def test_serve_refuses_a_default_folder_others_can_open_with_exit_2(monkeypatch, tmp_path, capsys):
+    calls = []
+    monkeypatch.setattr(serve_command, "serve", _recording(calls))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    (tmp_path / "custody-lab").mkdir(mode=0o777)
+    (tmp_path / "custody-lab").chmod(0o777)
+    code = main(["serve"])
+    err = capsys.readouterr().err
+    assert (code, calls) == (2, []) and "open to other users (mode 0777)" in err and "Traceback" not in err, err
