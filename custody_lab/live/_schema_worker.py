@@ -1,7 +1,8 @@
 """Internal: check one instance against one JSON Schema, in a process of its own, and print the verdict.
 
-Run by :mod:`custody_lab.live.schema_check` as ``python -I _schema_worker.py``: it reads one JSON
-object ``{"schema": ..., "instance": ...}`` from stdin and writes one JSON object to stdout. It
+Run by :mod:`custody_lab.live.schema_check` as ``python -I _schema_worker.py``: it loads
+``jsonschema``, writes ``ready`` and a newline, reads one JSON object ``{"schema": ..., "instance":
+...}`` from stdin and writes one JSON object to stdout. It
 imports only the standard library and ``jsonschema`` (no ``custody_lab``: ``-I`` leaves the
 package's folder off ``sys.path``), so the parent can kill it at any moment; checking a schema can
 take exponential time (an ``allOf``/``$ref`` chain) and only a process can be stopped mid-check.
@@ -56,6 +57,10 @@ def check(schema: Any, instance: Any) -> dict[str, Any]:
 
 def main() -> int:
     _limit_memory()
+    import jsonschema  # noqa: F401 - loaded before "ready": the parent's check deadline starts after it
+
+    sys.stdout.write("ready\n")
+    sys.stdout.flush()
     try:
         job = json.loads(sys.stdin.buffer.read())
         verdict = check(job["schema"], job["instance"])

@@ -397,8 +397,10 @@ async def _call_once(
     result, recorder.last_result = recorder.last_result, None
     if result is not None and live.receipt.get("performed"):
         # the check has the exchange's bound, and never runs past the audit's stop
-        budget = max(0.0, min(recorder.timeout, deadline - anyio.current_time()))
-        details["structured"] = await structured_check(result, tool.output_schema, timeout=budget, tool=name)
+        left = max(0.0, deadline - anyio.current_time())
+        details["structured"] = await structured_check(
+            result, tool.output_schema, timeout=recorder.timeout, tool=name, left=left
+        )
     out = [
         CapabilityAudit(
             "tool", name, not refused, why, live.outcome, fields_from_receipt(live, server), details, refused

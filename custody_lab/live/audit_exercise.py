@@ -153,6 +153,7 @@ async def structured_check(
     *,
     timeout: float = DEFAULT_TIMEOUT,
     tool: str = "",
+    left: float | None = None,
 ) -> dict[str, Any] | None:
     """``structuredContent`` against ``outputSchema``, and whether a TextContent fallback carries it.
 
@@ -160,7 +161,9 @@ async def structured_check(
     An ``isError`` result is not checked (``toolError`` true, ``valid`` ``None``): it reports a
     failure, and the report shows the server's error text instead. The schema check runs in a
     worker process killed after ``timeout`` seconds (:func:`~custody_lab.live.schema_check.check_in_worker`):
-    a check that was cut has ``valid`` ``None`` and ``stopped`` saying why, naming ``tool``.
+    a check that was cut has ``valid`` ``None`` and ``stopped`` saying why, naming ``tool``. The
+    worker's start-up has its own ``timeout``; ``left`` (seconds) is what the caller's bound
+    leaves for start-up and check together, when it has one.
 
     Example:
         >>> r = mt.CallToolResult(content=[mt.TextContent(type="text", text='{"t": 3}')], structured_content={"t": 3})
@@ -200,7 +203,9 @@ async def structured_check(
                 "the tool declares an outputSchema but returned no structuredContent",
             )
         return check
-    verdict = await check_in_worker(dict(output_schema), content, timeout)
+    verdict: dict[str, Any] = {"stopped": "the audit's time bound ran out first"}
+    with anyio.move_on_after(float("inf") if left is None else left):
+        verdict = await check_in_worker(dict(output_schema), content, timeout)
     check["dialect"] = verdict.get("dialect")
     if verdict.get("stopped"):
         name = f" of tool {visible(repr(tool))}" if tool else ""

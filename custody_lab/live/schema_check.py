@@ -41,8 +41,14 @@ WORKER_OUTPUT_BYTES = 64 * 1024
 _WORKER = Path(__file__).with_name("_schema_worker.py")
 
 
-async def check_in_worker(schema: Any, instance: Any, timeout: float) -> dict[str, Any]:
+async def check_in_worker(
+    schema: Any, instance: Any, timeout: float, *, start_timeout: float | None = None
+) -> dict[str, Any]:
     """Check ``instance`` against ``schema`` in a worker process killed after ``timeout`` seconds.
+
+    The worker first has ``start_timeout`` seconds (``timeout`` by default) to start and load
+    ``jsonschema``; the check's own ``timeout`` runs from then, so a slow start on a loaded
+    machine is not mistaken for a slow check. The caller clamps both to what its own bound allows.
 
     Returns the worker's verdict (``dialect`` and one of ``valid`` with ``error`` and ``path``,
     ``schemaError``, ``unresolvable``), or ``{"stopped": sentence}`` when the check was cut: the
@@ -51,6 +57,7 @@ async def check_in_worker(schema: Any, instance: Any, timeout: float) -> dict[st
     job = json.dumps({"schema": schema, "instance": instance}).encode("utf-8")
     command = [sys.executable, "-I", str(_WORKER)]
     output = bytearray()
+    ready = False
     try:
         process = await anyio.open_process(
             command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
@@ -58,13 +65,22 @@ async def check_in_worker(schema: Any, instance: Any, timeout: float) -> dict[st
     except OSError as e:
         return {"stopped": f"the checking process could not start ({e.strerror or e})"}
     try:
-        with anyio.move_on_after(timeout) as scope:
-            assert process.stdin is not None and process.stdout is not None
-            await process.stdin.send(job)
-            await process.stdin.aclose()
+        assert process.stdin is not None and process.stdout is not None
+        with anyio.move_on_after(timeout if start_timeout is None else start_timeout):
             async for chunk in process.stdout:
                 output += chunk[: max(0, WORKER_OUTPUT_BYTES - len(output))]
-            await process.wait()
+                if b"\n" in output:
+                    break
+        head, _, rest = bytes(output).partition(b"\n")
+        ready = head == b"ready"
+        output = bytearray(rest)
+        if ready:
+            with anyio.move_on_after(timeout) as scope:
+                await process.stdin.send(job)
+                await process.stdin.aclose()
+                async for chunk in process.stdout:
+                    output += chunk[: max(0, WORKER_OUTPUT_BYTES - len(output))]
+                await process.wait()
     except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
         pass  # the worker died; its (lack of) output says so below
     finally:
@@ -72,6 +88,9 @@ async def check_in_worker(schema: Any, instance: Any, timeout: float) -> dict[st
             process.kill()
         with anyio.CancelScope(shield=True), anyio.move_on_after(2):
             await process.aclose()
+    if not ready:
+        waited = timeout if start_timeout is None else start_timeout
+        return {"stopped": f"the checking process did not start within {waited:g} s"}
     if scope.cancelled_caught:
         return {"stopped": f"over {timeout:g} s (the exchange's --timeout); the checking process was killed"}
     try:

@@ -147,7 +147,7 @@ def _shown(size: object) -> str:
 
 
 def _check(item: Any, what: str, found: list[str]) -> bool:
-    if not isinstance(item, dict) or "size" not in item:
+    if not isinstance(item, dict) or item.get("size") is None:  # null: no size, as the SDK reads it too
         return False
     problem = _size_problem(item["size"])
     if problem is None:
