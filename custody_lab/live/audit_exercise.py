@@ -161,9 +161,10 @@ async def structured_check(
     An ``isError`` result is not checked (``toolError`` true, ``valid`` ``None``): it reports a
     failure, and the report shows the server's error text instead. The schema check runs in a
     worker process killed after ``timeout`` seconds (:func:`~custody_lab.live.schema_check.check_in_worker`):
-    a check that was cut has ``valid`` ``None`` and ``stopped`` saying why, naming ``tool``. The
-    worker's start-up has its own ``timeout``; ``left`` (seconds) is what the caller's bound
-    leaves for start-up and check together, when it has one.
+    a check that was cut has ``valid`` ``None`` and ``stopped`` saying why, naming ``tool``.
+    ``left`` (seconds) is what the caller's bound leaves for start-up and check together, when it
+    has one: the worker's start-up (an interpreter and ``jsonschema``, slow on a loaded machine)
+    may take all of it, the check itself ``timeout``; without ``left`` start-up gets ``timeout``.
 
     Example:
         >>> r = mt.CallToolResult(content=[mt.TextContent(type="text", text='{"t": 3}')], structured_content={"t": 3})
@@ -205,7 +206,7 @@ async def structured_check(
         return check
     verdict: dict[str, Any] = {"stopped": "the audit's time bound ran out first"}
     with anyio.move_on_after(float("inf") if left is None else left):
-        verdict = await check_in_worker(dict(output_schema), content, timeout)
+        verdict = await check_in_worker(dict(output_schema), content, timeout, start_timeout=left)
     check["dialect"] = verdict.get("dialect")
     if verdict.get("stopped"):
         name = f" of tool {visible(repr(tool))}" if tool else ""

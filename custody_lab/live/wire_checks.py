@@ -190,7 +190,7 @@ def refuse_odd_sizes(method: str | None, target: str, text: str) -> tuple[dict[s
         ["resources/list item 0 ('a://x') declares size true: not a non-negative integer;
           treated as undeclared"]
     """
-    if method not in SIZE_METHODS or '"size"' not in text:
+    if method not in SIZE_METHODS or ("size" not in text and "\\u" not in text):  # "\u0073ize" is "size" too
         return None, []
     try:
         message = json.loads(text, parse_float=_Raw, parse_constant=_Raw)
