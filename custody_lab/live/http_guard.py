@@ -16,6 +16,10 @@ under stdio, and turns what is wrong into a sentence (:attr:`HttpGuard.problem`)
   answering an id the request did not carry;
 - more than :data:`~custody_lab.live.stdio_guard.MAX_NOTIFICATIONS` notifications.
 
+As over stdio, a malformed notification is dropped and a declared ``size`` that is not a
+non-negative integer is removed from the body or event before the SDK reads it, each kept in
+:attr:`HttpGuard.findings` for the report (:mod:`~custody_lab.live.wire_checks`).
+
 After a problem the guard sends nothing more: every later request is answered, by the guard and
 not the server, with a ``CONNECTION_CLOSED`` error, so the audit ends at once as it does over
 stdio. An HTTP error status (404, 401, 500 …) whose body is no JSON-RPC error is a softer finding
