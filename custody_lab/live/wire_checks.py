@@ -8,8 +8,9 @@ checked there because the SDK cannot be trusted with them:
   ``notifications/progress`` …) is validated against that method's params in every revision that
   defines it (2024-11-05 to 2026-07-28); one no revision accepts is *malformed*: the server broke
   the protocol, and it is not passed on (the SDK would log its validation traceback on the
-  terminal). A method no revision defines is *unknown*: JSON-RPC 2.0 lets a receiver ignore a
-  notification it does not know, so it is only noted.
+  terminal). A method no revision defines is *unknown*: a notification gets no reply in
+  JSON-RPC 2.0 and no MCP revision forbids a method it does not define, so the lab's host policy
+  only notes it (the SDK drops it without a word).
 - **Declared sizes.** MCP's ``Resource.size`` (on a listed resource and on a ``resource_link``,
   which extends Resource; since 2024-11-05, in 2026-07-28 too) is an integer count of bytes. The
   SDK's models read it in pydantic's lax mode, so ``true`` arrives as 1, ``"12"`` as 12 and
@@ -99,7 +100,7 @@ def notification_problem(method: str, params: Mapping[str, Any] | None) -> tuple
     if not versions:
         return "unknown-notification", (
             f"the server sent notification {_snippet(repr(method))}, a method no MCP revision defines "
-            "(ignored, as JSON-RPC lets a receiver do)"
+            "(ignored; no revision forbids it)"
         )
     first: str | None = None
     for version in reversed(versions):  # the newest revision's complaint is the one shown
