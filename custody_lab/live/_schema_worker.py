@@ -11,6 +11,8 @@ Nothing it prints on stderr reaches the learner (the parent discards it).
 
 from __future__ import annotations
 
+__all__ = ["MEMORY_BYTES", "check", "main"]
+
 import json
 import sys
 from typing import Any

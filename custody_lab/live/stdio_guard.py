@@ -39,6 +39,7 @@ __all__ = [
     "STDERR_KEEP_BYTES",
     "StdioGuard",
     "json_depth_exceeds",
+    "request_target",
 ]
 
 import os

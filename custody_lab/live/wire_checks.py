@@ -26,7 +26,7 @@ each kind kept as sentences (made visible).
 
 from __future__ import annotations
 
-__all__ = ["SHOWN_FINDINGS", "SIZE_METHODS", "WireFindings", "notification_problem", "refuse_odd_sizes"]
+__all__ = ["SHOWN_FINDINGS", "SIZE_METHODS", "Kind", "WireFindings", "notification_problem", "refuse_odd_sizes"]
 
 import json
 from collections.abc import Mapping
@@ -40,6 +40,7 @@ from .live_errors import first_problem
 #: How many findings of each kind the report shows one by one (the rest are counted).
 SHOWN_FINDINGS = 5
 
+#: What a finding is about: a notification no revision accepts, one no revision defines, a refused size.
 Kind = Literal["malformed-notification", "unknown-notification", "refused-size"]
 
 

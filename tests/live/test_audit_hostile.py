@@ -22,6 +22,7 @@ import pytest
 
 pytest.importorskip("mcp")
 
+from custody_lab.live._schema_worker import check  # noqa: E402
 from custody_lab.live.schema_check import check_in_worker  # noqa: E402
 from custody_lab.live.wire_checks import (  # noqa: E402
     SHOWN_FINDINGS,
@@ -89,6 +90,17 @@ def test_a_worker_check_that_outlives_its_deadline_is_killed_and_says_so():
 def test_the_worker_gives_the_verdict_jsonschema_gives(schema, instance, key, expected):
     verdict = anyio.run(partial(check_in_worker, schema, instance, scaled(60)))
     assert verdict.get(key) == expected, f"{schema} / {instance}: expected {key}={expected!r}, got {verdict}"
+
+
+def test_the_workers_check_refuses_a_schema_that_is_no_object_and_reports_the_best_error_with_its_path():
+    assert check([1], {}) == {"dialect": None, "schemaError": "a schema is a JSON object (or true/false)"}
+    schema = {"type": "object", "properties": {"a": {"type": "object", "properties": {"b": {"minimum": 3}}}}}
+    verdict = check(schema, {"a": {"b": 1}})
+    assert (verdict["valid"], verdict["path"], verdict["error"]) == (
+        False,
+        ["a", "b"],
+        "1 is less than the minimum of 3",
+    )
 
 
 # -- 2. malformed notifications -----------------------------------------------------------------
