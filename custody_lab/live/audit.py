@@ -43,8 +43,12 @@ provenance gap.
 Nothing the server does ends in a traceback: the server runs behind
 :class:`~custody_lab.live.stdio_guard.StdioGuard` (over HTTP,
 :class:`~custody_lab.live.http_guard.HttpGuard`), and every misbehaviour becomes one
-:class:`AuditError` sentence. ``--connect-timeout`` (default 60 s) bounds start-up, the command
-starting and the handshake, and a server too slow there is told to raise it; ``--timeout`` bounds
+:class:`AuditError` sentence, except two breaches the audit carries on past: a malformed
+notification (dropped) and a declared size that is not a non-negative integer (treated as
+undeclared), each an :attr:`~custody_lab.live.audit_report.AuditReport.protocol` finding that makes
+the audit exit 2 after its report (:mod:`~custody_lab.live.wire_checks`). ``--connect-timeout``
+(default 60 s) bounds start-up, the command starting and the handshake, and a server too slow
+there is told to raise it; ``--timeout`` bounds
 each exchange after that, and :data:`~custody_lab.live.audit_report.TOTAL_EXCHANGES` times it the
 rest of the audit, so the whole audit ends within ``--connect-timeout`` + ``TOTAL_EXCHANGES`` x
 ``--timeout`` (:mod:`~custody_lab.live.audit_transport` says how). Reads and calls stop one
