@@ -20,8 +20,10 @@ exercises only what is safe:
   destructive, idempotent, open-world), and the lab's host policy is to call nothing the user did
   not name. A name the server does not list is an error. Every content block of its result is
   counted (type, MIME type and where it is known from, bytes, sha256; totals per result),
-  ``structuredContent`` is validated against the tool's ``outputSchema`` (an ``isError`` result
-  is a tool error, reported with the server's text, not schema-checked), and a ``resource_link``
+  ``structuredContent`` is validated against the tool's ``outputSchema`` in a worker process
+  killed at the exchange's ``--timeout`` (:mod:`~custody_lab.live.schema_check`; the SDK's own
+  unbounded check is turned off; an ``isError`` result is a tool error, reported with the
+  server's text, not schema-checked), and a ``resource_link``
   is an address until ``--follow-links`` reads it: a second read, through the same gate, recorded
   as its own ``link`` capability (seed 000); a refused follow-up is "blocked";
 - each prompt is got once (``prompts/get``), with a value for each argument from
@@ -41,8 +43,12 @@ provenance gap.
 Nothing the server does ends in a traceback: the server runs behind
 :class:`~custody_lab.live.stdio_guard.StdioGuard` (over HTTP,
 :class:`~custody_lab.live.http_guard.HttpGuard`), and every misbehaviour becomes one
-:class:`AuditError` sentence. ``--connect-timeout`` (default 60 s) bounds start-up, the command
-starting and the handshake, and a server too slow there is told to raise it; ``--timeout`` bounds
+:class:`AuditError` sentence, except two breaches the audit carries on past: a malformed
+notification (dropped) and a declared size that is not a non-negative integer (treated as
+undeclared), each an :attr:`~custody_lab.live.audit_report.AuditReport.protocol` finding that makes
+the audit exit 2 after its report (:mod:`~custody_lab.live.wire_checks`). ``--connect-timeout``
+(default 60 s) bounds start-up, the command starting and the handshake, and a server too slow
+there is told to raise it; ``--timeout`` bounds
 each exchange after that, and :data:`~custody_lab.live.audit_report.TOTAL_EXCHANGES` times it the
 rest of the audit, so the whole audit ends within ``--connect-timeout`` + ``TOTAL_EXCHANGES`` x
 ``--timeout`` (:mod:`~custody_lab.live.audit_transport` says how). Reads and calls stop one
@@ -102,6 +108,7 @@ from .live_errors import LiveError
 from .live_receipts import LiveReceipt, utc_now, wire_fields
 from .meta_keys import STATE_URI
 from .recorder import Recorder
+from .schema_check import skip_sdk_result_check
 from .session import run_sync
 from .stdio_guard import MAX_JSON_DEPTH, StdioGuard, json_depth_exceeds
 
@@ -269,6 +276,7 @@ async def audit_client(
     """
     allowed = parse_allow_calls(allow_calls)
     given = parse_template_values(template_values)
+    skip_sdk_result_check(client)  # the SDK's own outputSchema check has no bound; the audit's has one
     recorder = Recorder(client, gate=gate or Gate(deny=()), state_uri=STATE_URI, timeout=timeout)
     try:
         await recorder.load_listing()
@@ -341,9 +349,14 @@ async def audit_client(
             )
             continue
         for n, args in enumerate(calls, start=1):
-            caps += await _call_once(recorder, exercise, tool, args, (n, len(calls)), claim, server, follow_links)
+            caps += await _call_once(
+                recorder, exercise, tool, args, (n, len(calls)), claim, server, follow_links, deadline
+            )
     for prompt in recorder.prompts.values():
         caps.append(await audit_prompt(recorder, prompt, given, server, exercise))
+    for c in caps:  # a schema check cut at its bound leaves the audit incomplete, as a timed-out exchange does
+        if (cut := (c.details.get("structured") or {}).get("stopped")) is not None:
+            incomplete.append(str(cut))
     return AuditReport(
         tuple(command),
         server,
@@ -364,6 +377,7 @@ async def _call_once(
     claim: str,
     server: dict[str, Any],
     follow_links: bool,
+    deadline: float,
 ) -> list[CapabilityAudit]:
     """One ``--allow-calls`` entry: the tool's row (call ``n`` of ``of``) and its followed links."""
     name = tool.name
@@ -386,7 +400,11 @@ async def _call_once(
     details = {**declared_tool_details(tool), **receipt_details(live.receipt), **numbered}
     result, recorder.last_result = recorder.last_result, None
     if result is not None and live.receipt.get("performed"):
-        details["structured"] = structured_check(result, tool.output_schema)
+        # the check has the exchange's bound, and never runs past the audit's stop
+        left = max(0.0, deadline - anyio.current_time())
+        details["structured"] = await structured_check(
+            result, tool.output_schema, timeout=recorder.timeout, tool=name, left=left
+        )
     out = [
         CapabilityAudit(
             "tool", name, not refused, why, live.outcome, fields_from_receipt(live, server), details, refused

@@ -18,9 +18,10 @@
   every block of its messages is counted like a tool result's (:func:`audit_prompt`).
 - **Structured content** is validated against the tool's ``outputSchema`` with ``jsonschema``
   (the schema's own ``$schema`` when it names one, else Draft 2020-12, the default dialect of MCP
-  2025-11-25 and 2026-07-28); whether a TextContent block carries the same JSON is noted (MCP
-  2025-06-18 and later: a tool returning structured content SHOULD also return it serialized in a
-  TextContent block, for older clients).
+  2025-11-25 and 2026-07-28), in a worker process killed at the exchange's ``--timeout``
+  (:mod:`~custody_lab.live.schema_check`: a schema can make the check exponential); whether a
+  TextContent block carries the same JSON is noted (MCP 2025-06-18 and later: a tool returning
+  structured content SHOULD also return it serialized in a TextContent block, for older clients).
 """
 
 from __future__ import annotations
@@ -61,8 +62,10 @@ from .audit_fields import (
 )
 from .audit_report import CapabilityAudit
 from .content_counts import count_blocks
+from .limits import DEFAULT_TIMEOUT
 from .live_receipts import LiveReceipt, wire_fields
 from .recorder import Recorder
+from .schema_check import check_in_worker
 
 #: Prefixes tried, after the empty one, when a server completes nothing for an empty prefix.
 PROBES: tuple[str, ...] = ("1", "a")
@@ -144,16 +147,29 @@ def content_blocks(result: mt.CallToolResult | mt.GetPromptResult) -> list[dict[
     return entries
 
 
-def structured_check(result: mt.CallToolResult, output_schema: Mapping[str, Any] | None) -> dict[str, Any] | None:
+async def structured_check(
+    result: mt.CallToolResult,
+    output_schema: Mapping[str, Any] | None,
+    *,
+    timeout: float = DEFAULT_TIMEOUT,
+    tool: str = "",
+    left: float | None = None,
+) -> dict[str, Any] | None:
     """``structuredContent`` against ``outputSchema``, and whether a TextContent fallback carries it.
 
     Returns ``None`` when the result has no structured content and the tool declares no schema.
     An ``isError`` result is not checked (``toolError`` true, ``valid`` ``None``): it reports a
-    failure, and the report shows the server's error text instead.
+    failure, and the report shows the server's error text instead. The schema check runs in a
+    worker process killed after ``timeout`` seconds (:func:`~custody_lab.live.schema_check.check_in_worker`):
+    a check that was cut has ``valid`` ``None`` and ``stopped`` saying why, naming ``tool``.
+    ``left`` (seconds) is what the caller's bound leaves for start-up and check together, when it
+    has one: the worker's start-up (an interpreter and ``jsonschema``, slow on a loaded machine)
+    may take all of it, the check itself ``timeout``; without ``left`` start-up gets ``timeout``.
 
     Example:
         >>> r = mt.CallToolResult(content=[mt.TextContent(type="text", text='{"t": 3}')], structured_content={"t": 3})
-        >>> c = structured_check(r, {"type": "object", "properties": {"t": {"type": "string"}}})
+        >>> schema = {"type": "object", "properties": {"t": {"type": "string"}}}
+        >>> c = anyio.run(structured_check, r, schema)
         >>> c["valid"], c["error"], c["textFallback"]
         (False, "3 is not of type 'string' (at t)", True)
     """
@@ -173,6 +189,7 @@ def structured_check(result: mt.CallToolResult, output_schema: Mapping[str, Any]
         "dialect": None,
         "valid": None,
         "error": None,
+        "stopped": None,
         "textFallback": fallback,
         "toolError": bool(result.is_error),
     }
@@ -187,21 +204,32 @@ def structured_check(result: mt.CallToolResult, output_schema: Mapping[str, Any]
                 "the tool declares an outputSchema but returned no structuredContent",
             )
         return check
-    import jsonschema  # imported when first needed: most audits validate no structured result
-
-    cls = jsonschema.validators.validator_for(output_schema, default=jsonschema.Draft202012Validator)
-    check["dialect"] = cls.__name__
-    try:
-        cls.check_schema(output_schema)
-    except jsonschema.SchemaError as e:
-        check["valid"], check["error"] = False, f"the outputSchema is not a valid schema: {visible(e.message)}"
-        return check
-    error = jsonschema.exceptions.best_match(cls(output_schema).iter_errors(content))
-    check["valid"] = error is None
-    if error is not None:
-        where = "/".join(str(p) for p in error.absolute_path)
-        check["error"] = visible(error.message) + (f" (at {visible(where)})" if where else "")
+    verdict: dict[str, Any] = {"stopped": "the audit's time bound ran out first"}
+    with anyio.move_on_after(float("inf") if left is None else left):
+        verdict = await check_in_worker(dict(output_schema), content, timeout, start_timeout=left)
+    check["dialect"] = verdict.get("dialect")
+    if verdict.get("stopped"):
+        name = f" of tool {visible(repr(tool))}" if tool else ""
+        check["stopped"] = f"outputSchema check{name} stopped: {verdict['stopped']}"
+    elif verdict.get("schemaError") is not None:
+        check["valid"] = False
+        check["error"] = f"the outputSchema is not a valid schema: {_cut(visible(verdict['schemaError']))}"
+    elif verdict.get("unresolvable") is not None:
+        check["valid"] = False
+        check["error"] = (
+            f"the outputSchema has a $ref that does not resolve within it (the lab fetches nothing): "
+            f"{_cut(visible(verdict['unresolvable']))}"
+        )
+    else:
+        check["valid"] = bool(verdict.get("valid"))
+        if not check["valid"]:
+            where = "/".join(str(p) for p in verdict.get("path") or ())
+            check["error"] = _cut(visible(verdict.get("error"))) + (f" (at {_cut(visible(where))})" if where else "")
     return check
+
+
+def _cut(text: str, limit: int = 300) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 Exercise = Callable[[str, str, Callable[[], Awaitable[LiveReceipt]]], Awaitable[LiveReceipt | None]]

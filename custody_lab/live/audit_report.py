@@ -22,7 +22,7 @@ The shape of ``custody-lab audit --json`` (:meth:`AuditReport.to_dict`)::
                                              # structured check (when exercised); a tool's
                                              # "declared": {"sideEffects", "source"} and "hints"
                                              # (its annotations: the server's, untrusted)
-     "notes": [...], "incomplete": [...], "stderr": [...],
+     "notes": [...], "incomplete": [...], "protocol": [...], "stderr": [...],
      "gaps": [{"capability", "field", "supplied", "how", "rule"}, ...]}
 
 ``rule`` names the MCP specification page and section a gap relates to and its requirement level
@@ -181,7 +181,13 @@ class AuditReport:
     Attributes:
         notes: what the listing left out (a page cap that cut it); the audit still finished.
         incomplete: why the audit did not finish (an exchange timed out, the overall bound ran
-            out); a non-empty tuple makes ``custody-lab audit`` exit 2 after printing the report.
+            out, a schema check was cut); a non-empty tuple makes ``custody-lab audit`` exit 2 after
+            printing the report.
+        protocol: what the server sent that MCP does not allow, and the audit carried on past (a
+            malformed notification, dropped; a declared size that is not a non-negative integer,
+            treated as undeclared), counted, the first few of each kind shown
+            (:class:`~custody_lab.live.wire_checks.WireFindings`); a non-empty tuple makes
+            ``custody-lab audit`` exit 2 after printing the report: the server broke the protocol.
         stderr: the server's stderr, captured, cut and made visible, one line each.
         transport: how the audit reached the server: ``"stdio"`` (``command`` is the command line)
             or ``"streamable-http"`` (``command`` is the URL).
@@ -197,6 +203,7 @@ class AuditReport:
     notes: tuple[str, ...] = ()
     incomplete: tuple[str, ...] = ()
     stderr: tuple[str, ...] = ()
+    protocol: tuple[str, ...] = ()
     presentation: dict[str, Any] = field(default_factory=dict)
     transport: str = "stdio"
 
@@ -233,8 +240,8 @@ class AuditReport:
         return out
 
     def exit_code(self, *, strict: bool = False) -> int:
-        """2 when the audit did not finish; under ``strict``, 1 for gaps or when nothing was
-        exercised (no gap seen is no evidence when nothing was looked at); else 0.
+        """2 when the audit did not finish or the server broke the protocol; under ``strict``, 1 for
+        gaps or when nothing was exercised (no gap seen is no evidence when nothing was looked at); else 0.
 
         Example:
             >>> AuditReport((), {}, None, (), incomplete=("timed out",)).exit_code()
@@ -242,7 +249,7 @@ class AuditReport:
             >>> AuditReport((), {}, None, ()).exit_code(strict=True)
             1
         """
-        if self.incomplete:
+        if self.incomplete or self.protocol:
             return EXIT_TROUBLE
         if strict and (self.gaps or not self.counts["exercised"]):
             return EXIT_GAPS
@@ -303,6 +310,8 @@ def format_report(report: AuditReport) -> str:
         lines.append(f"note: {visible(note)}")
     for reason in report.incomplete:
         lines.append(f"INCOMPLETE: {visible(reason)}")
+    for finding in report.protocol:
+        lines.append(f"PROTOCOL: {visible(finding)}")
     lines += _summary_lines(report)
     return "\n".join(lines)
 
@@ -314,6 +323,8 @@ def _summary_lines(report: AuditReport) -> list[str]:
         f"exercised {n['exercised']}, listed only {n['listedOnly']}, skipped {n['skipped']} "
         f"(of {n['total']} capabilities)"
     ]
+    if report.protocol:
+        lines.append("the server broke the protocol (the PROTOCOL lines above): the audit carried on, and exits 2")
     if not n["exercised"]:
         lines.append(
             "nothing was exercised: no content reached the audit, so it cannot say the server has no custody gaps"
@@ -419,8 +430,11 @@ def _detail_lines(c: CapabilityAudit) -> list[str]:
         lines.append("structuredContent not checked: the result is a tool error (isError), not a structured result")
     elif check:
         verdict = {True: "valid", False: f"INVALID ({visible(check['error'])})", None: "not checked"}[check["valid"]]
+        if check.get("stopped"):
+            verdict = f"NOT CHECKED ({visible(check['stopped'])})"
         fallback = "a TextContent block carries the same JSON" if check["textFallback"] else "no TextContent fallback"
-        lines.append(f"structuredContent against outputSchema ({check['dialect']}): {verdict}; {fallback}")
+        dialect = f" ({visible(check['dialect'])})" if check.get("dialect") else ""
+        lines.append(f"structuredContent against outputSchema{dialect}: {verdict}; {fallback}")
     return lines
 
 

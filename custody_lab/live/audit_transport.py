@@ -54,6 +54,7 @@ from .http_guard import HTTP_ERRORS, HttpGuard, url_problem
 from .limits import DEFAULT_CONNECT_TIMEOUT
 from .live_errors import LiveError, LiveTimeout, first_problem
 from .session import run_sync
+from .wire_checks import WireFindings
 
 
 def _cut(text: str, limit: int = 80) -> str:
@@ -190,6 +191,7 @@ class _Guard(Protocol):
     :class:`~custody_lab.live.http_guard.HttpGuard`)."""
 
     problem: str | None
+    findings: WireFindings
     handshake_timed_out: bool
     started: bool
     last_method: str | None
@@ -298,7 +300,14 @@ async def audit_guarded(
         why = _explain(TimeoutError(), guard, command, limit, connect_timeout=connect_timeout, ready=ready)
         raise AuditError(why, stderr=guard.stderr_lines())
     late = () if guard.problem is None else (f"the server {guard.problem}",)
-    return replace(report, incomplete=report.incomplete + late, stderr=tuple(guard.stderr_lines()), transport=transport)
+    return replace(
+        report,
+        incomplete=report.incomplete + late,
+        notes=report.notes + guard.findings.notes(),
+        protocol=guard.findings.protocol(),
+        stderr=tuple(guard.stderr_lines()),
+        transport=transport,
+    )
 
 
 def check_options(

@@ -16,6 +16,10 @@ under stdio, and turns what is wrong into a sentence (:attr:`HttpGuard.problem`)
   answering an id the request did not carry;
 - more than :data:`~custody_lab.live.stdio_guard.MAX_NOTIFICATIONS` notifications.
 
+As over stdio, a malformed notification is dropped and a declared ``size`` that is not a
+non-negative integer is removed from the body or event before the SDK reads it, each kept in
+:attr:`HttpGuard.findings` for the report (:mod:`~custody_lab.live.wire_checks`).
+
 After a problem the guard sends nothing more: every later request is answered, by the guard and
 not the server, with a ``CONNECTION_CLOSED`` error, so the audit ends at once as it does over
 stdio. An HTTP error status (404, 401, 500 …) whose body is no JSON-RPC error is a softer finding
@@ -47,7 +51,8 @@ from pydantic import ValidationError
 
 from ..core.text import visible
 from .limits import DEFAULT_CONNECT_TIMEOUT
-from .stdio_guard import MAX_JSON_DEPTH, MAX_LINE_BYTES, MAX_NOTIFICATIONS, json_depth_exceeds
+from .stdio_guard import MAX_JSON_DEPTH, MAX_LINE_BYTES, MAX_NOTIFICATIONS, json_depth_exceeds, request_target
+from .wire_checks import WireFindings, notification_problem, refuse_odd_sizes
 
 #: One JSON body or one event-stream event may be this long (the limit of one stdio line).
 MAX_HTTP_BODY_BYTES = MAX_LINE_BYTES
@@ -68,8 +73,8 @@ def url_problem(url: str) -> str | None:
     return None
 
 
-def _rpc_request(request: httpx2.Request) -> tuple[Any, str] | None:
-    """``(id, method)`` of the JSON-RPC request a POST carries; ``None`` for anything else."""
+def _rpc_request(request: httpx2.Request) -> tuple[Any, str, str] | None:
+    """``(id, method, target)`` of the JSON-RPC request a POST carries; ``None`` for anything else."""
     if request.method != "POST":
         return None
     try:
@@ -77,7 +82,7 @@ def _rpc_request(request: httpx2.Request) -> tuple[Any, str] | None:
     except (ValueError, httpx2.RequestNotRead):
         return None
     if isinstance(body, dict) and "id" in body and isinstance(body.get("method"), str):
-        return body["id"], body["method"]
+        return body["id"], body["method"], request_target(body.get("params"))
     return None
 
 
@@ -151,6 +156,8 @@ class HttpGuard:
         self.note: str | None = None
         self.method_of: dict[Any, str] = {}
         self.last_method: str | None = None
+        self.findings = WireFindings()
+        self.target_of: dict[Any, str] = {}
         self._notifications = 0
 
     def handshake_asked(self) -> str:
@@ -195,33 +202,46 @@ class HttpGuard:
         body = json.dumps({"jsonrpc": "2.0", "id": ident, "error": error}).encode()
         return httpx2.Response(200, headers={"content-type": "application/json"}, content=body, request=request)
 
-    def check_message(self, raw: bytes, where: str, ident: Any = None) -> bool:
-        """Check one JSON body or event's data; ``False`` (and :attr:`problem` set) when it is wrong."""
+    def check_message(self, raw: bytes, where: str, ident: Any = None) -> bytes | None:
+        """Check one JSON body or event's data: what to pass on (``raw``, or ``raw`` without the sizes
+        :func:`~custody_lab.live.wire_checks.refuse_odd_sizes` removed, or ``b""`` for a malformed
+        notification, which is dropped), or ``None`` (and :attr:`problem` set) when it is wrong."""
         if len(raw) > MAX_HTTP_BODY_BYTES:
             self.fail(f"sent more than {MAX_HTTP_BODY_BYTES // (1024 * 1024)} MiB in {where}")
-            return False
+            return None
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as e:
             self.fail(f"sent invalid UTF-8 in {where} (byte {e.start}: {raw[e.start : e.start + 4]!r})")
-            return False
+            return None
         if json_depth_exceeds(text):
             self.fail(f"sent JSON nested deeper than {MAX_JSON_DEPTH} levels in {where}")
-            return False
+            return None
         try:
             message = mt.jsonrpc_message_adapter.validate_json(text, by_name=False)
         except ValidationError:
             self.fail(f"sent data that is not a JSON-RPC message in {where}: {_snippet(raw)}")
-            return False
+            return None
         if ident is not None and isinstance(message, mt.JSONRPCResponse | mt.JSONRPCError) and message.id != ident:
             self.fail(f"sent id {visible(repr(message.id))} in {where}, whose request has id {ident!r}")
-            return False
+            return None
         if isinstance(message, mt.JSONRPCNotification):
             self._notifications += 1
             if self._notifications > MAX_NOTIFICATIONS:
                 self.fail(f"sent more than {MAX_NOTIFICATIONS} notifications (in {where})")
-                return False
-        return True
+                return None
+            if (problem := notification_problem(message.method, message.params)) is not None:
+                self.findings.add(*problem)
+                if problem[0] == "malformed-notification":
+                    return b""  # dropped: the SDK would log its validation traceback
+        if isinstance(message, mt.JSONRPCResponse):
+            method, target = self.method_of.get(message.id), self.target_of.get(message.id, "")
+            fixed, found = refuse_odd_sizes(method, target, text)
+            for sentence in found:
+                self.findings.add("refused-size", sentence)
+            if fixed is not None:  # the sizes removed: what the SDK reads is the lab's verdict on the wire
+                return json.dumps(fixed).encode("utf-8")
+        return raw
 
 
 class _GuardedTransport(httpx2.AsyncBaseTransport):
@@ -246,8 +266,9 @@ class _GuardedTransport(httpx2.AsyncBaseTransport):
         if sent is None:
             return await self._other(request)
         g = self._guard
-        ident, what = sent
+        ident, what, target = sent
         g.method_of[ident] = g.last_method = what
+        g.target_of[ident] = target
         if g.problem is not None:
             return g.closed_answer(request, ident)
         try:
@@ -277,10 +298,11 @@ class _GuardedTransport(httpx2.AsyncBaseTransport):
         except _TooLong:
             g.fail(f"sent more than {MAX_HTTP_BODY_BYTES // (1024 * 1024)} MiB in its answer to {what}")
             return g.closed_answer(request, ident)
-        if not g.check_message(body, f"its answer to {what}", ident=ident):
+        checked = g.check_message(body, f"its answer to {what}", ident=ident)
+        if checked is None:
             return g.closed_answer(request, ident)
         g.note = None
-        return _replay(response, body)
+        return _replay(response, checked or body)
 
     async def _other(self, request: httpx2.Request) -> httpx2.Response:
         """A notification or response POSTed, the GET event stream, the DELETE that ends the session:
@@ -385,12 +407,14 @@ def _replace_stream(response: httpx2.Response, stream: httpx2.AsyncByteStream) -
 
 
 class _CheckedEvents(httpx2.AsyncByteStream):
-    """An event stream passed on chunk by chunk, each event's data checked as one JSON-RPC message.
+    """An event stream passed on event by event, each event's data checked as one JSON-RPC message.
 
     Lines end with LF or CRLF; ``data:`` lines of one event are joined with LF; a blank line ends
     the event (the HTML Standard's event-stream format, which MCP's Streamable HTTP uses). Only
     ``message`` events (the default type) carry MCP messages; an event with no data (a priming
-    event with an id) is not a message.
+    event with an id) is not a message. An event is held until its blank line, then passed on as
+    it came, or with its data replaced by what :meth:`HttpGuard.check_message` made of it (declared
+    sizes removed), or not at all (a malformed notification).
     """
 
     def __init__(self, inner: httpx2.AsyncByteStream, guard: HttpGuard, what: str) -> None:
@@ -398,13 +422,20 @@ class _CheckedEvents(httpx2.AsyncByteStream):
         self._where = f"the event stream answering {what}" if what else "the GET event stream"
         self._line = bytearray()
         self._data: list[bytes] = []
+        self._lines: list[bytes] = []  # the event's lines as they came (each with its line ending)
         self._event = b""
         self._size = 0
+        self._out = bytearray()
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         async for chunk in self._inner:
             self._feed(chunk)
-            yield chunk
+            if self._out:
+                out, self._out = bytes(self._out), bytearray()
+                yield out
+        rest = b"".join(self._lines) + bytes(self._line)  # an event the stream never ended: as it came
+        if rest:
+            yield rest
 
     async def aclose(self) -> None:
         await self._inner.aclose()
@@ -417,21 +448,32 @@ class _CheckedEvents(httpx2.AsyncByteStream):
             self._stop()
         start = 0
         while (end := chunk.find(b"\n", start)) >= 0:
-            self._line += chunk[start:end]
+            self._line += chunk[start : end + 1]
             start = end + 1
-            self._take(bytes(self._line.removesuffix(b"\r")))
+            self._take(bytes(self._line))
             self._line.clear()
         self._line += chunk[start:]
         if self._size + len(self._line) > MAX_HTTP_BODY_BYTES:
             self._guard.fail(f"sent an event over {MAX_HTTP_BODY_BYTES // (1024 * 1024)} MiB in {self._where}")
             self._stop()
 
-    def _take(self, line: bytes) -> None:
+    def _take(self, raw_line: bytes) -> None:
+        line = raw_line.removesuffix(b"\n").removesuffix(b"\r")
+        self._lines.append(raw_line)
+        self._size += len(raw_line)  # every line the event holds counts against its bound
         if not line:
-            data, event = b"\n".join(self._data), self._event
-            self._data, self._event, self._size = [], b"", 0
-            if event in (b"", b"message") and data and not self._guard.check_message(data, self._where):
-                self._stop()
+            data, event, lines = b"\n".join(self._data), self._event, self._lines
+            self._data, self._event, self._size, self._lines = [], b"", 0, []
+            if event in (b"", b"message") and data:
+                checked = self._guard.check_message(data, self._where)
+                if checked is None:
+                    self._stop()
+                if not checked:
+                    return  # dropped
+                if checked != data:
+                    kept = [x for x in lines[:-1] if not x.startswith(b"data")]
+                    lines = [*kept, b"data: " + checked + b"\n", b"\n"]
+            self._out += b"".join(lines)
             return
         if line.startswith(b":"):
             return  # a comment (a keep-alive)
@@ -439,7 +481,6 @@ class _CheckedEvents(httpx2.AsyncByteStream):
         value = value.removeprefix(b" ")
         if field == b"data":
             self._data.append(value)
-            self._size += len(value) + 1
         elif field == b"event":
             self._event = value
         if self._size > MAX_HTTP_BODY_BYTES:

@@ -13,6 +13,9 @@ A hostile or broken server costs the client at most these (the SDK's ``uri_templ
   before it reads its first message;
 - :data:`MAX_PAGES` pages per listing (resources, templates, tools) before the listing is cut and
   the cut is noted;
+- one ``--timeout`` for an audit's check of a ``structuredContent`` against its ``outputSchema``
+  (a worker process, killed at the bound: :mod:`~custody_lab.live.schema_check`), after the
+  worker's own start-up, which may take what is left of the audit's stop bound;
 - :data:`MAX_TEXT_CHARS` characters of one text contents item before it is refused, not copied
   (a blob is refused past 10 MiB of decoded bytes too: ``read_contents`` decodes it under
   :data:`~custody_lab.protocol.blobs.base64_codec.DEFAULT_MAX_BYTES`; a declared ``size`` past

@@ -143,6 +143,12 @@ def _meta_str(obj: Mapping[str, Any] | None, key: str) -> str | None:
 def check_size(size: Any, what: str) -> None:
     """A declared ``size`` must be a byte count the lab can hold (0 to ``MAX_BYTES``).
 
+    ``size`` is the SDK model's value, which pydantic's lax mode may have coerced (``true`` to 1,
+    ``"12"`` to 12). Behind the audit's transport guards the wire value has decided already: a
+    ``size`` that is not a non-negative JSON integer never reaches the model
+    (:func:`~custody_lab.live.wire_checks.refuse_odd_sizes`), so here only one past ``MAX_BYTES``
+    is left to refuse.
+
     Raises:
         LiveError: naming ``what`` declared it.
     """

@@ -13,6 +13,12 @@ remembering it in :attr:`StdioGuard.problem` in words a person reads:
 - no answer to the handshake (``server/discover`` then ``initialize``) within the timeout;
 - the process exiting (its exit code is kept).
 
+Some things are not worth stopping for, and are kept in :attr:`StdioGuard.findings` for the report
+(:mod:`~custody_lab.live.wire_checks`): a malformed notification (dropped, never passed to the SDK,
+which would print its validation traceback), a notification of a method no MCP revision defines,
+and a declared ``size`` that is not a non-negative integer (removed before the SDK's lax models
+could turn ``true`` into 1).
+
 Stopping at the first non-message line is the protocol's own rule, not only the lab's host policy:
 the stdio transport (MCP 2025-06-18 and 2025-11-25, unchanged in 2026-07-28) says a server MUST
 NOT write anything to its stdout that is not a valid MCP message, and messages are delimited by
@@ -33,6 +39,7 @@ __all__ = [
     "STDERR_KEEP_BYTES",
     "StdioGuard",
     "json_depth_exceeds",
+    "request_target",
 ]
 
 import os
@@ -50,6 +57,7 @@ from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
 from ..core.text import visible
+from .wire_checks import WireFindings, notification_problem, refuse_odd_sizes
 
 #: One stdout line (one JSON-RPC message) may be this long; a 10 MiB blob in base64 fits.
 MAX_LINE_BYTES = 16 * 1024 * 1024
@@ -94,6 +102,15 @@ def json_depth_exceeds(text: str, limit: int = MAX_JSON_DEPTH) -> bool:
     return False
 
 
+def request_target(params: Any) -> str:
+    """What a request names, for a finding's sentence: a tool's or prompt's name, a URI, else ``""``."""
+    if isinstance(params, Mapping):
+        for key in ("name", "uri", "cursor"):
+            if isinstance(params.get(key), str):
+                return str(params[key])
+    return ""
+
+
 def _snippet(text: str, limit: int = 60) -> str:
     shown = visible(text[:limit])
     return f"{shown}…" if len(text) > limit else shown
@@ -135,6 +152,8 @@ class StdioGuard:
         self.returncode: int | None = None
         self.method_of: dict[Any, str] = {}
         self.last_method: str | None = None
+        self.findings = WireFindings()
+        self._target_of: dict[Any, str] = {}
         self._pending: set[Any] = set()
         self._handshake_done = False
         self._notifications = 0
@@ -244,6 +263,7 @@ class StdioGuard:
             if isinstance(message, types.JSONRPCRequest):
                 self._pending.add(message.id)
                 self.method_of[message.id] = self.last_method = message.method
+                self._target_of[message.id] = request_target(message.params)
             data = message.model_dump_json(by_alias=True, exclude_unset=True) + "\n"
             try:
                 await process.stdin.send(data.encode("utf-8"))
@@ -325,11 +345,23 @@ class StdioGuard:
             self._pending.discard(message.id)
             if isinstance(message, types.JSONRPCResponse) and self.method_of.get(message.id) in _HANDSHAKE:
                 self._handshake_done = True
+            if isinstance(message, types.JSONRPCResponse):
+                method, target = self.method_of.get(message.id), self._target_of.get(message.id, "")
+                fixed, found = refuse_odd_sizes(method, target, text)
+                for sentence in found:
+                    self.findings.add("refused-size", sentence)
+                if fixed is not None:  # the sizes removed: what the SDK reads is the lab's verdict on the wire
+                    with suppress(ValidationError):  # removing a key leaves a valid message; else the original
+                        message = types.jsonrpc_message_adapter.validate_python(fixed, by_name=False)
         elif isinstance(message, types.JSONRPCNotification):
             self._notifications += 1
             if self._notifications > MAX_NOTIFICATIONS:
                 self._fail(f"sent more than {MAX_NOTIFICATIONS} notifications (stdout line {line_no})")
                 return False
+            if (problem := notification_problem(message.method, message.params)) is not None:
+                self.findings.add(*problem)
+                if problem[0] == "malformed-notification":
+                    return True  # not passed on: the SDK would print its validation traceback
         if self._to_client is None:
             return False
         try:

@@ -73,7 +73,6 @@ MISBEHAVIOURS = [
     ("notification-flood", (), (), "sent more than 1000 notifications"),
     ("empty-uri", (), (), "resources/list item 1 ('blank') has an empty URI"),
     ("empty-tool-name", (), (), "tools/list item 1 has an empty name ('')"),
-    ("bad-size", (), (), "resources/list item 0 ('note://one') declares size -5: a size is a whole number of bytes"),
     (
         "bad-link-size",
         ("--allow-calls", "make_link"),

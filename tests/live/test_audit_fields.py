@@ -5,6 +5,8 @@ No node needed: the lab's own in-process server and hand-built results.
 
 from __future__ import annotations
 
+from functools import partial
+
 import anyio
 import pytest
 
@@ -138,7 +140,7 @@ SCHEMA = {"type": "object", "properties": {"t": {"type": "number"}}, "required":
 )
 def test_structured_content_is_validated_and_the_text_fallback_noted(structured, text, valid, fallback):
     result = mt.CallToolResult(content=[mt.TextContent(type="text", text=text)], structured_content=structured)
-    check = structured_check(result, SCHEMA)
+    check = anyio.run(partial(structured_check, result, SCHEMA, timeout=scaled(60)))
     got = (check["valid"], check["textFallback"], check["dialect"])
     assert got == (valid, fallback, "Draft202012Validator"), f"{structured}/{text!r}: {check}"
     assert (check["error"] is None) is valid, check
@@ -146,7 +148,7 @@ def test_structured_content_is_validated_and_the_text_fallback_noted(structured,
 
 def test_a_declared_output_schema_without_structured_content_is_invalid():
     result = mt.CallToolResult(content=[mt.TextContent(type="text", text="{}")])
-    check = structured_check(result, SCHEMA)
+    check = anyio.run(partial(structured_check, result, SCHEMA, timeout=scaled(60)))
     assert check["valid"] is False and "no structuredContent" in check["error"], check
 
 

@@ -223,3 +223,45 @@ def test_the_sdks_own_log_lines_and_their_tracebacks_stay_out_of_the_terminal():
     out = subprocess.run(run, capture_output=True, text=True, timeout=scaled(60), cwd=root)
     assert out.stdout.strip() == "handshake failed: ExceptionGroup", (out.stdout, out.stderr)
     assert out.stderr == "", f"the SDK's log reached stderr:\n{out.stderr}"
+
+
+def test_malformed_notifications_in_an_event_stream_are_dropped_and_counted_and_odd_sizes_removed():
+    """Over HTTP as over stdio: a notification no MCP revision accepts is dropped and counted, an
+    unknown method noted, and a listed ``size: true`` removed before the SDK's lax model reads 1."""
+    bad = {"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": 1, "progress": "half"}}
+    odd = {"jsonrpc": "2.0", "method": "notifications/made-up", "params": {"x": [None]}}
+    served = {**INITIALIZED, "capabilities": {"resources": {}}}
+
+    def handle(request: httpx2.Request) -> httpx2.Response:
+        message = json.loads(request.content) if request.method == "POST" else {}
+        if request.method != "POST" or "id" not in message:
+            return httpx2.Response(202 if request.method == "POST" else 405)
+        if message["method"] == "server/discover":
+            error = {"code": -32601, "message": "Method not found"}
+            return httpx2.Response(200, headers={"content-type": "application/json"}, content=_json(1, error=error))
+        if message["method"] == "initialize":
+            events = b"".join(b"data: " + json.dumps(n).encode() + b"\n\n" for n in (bad, odd))
+            events += b"data: " + _json(message["id"], result=served) + b"\n\n"
+            return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=events)
+        listing = {"resources": [{"uri": "a://x", "name": "x", "size": True}, {"uri": "a://y", "name": "y", "size": 3}]}
+        body = _json(message["id"], result=listing)
+        return httpx2.Response(200, headers={"content-type": "application/json"}, content=body)
+
+    guard = HttpGuard(URL, transport=httpx2.MockTransport(handle))
+
+    async def go() -> list[Any]:
+        with anyio.fail_after(scaled(20)):
+            async with Client(guard.connect(), mode="auto", read_timeout_seconds=scaled(10), cache=None) as c:
+                return [r.size for r in (await c.list_resources()).resources]
+
+    sizes = anyio.run(go)
+    assert guard.problem is None, guard.problem
+    assert sizes == [None, 3], f"size true must arrive undeclared, not as {sizes[0]!r}"
+    assert guard.findings.count == {"malformed-notification": 1, "unknown-notification": 1, "refused-size": 1}, (
+        guard.findings.count
+    )
+    protocol = guard.findings.protocol()
+    assert "malformed notifications/progress" in protocol[0], protocol
+    assert protocol[1] == (
+        "resources/list item 0 ('a://x') declares size true: not a non-negative integer; treated as undeclared"
+    ), protocol
