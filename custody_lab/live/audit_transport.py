@@ -32,7 +32,7 @@ first (it saw the wire). A URL is refused before anything is sent unless it is `
 
 from __future__ import annotations
 
-__all__ = ["audit_guarded", "audit_url", "check_options", "check_url", "parse_headers"]
+__all__ = ["audit_guarded", "audit_url", "check_options", "check_url", "parse_headers", "shown_url"]
 
 import re
 import unicodedata
@@ -40,7 +40,7 @@ from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import replace
 from typing import Any, Protocol
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import anyio
 from mcp import Client
@@ -334,6 +334,25 @@ def check_options(
     return seconds, start_up
 
 
+#: Query parameters whose values are secrets (``serve --http``'s ``?token=``, API keys): never printed.
+_SECRET_QUERY = re.compile(r"token|key|secret|password|auth|sig", re.IGNORECASE)
+
+
+def shown_url(url: str) -> str:
+    """``url`` as the report prints it: the value of a query parameter that looks secret is hidden.
+
+    Example:
+        >>> shown_url("http://127.0.0.1:8765/mcp?token=s3cret&tenant=a")
+        'http://127.0.0.1:8765/mcp?token=REDACTED&tenant=a'
+    """
+    parts = urlsplit(url)
+    if not parts.query:
+        return url
+    query = parse_qsl(parts.query, keep_blank_values=True)
+    pairs = [(k, "REDACTED" if _SECRET_QUERY.search(k) else v) for k, v in query]
+    return urlunsplit(parts._replace(query=urlencode(pairs)))
+
+
 def audit_url(
     url: str,
     *,
@@ -365,6 +384,7 @@ def audit_url(
 
     async def go() -> AuditReport:
         guard = HttpGuard(target, headers=sent_headers, connect_timeout=start_up)
-        return await audit_guarded(guard, [target], seconds, start_up, options, HTTP_ERRORS, "streamable-http")
+        shown = [shown_url(target)]  # what the report and every message print: no secret of the query
+        return await audit_guarded(guard, shown, seconds, start_up, options, HTTP_ERRORS, "streamable-http")
 
     return run_sync(go)

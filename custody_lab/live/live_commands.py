@@ -239,4 +239,6 @@ def run_audit(args: argparse.Namespace) -> int:
     _print_stderr(report.stderr)
     for reason in report.incomplete:
         print(f"error: the audit did not finish: {reason}", file=sys.stderr)
+    for finding in report.protocol:
+        print(f"error: the server broke the protocol: {finding}", file=sys.stderr)
     return report.exit_code(strict=args.strict)

@@ -18,8 +18,8 @@ Refused, each with a :class:`PdfError` naming the object or byte position: encry
 whose glyph codes need a ``ToUnicode`` map (§9.10), nesting deeper than :data:`MAX_DEPTH`.
 
 **Bounded** (the lab's host policy: what a file costs is set by its size and these budgets, never
-by what it claims to inflate to or how often it repeats itself): a file larger than :data:`MAX_PDF_BYTES` is refused before it is read, and the page content
-the reader decodes and reads is at most :data:`MAX_CONTENT_BYTES` in all — every byte a
+by what it claims to inflate to or how often it repeats itself): a file larger than
+:data:`MAX_PDF_BYTES` is refused before it is read, and the page content the reader decodes and reads is at most :data:`MAX_CONTENT_BYTES` in all — every byte a
 ``/FlateDecode`` filter produces and every use of a stream counts, so one stream referenced ten
 times costs ten times, and the decompressor is never asked for more than what is left. Either
 refusal is a :class:`PdfBudgetError` naming its budget. Every scan is linear: each byte of the

@@ -119,6 +119,9 @@ def test_malformed_notifications_are_findings_not_tracebacks_and_the_audit_exits
     assert "note: the server sent notification 'notifications/made-up\\x1b[2J', a method no MCP revision" in out.stdout
     assert "\x1b" not in out.stdout + out.stderr, "a raw escape reached the terminal"
     assert out.returncode == 2, (out.returncode, out.stdout[-400:])
+    # every exit-2 reason is on stderr too, one line each
+    broke = [line for line in out.stderr.splitlines() if line.startswith("error: the server broke the protocol: ")]
+    assert len(broke) == 2 and "notifications/message" in broke[0], out.stderr
     assert "resource note://one: listed resource: reads are safe" in out.stdout, "the rest of the audit must run"
 
 

@@ -33,6 +33,7 @@ from custody_lab.live.audit_transport import audit_url, check_url, parse_headers
 from custody_lab.live.live_commands import configure_audit, run_audit  # noqa: E402
 
 from ..timing import scaled  # noqa: E402
+from .serving import TOKEN, serve_http, token_url  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 BAD_HTTP = ROOT / "tests" / "fixtures" / "bad_http_server.py"
@@ -120,16 +121,10 @@ def bad_http(tmp_path) -> Iterator:
 
 @pytest.fixture(scope="module")
 def lab_url(tmp_path_factory) -> Iterator[str]:
-    """``custody-lab serve --http`` on a free port, as a user would start it."""
+    """``custody-lab serve --http`` on a free port, as a user would start it, with its token in the URL."""
     log = tmp_path_factory.mktemp("serve") / "receipts.jsonl"
-    port = _free_port()
-    cmd = [sys.executable, "-m", "custody_lab.cli", "serve", "--http", "--port", str(port), "--log", str(log)]
-    process = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
-    try:
-        _wait_listening(process, port, "custody-lab serve --http")
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        _stop(process)
+    with serve_http(log) as (url, _):
+        yield token_url(url)
 
 
 # -- refused before anything starts -------------------------------------------------------------
@@ -271,7 +266,8 @@ def test_the_url_audit_reports_what_the_stdio_audit_reports_for_the_same_server(
     over_http = audit_url(lab_url, allow_calls=("calculate_risk",), timeout=scaled(10.0))
     over_stdio = audit_command(LAB, allow_calls=("calculate_risk",), timeout=scaled(10.0))
     http, stdio = over_http.to_dict(), over_stdio.to_dict()
-    assert (http["command"], http["stderr"]) == ((lab_url,), ()), (http["command"], http["stderr"])
+    shown = lab_url.replace(TOKEN, "REDACTED")
+    assert (http["command"], http["stderr"]) == ((shown,), ()), (http["command"], http["stderr"])
     assert len(http["capabilities"]) >= 9 and any(c["exercised"] for c in http["capabilities"]), http
     for key in ("server", "protocol_version", "capabilities", "notes", "incomplete", "gaps"):
         assert _without_times(http[key]) == _without_times(stdio[key]), f"{key} differs over HTTP and stdio"
@@ -279,7 +275,8 @@ def test_the_url_audit_reports_what_the_stdio_audit_reports_for_the_same_server(
     first_http, *rest_http = text_http.splitlines()
     first_stdio, *rest_stdio = text_stdio.splitlines()
     assert rest_http == rest_stdio, "the text reports differ below their first line"
-    assert f"url: {lab_url}" in first_http and "command: " in first_stdio, (first_http, first_stdio)
+    assert f"url: {shown}" in first_http and "command: " in first_stdio, (first_http, first_stdio)
+    assert TOKEN not in text_http and TOKEN not in json.dumps(http), "the serve token is printed"
     assert (http["transport"], stdio["transport"]) == ("streamable-http", "stdio")
 
 
