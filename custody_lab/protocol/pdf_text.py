@@ -17,18 +17,17 @@ Refused, each with a :class:`PdfError` naming the object or byte position: encry
 (§7.6), object streams (§7.5.7), filters other than ``/FlateDecode``, composite (``Type0``) fonts
 whose glyph codes need a ``ToUnicode`` map (§9.10), nesting deeper than :data:`MAX_DEPTH`.
 
-**Bounded** (the lab's host policy: what a file costs is set by its size and these budgets, never
-by what it claims to inflate to or how often it repeats itself): a file larger than
-:data:`MAX_PDF_BYTES` is refused before it is read, and the page content the reader decodes and reads is at most :data:`MAX_CONTENT_BYTES` in all — every byte a
-``/FlateDecode`` filter produces and every use of a stream counts, so one stream referenced ten
-times costs ten times, and the decompressor is never asked for more than what is left. Either
-refusal is a :class:`PdfBudgetError` naming its budget. Every scan is linear: each byte of the
-file is read by the object scanner a bounded number of times (an object is read up to its own
-``endobj`` and a stream's bytes are skipped, never re-read from every ``obj`` inside them),
-strings are scanned from one special character to the next, and :attr:`PdfBudget.scanned`
-counts the bytes the scanners examined, so that a test can see it stay a small multiple of the
-input. The module is pure: standard library only.
-"""
+**Bounded** (the lab's host policy: what a file costs is set by its size and these budgets, never by
+what it claims to inflate to or how often it repeats itself): a file larger than
+:data:`MAX_PDF_BYTES` is refused before it is read, and the page content the reader decodes and
+reads is at most :data:`MAX_CONTENT_BYTES` in all — every byte a ``/FlateDecode`` filter produces
+and every use of a stream counts, so one stream referenced ten times costs ten times, and the
+decompressor is never asked for more than what is left. Either refusal is a :class:`PdfBudgetError`
+naming its budget. Every scan is linear: each byte of the file is read by the object scanner a
+bounded number of times (an object is read up to its own ``endobj`` and a stream's bytes are
+skipped, never re-read from every ``obj`` inside them), strings are scanned from one special
+character to the next, and :attr:`PdfBudget.scanned` counts the bytes the scanners examined, so that
+a test can see it stay a small multiple of the input. The module is pure: standard library only."""
 
 from __future__ import annotations
 
