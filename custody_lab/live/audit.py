@@ -107,7 +107,7 @@ from .limits import DEFAULT_CONNECT_TIMEOUT
 from .live_errors import LiveError
 from .live_receipts import LiveReceipt, utc_now, wire_fields
 from .meta_keys import STATE_URI
-from .recorder import Recorder
+from .recorder import Recorder, server_identity
 from .schema_check import skip_sdk_result_check
 from .session import run_sync
 from .stdio_guard import MAX_JSON_DEPTH, StdioGuard, json_depth_exceeds
@@ -290,8 +290,7 @@ async def audit_client(
         incomplete.append(f"{visible(e)}: the server's prompts were not audited")
     began = anyio.current_time() if started is None else started
     deadline = began + STOP_EXCHANGES * timeout
-    info = client.server_info
-    server = {"name": info.name if info else None, "version": info.version if info else None}
+    server = server_identity(client)
     caps: list[CapabilityAudit] = []
 
     total = len(recorder.listed) + len(recorder.templates) + len(allowed) + len(recorder.prompts)

@@ -51,8 +51,8 @@ from pydantic import ValidationError
 
 from ..core.text import visible
 from .limits import DEFAULT_CONNECT_TIMEOUT
-from .stdio_guard import MAX_JSON_DEPTH, MAX_LINE_BYTES, MAX_NOTIFICATIONS, json_depth_exceeds, request_target
-from .wire_checks import WireFindings, notification_problem, refuse_odd_sizes
+from .stdio_guard import MAX_LINE_BYTES, MAX_NOTIFICATIONS, parse_frame, request_target
+from .wire_checks import WireFindings
 
 #: One JSON body or one event-stream event may be this long (the limit of one stdio line).
 MAX_HTTP_BODY_BYTES = MAX_LINE_BYTES
@@ -100,12 +100,6 @@ def _reason(e: BaseException) -> str:
             reason = found.strerror
         found = found.__cause__ or found.__context__
     return reason
-
-
-def _snippet(raw: bytes, limit: int = 60) -> str:
-    text = raw[: limit * 4].decode("utf-8", errors="replace").strip()
-    shown = visible(text[:limit])
-    return f"{shown}…" if len(text) > limit else shown
 
 
 def _media_type(response: httpx2.Response) -> str:
@@ -206,22 +200,11 @@ class HttpGuard:
         """Check one JSON body or event's data: what to pass on (``raw``, or ``raw`` without the sizes
         :func:`~custody_lab.live.wire_checks.refuse_odd_sizes` removed, or ``b""`` for a malformed
         notification, which is dropped), or ``None`` (and :attr:`problem` set) when it is wrong."""
-        if len(raw) > MAX_HTTP_BODY_BYTES:
-            self.fail(f"sent more than {MAX_HTTP_BODY_BYTES // (1024 * 1024)} MiB in {where}")
+        parsed = parse_frame(raw, "sent", f"in {where}")
+        if isinstance(parsed, str):
+            self.fail(parsed)
             return None
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as e:
-            self.fail(f"sent invalid UTF-8 in {where} (byte {e.start}: {raw[e.start : e.start + 4]!r})")
-            return None
-        if json_depth_exceeds(text):
-            self.fail(f"sent JSON nested deeper than {MAX_JSON_DEPTH} levels in {where}")
-            return None
-        try:
-            message = mt.jsonrpc_message_adapter.validate_json(text, by_name=False)
-        except ValidationError:
-            self.fail(f"sent data that is not a JSON-RPC message in {where}: {_snippet(raw)}")
-            return None
+        message, text = parsed
         if ident is not None and isinstance(message, mt.JSONRPCResponse | mt.JSONRPCError) and message.id != ident:
             self.fail(f"sent id {visible(repr(message.id))} in {where}, whose request has id {ident!r}")
             return None
@@ -230,15 +213,10 @@ class HttpGuard:
             if self._notifications > MAX_NOTIFICATIONS:
                 self.fail(f"sent more than {MAX_NOTIFICATIONS} notifications (in {where})")
                 return None
-            if (problem := notification_problem(message.method, message.params)) is not None:
-                self.findings.add(*problem)
-                if problem[0] == "malformed-notification":
-                    return b""  # dropped: the SDK would log its validation traceback
+            if self.findings.drops_notification(message.method, message.params):
+                return b""  # dropped: the SDK would log its validation traceback
         if isinstance(message, mt.JSONRPCResponse):
-            method, target = self.method_of.get(message.id), self.target_of.get(message.id, "")
-            fixed, found = refuse_odd_sizes(method, target, text)
-            for sentence in found:
-                self.findings.add("refused-size", sentence)
+            fixed = self.findings.fixed_sizes(self.method_of.get(message.id), self.target_of.get(message.id, ""), text)
             if fixed is not None:  # the sizes removed: what the SDK reads is the lab's verdict on the wire
                 return json.dumps(fixed).encode("utf-8")
         return raw

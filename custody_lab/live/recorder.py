@@ -36,7 +36,7 @@ message that says what was waited for.
 
 from __future__ import annotations
 
-__all__ = ["Recorder"]
+__all__ = ["Recorder", "server_identity"]
 
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Literal, TypeVar
@@ -67,6 +67,12 @@ from .server_listing import ServerListing
 from .transport import Frame, RecordingCacheStore
 
 _T = TypeVar("_T")
+
+
+def server_identity(client: Client) -> dict[str, Any]:
+    """The server's ``serverInfo`` name and version as a receipt names them (``None`` when not given)."""
+    info = client.server_info
+    return {"name": info.name if info else None, "version": info.version if info else None}
 
 
 class Recorder:
@@ -195,8 +201,7 @@ class Recorder:
         return result, None if before is None or after is None else before != after
 
     def _finish(self, f: Facts) -> LiveReceipt:
-        info = self.client.server_info
-        server = {"name": info.name if info else None, "version": info.version if info else None}
+        server = server_identity(self.client)
         live = build_receipt(
             f, server=server, protocol_version=self.client.protocol_version, policy=self.policy, now=self.clock()
         )
@@ -305,8 +310,7 @@ class Recorder:
             exchange["errorCode"], error = e.code, f"{e.code}: {e.error.message}"
         after = await self.state_digest() if result is not None else None
         observed = None if before is None or after is None else before != after
-        info = self.client.server_info
-        server = {"name": info.name if info else None, "version": info.version if info else None}
+        server = server_identity(self.client)
         rec = prompt_receipt(
             name,
             args,

@@ -12,7 +12,7 @@ from __future__ import annotations
 __all__ = ["ServerListing", "match_template"]
 
 from collections.abc import Awaitable, Callable, Iterable
-from typing import Any
+from typing import Any, TypeVar
 
 import mcp.types as mt
 from mcp import Client
@@ -94,10 +94,7 @@ class ServerListing:
             tools = await self._all(
                 "tools/list", lambda c: client.list_tools(cursor=c, cache_mode="bypass"), "tools", timeout
             )
-            for i, t in enumerate(tools):
-                if not t.name.strip():
-                    raise LiveError(f"tools/list item {i} has an empty name ({visible(repr(t.name))})")
-            self.tools = {t.name: t for t in tools}
+            self.tools = _by_name("tools/list", tools)
 
     async def load_prompts(self, client: Client, timeout: float) -> None:
         """List the server's prompts, every page, when its capabilities offer them.
@@ -111,10 +108,7 @@ class ServerListing:
         prompts = await self._all(
             "prompts/list", lambda c: client.list_prompts(cursor=c, cache_mode="bypass"), "prompts", timeout
         )
-        for i, p in enumerate(prompts):
-            if not p.name.strip():
-                raise LiveError(f"prompts/list item {i} has an empty name ({visible(repr(p.name))})")
-        self.prompts = {p.name: p for p in prompts}
+        self.prompts = _by_name("prompts/list", prompts)
 
     async def _all(
         self, method: str, fetch: Callable[[str | None], Awaitable[Any]], key: str, timeout: float
@@ -152,3 +146,14 @@ class ServerListing:
         matched = self.match_template(uri)
         template = next((t for t in self.templates if matched and t.uri_template == matched[0]), None)
         return matched, template
+
+
+_Named = TypeVar("_Named", mt.Tool, mt.Prompt)
+
+
+def _by_name(method: str, items: list[_Named]) -> dict[str, _Named]:
+    """A listing's tools or prompts by name; an empty name is the server's error (the item is named)."""
+    for i, item in enumerate(items):
+        if not item.name.strip():
+            raise LiveError(f"{method} item {i} has an empty name ({visible(repr(item.name))})")
+    return {item.name: item for item in items}

@@ -39,6 +39,7 @@ __all__ = [
     "STDERR_KEEP_BYTES",
     "StdioGuard",
     "json_depth_exceeds",
+    "parse_frame",
     "request_target",
 ]
 
@@ -57,7 +58,7 @@ from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
 from ..core.text import visible
-from .wire_checks import WireFindings, notification_problem, refuse_odd_sizes
+from .wire_checks import WireFindings, snippet
 
 #: One stdout line (one JSON-RPC message) may be this long; a 10 MiB blob in base64 fits.
 MAX_LINE_BYTES = 16 * 1024 * 1024
@@ -111,9 +112,26 @@ def request_target(params: Any) -> str:
     return ""
 
 
-def _snippet(text: str, limit: int = 60) -> str:
-    shown = visible(text[:limit])
-    return f"{shown}…" if len(text) > limit else shown
+def parse_frame(raw: bytes, verb: str, where: str) -> tuple[types.JSONRPCMessage, str] | str:
+    """One frame the server sent (a stdout line, an HTTP body, an event's data): the JSON-RPC message
+    and its text, or the sentence that says what is wrong with it (``"{verb} ... {where}"``).
+
+    Example:
+        >>> parse_frame(b"hello", "wrote", "on stdout line 1")
+        'wrote data that is not a JSON-RPC message on stdout line 1: hello'
+    """
+    if len(raw) > MAX_LINE_BYTES:
+        return f"{verb} more than {MAX_LINE_BYTES // (1024 * 1024)} MiB {where}"
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        return f"{verb} invalid UTF-8 {where} (byte {e.start}: {raw[e.start : e.start + 4]!r})"
+    if json_depth_exceeds(text):
+        return f"{verb} JSON nested deeper than {MAX_JSON_DEPTH} levels {where}"
+    try:
+        return types.jsonrpc_message_adapter.validate_json(text, by_name=False), text
+    except ValidationError:
+        return f"{verb} data that is not a JSON-RPC message {where}: {snippet(text.strip(), 60)}"
 
 
 class StdioGuard:
@@ -316,24 +334,13 @@ class StdioGuard:
 
     async def _deliver(self, raw: bytes, line_no: int) -> bool:
         """Check one stdout line and hand it to the client; ``False`` once a problem was found."""
-        if len(raw) > MAX_LINE_BYTES:
-            self._fail(f"wrote more than {MAX_LINE_BYTES // (1024 * 1024)} MiB on stdout line {line_no}")
-            return False
-        if not raw.strip():
+        if not raw.strip() and len(raw) <= MAX_LINE_BYTES:
             return True
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as e:
-            self._fail(f"wrote invalid UTF-8 on stdout line {line_no} (byte {e.start}: {raw[e.start : e.start + 4]!r})")
+        parsed = parse_frame(raw, "wrote", f"on stdout line {line_no}")
+        if isinstance(parsed, str):
+            self._fail(parsed)
             return False
-        if json_depth_exceeds(text):
-            self._fail(f"wrote JSON nested deeper than {MAX_JSON_DEPTH} levels on stdout line {line_no}")
-            return False
-        try:
-            message = types.jsonrpc_message_adapter.validate_json(text, by_name=False)
-        except ValidationError:
-            self._fail(f"wrote stdout line {line_no} that is not a JSON-RPC message: {_snippet(text.strip())}")
-            return False
+        message, text = parsed
         if isinstance(message, types.JSONRPCResponse | types.JSONRPCError):
             if message.id not in self._pending:
                 waiting = ", ".join(f"{i!r} ({self.method_of[i]})" for i in sorted(self._pending, key=str))
@@ -346,10 +353,9 @@ class StdioGuard:
             if isinstance(message, types.JSONRPCResponse) and self.method_of.get(message.id) in _HANDSHAKE:
                 self._handshake_done = True
             if isinstance(message, types.JSONRPCResponse):
-                method, target = self.method_of.get(message.id), self._target_of.get(message.id, "")
-                fixed, found = refuse_odd_sizes(method, target, text)
-                for sentence in found:
-                    self.findings.add("refused-size", sentence)
+                fixed = self.findings.fixed_sizes(
+                    self.method_of.get(message.id), self._target_of.get(message.id, ""), text
+                )
                 if fixed is not None:  # the sizes removed: what the SDK reads is the lab's verdict on the wire
                     with suppress(ValidationError):  # removing a key leaves a valid message; else the original
                         message = types.jsonrpc_message_adapter.validate_python(fixed, by_name=False)
@@ -358,10 +364,8 @@ class StdioGuard:
             if self._notifications > MAX_NOTIFICATIONS:
                 self._fail(f"sent more than {MAX_NOTIFICATIONS} notifications (stdout line {line_no})")
                 return False
-            if (problem := notification_problem(message.method, message.params)) is not None:
-                self.findings.add(*problem)
-                if problem[0] == "malformed-notification":
-                    return True  # not passed on: the SDK would print its validation traceback
+            if self.findings.drops_notification(message.method, message.params):
+                return True  # not passed on: the SDK would print its validation traceback
         if self._to_client is None:
             return False
         try:

@@ -26,7 +26,15 @@ each kind kept as sentences (made visible).
 
 from __future__ import annotations
 
-__all__ = ["SHOWN_FINDINGS", "SIZE_METHODS", "Kind", "WireFindings", "notification_problem", "refuse_odd_sizes"]
+__all__ = [
+    "SHOWN_FINDINGS",
+    "SIZE_METHODS",
+    "Kind",
+    "WireFindings",
+    "notification_problem",
+    "refuse_odd_sizes",
+    "snippet",
+]
 
 import json
 from collections.abc import Mapping
@@ -75,12 +83,35 @@ class WireFindings:
         """What broke the protocol (malformed notifications, refused sizes): exit 2 after the report."""
         return tuple(self.lines("malformed-notification") + self.lines("refused-size"))
 
+    def drops_notification(self, method: str, params: Mapping[str, Any] | None) -> bool:
+        """Record what :func:`notification_problem` finds; ``True`` when the notification is
+        malformed and must not reach the SDK (which would log its validation traceback)."""
+        problem = notification_problem(method, params)
+        if problem is None:
+            return False
+        self.add(*problem)
+        return problem[0] == "malformed-notification"
+
+    def fixed_sizes(self, method: str | None, target: str, text: str) -> dict[str, Any] | None:
+        """The response ``text`` without the sizes :func:`refuse_odd_sizes` refuses (each recorded),
+        or ``None`` when it holds none: what the SDK reads is the lab's verdict on the wire."""
+        fixed, found = refuse_odd_sizes(method, target, text)
+        for sentence in found:
+            self.add("refused-size", sentence)
+        return fixed
+
     def notes(self) -> tuple[str, ...]:
         """What the protocol allows but the report should show (unknown notifications)."""
         return tuple(self.lines("unknown-notification"))
 
 
-def _snippet(text: str, limit: int = 80) -> str:
+def snippet(text: str, limit: int = 80) -> str:
+    """The first ``limit`` characters of a server's text, made visible (``…`` when cut).
+
+    Example:
+        >>> snippet("abc\\x1bdef", 4)
+        'abc\\\\x1b…'
+    """
     shown = visible(text[:limit])
     return f"{shown}…" if len(text) > limit else shown
 
@@ -100,7 +131,7 @@ def notification_problem(method: str, params: Mapping[str, Any] | None) -> tuple
     versions = sorted(v for m, v in methods.SERVER_NOTIFICATIONS if m == method)
     if not versions:
         return "unknown-notification", (
-            f"the server sent notification {_snippet(repr(method))}, a method no MCP revision defines "
+            f"the server sent notification {snippet(repr(method))}, a method no MCP revision defines "
             "(ignored; no revision forbids it)"
         )
     first: str | None = None
@@ -143,9 +174,9 @@ def _shown(size: object) -> str:
     if isinstance(size, _Raw):
         return visible(size.raw)
     try:
-        return _snippet(json.dumps(size))
+        return snippet(json.dumps(size))
     except (TypeError, ValueError):
-        return _snippet(repr(size))
+        return snippet(repr(size))
 
 
 def _check(item: Any, what: str, found: list[str]) -> bool:
@@ -160,7 +191,7 @@ def _check(item: Any, what: str, found: list[str]) -> bool:
 
 def _name(item: Any, key: str) -> str:
     value = item.get(key) if isinstance(item, dict) else None
-    return _snippet(repr(value)) if isinstance(value, str) else f"(no {key})"
+    return snippet(repr(value)) if isinstance(value, str) else f"(no {key})"
 
 
 def _blocks(blocks: Any, where: str, found: list[str]) -> bool:

@@ -53,6 +53,21 @@ def wait_listening(server: subprocess.Popen, port: int, timeout: float | None = 
             time.sleep(0.2)
 
 
+def alive(pid: int, *, within: float = 5.0) -> bool:
+    """Whether the process is still running ``within`` seconds from now (a killed process takes a
+    moment to die; a zombie waiting to be reaped does not count as running)."""
+    status = Path(f"/proc/{pid}/status")
+    for _ in range(int(scaled(within) / 0.1)):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        if status.exists() and "\nState:\tZ" in status.read_text():
+            return False
+        time.sleep(0.1)
+    return True
+
+
 def stop(server: subprocess.Popen) -> None:
     server.terminate()
     try:

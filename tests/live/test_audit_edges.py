@@ -8,17 +8,16 @@ process under a subprocess ``timeout=``: a hang fails the test instead of stalli
 from __future__ import annotations
 
 import json
-import os
 import re
 import shlex
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from ..timing import scaled
+from .serving import alive
 
 #: Each test starts the audit command in its own interpreter (about a second of CPU each).
 pytestmark = pytest.mark.slow
@@ -63,7 +62,12 @@ def received(log: Path) -> list[str]:
 MISBEHAVIOURS = [
     ("exit-at-once", (), (), "the server exited with code 3"),
     ("exit-after-initialize", (), (), "the server exited with code 4 while resources/list waited for an answer"),
-    ("garbage", (), (), "not a JSON-RPC message: hello, I print logs to stdout {not json"),
+    (
+        "garbage",
+        (),
+        (),
+        "wrote data that is not a JSON-RPC message on stdout line 2: hello, I print logs to stdout {not json",
+    ),
     ("bad-utf8", (), (), "wrote invalid UTF-8 on stdout line 2 (byte 0"),
     ("wrong-id", (), (), "answered id 999 on stdout line 2, but no request has that id (waiting: 2 (initialize))"),
     ("malformed-result", (), (), "resources/list answered a malformed result: resources: Input should be a valid list"),
@@ -108,21 +112,6 @@ def test_a_command_that_cannot_start_is_one_line_and_exit_2():
     assert out.stderr.strip().splitlines() == [
         "error: cannot start '/nonexistent/server-binary': No such file or directory"
     ], out.stderr
-
-
-def alive(pid: int, *, within: float = 5.0) -> bool:
-    """Whether the process is still running ``within`` seconds from now (a killed process takes a
-    moment to die; a zombie waiting to be reaped does not count as running)."""
-    status = Path(f"/proc/{pid}/status")
-    for _ in range(int(scaled(within) / 0.1)):
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return False
-        if status.exists() and "\nState:\tZ" in status.read_text():
-            return False
-        time.sleep(0.1)
-    return True
 
 
 @pytest.mark.parametrize("mode", ["hang-initialize", "hang-list"])

@@ -13,9 +13,7 @@ from __future__ import annotations
 import argparse
 import doctest
 import json
-import os
 import re
-import socket
 import subprocess
 import sys
 import time
@@ -33,7 +31,7 @@ from custody_lab.live.audit_transport import audit_url, check_url, parse_headers
 from custody_lab.live.live_commands import configure_audit, run_audit  # noqa: E402
 
 from ..timing import scaled  # noqa: E402
-from .serving import TOKEN, serve_http, token_url  # noqa: E402
+from .serving import TOKEN, alive, free_port, serve_http, stop, token_url  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 BAD_HTTP = ROOT / "tests" / "fixtures" / "bad_http_server.py"
@@ -52,47 +50,6 @@ def _args(*argv: str) -> argparse.Namespace:
 def _cli(*argv: str, bound: float = 60.0) -> subprocess.CompletedProcess[str]:
     cmd = [sys.executable, "-m", "custody_lab.cli", "audit", *argv]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=scaled(bound), cwd=ROOT)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    process.terminate()
-    try:
-        process.wait(timeout=scaled(30))
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
-
-
-def _wait_listening(process: subprocess.Popen[bytes], port: int, what: str) -> None:
-    deadline = time.monotonic() + START_TIMEOUT
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=scaled(1)).close()
-            return
-        except OSError:
-            if process.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"{what} did not listen on port {port} within {START_TIMEOUT} s (exit {process.poll()})")
-            time.sleep(0.2)
-
-
-def _alive(pid: int, within: float = 5.0) -> bool:
-    """Whether the process still runs ``within`` seconds from now (a zombie does not count)."""
-    status = Path(f"/proc/{pid}/status")
-    for _ in range(int(scaled(within) / 0.1)):
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return False
-        if status.exists() and "\nState:\tZ" in status.read_text():
-            return False
-        time.sleep(0.1)
-    return True
 
 
 @pytest.fixture
@@ -116,7 +73,7 @@ def bad_http(tmp_path) -> Iterator:
 
     yield start
     for process in started:
-        _stop(process)
+        stop(process)
 
 
 @pytest.fixture(scope="module")
@@ -318,7 +275,7 @@ def test_a_misbehaving_http_server_gets_one_sentence_and_exit_2_never_a_tracebac
 
 @pytest.mark.slow
 def test_a_url_where_nothing_listens_is_one_sentence_naming_the_refusal():
-    url = f"http://127.0.0.1:{_free_port()}/mcp"
+    url = f"http://127.0.0.1:{free_port()}/mcp"
     out = _cli(url)
     assert out.returncode == 2 and "Traceback" not in out.stderr, out.stderr
     assert out.stderr.strip() == (
@@ -393,7 +350,7 @@ def test_a_server_that_does_not_start_in_time_is_told_to_raise_connect_timeout_a
     assert re.search(rf"the server did not answer server/discover( then initialize)? within {seconds} s", line), line
     assert f"raise --connect-timeout (e.g. --connect-timeout {2 * float(seconds):g})" in line, line
     pid = int(pid_file.read_text())
-    assert not _alive(pid), f"the server that never started (pid {pid}) was left running"
+    assert not alive(pid), f"the server that never started (pid {pid}) was left running"
 
 
 #: A stdio server of revision 2025-11-25 (stdlib only) that leaves ``server/discover`` unanswered,
