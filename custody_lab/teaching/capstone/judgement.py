@@ -1,17 +1,28 @@
-"""The capstone's judgement of a design: what the rubric's ``design-sound`` step asks of each row.
+"""The lab's one rule for an honest fix, and the capstone's judgement of a design.
 
 The router decides whether a case is *accepted*; a design review also asks whether the change that
-got it accepted is a design change at all. :func:`fix_findings` and :func:`case_findings` name,
-for one capability, each way a reviewed case contradicts a decision the lab teaches; every message
-names the problem and the learner's own value, never the fix (``STYLE.md``, "Exercises"):
+got it accepted is an honest change at all. This module is the one home of that question: notebook
+01's refuse-and-fix exercises (:mod:`custody_lab.teaching.exercise_sets.fixes`), the capstone's
+``capstone-04`` and the rubric's ``design-sound`` step all call :func:`sound_fix_inputs`, so the
+lab gives one answer for one case. :func:`fix_findings` and :func:`case_findings` name, for one
+capability, each way a changed case contradicts a decision the lab teaches; every message names
+the problem and the learner's own value, never the fix (``STYLE.md``, "Exercises"):
 
 - a permission granted by the review: ``allowed`` is what the host's permission check answered
   for this caller (the lab's host policy: a host without the role refuses; seed 000, "Check
   permission before the read"), not an input a server designer can change;
-- a measurement changed instead of the design: ``bytes`` is what the payload weighs and
-  ``current`` whether the copy was fresh when read; lowering the one under the embed limit or
-  claiming the other changes the record, not the payload (seed 000, "Budget large context
+- a measurement changed instead of the design: ``bytes`` is what the payload weighs; lowering it
+  under the embed limit changes the record, not the payload (seed 000, "Budget large context
   without hiding truncation");
+- freshness (:data:`FRESHNESS_RULE`, the sentence notebooks 01 and 09 both print): ``current``
+  says whether the copy was fresh when it was read, so it honestly becomes true only by reading
+  again, which the host can do itself for a side-effect-free resource read
+  (:func:`can_read_again`); ``requiresCurrent`` says what the use needs, so dropping a
+  requirement the case declares hides the staleness instead of removing it;
+- side effects declared away: a read that changes state still changes it when the declaration
+  says it does not (seed 000, "a friendly label cannot repair a false control contract");
+- a fact of the situation changed: an exercise's scenario may state more facts (who asked for an
+  export, say), passed as ``facts``;
 - a result relabelled instead of budgeted: a structured tool result carries its bytes inline, as
   an embed does, so the embed limit (the lab's host policy, seed 001's 4096 B by default) still
   applies to it;
@@ -26,11 +37,14 @@ characters (zero-width, bidi controls) say nothing a reviewer can check.
 from __future__ import annotations
 
 __all__ = [
+    "ALWAYS_FACTS",
+    "FRESHNESS_RULE",
     "MEASUREMENTS",
     "PLACEHOLDERS",
     "case_findings",
     "fix_findings",
     "BLANK_RANGES",
+    "can_read_again",
     "hidden_characters",
     "is_hidden",
     "says_nothing",
@@ -47,8 +61,21 @@ from ...core.model import FIELDS, Case, Policy
 from ...core.router import route
 from ...core.text import INVISIBLE, visible
 
-#: Inputs that record a measurement of the payload or of the read, not a design choice.
-MEASUREMENTS: tuple[str, ...] = ("bytes", "current")
+#: Inputs that record a measurement of the payload, not a design choice.
+MEASUREMENTS: tuple[str, ...] = ("bytes",)
+
+#: Inputs no honest fix changes, whatever the situation: what the payload weighs, and what the
+#: host's permission check answered (an exercise's scenario may add more, as ``facts``).
+ALWAYS_FACTS: tuple[str, ...] = (*MEASUREMENTS, "allowed")
+
+#: The one sentence about freshness that notebook 01 (refuse and fix) and notebook 09 (§2) both
+#: print, and that :func:`fix_findings` applies.
+FRESHNESS_RULE = (
+    "`current` records whether the copy was fresh when it was read, so the honest way to make it true "
+    "is to read again, which the host can do for a side-effect-free resource read; `requiresCurrent` "
+    "records what the use needs, so dropping a requirement the use really has hides the staleness "
+    "instead of removing it."
+)
 
 #: Words that hold a place instead of saying something (compared case-folded, punctuation stripped).
 PLACEHOLDERS: frozenset[str] = frozenset(
@@ -176,8 +203,28 @@ def uri_says_nothing(uri: object) -> str | None:
     return None
 
 
-def fix_findings(designed: Case, case: Case, field: str, policy: Policy) -> list[str]:
+def can_read_again(case: Case) -> bool:
+    """Whether the host can honestly get a fresh copy of ``case`` by itself: the application reads
+    it (a resource, not a tool the model calls) and the read is declared free of side effects, so
+    reading again changes nothing but the copy's freshness.
+
+    Example:
+        >>> panel = Case.from_dict({"id": "health", "initiator": "application", "operation": "read",
+        ...     "shape": "listed-resource", "uri": "status://health", "mime": "application/json",
+        ...     "bytes": 420, "current": False, "allowed": True, "sideEffects": False, "provenance": "s@1"})
+        >>> can_read_again(panel), can_read_again(panel.with_changes(sideEffects=True))
+        (True, False)
+    """
+    return case.initiator == "application" and case.side_effects is False
+
+
+def fix_findings(
+    designed: Case, case: Case, field: str, policy: Policy, facts: frozenset[str] | tuple[str, ...] = ()
+) -> list[str]:
     """What is wrong with the fix that changed ``field`` of ``designed`` into ``case`` (empty: sound).
+
+    ``facts`` names further inputs the situation states as true (an exercise's scenario); the
+    :data:`ALWAYS_FACTS` and the freshness and side-effect rules apply whatever it holds.
 
     Example:
         >>> big = Case.from_dict({"id": "export", "initiator": "model", "operation": "generate",
@@ -204,10 +251,26 @@ def fix_findings(designed: Case, case: Case, field: str, policy: Policy) -> list
             f"{who}: bytes changed from {before!r} to {after!r}{dodge}; bytes measures what the capability "
             "returns, so a smaller number changes the record, not the payload"
         )
-    if field == "current" and after is True and before is not True:
+    if field == "current" and after is True and before is not True and not can_read_again(designed):
         out.append(
-            f"{who}: the fix claims the copy is current (current {before!r} → True); freshness is observed "
-            "when the copy is read, so claiming it changes the record, not the data"
+            f"{who}: the fix claims the copy is current (current {before!r} → True), but the host cannot read "
+            "this capability again by itself without side effects; claiming freshness changes the record, "
+            "not the data"
+        )
+    if field == "requiresCurrent" and before is True and after is not True:
+        out.append(
+            f"{who}: the fix drops the requirement for current data (requiresCurrent True → {after!r}); the "
+            "use still needs what it needed, so this hides the staleness instead of removing it"
+        )
+    if field == "sideEffects" and before is True and after is not True:
+        out.append(
+            f"{who}: the fix declares the capability free of side effects (sideEffects True → {after!r}); "
+            "what it does is unchanged, so the declaration would contradict it"
+        )
+    if field in facts and field not in ALWAYS_FACTS and not out:
+        out.append(
+            f"{who}: {field} changed from {visible(repr(before))} to {visible(repr(after))}, but the situation "
+            f"states it as a fact; changing it changes the record, not the world"
         )
     return out
 
@@ -243,7 +306,7 @@ def case_findings(case: Case, policy: Policy, *, accepted: bool) -> list[str]:
 
 def _candidates(case: Case) -> list[tuple[str, object]]:
     """One-input changes worth trying on ``case``: every other choice of an enum or a flag, and a
-    value for a blank text input (measurements are not design inputs)."""
+    value for a blank text input (measurements are never honest fixes, so none is tried)."""
     out: list[tuple[str, object]] = []
     for spec in FIELDS:
         if spec.name in ("id", *MEASUREMENTS) or spec.kind == "text":
@@ -258,9 +321,14 @@ def _candidates(case: Case) -> list[tuple[str, object]]:
     return out
 
 
-def sound_fix_inputs(case: Case, policy: Policy) -> tuple[str, ...]:
-    """The inputs of a refused ``case`` whose change alone gets it accepted as a design change
+def sound_fix_inputs(
+    case: Case, policy: Policy, facts: frozenset[str] | tuple[str, ...] = ()
+) -> tuple[str, ...]:
+    """The inputs of a refused ``case`` whose change alone gets it accepted as an honest change
     (no :func:`fix_findings` or :func:`case_findings` against it), in the case model's order.
+
+    This is the lab's one rule for "is this an honest one-input fix?": notebook 01's fix
+    exercises pass their scenario's stated ``facts``; the capstone passes none.
 
     Example:
         >>> log = Case.from_dict({"id": "log", "initiator": "application", "operation": "read",
@@ -268,6 +336,8 @@ def sound_fix_inputs(case: Case, policy: Policy) -> tuple[str, ...]:
         ...     "bytes": 900, "current": True, "allowed": False, "sideEffects": False, "provenance": "n@1"})
         >>> sound_fix_inputs(log, Policy())  # only the host can grant the permission
         ()
+        >>> sound_fix_inputs(log.with_changes(allowed=True, current=False, requiresCurrent=True), Policy())
+        ('current',)
     """
     found: list[str] = []
     for name, value in _candidates(case):
@@ -279,7 +349,7 @@ def sound_fix_inputs(case: Case, policy: Policy) -> tuple[str, ...]:
             continue
         if not route(changed, policy).accepted:
             continue
-        if not fix_findings(case, changed, name, policy) and not case_findings(changed, policy, accepted=True):
+        if not fix_findings(case, changed, name, policy, facts) and not case_findings(changed, policy, accepted=True):
             found.append(name)
     return tuple(found)
 

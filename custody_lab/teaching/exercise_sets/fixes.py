@@ -12,12 +12,15 @@ fix-03  2      an on-call status panel that needs current data and holds a stale
 The answer is ``{"rule": <rejection code>, "change": <one input of the case, or "none">}``. An
 input is a *fact* when changing it would make the receipt describe a different world than the
 real one (the export really is that large; the read really marks tickets as read; the panel
-really needs current data; the host does not grant itself permissions): each scenario lists its
-facts. Every other input is a *design choice* or an action the host can honestly take (the shape,
-a fresh read). The reference is computed by the router (:func:`custody_lab.core.router.route`):
-the rule is the case's rejection code, and the change is the one non-fact input for which some
-other value makes the router accept the case, or ``"none"`` when no single non-fact input does.
-A scenario where two inputs would do is refused when the module loads.
+really needs current data; the host does not grant itself permissions). Every other input is a
+*design choice* or an action the host can honestly take (the shape, a fresh read).
+
+Whether a change is honest is decided in one place for the whole lab,
+:func:`custody_lab.teaching.capstone.judgement.sound_fix_inputs` (the capstone's rubric and
+``capstone-04`` call it too); a scenario only adds the facts its situation states (who asked
+for the export, say). The rule is the case's rejection code (:func:`custody_lab.core.router.route`)
+and the change is the one input that rule finds, or ``"none"``. A scenario where two inputs would
+do is refused when the module loads.
 """
 
 from __future__ import annotations
@@ -31,12 +34,14 @@ from typing import Any
 from ...core.model import SHAPES, Case, Policy
 from ...core.router import route
 from ...core.rules import RULES
+from ..capstone.judgement import sound_fix_inputs
 from ..exercises import Exercise, ExerciseError, Mistake
 from ._changes import code_of
 
 _RULE_CODES = tuple(r.code for r in RULES)
 
-#: The inputs a fix may change, each with the values tried (camelCase, as the case writes them).
+#: The inputs a learner might change, each with the values tried (camelCase, as the case writes
+#: them): :func:`dishonest_fixes` tries them to find the tempting changes of a fact.
 CHANGEABLE: dict[str, tuple[Any, ...]] = {
     "initiator": ("application", "model"),
     "shape": SHAPES,
@@ -88,20 +93,27 @@ def _accepted_by_changing(case: Case, key: str) -> bool:
 
 
 def honest_fixes(scenario: FixScenario) -> tuple[str, ...]:
-    """The non-fact inputs whose change alone makes the router accept the case.
+    """The inputs whose honest change alone makes the router accept the case: the lab's one rule
+    (:func:`~custody_lab.teaching.capstone.judgement.sound_fix_inputs`) with the scenario's facts.
 
     Example:
-        >>> honest_fixes(SCENARIOS[1])
-        ()
+        >>> honest_fixes(SCENARIOS[1]), honest_fixes(SCENARIOS[2])
+        ((), ('current',))
     """
-    case = scenario.as_case()
-    return tuple(key for key in CHANGEABLE if key not in scenario.facts and _accepted_by_changing(case, key))
+    return sound_fix_inputs(scenario.as_case(), Policy(), frozenset(scenario.facts))
 
 
 def dishonest_fixes(scenario: FixScenario) -> tuple[str, ...]:
-    """The fact inputs whose change alone would make the router accept the case."""
+    """The inputs whose change alone would make the router accept the case, but not honestly: the
+    tempting wrong answers.
+
+    Example:
+        >>> dishonest_fixes(SCENARIOS[2])
+        ('requiresCurrent',)
+    """
     case = scenario.as_case()
-    return tuple(key for key in CHANGEABLE if key in scenario.facts and _accepted_by_changing(case, key))
+    honest = honest_fixes(scenario)
+    return tuple(key for key in CHANGEABLE if key not in honest and _accepted_by_changing(case, key))
 
 
 _COMMON: dict[str, Any] = {"current": True, "allowed": True, "requiresCurrent": False}

@@ -430,9 +430,16 @@ _CAPSTONE_04 = Exercise(
         Mistake(
             "changed-a-measurement",
             lambda a: _input_of(a) in MEASUREMENTS,
-            "That input is a measurement of the payload or the read, not a design choice: changing the "
-            "number changes the record, not what is read.",
+            "That input is a measurement of the payload, not a design choice: changing the number "
+            "changes the record, not what is read.",
             example={"rule": "permission-denied", "change": "bytes"},
+        ),
+        Mistake(
+            "changed-the-freshness",
+            lambda a: _input_of(a) in ("current", "requiresCurrent"),
+            "Read the row's freshness inputs again: is the copy stale, and does the use ask for current "
+            "data? A change to an input that is not part of the refusal cannot be its fix.",
+            example={"rule": "permission-denied", "change": "current"},
         ),
     ),
     hints=(

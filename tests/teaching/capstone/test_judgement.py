@@ -2,19 +2,31 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 import custody_lab as cl
+from custody_lab.teaching.capstone.archive import archive_lines
+from custody_lab.teaching.capstone.design_review import review_design
 from custody_lab.teaching.capstone.judgement import (
+    FRESHNESS_RULE,
     case_findings,
     fix_findings,
     hidden_characters,
     says_nothing,
     sound_fix_exists,
+    sound_fix_inputs,
     uri_says_nothing,
 )
+from custody_lab.teaching.capstone.rubric import check_lines
+from custody_lab.teaching.exercise_sets import fixes
 
-from .archives import BY_ID
+from .archives import BY_ID, CASES, report_of
+
+ROOT = Path(__file__).resolve().parents[3]
+EXERCISE_BY_ID = {e.id: e for e in fixes.EXERCISES}
 
 
 @pytest.mark.parametrize(
@@ -99,13 +111,17 @@ def _changed(cid: str, **change: object) -> cl.Case:
     [
         ("audit-log", "allowed", True, "grants a permission"),
         ("export-notes", "bytes", 4000, "just under the host's embed limit of 4096 B"),
-        ("note", "current", True, "claims the copy is current"),
+        ("word-count", "current", True, "claims the copy is current"),
+        ("note", "requiresCurrent", False, "drops the requirement for current data"),
+        ("note", "sideEffects", False, "declares the capability free of side effects"),
     ],
 )
 def test_a_fix_that_is_no_design_change_is_named_without_the_fix(cid, field, value, says):
     designed = BY_ID[cid]
-    if field == "current":
-        designed = _changed(cid, current=False)
+    if field in ("current", "requiresCurrent"):
+        designed = _changed(cid, current=False, requiresCurrent=True)
+    if field == "sideEffects":
+        designed = _changed(cid, sideEffects=True)
     (finding,) = fix_findings(designed, _changed(cid, **{field: value}), field, cl.Policy())
     assert says in finding and repr(cid) in finding, finding
     assert "resource-link" not in finding and "reason" not in finding, f"the finding gives a fix: {finding}"
@@ -126,3 +142,71 @@ def test_a_relabelled_export_and_a_side_effect_free_mutation_are_findings_whatev
 )
 def test_a_sound_one_input_fix_exists_for_every_refusal_but_the_permission(cid, expected):
     assert sound_fix_exists(BY_ID[cid], cl.Policy()) is expected, cid
+
+
+def test_a_fresh_read_is_an_honest_fix_only_where_the_host_can_read_again():
+    stale = {"current": False, "requiresCurrent": True}
+    # the note is a side-effect-free resource the application reads: reading again is honest
+    assert sound_fix_inputs(_changed("note", **stale), cl.Policy()) == ("current",)
+    # a tool the model calls is not the host's to re-read: no honest one-input fix
+    assert sound_fix_inputs(_changed("word-count", uri="urn:notes:count:7", **stale), cl.Policy()) == ()
+    # a read declared to change state is not free to repeat: claiming freshness is a finding
+    designed = _changed("note", sideEffects=True, **stale)
+    assert fix_findings(designed, designed.with_changes(current=True), "current", cl.Policy())
+    # a fact the situation states cannot be changed, whatever the rule table would accept
+    assert sound_fix_inputs(_changed("note", **stale), cl.Policy(), facts=("current",)) == ()
+
+
+# --------------------------------------------------------------------------------------------
+# One rule: notebook 01's refuse-and-fix exercises and the capstone's rubric give one answer
+# --------------------------------------------------------------------------------------------
+
+
+def _design_sound_problems(designed: cl.Case, change: dict) -> tuple[str, ...]:
+    """The rubric's design-sound findings for an archive whose one capability got ``change``."""
+    rows = review_design([designed], fixes={designed.id: change})
+    lines = archive_lines(rows, report_of([]))
+    rubric = check_lines(lines, inventory=[designed], audit=report_of([]))
+    return next(s.problems for s in rubric.steps if s.step == "design-sound")
+
+
+def _one_input_changes(case: cl.Case) -> list[tuple[str, object]]:
+    values = {**fixes.CHANGEABLE, "bytes": (512, 4096)}
+    return [(k, v) for k, vs in values.items() for v in vs if v != case.to_dict().get(k)]
+
+
+@pytest.mark.parametrize("scenario", fixes.SCENARIOS, ids=lambda s: s.id)
+def test_every_fix_scenario_gets_the_same_answer_from_notebook_01_and_the_rubric(scenario):
+    case = scenario.as_case()
+    answer = EXERCISE_BY_ID[scenario.id].reference()["change"]
+    accepted = [(k, v) for k, v in _one_input_changes(case) if cl.route(case.with_changes(**{k: v})).accepted]
+    assert accepted, f"{scenario.id}: no one-input change gets the case accepted; the walk tests nothing"
+    sound = {key for key, value in accepted if not _design_sound_problems(case, {key: value})}
+    assert sound == ({answer} - {"none"}), (
+        f"{scenario.id}: notebook 01's answer is {answer!r}; the rubric finds {sorted(sound) or 'no'} change sound"
+    )
+
+
+def test_the_scenarios_cover_a_fix_and_no_fix_and_both_freshness_inputs():
+    answers = {s.id: EXERCISE_BY_ID[s.id].reference()["change"] for s in fixes.SCENARIOS}
+    assert answers == {"fix-01": "shape", "fix-02": "none", "fix-03": "current"}, answers
+    assert fixes.dishonest_fixes(fixes.SCENARIOS[1]) == ("sideEffects",)
+    assert fixes.dishonest_fixes(fixes.SCENARIOS[2]) == ("requiresCurrent",)
+
+
+@pytest.mark.parametrize("cid", [c.id for c in CASES if not cl.route(c).accepted])
+def test_every_refused_capstone_row_gets_the_rubrics_answer_from_the_one_rule(cid):
+    designed = BY_ID[cid]
+    honest = sound_fix_inputs(designed, cl.Policy())
+    candidates = [(k, v) for k, v in _one_input_changes(designed) if cl.route(designed.with_changes(**{k: v})).accepted]
+    if cid == "word-count":  # a blank URI: the fix gives it one
+        candidates.append(("uri", "urn:notes:count:7"))
+    sound = {key for key, value in candidates if not _design_sound_problems(designed, {key: value})}
+    assert sound == set(honest), f"{cid}: the rubric finds {sorted(sound)} sound; the one rule gives {honest}"
+
+
+def test_notebooks_01_and_09_print_the_same_sentence_about_freshness():
+    for name in ("01-route-a-custody-case", "09-design-your-servers-custody"):
+        cells = json.loads((ROOT / "notebooks" / f"{name}.ipynb").read_text(encoding="utf-8"))["cells"]
+        text = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+        assert FRESHNESS_RULE in " ".join(text.split()), f"{name} does not say the freshness rule word for word"

@@ -78,7 +78,8 @@ def test_fair_variants_of_the_capstone_04_answer_pass(answer):
     ("answer", "mistake"),
     [
         ({"rule": "permission-denied", "change": "allowed"}, "granted-the-permission"),
-        ({"rule": "permission-denied", "change": "current"}, "changed-a-measurement"),
+        ({"rule": "permission-denied", "change": "bytes"}, "changed-a-measurement"),
+        ({"rule": "permission-denied", "change": "current"}, "changed-the-freshness"),
         ({"rule": "side-effects-unknown", "change": None}, "wrong-rule"),
         (["permission-denied", None], "not-both-parts"),
     ],
