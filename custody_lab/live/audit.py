@@ -14,9 +14,9 @@ exercises only what is safe:
   reported (:mod:`~custody_lab.live.audit_exercise`);
 - a tool is called only when ``--allow-calls NAME`` names it, once per entry, with the arguments
   given there (none by default): naming it twice calls it twice, each call its own row. Its
-  annotations decide nothing: they are hints from an untrusted server (MCP 2025-06-18 and later,
+  annotations decide nothing: they are hints from an untrusted server (MCP 2025-03-26 and later,
   the current 2026-07-28 included: clients MUST consider tool annotations untrusted unless they come
-  from a trusted server; annotations exist since 2025-03-26), shown as such (read-only,
+  from a trusted server), shown as such (read-only,
   destructive, idempotent, open-world), and the lab's host policy is to call nothing the user did
   not name. A name the server does not list is an error. Every content block of its result is
   counted (type, MIME type and where it is known from, bytes, sha256; totals per result),

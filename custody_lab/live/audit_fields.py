@@ -162,7 +162,7 @@ TOOL_HINTS: dict[str, str] = {
 def tool_hints(tool: Any) -> dict[str, Any] | None:
     """A listed tool's annotations as the server's hints (``None`` for one not set), or ``None``.
 
-    MCP 2025-06-18 and later (2026-07-28 included): clients MUST consider tool annotations
+    MCP 2025-03-26 and later (2026-07-28 included): clients MUST consider tool annotations
     untrusted unless they come from a trusted server; the report shows them and decides nothing.
 
     Example:
@@ -175,7 +175,7 @@ def tool_hints(tool: Any) -> dict[str, Any] | None:
     if ann is None:
         return None
     out: dict[str, Any] = {wire: getattr(ann, name, None) for name, wire in TOOL_HINTS.items()}
-    out["source"] = "tool annotations: the server's hints, untrusted (MCP 2025-06-18 and later)"
+    out["source"] = "tool annotations: the server's hints, untrusted (MCP 2025-03-26 and later)"
     return out
 
 

@@ -5,9 +5,9 @@ A server describes its capabilities with hints. MCP defines two kinds:
 - **tool annotations** (``Tool.annotations``, since MCP 2025-03-26): ``readOnlyHint`` (default
   ``false``), ``destructiveHint`` (default ``true``), ``idempotentHint`` (default ``false``) and
   ``openWorldHint`` (default ``true``). Their schema says clients should never make tool use
-  decisions on annotations from untrusted servers, and since MCP 2025-06-18 (so in 2025-11-25 and
-  the current 2026-07-28 too) the Tools page says clients MUST consider them untrusted unless they
-  come from a trusted server;
+  decisions on annotations from untrusted servers, and since MCP 2025-03-26 (so in the current
+  2026-07-28 too) the Tools page says clients MUST consider them untrusted unless they come from a
+  trusted server;
 - **annotations** on resources, templates and content blocks (``audience``, ``priority`` from 0
   to 1, since MCP 2024-11-05; ``lastModified``, since 2025-06-18; all in 2026-07-28): what the server
   suggests about who the content is for, how much it matters and when it changed. The

@@ -24,7 +24,7 @@ Custody rules for what comes back (seed 000):
   before it runs (``side-effects-unknown``); a read that changed the server's state is a mutation
   labelled as a resource (``resource-mislabeled-side-effect``); a tool declared free of side
   effects that changed state is ``read-only-hint-violated``. A ``readOnlyHint`` changes none of
-  these decisions (MCP 2025-06-18 and later: annotations from an untrusted server are untrusted).
+  these decisions (MCP 2025-03-26 and later: annotations from an untrusted server are untrusted).
 - "Budget large context without hiding truncation": an embed over the policy's limit is
   ``embed-over-budget``, computed from the bytes that actually arrived.
 - The response cache must not hide staleness: each receipt says whether the read was served from

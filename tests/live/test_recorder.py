@@ -142,7 +142,7 @@ def test_the_listing_properties_read_through_to_the_servers_listing():
 
 
 # --------------------------------------------------------------------------------------------
-# A readOnlyHint is shown, never decisive (issue 22 §4; MCP 2025-06-18 and later: clients MUST
+# A readOnlyHint is shown, never decisive (issue 22 §4; MCP 2025-03-26 and later: clients MUST
 # consider tool annotations untrusted unless they come from a trusted server)
 # --------------------------------------------------------------------------------------------
 

@@ -4,7 +4,7 @@ Start the server over stdio and audit it as ``custody-lab audit`` does (:func:`a
 :func:`custody_lab.live.audit.audit_command`): every listed resource is read, each template once,
 and a tool is called only when a consent names it (an entry of the host's
 :class:`~custody_lab.live.presentation.ConsentLog`; the lab's host policy: MCP says clients MUST
-consider tool annotations untrusted unless the server is trusted, from 2025-06-18 on (still so in
+consider tool annotations untrusted unless the server is trusted, from 2025-03-26 on (still so in
 2026-07-28), so a ``readOnlyHint`` is no consent). :func:`edit_once` and :func:`edit_server` make
 the edits that bring a server file in line with its design.
 """

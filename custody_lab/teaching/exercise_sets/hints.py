@@ -12,7 +12,7 @@ hint-01's reference is :func:`~custody_lab.live.hint_policy.unasked` over
 label what the host shows, never replace consent, the gate or a freshness check). hint-02's is
 counted from a real audit (:func:`~custody_lab.live.audit.audit_client`) of the in-process hostile
 server, run once per kernel. MCP facts name their revision: tool annotations exist since
-2025-03-26, and from 2025-06-18 on (2025-11-25 and the current 2026-07-28 too) clients MUST consider them untrusted
+2025-03-26, and from that revision on (the current 2026-07-28 too) clients MUST consider them untrusted
 unless they come from a trusted server.
 """
 
@@ -76,7 +76,7 @@ _HINT_01 = Exercise(
             _includes("call-read-only"),
             "`readOnlyHint` is the server's word, and nothing checks it before the call: the "
             "hostile server's `lookup_weather` claims it (and the lab's `_meta` declaration agrees) "
-            "and changes state anyway (`read-only-hint-violated`). MCP 2025-06-18 and later: clients "
+            "and changes state anyway (`read-only-hint-violated`). MCP 2025-03-26 and later: clients "
             "MUST consider tool annotations untrusted unless the server is trusted. A tool call waits for consent.",
             example=["call-read-only", "order-by-priority", "show-last-modified", "gated-read"],
         ),
