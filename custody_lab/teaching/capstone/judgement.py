@@ -321,9 +321,7 @@ def _candidates(case: Case) -> list[tuple[str, object]]:
     return out
 
 
-def sound_fix_inputs(
-    case: Case, policy: Policy, facts: frozenset[str] | tuple[str, ...] = ()
-) -> tuple[str, ...]:
+def sound_fix_inputs(case: Case, policy: Policy, facts: frozenset[str] | tuple[str, ...] = ()) -> tuple[str, ...]:
     """The inputs of a refused ``case`` whose change alone gets it accepted as an honest change
     (no :func:`fix_findings` or :func:`case_findings` against it), in the case model's order.
 
