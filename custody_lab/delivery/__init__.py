@@ -31,6 +31,7 @@ __all__ = [
     "CULL_IDLE_SECONDS",
     "LAB_SETTINGS_DIR",
     "LAB_START",
+    "LEARNER_KERNEL_CULLING",
     "MAX_KERNELS",
     "QUIET_LAB_SETTINGS",
     "THEME_ENV",
@@ -53,18 +54,21 @@ __all__ = [
     "wait_for_http",
     "write_lab_overrides",
     "write_lab_settings",
+    "write_server_config",
 ]
 
 from .exposure import DeliveryError, choose_port, exposure_warnings, free_port, is_loopback
 from .lab import (
     LAB_SETTINGS_DIR,
     LAB_START,
+    LEARNER_KERNEL_CULLING,
     QUIET_LAB_SETTINGS,
     configure_lab,
     lab_argv,
     run_lab,
     write_lab_overrides,
     write_lab_settings,
+    write_server_config,
 )
 from .present import (
     CULL_IDLE_SECONDS,

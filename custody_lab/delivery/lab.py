@@ -13,12 +13,14 @@ __all__ = [
     "LAB_PORT",
     "LAB_SETTINGS_DIR",
     "LAB_START",
+    "LEARNER_KERNEL_CULLING",
     "QUIET_LAB_SETTINGS",
     "configure_lab",
     "lab_argv",
     "run_lab",
     "write_lab_overrides",
     "write_lab_settings",
+    "write_server_config",
 ]
 
 import argparse
@@ -48,6 +50,21 @@ LAB_SETTINGS_DIR = Path(os.environ.get("CUSTODY_LAB_SETTINGS") or REPO_ROOT / ".
 QUIET_LAB_SETTINGS: dict[str, dict[str, object]] = {
     "@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": False},
     "@jupyterlab/docmanager-extension:plugin": {"autosave": False, "defaultViewers": {"markdown": "Markdown Preview"}},
+    # closing a notebook shuts its kernel down (JupyterLab's "Shut down kernel" setting): a learner
+    # who works through ten notebooks does not keep ten kernels; progress lives on disk, not in one
+    "@jupyterlab/notebook-extension:tracker": {"kernelShutdown": True},
+}
+
+#: How jupyter_server culls the kernels a learner has left, where memory is scarce (mybinder.org
+#: guarantees 1 GB for a whole session; a course's hub sets a limit per user): a kernel idle for 20
+#: minutes is shut down, open page or not, checked every minute; a busy one never is. Its
+#: notebook's progress is kept on disk; running the notebook's cells again restarts it.
+#: ``binder/postBuild`` writes this with :func:`write_server_config`.
+LEARNER_KERNEL_CULLING: dict[str, object] = {
+    "cull_idle_timeout": 1200,
+    "cull_interval": 60,
+    "cull_connected": True,
+    "cull_busy": False,
 }
 
 
@@ -114,7 +131,7 @@ def write_lab_settings(
         >>> import tempfile
         >>> d = write_lab_settings(tempfile.mkdtemp())
         >>> sorted(p.name for p in d.rglob("*.jupyterlab-settings"))
-        ['notification.jupyterlab-settings', 'plugin.jupyterlab-settings']
+        ['notification.jupyterlab-settings', 'plugin.jupyterlab-settings', 'tracker.jupyterlab-settings']
     """
     root = Path(directory)
     for plugin_id, values in settings.items():
@@ -133,6 +150,38 @@ def write_lab_overrides(prefix: str | os.PathLike[str] = sys.prefix) -> Path:
     path = Path(prefix, "share", "jupyter", "lab", "settings", "overrides.json")
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(QUIET_LAB_SETTINGS, indent=2) + "\n", encoding="utf-8")
+    return path
+
+
+def write_server_config(prefix: str | os.PathLike[str] = sys.prefix) -> Path:
+    """Make :data:`LEARNER_KERNEL_CULLING` the ``MappingKernelManager`` settings of the Jupyter
+    server installed under ``prefix`` (``etc/jupyter/jupyter_server_config.json``; other settings
+    already in that file are kept). ``binder/postBuild`` runs this on Binder and in a hub's image.
+
+    Raises:
+        DeliveryError: the file exists but is not a JSON object (it is named, and left as it is).
+
+    Example:
+        >>> import json, tempfile
+        >>> path = write_server_config(tempfile.mkdtemp())
+        >>> json.loads(path.read_text())["MappingKernelManager"]["cull_idle_timeout"]
+        1200
+    """
+    path = Path(prefix, "etc", "jupyter", "jupyter_server_config.json")
+    config: dict[str, object] = {}
+    if path.exists():
+        try:
+            config = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise DeliveryError(
+                f"{path} cannot be read as JSON ({exc}); fix or remove it, then run this again"
+            ) from exc
+        if not isinstance(config, dict):
+            raise DeliveryError(f"{path} holds {type(config).__name__}, not a JSON object; fix or remove it")
+    manager = config.get("MappingKernelManager")
+    config["MappingKernelManager"] = {**(manager if isinstance(manager, dict) else {}), **LEARNER_KERNEL_CULLING}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
     return path
 
 
@@ -163,7 +212,10 @@ def run_lab(args: argparse.Namespace) -> int:
     if flag_value(extra, ("LabApp.user_settings_dir",)) is None and "JUPYTERLAB_SETTINGS_DIR" not in env:
         settings = write_lab_settings(LAB_SETTINGS_DIR, keep_existing=True)
         extra.append(f"--LabApp.user_settings_dir={settings}")
-        say(f"JupyterLab settings: {settings} (no news toast, no autosave into the lab's notebooks)")
+        say(
+            f"JupyterLab settings: {settings} (no news toast, no autosave into the lab's notebooks; "
+            "closing a notebook shuts its kernel down, and its progress is kept)"
+        )
     if given is None:  # JupyterLab reads it (IdentityProvider), and it stays off the command line
         env["JUPYTER_TOKEN"] = token
     if _is_root() and "--allow-root" not in extra:

@@ -228,6 +228,7 @@ def test_lab_uses_the_labs_quiet_settings_written_once_and_keeps_a_learners_own_
             "autosave": False,
             "defaultViewers": {"markdown": "Markdown Preview"},
         },
+        "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"kernelShutdown": True},
     }, written
     assert "no news toast, no autosave" in out, out
     docs.write_text('{"autosave": true, "autosaveInterval": 300}\n')  # the learner turns autosave on
@@ -362,11 +363,61 @@ def test_lab_overrides_make_the_quiet_settings_an_environments_defaults(tmp_path
     assert overrides["@jupyterlab/docmanager-extension:plugin"]["defaultViewers"] == {"markdown": "Markdown Preview"}
 
 
-def test_binder_writes_the_lab_overrides_after_installing_the_lab():
+@pytest.mark.parametrize("call", ["write_lab_overrides()", "write_server_config()"])
+def test_binder_writes_the_lab_overrides_and_the_server_config_after_installing_the_lab(call):
     lines = [ln.strip() for ln in (ROOT / "binder" / "postBuild").read_text().splitlines() if ln.strip()]
     install = lines.index("python -m pip install -e .")
-    writes = [i for i, ln in enumerate(lines) if "write_lab_overrides()" in ln and not ln.startswith("#")]
-    assert writes and writes[0] > install, f"postBuild must call write_lab_overrides() after the install: {lines}"
+    writes = [i for i, ln in enumerate(lines) if call in ln and not ln.startswith("#")]
+    assert writes and writes[0] > install, f"postBuild must call {call} after the install: {lines}"
+
+
+def test_every_quiet_setting_is_one_the_installed_jupyterlab_defines():
+    """Each key is read against JupyterLab's own settings schemas: a misspelt one would do nothing."""
+    schemas = Path(sys.prefix, "share", "jupyter", "lab", "schemas")
+    for plugin_id, values in delivery.QUIET_LAB_SETTINGS.items():
+        package, _, plugin = plugin_id.partition(":")
+        schema = json.loads((schemas / package / f"{plugin}.json").read_text(encoding="utf-8"))
+        for key, value in values.items():
+            assert key in schema["properties"], f"{plugin_id} has no setting {key!r}"
+            kind = schema["properties"][key].get("type")
+            if kind == "boolean":
+                assert isinstance(value, bool), (plugin_id, key, value)
+    assert delivery.QUIET_LAB_SETTINGS["@jupyterlab/notebook-extension:tracker"]["kernelShutdown"] is True
+
+
+def test_the_server_config_keeps_what_the_file_held_and_names_a_file_it_cannot_read(tmp_path):
+    path = tmp_path / "etc" / "jupyter" / "jupyter_server_config.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(
+        json.dumps({"ServerApp": {"root_dir": "/srv"}, "MappingKernelManager": {"buffer_offline_messages": False}})
+    )
+    assert delivery.write_server_config(tmp_path) == path
+    config = json.loads(path.read_text())
+    assert config["ServerApp"] == {"root_dir": "/srv"}
+    assert config["MappingKernelManager"] == {"buffer_offline_messages": False, **delivery.LEARNER_KERNEL_CULLING}
+    path.write_text("[1, 2]")
+    with pytest.raises(delivery.DeliveryError, match="not a JSON object"):
+        delivery.write_server_config(tmp_path)
+    assert path.read_text() == "[1, 2]", "a file the lab cannot read is left as it was"
+
+
+@pytest.mark.slow
+def test_the_jupyter_server_reads_the_culling_the_lab_writes(tmp_path):
+    """jupyter_server itself (``--show-config``) loads the file and reports the culling values."""
+    delivery.write_server_config(tmp_path)
+    env = {
+        **os.environ,
+        "JUPYTER_CONFIG_PATH": str(tmp_path / "etc" / "jupyter"),
+        "JUPYTER_RUNTIME_DIR": str(tmp_path / "rt"),
+    }
+    jupyter = Path(sys.executable).with_name("jupyter")
+    done = subprocess.run(
+        [str(jupyter), "server", "--show-config"], env=env, capture_output=True, text=True, timeout=scaled(120)
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    shown = done.stdout[done.stdout.index("MappingKernelManager") :]
+    for key, value in delivery.LEARNER_KERNEL_CULLING.items():
+        assert re.search(rf"\.{key} = {value}\b", shown), f"{key} = {value} not in jupyter_server's config: {shown}"
 
 
 # -- the real servers ------------------------------------------------------------------------------
