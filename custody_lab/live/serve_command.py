@@ -127,9 +127,11 @@ async def serve(lab: LabServer, served: ServedExchanges, port: int | None, token
 
     Either way the transport is watched (:mod:`~custody_lab.live.serve_refusals`), so a request the
     SDK refuses before any handler runs is logged too. Over HTTP every request must carry ``token``
-    (:func:`~custody_lab.live.serve_http.token_guard`; a new one when ``None``) before it is watched.
+    (:func:`~custody_lab.live.serve_http.token_guard`; a new one when ``None``) and come from no page
+    but one of the server's own origins (:func:`~custody_lab.live.serve_http.origin_guard`) before
+    it is watched.
     """
-    from .serve_http import token_guard
+    from .serve_http import origin_guard, token_guard
     from .serve_refusals import serve_stdio_watched, watched_asgi
 
     if port is None:
@@ -140,6 +142,6 @@ async def serve(lab: LabServer, served: ServedExchanges, port: int | None, token
     guard = token or new_token()
 
     def wrap(app: Any) -> Callable[..., Any]:
-        return token_guard(watched_asgi(app, served=served), guard)
+        return token_guard(origin_guard(watched_asgi(app, served=served), port), guard)
 
     await serve_http_wrapped(lab.mcp, wrap, host="127.0.0.1", port=port, path=HTTP_PATH)

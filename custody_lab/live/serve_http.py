@@ -16,6 +16,17 @@ the lab's host policy, not MCP's OAuth flow: there is no authorization server, n
 scopes. The token is removed from the URL before the request goes on, so the access log never
 prints it.
 
+The origin. A page a browser loads from another site can send requests to 127.0.0.1 too, and
+its ``Origin`` header says where it came from (RFC 6454 §7: the scheme, host and port, nothing
+else). MCP's Streamable HTTP transport says servers MUST validate the ``Origin`` header on every
+incoming connection (2025-03-26 and later) and, in 2026-07-28 ("Security & Endpoint"), MUST answer
+one that is present and invalid with ``403 Forbidden``. The SDK matches an allowed ``http://127.0.0.1:*``
+by prefix, so ``http://127.0.0.1:PORT.evil.example`` or ``http://127.0.0.1:PORT@evil.example``
+would pass its check; :func:`origin_guard` compares the whole header with the server's own
+origins (:func:`own_origins`: 127.0.0.1, localhost and [::1] on the serving port) and answers any
+other with ``403`` (and one line on the terminal, made visible). A request with no ``Origin`` (a
+client that is not a browser) goes on.
+
 The terminal. The SDK and uvicorn log what clients send (``Invalid Host header: …``, the request
 line), and a header value can hold an OSC title-set or raw C1 controls. :func:`escaped_logging`
 installs a log-record factory for the run that makes every message, argument and traceback of every
@@ -24,7 +35,7 @@ logger :func:`~custody_lab.core.text.visible` before any handler prints it.
 
 from __future__ import annotations
 
-__all__ = ["TOKEN_ENV", "escaped_logging", "new_token", "token_guard"]
+__all__ = ["TOKEN_ENV", "escaped_logging", "new_token", "origin_guard", "own_origins", "token_guard"]
 
 import hmac
 import json
@@ -116,6 +127,48 @@ async def _unauthorized(send: _Send, *, wrong: bool) -> None:
         (b"content-length", str(len(body)).encode("ascii")),
     ]
     await send({"type": "http.response.start", "status": 401, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+def own_origins(port: int) -> frozenset[str]:
+    """The ``Origin`` values of pages served by this machine's loopback on ``port`` (RFC 6454's
+    serialisation: lower-case scheme and host, the port unless it is the scheme's default).
+
+    Example:
+        >>> sorted(own_origins(8765))
+        ['http://127.0.0.1:8765', 'http://[::1]:8765', 'http://localhost:8765']
+    """
+    suffix = "" if port == 80 else f":{port}"
+    return frozenset(f"http://{host}{suffix}" for host in ("127.0.0.1", "localhost", "[::1]"))
+
+
+def origin_guard(app: _Asgi, port: int) -> _Asgi:
+    """``app`` served only to HTTP requests without an ``Origin`` header or whose ``Origin`` is
+    exactly one of :func:`own_origins` (``port``'s); every other one gets ``403``."""
+    allowed = own_origins(port)
+
+    async def guarded(scope: _Scope, receive: _Receive, send: _Send) -> None:
+        if scope.get("type") == "http":
+            origins = [v for k, v in scope.get("headers", ()) if k.lower() == b"origin"]
+            if origins and (len(origins) > 1 or origins[0].decode("latin-1").lower() not in allowed):
+                await _forbidden_origin(send, origins)
+                return
+        await app(scope, receive, send)
+
+    return guarded
+
+
+async def _forbidden_origin(send: _Send, origins: list[bytes]) -> None:
+    shown = visible(", ".join(o.decode("latin-1") for o in origins))
+    logging.getLogger(__name__).warning("Refused a request from Origin %s: not one of this server's own", shown)
+    body = json.dumps(
+        {
+            "error": "forbidden_origin",
+            "error_description": f"Origin {shown} is not this server's own: a page from another site may not use it",
+        }
+    ).encode("utf-8")
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode("ascii"))]
+    await send({"type": "http.response.start", "status": 403, "headers": headers})
     await send({"type": "http.response.body", "body": body})
 
 

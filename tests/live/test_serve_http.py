@@ -307,3 +307,79 @@ def test_a_3_mb_http_request_adds_at_most_a_bounded_line_to_the_log(tmp_path):
     methods = [e["method"] for e in read_receipt_log(log)]
     assert methods.count("tools/call") == 1 and methods.count("resources/read") == 1, methods
     assert grew <= 2 * (MAX_LINE_BYTES + 1), f"two 3 MB requests added {grew} bytes to the log"
+
+
+# -- the Origin: compared whole, not by prefix (issue 39 §1) ----------------------------------------------------
+
+_PORT = 8765
+
+
+def _through_origin_guard(origins: list[str]) -> tuple[int, bytes, list[dict]]:
+    """One HTTP request through ``origin_guard`` (port :data:`_PORT`) with these Origin headers."""
+    import anyio
+
+    reached: list[dict] = []
+    sent: list[dict] = []
+
+    async def app(scope, receive, send) -> None:
+        reached.append(dict(scope))
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"ok"})
+
+    async def receive() -> dict:
+        return {"type": "http.request", "body": b"{}", "more_body": False}
+
+    async def send(message) -> None:
+        sent.append(message)
+
+    headers = [(b"origin", o.encode("latin-1")) for o in origins]
+    scope = {"type": "http", "method": "POST", "path": "/mcp", "headers": headers, "query_string": b""}
+    anyio.run(sh.origin_guard(app, _PORT), scope, receive, send)
+    return sent[0]["status"], sent[1]["body"], reached
+
+
+@pytest.mark.parametrize(
+    "origin",
+    [
+        f"http://127.0.0.1:{_PORT}.evil.example",
+        f"http://127.0.0.1:{_PORT}@evil.example",
+        f"http://127.0.0.1:{_PORT}/../evil",
+        "http://[::1]:1",
+        f"http://localhost.evil.example:{_PORT}",
+        f"https://127.0.0.1:{_PORT}",
+        f"http://127.0.0.1:{_PORT + 1}",
+        "http://127.0.0.1",
+        "null",
+        f"http://127.0.0.1:{_PORT}\x1b]0;pwn\x07",
+    ],
+)
+def test_an_origin_that_only_starts_like_the_servers_own_is_refused_with_403(origin):
+    status, body, reached = _through_origin_guard([origin])
+    assert status == 403 and reached == [], (origin, status)
+    said = json.loads(body)["error_description"]
+    assert "\x1b" not in said and "\x07" not in said, said
+
+
+@pytest.mark.parametrize("origin", [f"http://127.0.0.1:{_PORT}", f"http://LOCALHOST:{_PORT}", f"http://[::1]:{_PORT}"])
+def test_the_servers_own_origins_and_no_origin_at_all_go_on(origin):
+    assert _through_origin_guard([origin])[0] == 200
+    assert _through_origin_guard([])[0] == 200
+
+
+def test_two_origin_headers_are_refused_even_when_one_is_the_servers_own():
+    status, _, reached = _through_origin_guard([f"http://127.0.0.1:{_PORT}", "http://evil.example"])
+    assert status == 403 and reached == []
+
+
+@pytest.mark.slow
+def test_serve_refuses_a_prefix_origin_with_the_token_and_serves_its_own(tmp_path):
+    with serve_http(tmp_path / "log.jsonl") as (url, _server):
+        port = int(url.split(":")[2].split("/")[0])
+        statuses = {}
+        for origin in (f"http://127.0.0.1:{port}.evil.example", f"http://127.0.0.1:{port}"):
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=scaled(60))
+            body = json.dumps(_INIT).encode()
+            conn.request("POST", "/mcp", body=body, headers={**_JSON, **AUTH, "Origin": origin})
+            statuses[origin] = conn.getresponse().status
+            conn.close()
+    assert statuses == {f"http://127.0.0.1:{port}.evil.example": 403, f"http://127.0.0.1:{port}": 200}, statuses
