@@ -25,6 +25,7 @@ __all__ = [
 
 import hashlib
 import json
+import re
 from collections.abc import Mapping
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -38,14 +39,31 @@ FIXTURE_NAME = "mcp-context-custody-v1"
 FIXTURE_SHA256 = "b07a3cfddf44d5ff300da17345bc31697013a48211d23d974456ea2390f88b7b"
 
 
+#: A surrogate pair written as two code points, or a lone surrogate (text that came from escaped
+#: JSON such as ``"\\ud800"``, or from bytes decoded with ``surrogateescape``).
+_SURROGATES = re.compile("[\ud800-\udbff][\udc00-\udfff]|[\ud800-\udfff]")
+
+
+def _well_formed(match: re.Match[str]) -> str:
+    found = match.group()
+    if len(found) == 2:  # a pair: the one character it stands for, as JavaScript reads it
+        return chr(0x10000 + ((ord(found[0]) - 0xD800) << 10) + (ord(found[1]) - 0xDC00))
+    return f"\\u{ord(found):04x}"
+
+
 def canonical_json(value: Any) -> str:
-    """Compact JSON as ``JSON.stringify`` writes it.
+    """Compact JSON as ``JSON.stringify`` writes it: non-ASCII kept, and a lone surrogate written
+    as its ``\\uXXXX`` escape (ECMAScript 2019's well-formed ``JSON.stringify``), so the text is
+    always valid UTF-8.
 
     Example:
         >>> canonical_json({"b": 1, "a": [True, None, "é"]})
         '{"b":1,"a":[true,null,"é"]}'
+        >>> canonical_json("kb://\\ud800"), canonical_json("\\ud83d\\ude00") == '"\\U0001f600"'
+        ('"kb://\\\\ud800"', True)
     """
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return _SURROGATES.sub(_well_formed, text)
 
 
 def digest(value: Any) -> str:

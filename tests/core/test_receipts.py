@@ -5,6 +5,8 @@ from __future__ import annotations
 import hashlib
 import json
 
+import pytest
+
 import custody_lab as cl
 from custody_lab.core.receipts import FIXTURE_SHA256
 
@@ -84,3 +86,23 @@ def test_the_extended_receipt_of_a_rejected_case_keeps_every_step_in_order(fixtu
         {"code": "control-shape-mismatch", "status": "not-reached"},
     ]
     assert got == expected, f"oversize-embed: expected {expected}, got {got}"
+
+
+# -- JSON.stringify's well-formed output (ECMAScript 2019): every receipt is valid UTF-8 (issue 39 §1) --------
+
+
+@pytest.mark.parametrize(
+    ("value", "javascript"),
+    [
+        # what node prints for JSON.stringify of the same JavaScript string
+        ("kb://\ud800", '"kb://\\ud800"'),
+        ("\udfff end", '"\\udfff end"'),
+        ("\ud83d\ude00", '"\U0001f600"'),  # a pair written as two code points is one character
+        ("\ude00\ud83d", '"\\ude00\\ud83d"'),  # the wrong order is two lone surrogates
+        ({"k\ud800": ["é", "\u2028"]}, '{"k\\ud800":["é","\u2028"]}'),
+    ],
+)
+def test_canonical_json_writes_lone_surrogates_as_escapes_as_javascript_does(value, javascript):
+    text = cl.canonical_json(value)
+    assert text == javascript, (text, javascript)
+    text.encode("utf-8")  # strict: no surrogate is left to encode

@@ -295,3 +295,16 @@ def test_a_value_nested_deeper_than_the_bound_is_dropped_and_named_even_when_ver
     assert log.append({"seq": 1, "method": "tools/call", "receipt": {"arguments": {"x": deep}}}) is True
     (entry,) = read_receipt_log(log.path)
     assert entry["cut"][0]["nestedBeyond"] == 16 and entry["cut"][0]["field"].startswith("receipt.arguments.x"), entry
+
+
+def test_a_lone_surrogate_in_a_request_is_logged_as_valid_utf8_json(tmp_path):
+    """A refused request whose URI holds ``\\ud800`` (escaped in its JSON body) must not put the raw
+    bytes ED A0 80 into the log: every reader of the log would fail on the whole file (issue 39 §1)."""
+    log = ReceiptLog(tmp_path / "log.jsonl")
+    target = json.loads('"kb://\\ud800"')
+    assert log.append({"seq": 1, "method": "resources/read", "target": target, "refused": True})
+    raw = (tmp_path / "log.jsonl").read_bytes()
+    assert b"\xed\xa0\x80" not in raw
+    (line,) = raw.decode("utf-8").splitlines()  # strict UTF-8
+    assert json.loads(line)["target"] == target
+    assert [e["target"] for e in read_receipt_log(tmp_path / "log.jsonl")] == [target]
