@@ -104,7 +104,38 @@ def run(args: argparse.Namespace) -> int:
             anyio.run(serve, lab, served, port if args.http else None, token)
     except KeyboardInterrupt:
         pass
+    except BaseException as e:
+        if not _only_broken_pipes(e):
+            raise
+        # the client went away (`custody-lab serve | head -c 10`): one line, and nothing more to stdout
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        print("custody-lab serve: the client closed its end of stdout; stopped", file=sys.stderr)
     return 0
+
+
+def _leaves(error: BaseException) -> list[BaseException]:
+    if isinstance(error, BaseExceptionGroup):
+        return [leaf for e in error.exceptions for leaf in _leaves(e)]
+    return [error]
+
+
+def _only_broken_pipes(error: BaseException) -> bool:
+    """Whether ``error`` is a :class:`BrokenPipeError`, or a group of them and of the closed streams
+    a broken pipe leaves behind (anyio's ``BrokenResourceError``, ``ClosedResourceError``).
+
+    Example:
+        >>> _only_broken_pipes(BaseExceptionGroup("x", [BrokenPipeError(), ExceptionGroup("y", [BrokenPipeError()])]))
+        True
+        >>> _only_broken_pipes(ExceptionGroup("x", [BrokenPipeError(), ValueError()]))
+        False
+    """
+    import anyio
+
+    leaves = _leaves(error)
+    after = (BrokenPipeError, anyio.BrokenResourceError, anyio.ClosedResourceError)
+    return any(isinstance(e, BrokenPipeError) for e in leaves) and all(isinstance(e, after) for e in leaves)
 
 
 def _token(args: argparse.Namespace) -> str | None:

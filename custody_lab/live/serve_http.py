@@ -147,7 +147,7 @@ def origin_guard(app: _Asgi, port: int) -> _Asgi:
     exactly one of :func:`own_origins` (``port``'s); every other one gets ``403``."""
     allowed = own_origins(port)
 
-    async def guarded(scope: _Scope, receive: _Receive, send: _Send) -> None:
+    async def same_origin(scope: _Scope, receive: _Receive, send: _Send) -> None:
         if scope.get("type") == "http":
             origins = [v for k, v in scope.get("headers", ()) if k.lower() == b"origin"]
             if origins and (len(origins) > 1 or origins[0].decode("latin-1").lower() not in allowed):
@@ -155,7 +155,7 @@ def origin_guard(app: _Asgi, port: int) -> _Asgi:
                 return
         await app(scope, receive, send)
 
-    return guarded
+    return same_origin
 
 
 async def _forbidden_origin(send: _Send, origins: list[bytes]) -> None:

@@ -93,7 +93,9 @@ def test_serve_http_listens_on_127_0_0_1_only_and_stdio_by_default(monkeypatch, 
     assert str(log) in err and f"http://127.0.0.1:{port}{HTTP_PATH}" in err and HTTP_PATH == "/mcp", err
 
 
-def test_serve_http_binds_127_0_0_1_and_wraps_the_sdks_app_in_the_token_guard_then_the_watcher(monkeypatch, tmp_path):
+def test_serve_http_binds_127_0_0_1_and_wraps_the_sdks_app_in_the_token_guard_the_origin_guard_then_the_watcher(
+    monkeypatch, tmp_path
+):
     import anyio
 
     from custody_lab.live import sdk_adapter
@@ -106,13 +108,15 @@ def test_serve_http_binds_127_0_0_1_and_wraps_the_sdks_app_in_the_token_guard_th
     async def runner(self, *, host, port, streamable_http_path):
         app = self.streamable_http_app(host=host)
         # the guard's closure holds the watcher: no request reaches the watcher (or the log) without the token
-        inner = [c.cell_contents.__name__ for c in app.__closure__ if callable(c.cell_contents)]
-        seen.append((host, port, streamable_http_path, app.__name__, inner))
+        inner = [c.cell_contents for c in app.__closure__ if callable(c.cell_contents)]
+        innermost = [c.cell_contents.__name__ for c in inner[0].__closure__ if callable(c.cell_contents)]
+        seen.append((host, port, streamable_http_path, app.__name__, [f.__name__ for f in inner], innermost))
 
     monkeypatch.setattr(type(LabServer().mcp), "run_streamable_http_async", runner)
     lab = LabServer()
     anyio.run(serve_command.serve, lab, ServedExchanges(lab, ReceiptLog(tmp_path / "log.jsonl")), 8123, "t" * 20)
-    assert seen == [("127.0.0.1", 8123, HTTP_PATH, "guarded", ["watched"])], seen
+    # the token first, then the Origin, then the watcher that logs
+    assert seen == [("127.0.0.1", 8123, HTTP_PATH, "guarded", ["same_origin"], ["watched"])], seen
     assert "streamable_http_app" not in vars(lab.mcp), "the shadowing method outlived the server"
     assert sdk_adapter.PRIVATE_USES[-1][:2] == ("MCPServer", "streamable_http_app"), sdk_adapter.PRIVATE_USES
 
@@ -140,3 +144,45 @@ def test_serve_refuses_a_default_folder_others_can_open_with_exit_2(monkeypatch,
     code = main(["serve"])
     err = capsys.readouterr().err
     assert (code, calls) == (2, []) and "open to other users (mode 0777)" in err and "Traceback" not in err, err
+
+
+@pytest.mark.slow
+def test_a_client_that_goes_away_gets_one_quiet_line_and_exit_0(tmp_path):
+    """``… | custody-lab serve | head -c 10``: the reader closes stdout while the server writes
+    (issue 39 §1: four tracebacks and exit 1 before)."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from ..timing import scaled
+
+    root = Path(__file__).resolve().parents[2]
+    argv = [sys.executable, "-m", "custody_lab.cli", "serve", "--log", str(tmp_path / "log.jsonl")]
+    server = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=root)
+    assert server.stdin is not None and server.stdout is not None and server.stderr is not None
+    init = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}},
+    }
+    server.stdin.write((json.dumps(init) + "\n").encode())
+    server.stdin.flush()
+    assert server.stdout.read(10) == b'{"jsonrpc"'
+    server.stdout.close()  # the reader goes away, as `head -c 10` does
+    for n in range(2, 40):  # answers keep coming: the next write finds the pipe closed
+        try:
+            server.stdin.write((json.dumps({"jsonrpc": "2.0", "id": n, "method": "ping"}) + "\n").encode())
+            server.stdin.flush()
+        except BrokenPipeError:
+            break
+    try:
+        server.stdin.close()
+    except BrokenPipeError:
+        pass
+    code = server.wait(timeout=scaled(60))
+    err = server.stderr.read().decode("utf-8", "replace")
+    assert code == 0, err
+    assert "Traceback" not in err and "BrokenPipeError" not in err, err
+    assert err.count("the client closed its end of stdout") == 1, err
