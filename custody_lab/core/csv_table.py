@@ -16,7 +16,6 @@ The rules and messages of a CSV file live here once, in two layers:
 from __future__ import annotations
 
 __all__ = [
-    "MAX_EXPLAINED_COLUMNS",
     "MAX_RECORD_LINES",
     "blank_row",
     "csv_cell",
@@ -33,15 +32,12 @@ from typing import Any
 
 from .blank import is_blank, strip_blank
 from .errors import CaseError, Problem
-from .model import FIELD_SPECS, short
+from .model import FIELD_SPECS, MAX_EXPLAINED_COLUMNS, short
 from .table_entry import Entry, Table
 
 #: A quoted CSV cell may run over at most this many lines: a quote that is never closed costs one
 #: row, not the rest of the file.
 MAX_RECORD_LINES = 100
-#: A header's problems explained one by one (an unknown column, a column named twice); the rest
-#: are counted in one more problem, so that a header of 40,000 unknown columns is read in one pass.
-MAX_EXPLAINED_COLUMNS = 10
 #: Only a column name this short is compared with the case fields for a close name (the longest
 #: field, ``requiresCurrent``, has 15 characters).
 _CLOSE_NAME_CHARS = 64

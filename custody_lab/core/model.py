@@ -15,6 +15,7 @@ __all__ = [
     "FIELD_SPECS",
     "INITIATORS",
     "MAX_BYTES",
+    "MAX_EXPLAINED_COLUMNS",
     "MODEL_SHAPES",
     "OPERATIONS",
     "SHAPES",
@@ -100,6 +101,12 @@ class FieldSpec:
 
 
 #: The field table: order is the seed's key order. ``attr`` names are snake_case on ``Case``.
+
+#: Unknown keys (of a case object, or columns of a file's header) explained one by one, each with a
+#: close field name when there is one; the rest are counted in one more problem, so that an object
+#: of a million unknown keys gets a short error in one pass.
+MAX_EXPLAINED_COLUMNS = 10
+
 FIELDS: tuple[FieldSpec, ...] = (
     FieldSpec("id", "str", True),
     FieldSpec("initiator", "enum", True, INITIATORS),
@@ -298,13 +305,27 @@ class Case:
                 None,
             )
         problems: list[CaseError] = []
+        unknown = 0
         for key in mapping:
             if key in FIELD_SPECS:
                 continue
-            close = difflib.get_close_matches(str(key), list(FIELD_SPECS), n=1)
+            unknown += 1
+            if unknown > MAX_EXPLAINED_COLUMNS:
+                continue
+            # a long key is no misspelt field name: no similarity search (the longest field has 15 characters)
+            close = difflib.get_close_matches(str(key), list(FIELD_SPECS), n=1) if len(str(key)) <= 32 else []
             hint = f"; did you mean {close[0]!r}?" if close else ""
             problems.append(
                 CaseError(f"unknown field {short(key)}{hint} (allowed fields: {', '.join(FIELD_SPECS)})", str(key))
+            )
+        if unknown > MAX_EXPLAINED_COLUMNS:
+            more = unknown - MAX_EXPLAINED_COLUMNS
+            problems.append(
+                CaseError(
+                    f"and {more:,} more unknown field{'s' if more != 1 else ''} (the first "
+                    f"{MAX_EXPLAINED_COLUMNS} are explained one by one)",
+                    None,
+                )
             )
         kwargs: dict[str, Any] = {}
         for spec, attr in _SPEC_ATTRS:

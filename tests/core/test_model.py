@@ -216,3 +216,35 @@ def test_a_well_formed_rejected_trace_is_accepted_as_is():
     trace = _steps(("custody-incomplete", "passed"), ("stale-content", "failed"), ("embed-over-budget", "not-reached"))
     d = cl.Decision("x", False, None, "stale-content", _custody(), trace)
     assert d.trace == trace and d.outcome == "stale-content"
+
+
+def test_a_case_with_many_unknown_keys_gets_a_short_error_in_one_pass(monkeypatch):
+    """Issue 39 §3: a JSON case of a million unknown keys took 25 s and a 204-million-character error."""
+    import difflib
+
+    from custody_lab.core import model
+    from custody_lab.core.model import MAX_EXPLAINED_COLUMNS
+
+    searches: list[str] = []
+    real = difflib.get_close_matches
+    monkeypatch.setattr(
+        difflib, "get_close_matches", lambda word, *a, **k: searches.append(word) or real(word, *a, **k)
+    )
+    good = cl.load_fixture().all_cases[0].to_dict()
+    wide = {**good, **{f"extra{i}": i for i in range(100_000)}, "byts": 1}
+    with pytest.raises(cl.CaseError) as caught:
+        model.Case.from_dict(wide)
+    problems = caught.value.problems
+    assert len(problems) == MAX_EXPLAINED_COLUMNS + 1, len(problems)
+    assert [p.field for p in problems[:-1]] == [f"extra{i}" for i in range(MAX_EXPLAINED_COLUMNS)]
+    assert str(problems[-1]).startswith("and 99,991 more unknown fields"), problems[-1]
+    assert len(str(caught.value)) < 4000, len(str(caught.value))
+    assert searches == [f"extra{i}" for i in range(MAX_EXPLAINED_COLUMNS)], f"{len(searches):,} similarity searches"
+
+
+def test_a_few_unknown_keys_are_each_explained_with_a_close_name():
+    good = cl.load_fixture().all_cases[0].to_dict()
+    with pytest.raises(cl.CaseError) as caught:
+        cl.Case.from_dict({**good, "byts": 1, "sideEffect": True})
+    assert [p.field for p in caught.value.problems] == ["byts", "sideEffect"]
+    assert "did you mean 'bytes'?" in str(caught.value) and "more unknown" not in str(caught.value)
