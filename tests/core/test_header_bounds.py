@@ -15,9 +15,9 @@ import pytest
 
 from custody_lab.core import csv_table
 from custody_lab.core.csv_table import header_problems
-from custody_lab.core.model import MAX_EXPLAINED_COLUMNS
 from custody_lab.core.errors import CaseFileError
 from custody_lab.core.loading import read_cases
+from custody_lab.core.model import MAX_EXPLAINED_COLUMNS
 from custody_lab.protocol.text_structure import MAX_LISTED_NAMES
 from custody_lab.protocol.transforms import Source, TransformError, csv_to_json
 from custody_lab.sweep import load_inventory
