@@ -165,7 +165,17 @@ class BlobViewer(widgets.VBox):
     # ---- actions ------------------------------------------------------------------------
 
     def pick(self, uri: str) -> None:
-        """Select a catalog resource (as choosing it in the dropdown does)."""
+        """Select a catalog resource (as choosing it in the dropdown does); a URI the catalog does
+        not list is named in the error box, and the selection stays as it was."""
+        known = [v for _, v in self.source.options if v != PASTE]
+        if uri not in known:
+            listed = ", ".join(code(k) for k in known)
+            self.error.value = box(
+                f"The catalog lists no resource {code(str(uri))}: pick one of {listed}, "
+                "or paste a blob below.",
+                "error",
+            )
+            return
         if self.source.value == uri:
             self._show_resource(uri)
         else:

@@ -216,3 +216,16 @@ def test_the_calculator_escapes_a_hostile_uri(catalog):
     calc = LinkOrEmbedCalculator(catalog=catalog)
     calc.uri_box.value = "<img src=x onerror=alert(1)>"
     assert "<img" not in calc.uri_check.value and "&lt;img" in calc.uri_check.value
+
+
+def test_picking_a_uri_the_catalog_does_not_list_names_it_and_keeps_the_selection(viewer):
+    """Issue 39 §3: ``pick("nope://…")`` raised a raw TraitError."""
+    before = viewer.source.value
+    viewer.pick("nope://x<script>\x1b[2J")
+    assert viewer.source.value == before
+    shown = viewer.error.value
+    assert "nope://x&lt;script&gt;\\x1b[2J" in shown and "<script>" not in shown and "\x1b" not in shown, shown
+    known = [v for _, v in viewer.source.options if v != PASTE]
+    assert known and all(k in shown for k in known), shown
+    viewer.pick(known[0])  # a listed one is still picked, and the message goes
+    assert viewer.source.value == known[0] and "nope://" not in viewer.error.value
