@@ -171,8 +171,7 @@ class BlobViewer(widgets.VBox):
         if uri not in known:
             listed = ", ".join(code(k) for k in known)
             self.error.value = box(
-                f"The catalog lists no resource {code(str(uri))}: pick one of {listed}, "
-                "or paste a blob below.",
+                f"The catalog lists no resource {code(str(uri))}: pick one of {listed}, or paste a blob below.",
                 "error",
             )
             return
