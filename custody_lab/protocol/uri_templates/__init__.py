@@ -10,9 +10,9 @@ library only, split as the ``uritemplate`` library splits its template, variable
   character against the grammar (§2); the operator table of Appendix A lives there too;
 - :mod:`.expansion`: :func:`expand` and :func:`expand_parts` turn a template and values into a
   URI (§3), and say which values are allowed;
-- :mod:`.matching`: :func:`match` reads the values back from a URI, says which templates can be
-  matched, and states what one match may cost (:data:`MAX_TEMPLATE_LENGTH`,
-  :data:`MAX_EXPRESSIONS`, :data:`MAX_VARIABLES`, :data:`MAX_URI_LENGTH`);
+- :mod:`.matching`: :func:`match` reads the values back from a URI and says which templates can
+  be matched; both directions are bounded alike (:data:`MAX_TEMPLATE_LENGTH`,
+  :data:`MAX_EXPRESSIONS`, :data:`MAX_VARIABLES`, :data:`MAX_URI_LENGTH`, in :mod:`.template`);
 - :mod:`.errors`: every error is a :class:`UriTemplateError`, of the lab's ``CustodyLabError``
   family, naming the position of the offending character;
 - :mod:`.cache`: the caches of parsed templates and compiled matchers, bounded in characters.
@@ -42,5 +42,15 @@ __all__ = [
 
 from .errors import AmbiguousTemplateError, UriTemplateError, UriTemplateTypeError
 from .expansion import expand, expand_parts
-from .matching import MAX_EXPRESSIONS, MAX_TEMPLATE_LENGTH, MAX_URI_LENGTH, MAX_VARIABLES, match
-from .template import MAX_PREFIX_LENGTH, Expression, UriTemplate, VarSpec, parse
+from .matching import match
+from .template import (
+    MAX_EXPRESSIONS,
+    MAX_PREFIX_LENGTH,
+    MAX_TEMPLATE_LENGTH,
+    MAX_URI_LENGTH,
+    MAX_VARIABLES,
+    Expression,
+    UriTemplate,
+    VarSpec,
+    parse,
+)

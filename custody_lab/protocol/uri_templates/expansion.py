@@ -27,6 +27,14 @@ Decisions where RFC 6570 leaves room
 * An exploded associative array member with an empty value gives just the key, except under ``?``
   and ``&`` (``key=``), as the normative §3.2.1 says. Keys are encoded like values (§3.2.1), not
   like literals (Appendix A).
+
+Limits
+------
+``expand`` reads what ``match`` reads (:data:`~.template.MAX_TEMPLATE_LENGTH` characters of
+template, :data:`~.template.MAX_EXPRESSIONS` expressions, :data:`~.template.MAX_VARIABLES`
+variables) and writes no URI longer than ``match`` reads (:data:`~.template.MAX_URI_LENGTH`):
+values whose characters alone would pass that length raise ``UriTemplateError`` before any is
+encoded, naming the variable, so the work grows with the URI, never with a value's size.
 """
 
 from __future__ import annotations
@@ -37,11 +45,25 @@ import math
 import re
 from collections.abc import Mapping
 from decimal import Decimal
+from urllib.parse import quote
 
 from .errors import UriTemplateError, UriTemplateTypeError, short_name
-from .template import OPERATORS, RESERVED, UNRESERVED, Expression, Operator, UriTemplate, VarSpec, is_triplet, parse
+from .template import (
+    MAX_URI_LENGTH,
+    OPERATORS,
+    RESERVED,
+    Expression,
+    Operator,
+    UriTemplate,
+    VarSpec,
+    check_length,
+    check_size,
+    parse,
+)
 
 _CHAR_OR_TRIPLET = re.compile(r"%[0-9A-Fa-f]{2}|.", re.DOTALL)
+_TRIPLETS = re.compile(r"(%[0-9A-Fa-f]{2})")
+_RESERVED_SAFE = "".join(sorted(RESERVED))
 
 _Value = str | tuple[str, ...] | dict[str, str]
 
@@ -58,8 +80,9 @@ def expand(template: str | UriTemplate, variables: Mapping[str, object]) -> str:
         The URI (reference) the template describes for these values.
 
     Raises:
-        UriTemplateError: The template is invalid, a value is a ``bool``, or a
-            prefix modifier is applied to a list or mapping.
+        UriTemplateError: The template is invalid or over a limit, a value is a ``bool``,
+            a prefix modifier is applied to a list or mapping, or the URI would be over
+            :data:`~.template.MAX_URI_LENGTH` characters.
         UriTemplateTypeError: A value has an unsupported type, or ``variables``
             is not a mapping (also a ``TypeError``).
 
@@ -82,17 +105,62 @@ def expand_parts(
     >>> [text for _, text in expand_parts("crm://customer/{id}{?v}", {"id": "A 1"})]
     ['crm://customer/', 'A%201', '']
     """
+    if isinstance(template, str):
+        check_length(template)  # before parsing: a megabyte of template is refused unread
     parsed = template if isinstance(template, UriTemplate) else parse(template)
+    check_size(parsed)
     if not isinstance(variables, Mapping):
         raise UriTemplateTypeError(
             f"variables must be a mapping of names to values, got {type(variables).__name__}", parsed.template
         )
-    return tuple(
+    _check_values_fit(parsed, variables)
+    parts = tuple(
         (part, encode(part, allow_reserved=True))  # §3.1 Literal Expansion
         if isinstance(part, str)
         else (part, _expand_expression(parsed.template, part, variables))
         for part in parsed.parts
     )
+    length = sum(len(text) for _, text in parts)
+    if length > MAX_URI_LENGTH:
+        raise UriTemplateError(
+            f"the expansion is {length:,} characters long, over the {MAX_URI_LENGTH:,} that expand writes and "
+            "match reads (MAX_URI_LENGTH)",
+            parsed.template,
+        )
+    return parts
+
+
+def _chars(value: object) -> int:
+    """The fewest characters ``value`` can add to a URI (each character is one or more)."""
+    if isinstance(value, str):
+        return len(value)
+    if isinstance(value, Mapping):
+        return sum(_chars(k) + _chars(v) for k, v in value.items())
+    if isinstance(value, list | tuple):
+        return sum(_chars(v) for v in value)
+    return 0 if value is None else 1
+
+
+def _check_values_fit(template: UriTemplate, variables: Mapping[str, object]) -> None:
+    """Raise before encoding anything when the values' characters alone would pass MAX_URI_LENGTH
+    (a prefix ``{var:3}`` takes at most its length of a string)."""
+    total = sum(len(part) for part in template.parts if isinstance(part, str))
+    for part in template.parts:
+        if isinstance(part, str):
+            continue
+        for spec in part.varspecs:
+            value = variables.get(spec.name)
+            chars = _chars(value)
+            if spec.prefix is not None and isinstance(value, str):
+                chars = min(chars, spec.prefix)
+            total += chars
+            if total > MAX_URI_LENGTH:
+                raise UriTemplateError(
+                    f"the value of {short_name(spec.name)!r} makes the URI at least {total:,} characters long, "
+                    f"over the {MAX_URI_LENGTH:,} that expand writes and match reads (MAX_URI_LENGTH)",
+                    template.template,
+                    spec.position,
+                )
 
 
 def encode(text: str, allow_reserved: bool) -> str:
@@ -101,20 +169,11 @@ def encode(text: str, allow_reserved: bool) -> str:
     >>> encode("a b/%2F", allow_reserved=False), encode("a b/%2F", allow_reserved=True)
     ('a%20b%2F%252F', 'a%20b/%2F')
     """
-    out = []
-    index = 0
-    while index < len(text):
-        char = text[index]
-        if allow_reserved and char == "%" and is_triplet(text, index):
-            out.append(text[index : index + 3])
-            index += 3
-            continue
-        if char in UNRESERVED or (allow_reserved and char in RESERVED):
-            out.append(char)
-        else:
-            out.extend(f"%{byte:02X}" for byte in char.encode("utf-8"))
-        index += 1
-    return "".join(out)
+    if not allow_reserved:
+        return quote(text, safe="")  # unreserved kept (§1.5), every other UTF-8 byte as %XX
+    # reserved kept too, and an existing %XX triplet copied as it is: quote between the triplets
+    pieces = _TRIPLETS.split(text)
+    return "".join(piece if n % 2 else quote(piece, safe=_RESERVED_SAFE) for n, piece in enumerate(pieces))
 
 
 def _scalar(value: object, spec: VarSpec, template: str) -> str:

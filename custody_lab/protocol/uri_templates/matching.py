@@ -55,10 +55,11 @@ templates; a client sends the URI). What one ``match`` may cost is bounded, as t
 ``mcp.shared.uri_template`` bounds its own: the pattern grows with the template, the scan with
 the URI.
 
-* :data:`MAX_TEMPLATE_LENGTH` characters of template, :data:`MAX_EXPRESSIONS` ``{...}``
-  expressions and :data:`MAX_VARIABLES` variables in all: a template over one of them raises
-  ``UriTemplateError``, whose message names the limit. (``parse`` and ``expand`` take any length.)
-* :data:`MAX_URI_LENGTH` characters of URI: a longer URI does not match (``None``), and the
+* :data:`~.template.MAX_TEMPLATE_LENGTH` characters of template, :data:`~.template.MAX_EXPRESSIONS`
+  ``{...}`` expressions and :data:`~.template.MAX_VARIABLES` variables in all: a template over one
+  of them raises ``UriTemplateError``, whose message names the limit (:func:`~.template.check_size`;
+  ``expand`` applies the same limits, and ``parse`` takes any length).
+* :data:`~.template.MAX_URI_LENGTH` characters of URI: a longer URI does not match (``None``), and the
   pattern is not run.
 * Checking that a template is matchable takes time linear in its length; so do compiling it and
   running it on a URI, because every expression's end is visible (the rules above).
@@ -66,27 +67,28 @@ the URI.
 
 from __future__ import annotations
 
-__all__ = ["MAX_EXPRESSIONS", "MAX_TEMPLATE_LENGTH", "MAX_URI_LENGTH", "MAX_VARIABLES", "match"]
+__all__ = ["match"]
 
 import re
 from dataclasses import dataclass
 from urllib.parse import unquote
 
 from .cache import BoundedCache
-from .errors import AmbiguousTemplateError, UriTemplateError, UriTemplateTypeError, short_name
+from .errors import AmbiguousTemplateError, UriTemplateTypeError, short_name
 from .expansion import encode
-from .template import MAX_PREFIX_LENGTH, OPERATORS, RESERVED, UNRESERVED, Expression, UriTemplate, VarSpec, parse
-
-#: The longest template ``match`` compiles, in characters (the MCP SDK's default too).
-MAX_TEMPLATE_LENGTH = 8_192
-#: The most ``{...}`` expressions a template ``match`` compiles may hold.
-MAX_EXPRESSIONS = 128
-#: The most variables a template ``match`` compiles may hold, over all its expressions (the MCP
-#: SDK's default too): one ``{?v0,v1,...}`` cannot pack thousands under one expression.
-MAX_VARIABLES = 256
-#: The longest URI ``match`` reads, in characters (the MCP SDK's default too); a longer one does
-#: not match.
-MAX_URI_LENGTH = 65_536
+from .template import (
+    MAX_PREFIX_LENGTH,
+    MAX_URI_LENGTH,
+    OPERATORS,
+    RESERVED,
+    UNRESERVED,
+    Expression,
+    UriTemplate,
+    VarSpec,
+    check_length,
+    check_size,
+    parse,
+)
 
 _TRIPLET = "%[0-9A-Fa-f]{2}"
 # What one character of an expanded value looks like, per operator.
@@ -167,7 +169,7 @@ def match(template: str | UriTemplate, uri: str) -> dict[str, object] | None:
     True
     """
     if isinstance(template, str):
-        _check_length(template)  # before parsing: a megabyte of template is refused unread
+        check_length(template)  # before parsing: a megabyte of template is refused unread
     parsed = template if isinstance(template, UriTemplate) else parse(template)
     if not isinstance(uri, str):
         raise UriTemplateTypeError(f"the URI to match is text (str), got {type(uri).__name__}", parsed.template)
@@ -185,39 +187,9 @@ def match(template: str | UriTemplate, uri: str) -> dict[str, object] | None:
 _MATCHERS: BoundedCache[UriTemplate, _Matcher] = BoundedCache()
 
 
-def _check_length(template: str) -> None:
-    if len(template) > MAX_TEMPLATE_LENGTH:
-        raise UriTemplateError(
-            f"the template is {len(template):,} characters long, over the {MAX_TEMPLATE_LENGTH:,} "
-            "that match reads (MAX_TEMPLATE_LENGTH); expand takes any length",
-            template,
-        )
-
-
-def _check_size(template: UriTemplate) -> None:
-    """Raise ``UriTemplateError`` for a template over one of the limits of :func:`match`."""
-    _check_length(template.template)
-    expressions = [part for part in template.parts if isinstance(part, Expression)]
-    if len(expressions) > MAX_EXPRESSIONS:
-        raise UriTemplateError(
-            f"the template holds {len(expressions):,} expressions, over the {MAX_EXPRESSIONS:,} that "
-            "match reads (MAX_EXPRESSIONS); this is the first one past the limit",
-            template.template,
-            expressions[MAX_EXPRESSIONS].position,
-        )
-    specs = [spec for expression in expressions for spec in expression.varspecs]
-    if len(specs) > MAX_VARIABLES:
-        raise UriTemplateError(
-            f"the template holds {len(specs):,} variables, over the {MAX_VARIABLES:,} that match reads "
-            "(MAX_VARIABLES); this is the first one past the limit",
-            template.template,
-            specs[MAX_VARIABLES].position,
-        )
-
-
 def _compile(template: UriTemplate) -> _Matcher:
     """Check that ``template`` is within the limits and matchable, then build its regular expression."""
-    _check_size(template)
+    check_size(template)
     _check_matchable(template)
     pattern: list[str] = []
     captures: list[_Capture] = []

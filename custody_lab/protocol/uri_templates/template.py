@@ -23,7 +23,11 @@ Decisions where RFC 6570 leaves room:
 from __future__ import annotations
 
 __all__ = [
+    "MAX_EXPRESSIONS",
     "MAX_PREFIX_LENGTH",
+    "MAX_TEMPLATE_LENGTH",
+    "MAX_URI_LENGTH",
+    "MAX_VARIABLES",
     "OPERATORS",
     "RESERVED",
     "UNRESERVED",
@@ -31,6 +35,8 @@ __all__ = [
     "Operator",
     "UriTemplate",
     "VarSpec",
+    "check_length",
+    "check_size",
     "is_triplet",
     "parse",
 ]
@@ -74,6 +80,16 @@ _VARCHAR = frozenset(string.ascii_letters + string.digits + "_")  # §2.3, besid
 _HEXDIG = frozenset(string.hexdigits)
 #: The longest prefix modifier (``{var:9999}``): RFC 6570 §2.4.1 allows at most four digits.
 MAX_PREFIX_LENGTH = 9999
+#: The longest template ``expand`` and ``match`` read, in characters (the MCP SDK's default too).
+MAX_TEMPLATE_LENGTH = 8_192
+#: The most ``{...}`` expressions a template ``expand`` and ``match`` read may hold.
+MAX_EXPRESSIONS = 128
+#: The most variables a template ``expand`` and ``match`` read may hold, over all its expressions (the MCP
+#: SDK's default too): one ``{?v0,v1,...}`` cannot pack thousands under one expression.
+MAX_VARIABLES = 256
+#: The longest URI ``match`` reads and ``expand`` writes, in characters (the MCP SDK's default too);
+#: a longer one does not match, and is not written.
+MAX_URI_LENGTH = 65_536
 
 
 @dataclass(frozen=True)
@@ -302,3 +318,35 @@ def _parse_varspec(template: str, index: int) -> tuple[VarSpec, int]:
             f"expected {after} after variable {short_name(name)!r}, found {template[index]!r}", template, index
         )
     return VarSpec(name, prefix, explode, start), index
+
+
+def check_length(template: str) -> None:
+    """Raise ``UriTemplateError`` for template text over :data:`MAX_TEMPLATE_LENGTH` characters."""
+    if len(template) > MAX_TEMPLATE_LENGTH:
+        raise UriTemplateError(
+            f"the template is {len(template):,} characters long, over the {MAX_TEMPLATE_LENGTH:,} "
+            "that expand and match read (MAX_TEMPLATE_LENGTH)",
+            template,
+        )
+
+
+def check_size(template: UriTemplate) -> None:
+    """Raise ``UriTemplateError`` for a template over one of the limits ``expand`` and ``match``
+    share (its length, its expressions, its variables)."""
+    check_length(template.template)
+    expressions = [part for part in template.parts if isinstance(part, Expression)]
+    if len(expressions) > MAX_EXPRESSIONS:
+        raise UriTemplateError(
+            f"the template holds {len(expressions):,} expressions, over the {MAX_EXPRESSIONS:,} that "
+            "expand and match read (MAX_EXPRESSIONS); this is the first one past the limit",
+            template.template,
+            expressions[MAX_EXPRESSIONS].position,
+        )
+    specs = [spec for expression in expressions for spec in expression.varspecs]
+    if len(specs) > MAX_VARIABLES:
+        raise UriTemplateError(
+            f"the template holds {len(specs):,} variables, over the {MAX_VARIABLES:,} that expand and match read "
+            "(MAX_VARIABLES); this is the first one past the limit",
+            template.template,
+            specs[MAX_VARIABLES].position,
+        )

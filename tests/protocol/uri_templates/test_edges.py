@@ -318,3 +318,46 @@ def test_the_pieces_of_an_expression_are_its_variables_in_order(
 ) -> None:
     actual = match(template, uri)
     assert actual == expected, f"match({template!r}, {uri!r}): expected {expected}, got {actual}"
+
+
+# -- encode is one library pass, byte for byte what the per-character rule of §3.2.1 gives -----------------
+
+
+def _encode_by_the_rule(text: str, allow_reserved: bool) -> str:
+    from custody_lab.protocol.uri_templates.template import RESERVED, UNRESERVED, is_triplet
+
+    out, index = [], 0
+    while index < len(text):
+        char = text[index]
+        if allow_reserved and char == "%" and is_triplet(text, index):
+            out.append(text[index : index + 3])
+            index += 3
+            continue
+        if char in UNRESERVED or (allow_reserved and char in RESERVED):
+            out.append(char)
+        else:
+            out.extend(f"%{byte:02X}" for byte in char.encode("utf-8"))
+        index += 1
+    return "".join(out)
+
+
+@pytest.mark.parametrize("allow_reserved", [False, True])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "a b/%2F",
+        "%",
+        "%%41",
+        "%4",
+        "%zz%41%",
+        "é/ü?#[]@!$&'()*+,;=",
+        "\U0001f600 %e2%82%ac",
+        "~._-AZaz09",
+        "\x00\x7f",
+    ],
+)
+def test_encode_gives_what_the_per_character_rule_gives(text: str, allow_reserved: bool) -> None:
+    from custody_lab.protocol.uri_templates.expansion import encode
+
+    assert encode(text, allow_reserved) == _encode_by_the_rule(text, allow_reserved)

@@ -53,7 +53,8 @@ def test_a_template_one_character_longer_is_refused_naming_the_limit(parsed: boo
     error = caught.value
     actual = ("MAX_TEMPLATE_LENGTH" in error.reason, f"{MAX_TEMPLATE_LENGTH:,}" in error.reason, error.position)
     assert actual == (True, True, None), f"{len(text)} characters: got {error}"
-    assert expand(text, {"id": "x"}).endswith("ax"), "expand takes a template of any length"
+    with pytest.raises(UriTemplateError, match="MAX_TEMPLATE_LENGTH"):
+        expand(parse(text) if parsed else text, {"id": "x"})  # the same limit in both directions
 
 
 def test_a_template_of_max_expressions_expressions_matches() -> None:
@@ -109,3 +110,39 @@ def test_a_prefix_of_max_prefix_length_parses_and_one_more_is_refused_naming_the
     actual = (str(spec), f"from 1 to {MAX_PREFIX_LENGTH}" in caught.value.reason, caught.value.position)
     expected = (f"{{var:{MAX_PREFIX_LENGTH}}}", True, 5)
     assert actual == expected, f"expected {expected}, got {actual}"
+
+
+# -- expand is bounded as match is (issue 39 §3) ------------------------------------------------------------
+
+
+def test_expand_refuses_a_template_over_the_expression_and_variable_limits_as_match_does() -> None:
+    too_many = "".join(f"/{{s{k}}}" for k in range(MAX_EXPRESSIONS + 1))
+    with pytest.raises(UriTemplateError, match="MAX_EXPRESSIONS"):
+        expand(too_many, {})
+    wide = "x://{?" + ",".join(f"v{k}" for k in range(MAX_VARIABLES + 1)) + "}"
+    with pytest.raises(UriTemplateError, match="MAX_VARIABLES"):
+        expand(wide, {})
+
+
+def test_a_value_too_long_for_a_uri_is_refused_before_any_of_it_is_encoded(monkeypatch) -> None:
+    from custody_lab.protocol.uri_templates import expansion
+
+    encoded: list[int] = []
+    real = expansion.quote
+    monkeypatch.setattr(expansion, "quote", lambda text, safe: encoded.append(len(text)) or real(text, safe=safe))
+    with pytest.raises(UriTemplateError, match="MAX_URI_LENGTH") as caught:
+        expand("x://{x}", {"x": "%" * 4_000_000})
+    assert "'x'" in caught.value.reason and caught.value.position == 5, caught.value
+    assert encoded == [], f"encoded {encoded} characters before refusing"
+    with pytest.raises(UriTemplateError, match="MAX_URI_LENGTH"):
+        expand("x://{x}", {"x": ["a" * 40_000, "b" * 40_000]})  # a list counts all its members
+
+
+def test_a_prefix_bounds_what_a_long_value_adds_and_the_limit_is_inclusive() -> None:
+    assert expand("x://{x:5}", {"x": "a" * 1_000_000}) == "x://aaaaa"
+    at_limit = expand("x://{x}", {"x": "a" * (MAX_URI_LENGTH - len("x://"))})
+    assert len(at_limit) == MAX_URI_LENGTH
+    with pytest.raises(UriTemplateError, match="MAX_URI_LENGTH"):
+        expand("x://{x}", {"x": "a" * (MAX_URI_LENGTH - len("x://") + 1)})
+    with pytest.raises(UriTemplateError, match="the expansion is"):  # fits as characters, not encoded
+        expand("x://{x}", {"x": " " * (MAX_URI_LENGTH // 2)})
