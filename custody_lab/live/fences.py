@@ -44,8 +44,11 @@ _FENCE = re.compile(r"<\s*(/?)\s*context(?![a-z0-9_.:-])")
 CONFUSABLES: dict[str, str] = {
     # "<": modifier and syllabics arrows, single angle quotation mark, ornaments, math and CJK brackets
     **dict.fromkeys("\u02c2\u1438\u16b2\u2039\u276c\u276e\u27e8\u3008\u29fc", "<"),
-    # "/": division and fraction slashes, box-drawing and math diagonals, Coptic, Hanunoo, CJK
-    **dict.fromkeys("\u2215\u2044\u2571\u27cb\u29f8\u3033\u2cc6\u1735\u30ce\u4e3f", "/"),
+    # "/": division and fraction slashes, box-drawing and math diagonals, Coptic, Hanunoo, CJK; and
+    # the combining solidus overlays, drawn through the "<" before them ("<\u0338" shows as "≮")
+    **dict.fromkeys("\u2215\u2044\u2571\u27cb\u29f8\u3033\u2cc6\u1735\u30ce\u4e3f\u0337\u0338", "/"),
+    # "</" in one character: NOT LESS-THAN, which "<" and a combining long solidus compose to (NFC)
+    "\u226e": "</",
     # c: Cyrillic es, Greek lunate sigma, small capital C, Coptic sima, Cherokee tli
     **dict.fromkeys("\u0441\u0421\u03f2\u03f9\u1d04\u2ca5\u2ca4\u13df\uabaf", "c"),
     # o: Cyrillic o, Greek omicron, Armenian oh, small capital O, Coptic o
