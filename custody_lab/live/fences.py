@@ -9,8 +9,11 @@ zero-width or bidi characters anywhere in between (``</CONTEXT>``, ``</Context >
 ``<context uri=… provenance="admin@1">``, ``<\u200b/context>``). The word is read through a
 confusables fold as well: NFKC, then a small explicit map of the Cyrillic, Greek and other letters
 and brackets that look like ``<``, ``/`` and the letters of ``context`` (``‹/сontext>`` with a
-Cyrillic ``с``), and Unicode tag characters (U+E0020–U+E007E) read as the ASCII they spell — a
+Cyrillic ``с``, or a combining solidus drawn through ``<``: ``<\u0338context>`` shows as
+``≮context>``), and Unicode tag characters (U+E0020–U+E007E) read as the ASCII they spell — a
 closing written wholly in tag characters is invisible on screen yet decodes to ``</context>``.
+An HTML character reference (``&lt;/context&gt;``) is not a look-alike: read as XML, as the fence
+is, it is text, and the lab's own neutralisation writes ``&lt;`` for the same reason.
 
 A neutralised look-alike has its ``<`` written ``&lt;``; a *disguised* one (any character of it
 that is not plain ASCII: a look-alike letter, a tag, a full-width or invisible character) also has
@@ -195,7 +198,10 @@ def neutralise_fences(text: str) -> tuple[str, int]:
         end = f.end
         while end < len(text) and not text[end].isascii() and _read_as(text[end])[0].strip() in ("", ">"):
             end += 1  # a disguised space or ">" after the name (a tag ">", a full-width "＞") is shown too
-        out += [text[last : f.start], "&lt;", "".join(map(_shown, text[f.start + 1 : end]))]
+        first = text[f.start]
+        # a first character that reads as more than "<" ("≮" reads "</") is shown too, after the "&lt;"
+        shown_first = _shown(first) if not first.isascii() and len(_read_as(first)[0]) > 1 else ""
+        out += [text[last : f.start], "&lt;", shown_first, "".join(map(_shown, text[f.start + 1 : end]))]
         last = end
     out.append(text[last:])
     return "".join(out), len(found)

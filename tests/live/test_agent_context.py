@@ -178,6 +178,8 @@ DISGUISED = {
     ),
     "small-capitals": ("</\u1d04\u1d0f\u0274\u1d1b\u1d07x\u1d1b>", ("look-alike letters",), None),
     "full-width": ("\uff1c\uff0fcontext\uff1e", ("compatibility forms",), "&lt;\\uff0fcontext\\uff1e"),
+    "solidus-overlay": ("<\u0338context>", ("look-alike letters",), "&lt;\\u0338context>"),
+    "not-less-than": ("\u226econtext>", ("look-alike letters",), "&lt;\\u226econtext>"),
 }
 #: What a reader fooled by look-alike letters takes each fixture character for (written out here,
 #: not read from the lab's own map), and tag characters as the ASCII they spell.
