@@ -106,3 +106,25 @@ def test_canonical_json_writes_lone_surrogates_as_escapes_as_javascript_does(val
     text = cl.canonical_json(value)
     assert text == javascript, (text, javascript)
     text.encode("utf-8")  # strict: no surrogate is left to encode
+
+
+# -- freshness: the deadline itself is already stale (issue 39 §4: `<` → `<=` survived tests/core) ------------
+
+
+@pytest.mark.parametrize(
+    ("ttl_ms", "now", "state"),
+    [
+        (1500, "2026-09-04T12:00:01.499Z", "fresh"),  # a millisecond before the deadline
+        (1500, "2026-09-04T12:00:01.500Z", "stale"),  # at the deadline: no longer fresh
+        (1500, "2026-09-04T12:00:01.501Z", "stale"),
+        (0, "2026-09-04T12:00:00.000Z", "stale"),  # ttlMs 0: stale when read
+        (None, "2026-09-04T12:00:00.000Z", None),  # no hint, no freshness
+    ],
+)
+def test_a_read_is_fresh_strictly_before_its_deadline_and_stale_from_it(ttl_ms, now, state):
+    from custody_lab.core.receipts import freshness
+
+    got = freshness("2026-09-04T12:00:00.000Z", ttl_ms, now=now)
+    assert (got and got["state"]) == state, got
+    if got is not None:
+        assert got["freshUntil"] == "2026-09-04T12:00:01.500Z" if ttl_ms else got["freshUntil"].endswith("00.000Z")
