@@ -265,3 +265,52 @@ def test_malformed_notifications_in_an_event_stream_are_dropped_and_counted_and_
     assert protocol[1] == (
         "resources/list item 0 ('a://x') declares size true: not a non-negative integer; treated as undeclared"
     ), protocol
+
+
+# -- the bounds hold on the running total, not on one chunk or one line (issue 39 §4) --------------------------
+
+
+class _CountedChunks(httpx2.AsyncByteStream):
+    """``count`` chunks of ``chunk`` bytes (made as they are read), counting how many were read."""
+
+    def __init__(self, head: bytes, chunk: bytes, count: int) -> None:
+        self.head, self.chunk, self.count, self.read = head, chunk, count, 0
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        self.read += 1
+        yield self.head
+        for _ in range(self.count):
+            self.read += 1
+            yield self.chunk
+
+
+def test_a_json_body_in_small_chunks_is_refused_once_their_total_passes_the_limit():
+    """Each 64 KiB chunk is under the limit; their sum is not: the guard stops at the limit."""
+    kib64 = 64 * 1024
+    per_limit = MAX_HTTP_BODY_BYTES // kib64
+    body = _CountedChunks(b'{"jsonrpc": "2.0", "id": 1, "result": "', b"x" * kib64, 4 * per_limit)
+
+    def initialize(ident: Any) -> httpx2.Response:
+        return httpx2.Response(200, headers={"content-type": "application/json"}, stream=body)
+
+    guard = HttpGuard(URL, transport=_server(initialize, []))
+    assert isinstance(_handshake(guard), BaseException)
+    assert guard.problem == "sent more than 16 MiB in its answer to initialize", guard.problem
+    assert body.read <= per_limit + 2, f"{body.read} of {body.count + 1} chunks read: nothing past the limit is"
+
+
+def test_an_event_of_many_small_data_lines_is_refused_once_they_pass_the_limit():
+    """Every data line is 1 MiB; the event's lines together pass the limit before its blank line."""
+    mib = 1024 * 1024
+    per_limit = MAX_HTTP_BODY_BYTES // mib
+    stream = _CountedChunks(b"event: message\n", b"data: " + b"x" * (mib - 7) + b"\n", 3 * per_limit)
+
+    def initialize(ident: Any) -> httpx2.Response:
+        return httpx2.Response(200, headers={"content-type": "text/event-stream"}, stream=stream)
+
+    guard = HttpGuard(URL, transport=_server(initialize, []))
+    assert isinstance(_handshake(guard), BaseException)
+    assert (guard.problem or "").startswith("sent an event over 16 MiB in the event stream answering initialize"), (
+        guard.problem
+    )
+    assert stream.read <= per_limit + 2, f"{stream.read} of {stream.count + 1} chunks read: nothing past the limit is"
