@@ -306,7 +306,9 @@ def test_every_command_in_the_guide_runs_as_written(command, capsys):
     elif words[:3] == [".venv/bin/python", "-m", "pip"]:
         assert importlib.util.find_spec("pip") and words[3] == "download", command
     else:
-        assert not command_problems(" ".join(shlex.quote(w) for w in words)), f"{command!r}: {command_problems(command)}"
+        assert not command_problems(" ".join(shlex.quote(w) for w in words)), (
+            f"{command!r}: {command_problems(command)}"
+        )
 
 
 def test_the_readme_points_at_the_guide_and_holds_no_second_plan():
