@@ -195,7 +195,7 @@ _AGENT_02 = Exercise(
     title="Which line tries to leave the fence?",
     why=(
         "the first line holding a closing-fence look-alike (any letter case, spaces inside) is where the "
-        "model would believe the data ended; the lines before it only talk about the note"
+        "model would believe the data ended; the lines before it are the note itself"
     ),
     level=2,
     prompt=(

@@ -178,9 +178,9 @@ _KIND_02 = Exercise(
     id="kind-02",
     title="Which copies may be served again?",
     why=(
-        "under the lab's host policy a copy may be served again only when its content can no longer change: a"
-        " log of a closed day; a static file can be edited, today's log is still written, records and live "
-        "documents move"
+        "under the lab's host policy a copy may be served again only when nothing can change it: a log of a "
+        "period that has ended; an unpinned static file can be edited, today's log is still written, records "
+        "and live documents move"
     ),
     level=2,
     prompt=(

@@ -148,8 +148,9 @@ _TRANSFORM_02 = Exercise(
     id="transform-02",
     title="Which records hide a cut?",
     why=(
-        "check_step refuses a record whose source range stops short of the source's total while it says "
-        "truncated: false; the others either cover their whole source or say they were cut"
+        "check_step refuses a record that says truncated: false while part of its source never reached the "
+        "step (a range that stops short, or a source the record under-states); the PDF text is whole and the "
+        "CSV table says what it left out"
     ),
     level=2,
     prompt=(

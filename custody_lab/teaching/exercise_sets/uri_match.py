@@ -241,9 +241,9 @@ _URI_08 = Exercise(
     id="uri-08",
     title="Which templates can a server match?",
     why=(
-        "the lab's match accepts an expression only when what follows it is a character it cannot produce, or"
-        " only literal text to the end; a hyphen after a simple expression and two reserved expansions in a "
-        "row are ambiguous"
+        "the lab's match accepts an expression only when what follows it is a character it cannot produce, or "
+        "only literal text to the end; between two expressions a hyphen after a simple one, or a slash after a "
+        "reserved one, could belong to either side"
     ),
     level=5,
     prompt=(
