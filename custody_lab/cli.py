@@ -142,7 +142,12 @@ def build_parser() -> argparse.ArgumentParser:
             delivery.configure_present,
             delivery.run_present,
         ),
-        ("solutions", "print every exercise's reference answer (for facilitators)", solutions.configure, solutions.run),
+        (
+            "solutions",
+            "print every exercise's reference answer and its reason (for facilitators)",
+            solutions.configure,
+            solutions.run,
+        ),
     ]
     for name, help_text, configure, run in commands:
         p = sub.add_parser(name, help=help_text)

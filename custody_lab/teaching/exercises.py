@@ -184,6 +184,8 @@ class Exercise:
         hints: general hints for a wrong answer no listed mistake explains: the first after one
             wrong try, the second (more pointed) from the second wrong try on. Neither may hold
             the answer.
+        why: the answer's one-line reason, for a facilitator's discussion (``custody-lab solutions``):
+            the fact that decides it, derived from the rule table, the advisor or a scenario where it can be.
     """
 
     id: str
@@ -201,6 +203,7 @@ class Exercise:
     given: Callable[[], object] | None = None
     kind: str | None = None
     hints: tuple[str, ...] = ()
+    why: str = ""
 
     def __post_init__(self) -> None:
         if not isinstance(self.id, str) or not _ID.match(self.id):

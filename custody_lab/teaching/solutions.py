@@ -1,11 +1,14 @@
-"""Reference answers for facilitators: every exercise, its title and its answer, in one table.
+"""Reference answers for facilitators: every exercise, its title, its answer and the answer's reason.
 
 Learners never see these unless someone asks: the notebooks only *check* answers. A facilitator
 prints the table before a session (``custody-lab solutions``, or ``custody-lab solutions blob``
 for one topic) or calls :func:`solutions_table` in a scratch notebook. Each answer comes from
 the exercise's own ``reference``, the one the checker and :func:`custody_lab.exercises.reveal`
 use, so the table cannot drift from the checks; printing it records nothing in anyone's progress.
-Each answer is printed in a form the Check box accepts as typed, quotes included.
+Each answer is printed in a form the Check box accepts as typed, quotes included, and under it the
+answer's one-line reason (the exercise's ``why``: the fact that decides it), for the room's discussion.
+Every line goes through :func:`~custody_lab.core.text.visible`, so nothing printed can move a
+terminal's cursor or hide a character.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import argparse
 import json
 from dataclasses import dataclass
 
+from ..core.text import terminal_json, visible
 from .exercises import all_exercises, short_repr
 
 
@@ -27,11 +31,13 @@ class Solution:
         id: the exercise id (``"blob-01"``).
         title: the exercise's short heading.
         answer: the reference answer, as :func:`~custody_lab.exercises.reveal` returns it.
+        why: the answer's one-line reason, for the discussion (the exercise's ``why``).
     """
 
     id: str
     title: str
     answer: object
+    why: str = ""
 
     def answer_text(self) -> str:
         """The answer as a learner would type it (a Python literal, shortened when long)."""
@@ -44,32 +50,37 @@ class Solution:
             answer: object = self.answer
         except (TypeError, ValueError):
             answer = repr(self.answer)
-        return {"id": self.id, "title": self.title, "answer": answer}
+        return {"id": self.id, "title": self.title, "answer": answer, "why": self.why}
 
 
 def solutions_table(prefix: str | None = None) -> list[Solution]:
-    """Every exercise (or those whose id starts with ``prefix``) with its reference answer.
+    """Every exercise (or those whose id starts with ``prefix``) with its reference answer and reason.
 
     Example:
         >>> row = solutions_table("blob-01")[0]
-        >>> row.id, row.answer
-        ('blob-01', 105)
+        >>> row.id, row.answer, row.why.startswith("base64 writes every 3 bytes as 4 characters")
+        ('blob-01', 105, True)
     """
-    return [Solution(e.id, e.title, e.reference()) for e in all_exercises(prefix)]
+    return [Solution(e.id, e.title, e.reference(), e.why) for e in all_exercises(prefix)]
 
 
 def format_solutions(rows: list[Solution]) -> str:
-    """A plain-text table: id, title, answer — one exercise per line.
+    """A plain-text table: id, title, answer on one line, the answer's reason on the next; every line
+    terminal-safe (:func:`~custody_lab.core.text.visible`).
 
     Example:
-        >>> print(format_solutions([Solution("blob-01", "Count the bytes", 105)]))
+        >>> print(format_solutions([Solution("blob-01", "Count the bytes", 105, "decode first\\x1b[2J")]))
         blob-01  Count the bytes  105
+                 why: decode first\\x1b[2J
     """
     if not rows:
         return ""
     id_w = max(len(r.id) for r in rows)
     title_w = max(len(r.title) for r in rows)
-    return "\n".join(f"{r.id:<{id_w}}  {r.title:<{title_w}}  {r.answer_text()}" for r in rows)
+    lines = []
+    for r in rows:
+        lines += [f"{r.id:<{id_w}}  {r.title:<{title_w}}  {r.answer_text()}", f"{'':<{id_w}}  why: {r.why}"]
+    return "\n".join(visible(line) for line in lines)
 
 
 def configure(p: argparse.ArgumentParser) -> None:
@@ -83,8 +94,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"no exercise id starts with {args.prefix!r}")
         return 2
     if args.json:
-        print(json.dumps([r.to_dict() for r in rows], indent=2, ensure_ascii=False))
+        print(terminal_json([r.to_dict() for r in rows]))
     else:
-        print("# Reference answers, for facilitators (learners check theirs in the notebooks)")
+        print("# Reference answers and their reasons, for facilitators (learners check theirs in the notebooks)")
         print(format_solutions(rows))
     return 0

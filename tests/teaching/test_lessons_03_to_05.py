@@ -1,5 +1,5 @@
 """Notebooks 03–05 and the README: they name their exercises, say what the spec says (with the
-revision), fit the 90-minute plan, and each claim they make about the lab holds."""
+revision), fit the 90-minute plan (docs/workshop.md), and each claim they make about the lab holds."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from custody_lab.protocol.catalog import Catalog
 
 ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
+GUIDE = (ROOT / "docs" / "workshop.md").read_text(encoding="utf-8")
 LESSONS = {
     "03": ("03-expand-and-match-uri-templates", "uri"),
     "04": ("04-read-text-and-blob-contents", "blob"),
@@ -76,20 +77,20 @@ def test_each_notebook_closes_with_a_check_yourself_progress_panel_before_the_re
 
 
 def _plan_minutes(name: str) -> int:
-    row = re.search(rf"^\| (\d+):(\d\d)–(\d+):(\d\d) \| `{re.escape(name)}` \|", README, re.MULTILINE)
-    assert row, f"no row for {name} in the README's 90-minute plan"
+    row = re.search(rf"^\| (\d+):(\d\d)–(\d+):(\d\d) \| `{re.escape(name)}` \|", GUIDE, re.MULTILINE)
+    assert row, f"no row for {name} in the 90-minute plan of docs/workshop.md"
     h1, m1, h2, m2 = map(int, row.groups())
     return (h2 * 60 + m2) - (h1 * 60 + m1)
 
 
 @pytest.mark.parametrize("number", LESSONS)
-def test_each_notebooks_own_time_estimate_equals_its_row_in_the_readme_plan(number):
+def test_each_notebooks_own_time_estimate_equals_its_row_in_the_workshop_plan(number):
     name, _ = LESSONS[number]
     first = _cells(number)[0].source
     found = re.search(r"\*\*Time\*\* · about (\d+) minutes", first)
     assert found, f"notebook {number}: the first cell states no '**Time** · about N minutes'"
     assert int(found.group(1)) == _plan_minutes(name), (
-        f"notebook {number}: says {found.group(1)} minutes, the README plan gives {_plan_minutes(name)}"
+        f"notebook {number}: says {found.group(1)} minutes, the workshop plan gives {_plan_minutes(name)}"
     )
 
 

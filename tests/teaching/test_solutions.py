@@ -29,14 +29,15 @@ def test_every_reference_answer_in_the_table_passes_its_own_check(row):
     assert result.passed, f"{row.id}: reference answer {row.answer!r} fails its check: {result}"
 
 
-def test_the_solutions_command_prints_one_line_per_exercise(capsys):
+def test_the_solutions_command_prints_each_answer_on_one_line_and_its_reason_on_the_next(capsys):
     assert cli.main(["solutions"]) == 0
     lines = capsys.readouterr().out.splitlines()
     rows = solutions_table()
-    assert lines[0].startswith("# Reference answers, for facilitators"), lines[:1]
-    assert len(lines) == 1 + len(rows), lines
-    for line, row in zip(lines[1:], rows):
-        assert line.startswith(row.id) and line.rstrip().endswith(row.answer_text()), (line, row)
+    assert lines[0].startswith("# Reference answers and their reasons, for facilitators"), lines[:1]
+    assert len(lines) == 1 + 2 * len(rows), f"expected {1 + 2 * len(rows)} lines, got {len(lines)}"
+    for answer, why, row in zip(lines[1::2], lines[2::2], rows, strict=True):
+        assert answer.startswith(row.id) and answer.rstrip().endswith(row.answer_text()), (answer, row)
+        assert why.strip() == f"why: {row.why}", (why, row.why)
 
 
 def test_the_solutions_command_filters_by_prefix_and_prints_json(capsys):
@@ -44,7 +45,8 @@ def test_the_solutions_command_filters_by_prefix_and_prints_json(capsys):
     assert cli.main(["solutions", topic, "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)
     assert rows and all(r["id"].startswith(topic) for r in rows), rows
-    assert set(rows[0]) == {"id", "title", "answer"}
+    assert set(rows[0]) == {"id", "title", "answer", "why"}
+    assert all(r["why"] == exercises.get(r["id"]).why for r in rows), rows
 
 
 def test_an_unknown_prefix_is_an_error_not_an_empty_table(capsys):
@@ -68,3 +70,34 @@ def test_no_learner_notebook_shows_the_solutions():
             ):
                 leaks.append(f"{path.name} cell {i}")
     assert not leaks, f"learner notebooks that print the solutions: {leaks}"
+
+
+def _words(value: object) -> set[str]:
+    return {w for w in re.findall(r"[a-z0-9]+", str(value).lower()) if len(w) > 2}
+
+
+@pytest.mark.parametrize("exercise", exercises.all_exercises(), ids=lambda e: e.id)
+def test_every_exercise_has_a_one_line_reason_that_does_not_merely_restate_its_answer(exercise):
+    why, answer = exercise.why, exercise.reference()
+    assert why.strip() and "\n" not in why, f"{exercise.id}: its reason {why!r} must be one non-empty line"
+    beyond = _words(why) - _words(answer) - _words(exercise.id)
+    assert len(beyond) >= 6, (
+        f"{exercise.id}: the reason {why!r} says little beyond the answer {answer!r} (only {sorted(beyond)})"
+    )
+
+
+def test_the_restatement_check_catches_a_reason_that_is_the_answer_again():
+    answer = {"rule": "embed-over-budget", "change": "shape"}
+    assert len(_words("the rule is embed-over-budget and the change is the shape") - _words(answer)) < 6
+
+
+def test_the_table_is_terminal_safe_in_text_and_in_json(capsys, monkeypatch):
+    hostile = Solution("x-01", "t\x1b]0;title\x07", "a\x1b[2J\u202e", "why\x9b\u2028next")
+    text = format_solutions([hostile])
+    assert not re.search(r"[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u202e]", text), repr(text)
+    assert "\\x1b" in text and "\\u2028" in text, text
+    monkeypatch.setattr("custody_lab.teaching.solutions.solutions_table", lambda prefix=None: [hostile])
+    assert cli.main(["solutions", "--json"]) == 0
+    out = capsys.readouterr().out
+    assert not re.search(r"[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u202e]", out), repr(out)
+    assert json.loads(out)[0]["why"] == hostile.why

@@ -128,6 +128,10 @@ def _report_labels() -> object:
 _ACTOR_01 = Exercise(
     id="actor-01",
     title="Two labels for the generated report",
+    why=(
+        "the model chose to call the tool, and the server ran the operation that wrote the report: on a "
+        "tools/call the server is the party whose action brings the content in"
+    ),
     level=1,
     prompt=(
         "The seed's `generated-report` case: the model calls a tool that writes an 18,000-byte "
@@ -193,6 +197,10 @@ def _proposed_read_labels() -> object:
 _ACTOR_02 = Exercise(
     id="actor-02",
     title="Complete the actors block of a read the model asked for",
+    why=(
+        "the model decided that the record should be read, but the host's client issued the resources/read "
+        "through its own gate: a read is the application's action even when the model asked for it"
+    ),
     level=2,
     prompt=(
         "The model asks for `crm://customer/fixture-17` through the host's `read_mcp_resource` "
@@ -252,6 +260,11 @@ def _differing() -> object:
 _ACTOR_03 = Exercise(
     id="actor-03",
     title="Where must the receipt keep both labels?",
+    why=(
+        "the labels differ wherever the party that decided is not the one whose method brings the content in:"
+        " a model's tools/call runs on the server, a read the model asked for is issued by the host, and a "
+        "tool the host calls itself still runs on the server"
+    ),
     level=2,
     prompt=(
         'Five context sources (`input_for("actor-03")`: each with its `what`, `initiator` and '

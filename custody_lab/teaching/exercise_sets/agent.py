@@ -88,6 +88,11 @@ def _detect_names(test: Any) -> Any:
 _AGENT_01 = Exercise(
     id="agent-01",
     title="Prompt context or read on demand?",
+    why=(
+        "seed 003: only static resources, a known URI with fixed content, go into the system prompt; a "
+        "template names no single URI and the status changes during incidents, while the ledger is not "
+        "context at all"
+    ),
     level=2,
     prompt=(
         'An autonomous agent starts from the lab server\'s listing (`input_for("agent-01")`: '
@@ -188,6 +193,10 @@ def _is_line(line: Any) -> Any:
 _AGENT_02 = Exercise(
     id="agent-02",
     title="Which line tries to leave the fence?",
+    why=(
+        "the first line holding a closing-fence look-alike (any letter case, spaces inside) is where the "
+        "model would believe the data ended; the lines before it are the note itself"
+    ),
     level=2,
     prompt=(
         'The hostile server\'s `notes://handover` is a shift note (`input_for("agent-02")` prints '
@@ -268,6 +277,10 @@ def _case_sensitive_bytes() -> int:
 _AGENT_03 = Exercise(
     id="agent-03",
     title="Complete the receipt: what entered the prompt",
+    why=(
+        "the host rewrites the < of each fence look-alike as &lt;, three bytes more each time, so the bytes "
+        "that entered are the note's UTF-8 bytes plus three per rewrite"
+    ),
     level=3,
     prompt=(
         "Seed 000: if content is transformed, record the transform as a new step, and a receipt "

@@ -84,6 +84,10 @@ _CONSENT_HINT = (
 _AUTHORISE_01 = Exercise(
     id="authorise-01",
     title="The call was approved; the embed was not",
+    why=(
+        "the user approved the call, not the record: the embedded record is one this caller may not read, and"
+        " the rule table's permission rule fires on the embed"
+    ),
     level=2,
     prompt=(
         f"A support agent works on a ticket of customer `fixture-17`. The user approves a call to "
@@ -177,6 +181,10 @@ def _whose_policy() -> str:
 _AUTHORISE_02 = Exercise(
     id="authorise-02",
     title="Whose policy failed?",
+    why=(
+        "seed 000: an embedded resource should be authorised before embedding; the server skipped that check,"
+        " so the host withholds the bytes that arrived and records the refusal"
+    ),
     level=3,
     prompt=(
         f"Same call as `authorise-01`: `{TOOL}` embedded `{EMBEDDED_URI}` for a caller who may not "

@@ -51,6 +51,7 @@ def _logo_size() -> int:
 _BLOB_01 = Exercise(
     id="blob-01",
     title="How many bytes are in the logo?",
+    why="base64 writes every 3 bytes as 4 characters: decode the blob first, then count the bytes, not the text",
     level=1,
     prompt=(
         '`input_for("blob-01")` is the `blob` field that `resources/read` returned for '
@@ -112,6 +113,10 @@ def _mime(answer: object) -> str | None:
 _BLOB_02 = Exercise(
     id="blob-02",
     title="What is this blob, really?",
+    why=(
+        "a declared mimeType is the server's claim; the first bytes of the decoded blob are a file signature,"
+        " and they are the evidence"
+    ),
     level=2,
     prompt=(
         '`input_for("blob-02")` is a contents item whose `mimeType` says `image/png`. '
@@ -191,6 +196,10 @@ def _url_safe(answer: object) -> bool:
 _BLOB_03 = Exercise(
     id="blob-03",
     title="Write a blob field",
+    why=(
+        "a blob is standard base64 (the + and / alphabet, = padding) of the raw bytes: five bytes make one "
+        "full group of three and one padded group"
+    ),
     level=2,
     prompt=(
         'A server must return five bytes, `3e 3f bf ff 10` in hex (`input_for("blob-03")` gives '
@@ -257,6 +266,10 @@ _THUMBNAIL_BYTES = 2500
 _BLOB_04 = Exercise(
     id="blob-04",
     title="How long will the blob be?",
+    why=(
+        "base64 writes each started group of 3 bytes as 4 characters, so 2,500 bytes make 834 groups, the "
+        "last one padded"
+    ),
     level=3,
     prompt=(
         "A tool will embed a 2,500-byte JPEG thumbnail as a `blob`. Before encoding anything, "

@@ -167,6 +167,10 @@ def _said_none(answer: object) -> bool:
 _BUDGET_01 = Exercise(
     id="budget-01",
     title="Forty tools: which budget is over?",
+    why=(
+        "forty full tool definitions fill the tool-definitions budget past its own limit although the "
+        "combined number is under the three limits added up: each budget is checked against its own room"
+    ),
     level=2,
     prompt=(
         "A host connects to a warehouse server with forty export tools and loads every tool "
@@ -259,6 +263,10 @@ def _same_pair(answer: object, expected: object) -> bool:
 _BUDGET_02 = Exercise(
     id="budget-02",
     title="A giant list before the selected document",
+    why=(
+        "host A fills one combined limit in order and the 200 listed records use up the room before the "
+        "ticket comes; host B fills each budget from its own room, so the listing cannot push the ticket out"
+    ),
     level=3,
     prompt=(
         "A support agent selected the ticket `tickets://T-501`. Before it, the turn carries one "

@@ -307,6 +307,19 @@ def _mistakes(s: FixScenario, change: str) -> tuple[Mistake, ...]:
     return tuple(found)
 
 
+def _why(s: FixScenario, change: str) -> str:
+    """The answer's reason, read from the rule table and the scenario's facts."""
+    rule = next(r for r in RULES if r.code == s.rule())
+    lies = dishonest_fixes(s)
+    lie = f"; changing {' or '.join(lies)} would get it accepted by stating something untrue" if lies else ""
+    if change == "none":
+        return f"{rule.code} fires because {rule.test}{lie}, and no design choice alone gets the case accepted"
+    return (
+        f"{rule.code} fires because {rule.test}; {change} is a design choice or an action the host can take, "
+        f"not a fact, and changing it alone gets the case accepted{lie}"
+    )
+
+
 def _exercise(s: FixScenario) -> Exercise:
     fixes = honest_fixes(s)
     if len(fixes) > 1:
@@ -315,6 +328,7 @@ def _exercise(s: FixScenario) -> Exercise:
     return Exercise(
         id=s.id,
         title=f"Refuse and fix: {s.title.lower()}",
+        why=_why(s, change),
         level=2,
         prompt=(
             f'{s.what} The router refuses the case (`input_for("{s.id}")` is the case as the host '

@@ -56,6 +56,11 @@ def _too_cautious(answer: object) -> bool:
 _HINT_01 = Exercise(
     id="hint-01",
     title="Which of these may a host do without asking?",
+    why=(
+        "annotations are untrusted hints (MCP 2025-03-26 and later): under the lab's host policy they may "
+        "shape only how the host shows what it holds, and a gated read needs no hint; calling, repeating or "
+        "skipping the gate on a hint needs a person or a check"
+    ),
     level=2,
     prompt=(
         "A server's tool annotations (`readOnlyHint`, `destructiveHint`, `idempotentHint`, "
@@ -218,6 +223,10 @@ def _code(answer: object) -> str | None:
 _HINT_02 = Exercise(
     id="hint-02",
     title="The audit and the tools that claim to be read-only",
+    why=(
+        "the audit calls only the tools a person named with --allow-calls; a readOnlyHint is the server's "
+        "claim, never permission to call"
+    ),
     level=1,
     prompt=(
         "`custody-lab audit` runs against the hostile server with no `--allow-calls`. The server "

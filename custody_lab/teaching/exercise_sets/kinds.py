@@ -78,6 +78,11 @@ def _only_wrong_at(position: int, wrong: str) -> Any:
 _KIND_01 = Exercise(
     id="kind-01",
     title="Which kind is it?",
+    why=(
+        "what each URI serves decides its kind: a versioned handbook is a fixed file, an order by id one "
+        "record of many, today's lines a log, the shop's schema a description of data, the service status a "
+        "document that changes"
+    ),
     level=1,
     prompt=(
         '`input_for("kind-01")` lists five URIs of the sample server. Give the kind of each, in '
@@ -172,6 +177,11 @@ def _says_none(answer: object) -> bool:
 _KIND_02 = Exercise(
     id="kind-02",
     title="Which copies may be served again?",
+    why=(
+        "under the lab's host policy a copy may be served again only when nothing can change it: a log of a "
+        "period that has ended; an unpinned static file can be edited, today's log is still written, records "
+        "and live documents move"
+    ),
     level=2,
     prompt=(
         'The host read each URI in `input_for("kind-02")` at the lab\'s clock, 2026-09-04 12:00 '
@@ -285,6 +295,10 @@ def _near_your_clock(answer: object) -> bool:
 _KIND_03 = Exercise(
     id="kind-03",
     title="Cite today's log by its day",
+    why=(
+        "logs://api/today moves every day; the read states the day its lines belong to, so the receipt cites "
+        "the URI the template makes for that day, with level left undefined"
+    ),
     level=2,
     prompt=(
         '`input_for("kind-03")` is the text a read of `logs://api/today` returned. `today` moves: '

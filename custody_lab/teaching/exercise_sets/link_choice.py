@@ -146,6 +146,7 @@ def _shape_exercise(
     return Exercise(
         id=exercise_id,
         title=title,
+        why=advice_for(need).reasons[-1],
         level=level,
         prompt=(
             f'{situation} The host\'s inline budget is 4,096 bytes (`input_for("{exercise_id}")` has '
@@ -175,6 +176,11 @@ def _break_even() -> int | None:
 _LINK_03 = Exercise(
     id="link-03",
     title="From which call on is the link ahead?",
+    why=(
+        "on the first call both shapes carry the payload once and the link adds its small block; from the "
+        "second call on the embed pays the 18,000 bytes again while the client serves the link's repeat from "
+        "its cache"
+    ),
     level=2,
     prompt=(
         "The same weekly report: 18,000 bytes of HTML, consulted 5 times in one session. An embed "
@@ -410,6 +416,7 @@ def _only_wrong(item: str) -> Any:
 _LINK_08 = Exercise(
     id="link-08",
     title="Four results of one support turn",
+    why="; ".join(f"{item}: {advice_for(facts).reasons[-1]}" for item, facts in TURN.items()),
     level=4,
     prompt=(
         'In one support shift the model calls four tools (`input_for("link-08")` has the facts; the '

@@ -55,6 +55,10 @@ def _report_shape() -> str | None:
 _LINK_01 = Exercise(
     id="link-01",
     title="Link or embed the weekly report?",
+    why=(
+        "18,000 bytes are over the 4,096-byte inline budget and the report is read 5 times: each alone calls "
+        "for a link the client fetches once and caches"
+    ),
     level=3,
     prompt=(
         "The model calls a `weekly_report` tool. The report is 18,000 bytes of HTML, and the model "
@@ -129,6 +133,11 @@ def _links() -> list[dict[str, str]]:
 _LINK_02 = Exercise(
     id="link-02",
     title="Which URI should the link carry?",
+    why=(
+        "seed 001's caching advice: the same report is registered under another URI, and only a link carrying"
+        " that exact URI lets the client find its cached copy and hear of updates; the one-off export needs "
+        "no listing"
+    ),
     level=4,
     prompt=(
         'A tool returned the two `resource_link` blocks in `input_for("link-02")`. Neither URI '

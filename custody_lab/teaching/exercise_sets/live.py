@@ -166,6 +166,10 @@ def _what_the_client_does() -> str:
 _LIVE_01 = Exercise(
     id="live-01",
     title="A notice arrives: what must the client do?",
+    why=(
+        "a notification carries the URI, never the content, and permission is checked on every read: the "
+        "client reads again through the gate and writes a new receipt for what comes back"
+    ),
     level=2,
     prompt=(
         f"The client subscribed to `{STATUS}` and read it. Then the server sends "
@@ -297,6 +301,10 @@ def _pair_code(answer: object) -> str | None:
 _LIVE_02 = Exercise(
     id="live-02",
     title="A link the caller may not read: what does the receipt record?",
+    why=(
+        "the tool call was allowed and ran, but the gate refuses the follow-up read of the link it returned: "
+        "the client never fetched the report, and the receipt names the refused follow-up"
+    ),
     level=3,
     prompt=(
         f"The caller may call `{_REPORT_TOOL}`, but the lab's permission gate refuses every "
@@ -425,6 +433,10 @@ _WIRE_FAILURES = ("server-timeout", "server-error", "resource-not-found", "tool-
 _LIVE_03 = Exercise(
     id="live-03",
     title="The cache answered: is that current?",
+    why=(
+        "the server's ttlMs is a claim, nobody subscribed, so no notice arrived, and the cache served the old"
+        " revision: the copy is not current and the case requires current content"
+    ),
     level=2,
     prompt=(
         f"The client reads `{STATUS}` from a server that claims the status fresh for a minute "

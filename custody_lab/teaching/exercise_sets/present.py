@@ -164,6 +164,10 @@ DRAFT_SOURCES = (
 _PRESENT_01 = Exercise(
     id="present-01",
     title="Who approved the refund?",
+    why=(
+        "the label comes from the host's own consent log, the record of who approved this call with these "
+        "arguments; what the server returns or a title says is untrusted data"
+    ),
     level=2,
     prompt=(
         f"The model proposes `approve_draft` with `{{'draft_id': '9'}}`; {_APPROVER} approves it, "
@@ -239,6 +243,10 @@ WEATHER_SOURCES = (
 _PRESENT_02 = Exercise(
     id="present-02",
     title="No consent on record, and a title that says Approved",
+    why=(
+        "the host's consent log holds no approval for the call; a title is untrusted server text, and "
+        "proposing a call or letting it through the gate is not approving it"
+    ),
     level=2,
     prompt=(
         "The model proposes the hostile server's `lookup_weather` for Lisbon. Its title in "

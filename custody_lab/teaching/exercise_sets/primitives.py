@@ -423,6 +423,11 @@ def _shape_mistakes(s: Scenario, answer: Callable[..., dict[str, str]]) -> list[
     return out
 
 
+def _why(s: Scenario) -> str:
+    """The answer's reason: the advisor's own reasons for the scenario's facts, and the fact that decides."""
+    return "; ".join(advise(**s.facts).reasons) + f" (what decides the shape: {' or '.join(deciding_facts(s))})"
+
+
 def _exercise(s: Scenario) -> Exercise:
     deciding = deciding_facts(s)
     if not deciding or (len(deciding) > 1 and s.shape() != "embedded-resource"):
@@ -430,6 +435,7 @@ def _exercise(s: Scenario) -> Exercise:
     return Exercise(
         id=s.id,
         title=f"Resource or tool? {s.title}",
+        why=_why(s),
         level=s.level,
         prompt=(
             f"{s.what}\n\nIs it a **resource** or a **tool**, which of the five shapes carries it, and "

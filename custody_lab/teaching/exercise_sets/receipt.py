@@ -51,6 +51,10 @@ def _missing_key() -> object:
 _RECEIPT_01 = Exercise(
     id="receipt-01",
     title="Find the missing custody field",
+    why=(
+        "the custody block names the URI, MIME type, size and time, but nothing says which server (and which "
+        "build of it) produced the bytes, so a reviewer cannot trace where they came from"
+    ),
     level=1,
     prompt=(
         "A customer record was read through a template, and the host wrote this custody block "
@@ -111,6 +115,10 @@ def _gap_rejection() -> object:
 _RECEIPT_02 = Exercise(
     id="receipt-02",
     title="Which rule refuses a receipt with a gap?",
+    why=(
+        "both custody-incomplete and stale-content would fire, and custody-incomplete comes first in the rule"
+        " table: the first rule that fires decides"
+    ),
     level=2,
     prompt=(
         "The same customer record, still without its missing custody fact; this time the copy the "
@@ -178,6 +186,10 @@ def _region() -> object:
 _RECEIPT_03 = Exercise(
     id="receipt-03",
     title="Where does this need fall on the matrix?",
+    why=(
+        "2,500 bytes fit the 4,096-byte inline budget, but the same summary is read five times, and from the "
+        "second use on a client cache pays off"
+    ),
     level=2,
     prompt=(
         "The model calls a tool that generates a 2,500-byte weekly summary, and the same summary is "

@@ -71,6 +71,10 @@ def _only_part_of_the_versioned(answer: object) -> bool:
 _REVISION_01 = Exercise(
     id="revision-01",
     title="Which URIs may the host cache?",
+    why=(
+        "under the lab's host policy only a URI that names one fixed revision (a version, a closed month) "
+        "promises the same bytes on every read; current, latest, today and an unversioned name can move"
+    ),
     level=1,
     prompt=(
         'Six URIs (`input_for("revision-01")`). Under the lab\'s host policy, which of them may the '
@@ -154,6 +158,10 @@ def _comparison() -> object:
 _REVISION_02 = Exercise(
     id="revision-02",
     title="The same versioned URI, two digests",
+    why=(
+        "a versioned URI promises the same bytes on every read, so two digests under it are not an update but"
+        " a broken promise, and the cached copy can no longer be trusted"
+    ),
     level=2,
     prompt=(
         'The host read `kb://handbook/v4` on Monday and again on Friday (`input_for("revision-02")`: '
@@ -241,6 +249,10 @@ def _pinned() -> object:
 _REVISION_03 = Exercise(
     id="revision-03",
     title="Which citation says which revision, and proves it?",
+    why=(
+        "saying which revision needs a URI that names one, and proving the bytes needs their sha256: a moving"
+        " URI, a citation without a digest and a digest without a URI each lack one of the two"
+    ),
     level=2,
     prompt=(
         'Four citations a model could give for what it read (`input_for("revision-03")`, each a '

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 __all__ = ["EXERCISES", "PREDICTIONS"]
 
+import json
 from collections.abc import Callable
 
 from ...core.model import SHAPES
@@ -60,6 +61,14 @@ def _not_an_outcome() -> Mistake:
     )
 
 
+def _first_rule(change: CaseChange) -> str:
+    """Why a changed case gets its code, read from the rule table: the first rule that fires, and its test."""
+    code = change.decision().rejection
+    place, rule = next((n, r) for n, r in enumerate(RULES, 1) if r.code == code)
+    inputs = ", ".join(f"{key} {json.dumps(value)}" for key, value in change.changes.items())
+    return f"with {inputs}, rule {place} of the table is the first that fires, because {rule.test}"
+
+
 # --------------------------------------------------------------------------------------------
 # route-01 and route-02: predict, then check
 # --------------------------------------------------------------------------------------------
@@ -73,6 +82,7 @@ PREDICTIONS: dict[str, CaseChange] = {
 _ROUTE_01 = Exercise(
     id="route-01",
     title="Predict: one byte more",
+    why=_first_rule(PREDICTIONS["route-01"]),
     level=1,
     prompt=(
         "The **approve-draft** case embeds a 760-byte draft in the tool result. Change one input: "
@@ -113,6 +123,10 @@ _ROUTE_01 = Exercise(
 _ROUTE_02 = Exercise(
     id="route-02",
     title="Predict: stale, but is it refused?",
+    why=(
+        "stale-content needs two conditions, content that is not current and a case that requires current "
+        "content; the handbook does not require it, so no rule fires and the declared shape stands"
+    ),
     level=1,
     prompt=(
         "The **handbook** is an application read of a listed resource. Change one input: "
@@ -165,6 +179,7 @@ def _first_rejection() -> object:
 _ROUTE_03 = Exercise(
     id="route-03",
     title="Two problems: which rule fires first?",
+    why=_first_rule(_TWO_PROBLEMS),
     level=2,
     prompt=(
         "Take the **handbook** and change two inputs: the caller is not allowed to read it "
@@ -249,6 +264,11 @@ def _status_mistake(name: str, test: Callable[[dict[str, str]], bool], hint: str
 _ROUTE_04 = Exercise(
     id="route-04",
     title="Read a trace: passed, failed or never checked?",
+    why=(
+        "the rules are checked in order and the first that fires ends the walk: the read is declared free of "
+        "side effects, so side-effects-unknown passes; allowed is false, so permission-denied fires; the "
+        "rules below it are never evaluated"
+    ),
     level=2,
     prompt=(
         "The seed's **denied-handbook** variant is the handbook with **allowed** false. Its trace "

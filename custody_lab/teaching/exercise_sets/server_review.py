@@ -72,6 +72,10 @@ def _missed(answer: object, code: str) -> bool:
 _CAPSTONE_01 = Exercise(
     id="capstone-01",
     title="Which capabilities does the design refuse?",
+    why=(
+        "route each row of the inventory under the seed's policy: a row is refused when a rule of the table "
+        "fires on its own columns (its operation, its size, who may read it, what it declares)"
+    ),
     level=1,
     prompt=(
         "Read the notes server's inventory (`data/capstone/notes-server.csv`) column by column, "
@@ -137,6 +141,10 @@ def _export_shape() -> str:
 _CAPSTONE_02 = Exercise(
     id="capstone-02",
     title="Fix the export by changing one input",
+    why=(
+        "52,000 bytes are over the 4,096-byte inline budget; a link keeps every note reachable while only a "
+        "small block enters the context, and the client fetches the notes when they are needed"
+    ),
     level=2,
     prompt=(
         "`export-notes` returns every note, 52,000 bytes, as an embedded resource, and is refused "
@@ -302,6 +310,10 @@ def _step_but(answer: object, *wrong: str) -> bool:
 _CAPSTONE_03 = Exercise(
     id="capstone-03",
     title="Read the rubric: which step fails?",
+    why=(
+        "the audit called two tools, but the archive holds a consent line for only one of them: a call ran "
+        "with no person's approval on record"
+    ),
     level=2,
     prompt=(
         '`input_for("capstone-03")` is the archive of a review of the HR server (capstone-04\'s), checked '
@@ -388,6 +400,10 @@ def _same_refusal(answer: object, expected: object) -> bool:
 _CAPSTONE_04 = Exercise(
     id="capstone-04",
     title="Refuse and fix: is there an honest one-input fix?",
+    why=(
+        "the support desk's assistant really may not read salaries, so allowed is a fact, not a design "
+        "choice, and no other input of the design is what refuses it"
+    ),
     level=2,
     prompt=(
         'An HR server offers `input_for("capstone-04")`, its salary report, to this host, the support '

@@ -63,6 +63,10 @@ def _source_bytes() -> int:
 _TRANSFORM_01 = Exercise(
     id="transform-01",
     title="What did the excerpt leave out?",
+    why=(
+        "the excerpt's record states the source's size and where the cut stopped: what did not reach context "
+        "is the source's bytes minus the bytes kept"
+    ),
     level=1,
     prompt=(
         f"The host cut `{REPORT}` to fit a {BUDGET:,}-byte budget with the lab's `excerpt` "
@@ -143,6 +147,11 @@ def _has(letter: str) -> Any:
 _TRANSFORM_02 = Exercise(
     id="transform-02",
     title="Which records hide a cut?",
+    why=(
+        "check_step refuses a record that says truncated: false while part of its source never reached the "
+        "step (a range that stops short, or a source the record under-states); the PDF text is whole and the "
+        "CSV table says what it left out"
+    ),
     level=2,
     prompt=(
         '`input_for("transform-02")` holds four transform records, `"A"` to `"D"`: the brochure '
@@ -219,6 +228,10 @@ def _named_field() -> str | None:
 _TRANSFORM_03 = Exercise(
     id="transform-03",
     title="Which field does the check name?",
+    why=(
+        "a record that says truncated: true and fullMaterialReachable: true must say where the rest can be "
+        "read, and this one leaves that field empty"
+    ),
     level=2,
     prompt=(
         f'`input_for("transform-03")` is the record of an excerpt of `{SCHEMA}` that a tool cut to '

@@ -47,6 +47,10 @@ def _ticket_uri() -> str:
 _URI_01 = Exercise(
     id="uri-01",
     title="Fill in a ticket template",
+    why=(
+        "a simple {var} expression is replaced by its value, each variable in its own place, and letters, "
+        "digits and hyphens pass unencoded"
+    ),
     level=1,
     prompt=(
         "The help desk publishes the resource template `tickets://{queue}/{ticket_id}`. A customer "
@@ -119,6 +123,10 @@ def _export_uri() -> str:
 _URI_02 = Exercise(
     id="uri-02",
     title="Encode a space and a slash",
+    why=(
+        "in a simple {var} expression only unreserved characters pass: the space becomes %20 and the slash, a"
+        " reserved character, becomes %2F, so the file name stays one path segment"
+    ),
     level=2,
     prompt=(
         "An export tool names its files by what the user typed, and publishes them under the "
@@ -202,6 +210,10 @@ def _shared_uri() -> str:
 _URI_03 = Exercise(
     id="uri-03",
     title="Reserved expansion of a path that is partly encoded already",
+    why=(
+        "reserved expansion lets reserved characters such as / and percent-triplets already in the value "
+        "through, and encodes only what a URI cannot hold, such as the raw space"
+    ),
     level=2,
     prompt=(
         "A file server publishes `files://shared/{+path}` (**reserved expansion**) and fills it "
@@ -285,6 +297,9 @@ def _search_uri() -> str:
 _URI_05 = Exercise(
     id="uri-05",
     title="Undefined and empty in one query",
+    why=(
+        "RFC 6570 §3.2.8: {?...} writes nothing for an undefined variable (None) but name= for a defined empty string"
+    ),
     level=3,
     prompt=(
         "A help-desk client builds its search URI from `tickets://search{?status,assignee,q}`. The "
@@ -365,6 +380,10 @@ def _tagged_uri() -> str:
 _URI_06 = Exercise(
     id="uri-06",
     title="Explode a list into query parameters",
+    why=(
+        "with the explode modifier each member of the list becomes a name=value pair of its own, joined by &,"
+        " instead of one comma-separated value"
+    ),
     level=3,
     prompt=(
         'A knowledge-base search takes any number of tags: `search://kb{?tag*}` with the list `tag = ["returns", '

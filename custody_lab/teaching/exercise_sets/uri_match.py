@@ -45,6 +45,10 @@ def _matched_id() -> object:
 _URI_04 = Exercise(
     id="uri-04",
     title="Match a URI back to its id",
+    why=(
+        "matching gives back the value the client had before encoding: %C3%BC is the two UTF-8 bytes of one "
+        "letter, and %2F is a slash that belongs to the value, not to the path"
+    ),
     level=2,
     prompt=(
         "A `resources/read` request arrives for `crm://customer/m%C3%BCller%2Fde`. The server "
@@ -129,6 +133,10 @@ def _brace_position() -> int:
 _URI_07 = Exercise(
     id="uri-07",
     title="Spot where a template goes wrong",
+    why=(
+        "a variable name may hold letters, digits, _, . and %XX only: the hyphen inside the variable's name "
+        "is the first character the grammar refuses, counted from 0 at the start of the template"
+    ),
     level=4,
     prompt=(
         "A server author wrote the template `orders://{order-id}`, and the lab's engine refuses "
@@ -232,6 +240,11 @@ def _without(*templates: str) -> list[str]:
 _URI_08 = Exercise(
     id="uri-08",
     title="Which templates can a server match?",
+    why=(
+        "the lab's match accepts an expression only when what follows it is a character it cannot produce, or "
+        "only literal text to the end; between two expressions a hyphen after a simple one, or a slash after a "
+        "reserved one, could belong to either side"
+    ),
     level=5,
     prompt=(
         "A server must read the values back out of every URI it receives. RFC 6570 defines "

@@ -91,6 +91,10 @@ def _partial(answer: object) -> bool:
 _WHATIF_01 = Exercise(
     id="whatif-01",
     title="Which single inputs would get the screenshot in?",
+    why=(
+        "the screenshot is refused for its size as an embed, so only the inputs that bear on that, its bytes "
+        "or a shape that does not carry the bytes inline, accept it when changed on their own"
+    ),
     level=2,
     prompt=(
         "`fetch-attachment` is refused under the seed's policy (a 4096-byte inline budget). Run "
@@ -166,6 +170,10 @@ def _ids(answer: object) -> frozenset[str] | None:
 _WHATIF_02 = Exercise(
     id="whatif-02",
     title="Which capabilities does the strict host change?",
+    why=(
+        "the strict host halves the inline budget and requires current content: the 3,100-byte ticket summary"
+        " no longer fits inline, and the shipping times, synced nightly, are not current"
+    ),
     level=2,
     prompt=(
         "`data/policies/strict.json` is a stricter host. Read it, then look at the inventory table "
@@ -245,6 +253,10 @@ def _is_row(answer: object, test: Any) -> bool:
 _WHATIF_03 = Exercise(
     id="whatif-03",
     title="Predict the slider: a 2048-byte budget",
+    why=(
+        "lowering only the budget touches only accepted embeds between 2,048 and 4,096 bytes, and the "
+        "3,100-byte ticket summary is the one such embed"
+    ),
     level=1,
     prompt=(
         f"Before you touch the panel: the host lowers its inline budget from 4096 to "

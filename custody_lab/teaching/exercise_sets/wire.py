@@ -231,6 +231,11 @@ _BASE64_CHARS = 4 * -(-len(_asset_bytes()) // 3)
 _WIRE_01 = Exercise(
     id="wire-01",
     title="Write the receipt of an exchange you watched",
+    why=(
+        "every field is read off the frames: the notebook's own code asked for the read, the response gives "
+        "the URI, MIME type, provenance and the decoded size, its arrival is retrievedAt, and the ledger read"
+        " before and after did not change"
+    ),
     level=3,
     prompt=(
         'You watched one exchange on the wire: `input_for("wire-01")` holds its JSON-RPC frames '
