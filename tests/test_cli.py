@@ -7,14 +7,15 @@ import json
 import pytest
 
 from custody_lab.cli import main
-from custody_lab.core.receipts import FIXTURE_SHA256
+
+from .seed_facts import SEED_FIXTURE_SHA256
 
 
 def test_fixture_prints_the_payload_with_sha256_and_a_pass_line(capsys):
     assert main(["fixture"]) == 0
     out = capsys.readouterr().out
     body, last = out.rstrip("\n").rsplit("\n", 1)
-    assert json.loads(body)["sha256"] == FIXTURE_SHA256
+    assert json.loads(body)["sha256"] == SEED_FIXTURE_SHA256
     assert last.startswith("PASS: 6 custody routes and 4 named rejections") and "sha256 matches" in last
 
 

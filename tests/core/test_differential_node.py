@@ -13,9 +13,9 @@ import pytest
 import custody_lab as cl
 from custody_lab.core.model import INITIATORS, OPERATIONS, SHAPES
 from custody_lab.core.paths import DATA_DIR
-from custody_lab.core.receipts import FIXTURE_SHA256
 
 from ..conftest import NODE_MIN_MAJOR, find_node
+from ..seed_facts import SEED_FIXTURE_SHA256
 
 ORACLE = Path(__file__).resolve().parents[1] / "reference" / "seed_router.mjs"
 
@@ -51,7 +51,7 @@ def test_the_seed_artifact_prints_the_same_fixture_and_sha256(node):
         [node, str(ORACLE), "fixture", str(DATA_DIR / "cases.json")], capture_output=True, text=True, check=True
     ).stdout
     node_payload = json.loads(out)
-    assert node_payload["sha256"] == FIXTURE_SHA256
+    assert node_payload["sha256"] == SEED_FIXTURE_SHA256
     assert node_payload == cl.fixture_payload()
 
 

@@ -8,14 +8,15 @@ import json
 import pytest
 
 import custody_lab as cl
-from custody_lab.core.receipts import FIXTURE_SHA256
+
+from ..seed_facts import SEED_FIXTURE_SHA256
 
 
 def test_the_fixture_payload_has_the_seeds_sha256():
     payload = cl.fixture_payload()
-    assert payload["sha256"] == FIXTURE_SHA256
+    assert payload["sha256"] == SEED_FIXTURE_SHA256
     body = {k: v for k, v in payload.items() if k != "sha256"}
-    assert hashlib.sha256(cl.canonical_json(body).encode()).hexdigest() == FIXTURE_SHA256
+    assert hashlib.sha256(cl.canonical_json(body).encode()).hexdigest() == SEED_FIXTURE_SHA256
 
 
 def test_the_fixture_payload_has_the_seeds_keys_and_counts():

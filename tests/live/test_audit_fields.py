@@ -15,11 +15,13 @@ pytest.importorskip("mcp")
 import mcp.types as mt  # noqa: E402
 
 import custody_lab as cl  # noqa: E402
-from custody_lab.core.receipts import FIXTURE_SHA256, freshness, server_hints  # noqa: E402
+from custody_lab.core.receipts import freshness, server_hints  # noqa: E402
 from custody_lab.live.audit import AuditError, parse_template_values  # noqa: E402
 from custody_lab.live.audit_exercise import content_blocks, structured_check  # noqa: E402
 from custody_lab.live.audit_fields import declared_tool_details, provenance_field, server_field  # noqa: E402
 from custody_lab.live.session import LabSession  # noqa: E402
+
+from ..seed_facts import SEED_FIXTURE_SHA256  # noqa: E402
 
 T0 = "2026-09-04T12:00:00.000Z"
 
@@ -69,7 +71,7 @@ def test_hints_are_marked_as_server_hints_and_the_size_as_checked():
 
 
 def test_the_seed_receipt_stays_byte_identical():
-    assert cl.fixture_payload()["sha256"] == FIXTURE_SHA256
+    assert cl.fixture_payload()["sha256"] == SEED_FIXTURE_SHA256
 
 
 def _lab(coro_fn):
