@@ -33,13 +33,15 @@ labels wanted)
                                 converted: Python's float overflows past ~308 digits and its int
                                 refuses text of over 4,300 digits)
 an answer nested deeper than    wrong, with a form hint naming the bound (:data:`MAX_ANSWER_DEPTH`,
-its bounds, or holding more     :data:`MAX_ANSWER_ITEMS`)
-items
+its bounds, or holding more     :data:`MAX_ANSWER_ITEMS`, :data:`MAX_ANSWER_CHARS`), read no further
+items or text
 ==============================  ================================================================
 
 Before any of this, :func:`plain` copies an answer that is a subclass of a built-in type (a ``str``
 whose ``strip`` raises, a ``list`` whose ``__len__`` raises) into the built-in type itself, without
-calling the subclass's own methods, so the lab reads the value and never runs the answer's code.
+calling the subclass's own methods, so the lab reads the value and never runs the answer's code. It
+goes by an object's real type, never by its ``__class__`` attribute, which an object may set to
+anything (``__class__ = int``): such an object is not data, and gets the "wrong kind" feedback.
 
 The *kind* of an answer (a number, a URI, a rejection code, a list...) is reported in every wrong
 answer's feedback, so a learner knows whether they are answering the right sort of question
@@ -51,6 +53,7 @@ from __future__ import annotations
 
 __all__ = [
     "KINDS",
+    "MAX_ANSWER_CHARS",
     "MAX_ANSWER_DEPTH",
     "MAX_ANSWER_ITEMS",
     "MAX_NUMBER_DIGITS",
@@ -79,7 +82,9 @@ import re
 import reprlib
 import unicodedata
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, TypeGuard, TypeVar
+
+_T = TypeVar("_T")
 
 Kind = Literal["number", "text", "uri", "code", "list", "bytes", "mapping", "yes/no", "other"]
 
@@ -147,6 +152,8 @@ MAX_NUMBER_DIGITS = 300
 MAX_ANSWER_DEPTH = 32
 #: How many items (all levels together) an answer's lists, tuples, sets and dicts may hold.
 MAX_ANSWER_ITEMS = 100_000
+#: How many characters (and bytes) an answer's text may hold, all its strings together.
+MAX_ANSWER_CHARS = 1_000_000
 #: A whole number beyond this has more than :data:`MAX_NUMBER_DIGITS` digits.
 _NUMBER_BOUND = 10**MAX_NUMBER_DIGITS
 
@@ -159,6 +166,11 @@ _TOO_DEEP = FormProblem(
     "answer-too-deep",
     f"This answer nests lists or dicts more than {MAX_ANSWER_DEPTH} levels deep; no answer here "
     "does: give the value itself.",
+)
+_TOO_MUCH_TEXT = FormProblem(
+    "answer-too-long",
+    f"This answer holds more than {MAX_ANSWER_CHARS:,} characters of text, and no answer here is anywhere "
+    "near that long: check what your cell computed.",
 )
 _TOO_MANY_ITEMS = FormProblem(
     "answer-too-large",
@@ -413,7 +425,7 @@ def plain(answer: object) -> Plain:
         >>> plain(10**400).problem.name, plain({"n": [10**400]}).problem.name, plain(object()).data
         ('number-too-long', 'number-too-long', False)
     """
-    budget = [MAX_ANSWER_ITEMS]
+    budget = [MAX_ANSWER_ITEMS, MAX_ANSWER_CHARS]
     try:
         value, data = _plain(answer, 0, budget)
     except _Unreadable as e:
@@ -431,43 +443,63 @@ def _plain_type(answer: object) -> bool:
     return type(answer) in (*_SCALARS, list, tuple, set, frozenset, dict)
 
 
+def _is(value: object, kind: type[_T]) -> TypeGuard[_T]:
+    """``isinstance`` by the real type only: an object whose ``__class__`` says ``int`` is no int."""
+    return issubclass(type(value), kind)
+
+
+def _spend_text(length: int, budget: list[int]) -> None:
+    budget[1] -= length
+    if budget[1] < 0:
+        raise _Unreadable(_TOO_MUCH_TEXT)
+
+
 def _plain(value: object, depth: int, budget: list[int]) -> tuple[object, bool]:
     """``value`` copied into built-in types (the base type's own methods only), and whether it is data."""
     if type(value) in _SCALARS:
         if _too_long(value):
             raise _Unreadable(_NUMBER_TOO_LONG)
+        if isinstance(value, str | bytes | bytearray):  # exactly one of them: its type is in _SCALARS
+            _spend_text(len(value), budget)
         return value, True
-    if isinstance(value, str):
-        return str.__getitem__(value, slice(None)), True  # the base type's slice: an exact str
-    if isinstance(value, bool | int):
+    if _is(value, str):
+        _spend_text(str.__len__(value), budget)
+        return str.__getitem__(value, slice(None)), True  # the base type's slice
+    if _is(value, int):
         if _too_long(number := int.__pos__(value)):
             raise _Unreadable(_NUMBER_TOO_LONG)
         return number, True
-    if isinstance(value, float):
+    if _is(value, float):
         return float.__pos__(value), True
-    if isinstance(value, complex):
+    if _is(value, complex):
         return complex.__pos__(value), True
-    if isinstance(value, bytes):
+    if _is(value, bytes):
+        _spend_text(bytes.__len__(value), budget)
         return bytes.__getitem__(value, slice(None)), True
-    if isinstance(value, bytearray):
+    if _is(value, bytearray):
+        _spend_text(bytearray.__len__(value), budget)
         return bytearray(bytearray.copy(value)), True
-    if not isinstance(value, list | tuple | set | frozenset | dict):
+    if not issubclass(type(value), (list, tuple, set, frozenset, dict)):
         return value, False
     if depth >= MAX_ANSWER_DEPTH:
         raise _Unreadable(_TOO_DEEP)
-    if isinstance(value, dict):
+    if _is(value, dict):
         pairs = list(dict.items(dict.copy(value)))
-    elif isinstance(value, list):
+    elif _is(value, list):
         pairs = list.copy(value)
-    elif isinstance(value, tuple):
+    elif _is(value, tuple):
         pairs = list(tuple.__getitem__(value, slice(None)))
-    else:
-        pairs = list(set.copy(value) if isinstance(value, set) else frozenset.copy(value))
+    elif _is(value, set):
+        pairs = list(set.copy(value))
+    elif _is(value, frozenset):
+        pairs = list(frozenset.copy(value))
+    else:  # unreachable: the kinds above are every one the check before lets through
+        return value, False
     budget[0] -= len(pairs)
     if budget[0] < 0:
         raise _Unreadable(_TOO_MANY_ITEMS)
     data = True
-    if isinstance(value, dict):
+    if _is(value, dict):
         items: dict[object, object] = {}
         for k, v in pairs:
             (key, key_data), (item, item_data) = _plain(k, depth + 1, budget), _plain(v, depth + 1, budget)
@@ -483,11 +515,11 @@ def _plain(value: object, depth: int, budget: list[int]) -> tuple[object, bool]:
         copied.append(item)
     if not data:
         return value, False
-    if isinstance(value, list):
+    if _is(value, list):
         return copied, True
-    if isinstance(value, tuple):
+    if _is(value, tuple):
         return tuple(copied), True
-    return (set(copied) if isinstance(value, set) else frozenset(copied)), True
+    return (set(copied) if _is(value, set) else frozenset(copied)), True
 
 
 def normalise(answer: object, wanted: str, expected: object = None) -> tuple[object, FormProblem | None]:

@@ -187,3 +187,48 @@ def test_a_fault_of_the_lab_itself_is_not_hidden_as_the_answers_fault():
             check("hostile-02", "plain text")  # plain data runs no code of its own: the fault is the lab's
     finally:
         del ex._REGISTRY[exercise.id]
+
+
+# -- an object that lies about its class, and text too long to read (issue 39 §3) -------------------------
+
+
+class _SaysInt:
+    __class__ = int  # isinstance(x, int) is True; int's own methods refuse it
+
+
+class _SaysStr:
+    __class__ = str
+
+
+class _SaysList:
+    __class__ = list
+
+
+class _SaysDict:
+    __class__ = dict
+
+
+@pytest.mark.parametrize("liar", [_SaysInt, _SaysStr, _SaysList, _SaysDict], ids=lambda c: c.__name__)
+def test_an_answer_whose_class_lies_gets_a_result_on_every_exercise(liar):
+    from custody_lab.exercises import all_exercises, check
+
+    exercises = list(all_exercises())
+    assert len(exercises) > 50
+    for exercise in exercises:
+        result = check(exercise.id, liar())
+        assert not result.passed, exercise.id
+    assert answers.plain(liar()).data is False
+
+
+def test_an_answer_of_a_hundred_megabytes_is_refused_unread_with_a_form_hint():
+    from custody_lab.exercises import check
+    from custody_lab.teaching.answers import MAX_ANSWER_CHARS
+
+    huge = "x" * 100_000_000
+    found = answers.plain(huge)
+    assert found.problem is not None and found.problem.name == "answer-too-long", found.problem
+    assert answers.plain("x" * MAX_ANSWER_CHARS).problem is None  # the bound itself is allowed
+    assert answers.plain(["x" * (MAX_ANSWER_CHARS // 2)] * 3).problem.name == "answer-too-long"  # all strings together
+    assert answers.plain(b"x" * (MAX_ANSWER_CHARS + 1)).problem.name == "answer-too-long"
+    result = check("route-01", huge)
+    assert not result.passed and f"{MAX_ANSWER_CHARS:,} characters" in str(result), str(result)[:300]
