@@ -268,3 +268,44 @@ def test_progress_kept_in_memory_is_saved_once_the_file_is_writable_again(tmp_pa
         "blob-02": {"state": "tried", "tries": 1},
         "blob-03": {"state": "revealed", "tries": 0},
     }, _saved(path)
+
+
+# --------------------------------------------------------------------------------------------
+# Merging two kernels' records of one exercise (issue 37 §6)
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("in_file", "unsaved", "merged"),
+    [
+        ({"state": "passed", "tries": 1}, {"state": "tried", "tries": 4}, {"state": "passed", "tries": 4}),
+        ({"state": "tried", "tries": 4}, {"state": "passed", "tries": 1}, {"state": "passed", "tries": 4}),
+        ({"state": "revealed", "tries": 2}, {"state": "tried", "tries": 3}, {"state": "revealed", "tries": 3}),
+        ({"state": "tried", "tries": 5}, {"state": "revealed", "tries": 2}, {"state": "revealed", "tries": 5}),
+    ],
+    ids=["file-passed", "kernel-passed", "file-revealed", "kernel-revealed"],
+)
+def test_merging_two_kernels_records_keeps_the_higher_state_and_the_larger_tries(tmp_path, in_file, unsaved, merged):
+    """Whichever side holds the pass (or the reveal), it is kept; the tries are the larger count."""
+    path = tmp_path / "progress.json"
+    path.write_text(json.dumps({"version": 1, "exercises": {"blob-01": in_file}}), encoding="utf-8")
+    progress_store.save(path, {"blob-01": unsaved})
+    assert _saved(path)["blob-01"] == merged, (in_file, unsaved, _saved(path)["blob-01"], merged)
+
+
+def test_a_pass_kept_in_memory_is_not_lost_to_tries_another_kernel_saved_meanwhile(tmp_path):
+    """A kernel passes while the file is read-only; another kernel then records two wrong tries of
+    the same exercise; once the file is writable, the pass and the larger count of tries are kept."""
+    path = tmp_path / "progress.json"
+    check("blob-02", "zz-not-it")
+    path.chmod(0o444)
+    with pytest.warns(UserWarning, match="read-only"):
+        assert check("blob-01", _right("blob-01")).passed
+    path.chmod(0o644)
+    path.write_text(
+        json.dumps({"version": 1, "exercises": {**_saved(path), "blob-01": {"state": "tried", "tries": 2}}}),
+        encoding="utf-8",
+    )
+    check("blob-03", "zz-not-it")  # the file can be written: what was kept in memory goes into it
+    assert _saved(path)["blob-01"]["state"] == "passed", _saved(path)
+    assert _saved(path)["blob-01"]["tries"] == 2, _saved(path)
