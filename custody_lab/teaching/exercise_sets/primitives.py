@@ -471,8 +471,8 @@ def _exercise(s: Scenario) -> Exercise:
         hints=(
             "First the primitive: who decides that this enters the context, and does it change "
             "state? Then the shape within it, then the fact whose flip would change that shape.",
-            "Write the facts down in the advisor's words (initiator, side_effects, payload_bytes, "
-            "reuse, ...) and flip each one on its own: which flip moves the shape?",
+            "Write down what the description says about each fact of the table, then flip them one "
+            "at a time, keeping the others: which flip moves the shape?",
         ),
     )
 

@@ -120,7 +120,8 @@ _CAPSTONE_01 = Exercise(
     ),
     hints=(
         "Walk the rule table in order for each row: permission, side effects, custody fields, freshness, size.",
-        "Four of the six are refused; each by a different rule.",
+        "For each row read the columns a rule looks at: who may call it, whether it changes "
+        "state, whether a custody field is blank, whether it must be current, and how large it is.",
     ),
 )
 
@@ -176,8 +177,8 @@ _CAPSTONE_02 = Exercise(
     hints=(
         "Seed 000 weighs size, reuse and change: a payload this large should not ride along in the "
         "context every time the model asks for it.",
-        "Of the model's three shapes, one carries the bytes, one carries a structure inline, and one "
-        "carries neither: only where the application can read them, through the same gate.",
+        "Ask where the 52 KB should live after the call, and how the model would still get at "
+        "them if and when it needs them.",
     ),
 )
 
