@@ -45,7 +45,9 @@ _BOLD = re.compile(r"\*\*(.+?)\*\*")
 
 
 def check_result_html(result: CheckResult) -> str:
-    """A check result as a box: headline, message and hint, every piece escaped.
+    """A check result as a box: headline, message and hint, every piece escaped; the lab's own
+    `code` marks in a message or hint are shown as ``<code>`` (the learner's answer is never read as
+    marks).
 
     Example:
         >>> from custody_lab.exercises import check
@@ -57,13 +59,28 @@ def check_result_html(result: CheckResult) -> str:
     parts = [
         f'<div style="font-weight:bold">{escape(result.headline())} — <code>{escape(result.exercise_id)}</code>'
         f"{title}</div>",
-        f"<div>{escape(result.message)}</div>",
+        f"<div>{_message_html(result)}</div>",
     ]
     if result.hint:
-        parts.append(f"<div><b>Hint:</b> {escape(result.hint)}</div>")
+        parts.append(f"<div><b>Hint:</b> {_inline(result.hint)}</div>")
     if result.remark:
-        parts.append(f"<div><b>Note:</b> {escape(result.remark)}</div>")
+        parts.append(f"<div><b>Note:</b> {_inline(result.remark)}</div>")
     return box("".join(parts), _KIND[result.status], cls=f"custody-check custody-check-{result.status}")
+
+
+def _message_html(result: CheckResult) -> str:
+    """The message with the lab's `code` marks as ``<code>``; the learner's own answer in it stays
+    text exactly as typed (escaped, its backticks and asterisks shown as they are).
+
+    Example:
+        >>> from custody_lab.exercises import check
+        >>> page = _message_html(check("blob-01", "`x` <b>"))
+        >>> "`x` &lt;b&gt;" in page and "<code>" not in page
+        True
+    """
+    shown = short_repr(result.actual) if result.status != "not-answered" else ""
+    before, found, after = result.message.partition(shown) if shown else (result.message, "", "")
+    return _inline(before) + escape(found) + (_inline(after) if found else "")
 
 
 def revealed_html(exercise: Exercise, answer: object) -> str:

@@ -484,3 +484,24 @@ def test_markdown_html_escapes_everything_but_code_and_bold():
     assert out == (
         "<p>a <code>&lt;b&gt;</code> <b>bold</b> &lt;i&gt;x&lt;/i&gt;</p><ul><li>one</li><li>two</li></ul>"
     ), out
+
+
+def test_a_check_results_html_shows_the_labs_code_marks_as_code_never_as_backticks():
+    """Issue 37 §4: 11 outputs in notebook 05 and 3 in 09 showed Markdown backticks literally."""
+    seen = 0
+    for exercise_id, mistake in MISTAKES:
+        result = check(exercise_id, mistake.example)
+        if "`" in (result.hint or "") + result.message and "`" not in ex.short_repr(result.actual):
+            seen += 1
+            text = visible_text(result._repr_html_())
+            assert "`" not in text, f"check({exercise_id!r}, {mistake.example!r}) shows backticks: {text!r}"
+            assert "<code>" in result._repr_html_().split("</div>", 1)[1], result._repr_html_()
+    assert seen >= 10, f"only {seen} results had a `code` mark to render"
+    stub = check("capstone-02", ...)._repr_html_()
+    assert "replace the <code>...</code> with" in stub, stub
+
+
+def test_a_learners_backticks_and_tags_stay_text_in_the_html():
+    page = check("blob-01", "`<b>x</b>` **y**")._repr_html_()
+    assert "`&lt;b&gt;x&lt;/b&gt;` **y**" in page, page
+    assert "<b>x</b>" not in page and "<b>y</b>" not in page, page
