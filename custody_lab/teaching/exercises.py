@@ -412,13 +412,7 @@ def reveal(exercise_id: str) -> object:
         'revealed'
     """
     exercise = get(exercise_id)
-
-    def revealed(entry: progress_store.Entry | None) -> progress_store.Entry:
-        if entry is not None and entry["state"] == "passed":
-            return entry
-        return {"state": "revealed", "tries": entry["tries"] if entry else 0}
-
-    progress_store.change(exercise.id, revealed)
+    progress_store.change(exercise.id, progress_store.revealed)
     return exercise.reference()
 
 
@@ -567,13 +561,7 @@ def check(exercise_id: str, answer: object) -> CheckResult:
             **common,
         )
 
-    def tried(entry: progress_store.Entry | None) -> progress_store.Entry:
-        old = entry or {"state": "", "tries": 0}
-        # A reveal is never turned into a pass; a pass is never lost to a later wrong try.
-        state = old["state"] if old["state"] in ("passed", "revealed") else "passed" if seen.passed else "tried"
-        return {"state": state, "tries": old["tries"] + (0 if seen.passed else 1)}
-
-    tries = progress_store.change(exercise.id, tried)["tries"]
+    tries = progress_store.change(exercise.id, lambda entry: progress_store.tried(entry, seen.passed))["tries"]
     common.update(given_kind=seen.given_kind, kind_right=seen.kind_right, tries=tries, remark=seen.remark)
     if seen.passed:
         return CheckResult(

@@ -332,7 +332,11 @@ def test_a_malformed_progress_file_is_an_empty_record_not_an_error(content):
     else:
         assert progress() == {}, f"file {content!r}: {progress()}"
     check("blob-01", 105)
-    assert json.loads(path.read_text(encoding="utf-8"))["exercises"]["blob-01"] == {"state": "passed", "tries": 0}
+    assert json.loads(path.read_text(encoding="utf-8"))["exercises"]["blob-01"] == {
+        "state": "passed",
+        "tries": 0,
+        "passed_after": 0,
+    }
 
 
 def test_an_unwritable_progress_file_keeps_progress_in_memory_with_one_warning(tmp_path, monkeypatch):

@@ -505,3 +505,36 @@ def test_a_learners_backticks_and_tags_stay_text_in_the_html():
     page = check("blob-01", "`<b>x</b>` **y**")._repr_html_()
     assert "`&lt;b&gt;x&lt;/b&gt;` **y**" in page, page
     assert "<b>x</b>" not in page and "<b>y</b>" not in page, page
+
+
+def test_the_progress_panel_says_how_each_exercise_was_passed():
+    """Issue 37 §4: first try, after N wrong tries, or shown; a blind enumeration is not a plain pass."""
+    from custody_lab.teaching.exercise_sets.primitives import DECIDERS
+    from custody_lab.teaching.panels import ProgressPanel
+
+    assert check("primitive-02", reveal("primitive-02")).status == "passed"  # after a reveal: shown
+    assert check(
+        "primitive-04", {"primitive": "tool", "shape": "structured-tool-result", "decided_by": "validated_fields"}
+    ).passed
+    tries = 0
+    for primitive in ("resource", "tool"):  # try every answer, blind
+        for shape in ("listed-resource", "templated-resource", "resource-link", "embedded-resource"):
+            for fact in DECIDERS:
+                if check("primitive-01", {"primitive": primitive, "shape": shape, "decided_by": fact}).passed:
+                    break
+                tries += 1
+            else:
+                continue
+            break
+        else:
+            continue
+        break
+    assert tries >= 2, tries
+    panel = ProgressPanel("primitive")
+    rows = dict(re.findall(r"<code>(primitive-\d\d)</code>.*?<td>\d</td><td>([^<]*)</td>", panel.table.value))
+    assert rows["primitive-01"] == f"✓ passed after {tries} wrong tries", rows
+    assert rows["primitive-04"] == "✓ passed on the first try", rows
+    assert rows["primitive-02"].startswith("◐ answer shown"), rows
+    assert rows["primitive-03"] == "· not tried", rows
+    assert "(1 on the first try)" in panel.table.value and "1 on the first try" in panel.text, panel.text
+    assert f"primitive-01 ✓ passed after {tries} wrong tries" in panel.text, panel.text
