@@ -427,7 +427,8 @@ def progress() -> dict[str, str]:
     passed yet) or ``"revealed"`` (the reference was shown before it was passed).
 
     A check on the untouched stub does not count as a try. The record survives a kernel restart
-    (:func:`progress_file`).
+    (:func:`progress_file`). How each pass was reached (on the first try, or after how many wrong
+    tries) is kept beside it, and the progress panel (``ProgressPanel``) shows it.
     """
     _ensure_loaded()
     return {key: entry["state"] for key, entry in progress_store.record().items()}
