@@ -15,6 +15,7 @@ import re
 from pathlib import Path
 
 import nbformat
+import pandas as pd
 
 import custody_lab as cl
 from custody_lab.exercises import input_for
@@ -31,17 +32,19 @@ def _cell(notebook: str, needle: str) -> str:
 
 
 def shown(source: str, namespace: dict[str, object]) -> str:
-    """What a cell shows: its printed text and its last expression's HTML (or repr), tags removed."""
+    """What a cell shows in a fresh kernel: its printed text and its last expression's HTML (or
+    repr), tags removed."""
     tree = ast.parse(source)
     last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
     out = io.StringIO()
-    with contextlib.redirect_stdout(out):
+    # a fresh kernel's pandas default (another test may have run a notebook cell that changed it)
+    with contextlib.redirect_stdout(out), pd.option_context("display.max_colwidth", 50):
         exec(compile(tree, "<cell>", "exec"), namespace)
         value = eval(compile(ast.Expression(last.value), "<cell>", "eval"), namespace) if last else None
-    page = ""
-    if value is not None:
-        to_html = getattr(value, "_repr_html_", None) or getattr(value, "to_html", None)
-        page = to_html() if to_html else repr(value)
+        page = ""
+        if value is not None:
+            to_html = getattr(value, "_repr_html_", None) or getattr(value, "to_html", None)
+            page = to_html() if to_html else repr(value)
     return out.getvalue() + " " + html.unescape(re.sub(r"<[^>]+>", " ", page or ""))
 
 
