@@ -264,5 +264,6 @@ def progress_text(exercises: Iterable[Exercise], record: _Record) -> str:
     """
     exercises = list(exercises)
     lines = [_summary(exercises, record)]
-    lines += [f"{ex.id:<8} {how_passed(_entry(ex, record))}" for ex in exercises]
+    width = max((len(ex.id) for ex in exercises), default=0)
+    lines += [f"{ex.id:<{width}}  {how_passed(_entry(ex, record))}" for ex in exercises]
     return "\n".join(lines)

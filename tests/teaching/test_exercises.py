@@ -537,4 +537,4 @@ def test_the_progress_panel_says_how_each_exercise_was_passed():
     assert rows["primitive-02"].startswith("◐ answer shown"), rows
     assert rows["primitive-03"] == "· not tried", rows
     assert "(1 on the first try)" in panel.table.value and "1 on the first try" in panel.text, panel.text
-    assert f"primitive-01 ✓ passed after {tries} wrong tries" in panel.text, panel.text
+    assert f"primitive-01  ✓ passed after {tries} wrong tries" in panel.text, panel.text
