@@ -19,7 +19,16 @@ notebook is executed) for the distinctive parts of the exercise's reference answ
   the learner picks from, is the exercise's material, not its answer);
 - for an answer that *selects* from the exercise's own input (the URIs of ``input_for(id)`` that
   pass a test), an earlier output that prints every one of the input's URIs: the scenario worked
-  through before it is asked. A URI of the input is not, by itself, a giveaway.
+  through before it is asked. A URI of the input is not, by itself, a giveaway;
+- for a mapping of short labels, an earlier Markdown table that *leads to* one of its labels: a
+  column headed by the label's key (``executor label``), not the first column (a first column
+  lists the values a table explains, a glossary), with the answer's value in one of its rows. The
+  exercise is then a lookup in that table, not a judgement (issue 37 §4, actor-01 and actor-02);
+- for a short code or label, the code written in the prose that introduces the question: the
+  Markdown cells just before the cell that asks it (after the last code cell), up to the
+  exercise's own heading (the heading, the question and its options are the question itself),
+  lists and tables left out (a list of every step or option names the choices, not the answer).
+  ("Nobody approves it" above a question whose answer is ``nobody``: issue 37 §4, present-02.)
 
 Widget views are not read (their state in the saved notebook is the state at the *end* of the run,
 after later cells changed them); a demonstration behind :class:`~custody_lab.widgets.PredictThenSee`
@@ -183,6 +192,56 @@ def scenario_tokens(exercise_id: str) -> list[str]:
     return tokens
 
 
+#: A line of a Markdown list or table, or an indented continuation of one.
+_LISTED = re.compile(r"^(?:\s*(?:[-*+]|\d+[.)]|\|)\s|\s{2,}\S)")
+_ROW = re.compile(r"^\s*\|(.*)\|\s*$")
+
+
+def _tables(markdown: str) -> Iterator[list[list[str]]]:
+    """The Markdown tables of a cell, each as rows of cells (the separator row left out), each cell
+    without its backticks, asterisks and surrounding spaces."""
+    rows: list[list[str]] = []
+    for line in markdown.splitlines() + [""]:
+        found = _ROW.match(line)
+        if found:
+            cells = [c.strip().strip("`*_ ").strip() for c in found.group(1).split("|")]
+            if not all(re.fullmatch(r":?-{3,}:?", c) for c in cells):
+                rows.append(cells)
+        elif rows:
+            yield rows
+            rows = []
+
+
+def lookup_tables(exercise_id: str, markdown: str) -> list[str]:
+    """The ``key: value`` pairs of a mapping answer that a Markdown table leads to (see above)."""
+    reference = get(exercise_id).reference()
+    if not isinstance(reference, dict):
+        return []
+    pairs = [(str(k), v.strip()) for k, v in reference.items() if isinstance(v, str) and _CODE.match(v.strip())]
+    if len(pairs) < 2:
+        return []
+    found = []
+    for head, *body in _tables(markdown):
+        for column, title in enumerate(head):
+            for key, value in pairs:
+                if column and re.search(rf"(?<![\w-]){re.escape(key)}(?![\w-])", title, re.IGNORECASE):
+                    if any(len(row) > column and row[column] == value for row in body):
+                        found.append(f"{key}: {value}")
+    return sorted(set(found))
+
+
+def _introduction(cells: list[Any], asked: int, exercise_id: str) -> tuple[int, str]:
+    """The Markdown just before the asking cell (after the last code cell), up to the exercise's
+    own heading: ``(index of its first cell, text)``."""
+    start = asked
+    while start > 0 and cells[start - 1]["cell_type"] == "markdown":
+        start -= 1
+    text = "\n".join(_source(cell) for cell in cells[start:asked])
+    heading = re.search(rf"^#+ .*`?{re.escape(exercise_id)}`?", text, re.MULTILINE)
+    prose = [line for line in (text[: heading.start()] if heading else text).splitlines() if not _LISTED.match(line)]
+    return start, "\n".join(prose)
+
+
 def answers_shown_early(nb: Any) -> list[str]:
     """Every exercise whose answer an earlier cell shows: ``"<id>: <part> in cell <n>"``."""
     cells = list(nb["cells"])
@@ -211,4 +270,15 @@ def answers_shown_early(nb: Any) -> list[str]:
                 problems.append(f"{exercise_id}: every URI of its input worked through in the output of {where}")
             if together and _focused(output, together):
                 problems.append(f"{exercise_id}: all of its answer's codes {together} in the output of {where}")
+            if cells[index]["cell_type"] == "markdown":
+                for pair in lookup_tables(exercise_id, source):
+                    problems.append(f"{exercise_id}: a table leads to {pair!r} in the source of {where}")
+        reference = get(exercise_id).reference()
+        if isinstance(reference, str) and _CODE.match(reference.strip()) and not _URI.match(reference.strip()):
+            start, intro = _introduction(cells, asked, exercise_id)
+            if re.search(rf"(?<![\w-]){re.escape(reference.strip())}(?![\w-])", intro, re.IGNORECASE):
+                problems.append(
+                    f"{exercise_id}: its answer {reference.strip()!r} in the Markdown that introduces it "
+                    f"(cell {start}, before the question in cell {asked})"
+                )
     return problems

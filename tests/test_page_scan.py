@@ -156,3 +156,38 @@ def test_at_least_six_notebooks_hide_their_main_demonstration_until_the_learner_
         if any(c.cell_type == "code" and panel.search(c.source) for c in nbformat.read(p, as_version=4).cells)
     ]
     assert len(with_panel) >= 6, f"only {with_panel} ask for a prediction before their demonstration"
+
+
+def test_a_table_that_leads_to_the_answers_label_is_found_but_a_glossary_of_the_values_is_not():
+    """Issue 37 §4: notebook 02 gave actor-01 and actor-02 a table whose last column was the
+    executor label of each method."""
+    lookup = "| the method | the server | executor label |\n| --- | --- | --- |\n| `tools/call` | runs it | `server` |"
+    nb = _notebook(("markdown", lookup, ""), ("code", 'PredictThenSee("actor-01", f)', ""))
+    assert answers_shown_early(nb) == [
+        "actor-01: a table leads to 'executor: server' in the source of cell 0 (before the question in cell 1)"
+    ]
+    glossary = "| `executor` | what it means |\n| --- | --- |\n| `server` | the party that runs a tool |"
+    roles = "| the method | the server |\n| --- | --- |\n| `tools/call` | *runs* the operation |"
+    for table in (glossary, roles):
+        nb = _notebook(("markdown", table, ""), ("code", 'PredictThenSee("actor-01", f)', ""))
+        assert answers_shown_early(nb) == [], table
+
+
+def test_the_answer_said_in_the_prose_that_introduces_its_question_is_found_but_not_in_its_options():
+    """Issue 37 §4: "Nobody approves it" stood above present-02, whose answer is ``nobody``."""
+    question = "### `present-02` · Approved by?\n\n- `nobody`: no approval on record\n- `gate`: the gate"
+    said = _notebook(("markdown", f"Nobody approves it.\n\n{question}", ""), ("code", 'check("present-02", a)', ""))
+    assert answers_shown_early(said) == [
+        "present-02: its answer 'nobody' in the Markdown that introduces it (cell 0, before the question in cell 1)"
+    ]
+    asked = _notebook(
+        ("markdown", f"The consent log is empty.\n\n{question}", ""), ("code", 'check("present-02", a)', "")
+    )
+    listed = _notebook(
+        ("markdown", "Options:\n\n- `nobody`: none\n- `gate`: the gate", ""), ("code", 'check("present-02", a)', "")
+    )
+    earlier = _notebook(
+        ("markdown", "Nobody approves it.", ""), ("code", "x = 1", ""), ("code", 'check("present-02", a)', "")
+    )
+    for nb in (asked, listed, earlier):
+        assert answers_shown_early(nb) == [], nb.cells[0].source

@@ -415,13 +415,7 @@ def reveal(exercise_id: str) -> object:
         'revealed'
     """
     exercise = get(exercise_id)
-
-    def revealed(entry: progress_store.Entry | None) -> progress_store.Entry:
-        if entry is not None and entry["state"] == "passed":
-            return entry
-        return {"state": "revealed", "tries": entry["tries"] if entry else 0}
-
-    progress_store.change(exercise.id, revealed)
+    progress_store.change(exercise.id, progress_store.revealed)
     return exercise.reference()
 
 
@@ -436,7 +430,8 @@ def progress() -> dict[str, str]:
     passed yet) or ``"revealed"`` (the reference was shown before it was passed).
 
     A check on the untouched stub does not count as a try. The record survives a kernel restart
-    (:func:`progress_file`).
+    (:func:`progress_file`). How each pass was reached (on the first try, or after how many wrong
+    tries) is kept beside it, and the progress panel (``ProgressPanel``) shows it.
     """
     _ensure_loaded()
     return {key: entry["state"] for key, entry in progress_store.record().items()}
@@ -570,13 +565,7 @@ def check(exercise_id: str, answer: object) -> CheckResult:
             **common,
         )
 
-    def tried(entry: progress_store.Entry | None) -> progress_store.Entry:
-        old = entry or {"state": "", "tries": 0}
-        # A reveal is never turned into a pass; a pass is never lost to a later wrong try.
-        state = old["state"] if old["state"] in ("passed", "revealed") else "passed" if seen.passed else "tried"
-        return {"state": state, "tries": old["tries"] + (0 if seen.passed else 1)}
-
-    tries = progress_store.change(exercise.id, tried)["tries"]
+    tries = progress_store.change(exercise.id, lambda entry: progress_store.tried(entry, seen.passed))["tries"]
     common.update(given_kind=seen.given_kind, kind_right=seen.kind_right, tries=tries, remark=seen.remark)
     if seen.passed:
         return CheckResult(

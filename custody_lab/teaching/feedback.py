@@ -17,8 +17,10 @@ __all__ = [
     "check_result_html",
     "exercise_heading_html",
     "markdown_html",
+    "how_passed",
     "progress_counts",
     "progress_html",
+    "progress_text",
     "revealed_html",
 ]
 
@@ -28,6 +30,7 @@ from collections.abc import Iterable, Mapping
 from ..views.html import Kind, box, escape, small
 from .answers import is_unanswered
 from .exercises import CheckResult, Exercise, short_repr
+from .progress_store import Entry
 
 #: The box of each check status.
 _KIND: dict[str, Kind] = {"passed": "ok", "wrong": "error", "not-answered": "note"}
@@ -45,7 +48,9 @@ _BOLD = re.compile(r"\*\*(.+?)\*\*")
 
 
 def check_result_html(result: CheckResult) -> str:
-    """A check result as a box: headline, message and hint, every piece escaped.
+    """A check result as a box: headline, message and hint, every piece escaped; the lab's own
+    `code` marks in a message or hint are shown as ``<code>`` (the learner's answer is never read as
+    marks).
 
     Example:
         >>> from custody_lab.exercises import check
@@ -57,13 +62,28 @@ def check_result_html(result: CheckResult) -> str:
     parts = [
         f'<div style="font-weight:bold">{escape(result.headline())} — <code>{escape(result.exercise_id)}</code>'
         f"{title}</div>",
-        f"<div>{escape(result.message)}</div>",
+        f"<div>{_message_html(result)}</div>",
     ]
     if result.hint:
-        parts.append(f"<div><b>Hint:</b> {escape(result.hint)}</div>")
+        parts.append(f"<div><b>Hint:</b> {_inline(result.hint)}</div>")
     if result.remark:
-        parts.append(f"<div><b>Note:</b> {escape(result.remark)}</div>")
+        parts.append(f"<div><b>Note:</b> {_inline(result.remark)}</div>")
     return box("".join(parts), _KIND[result.status], cls=f"custody-check custody-check-{result.status}")
+
+
+def _message_html(result: CheckResult) -> str:
+    """The message with the lab's `code` marks as ``<code>``; the learner's own answer in it stays
+    text exactly as typed (escaped, its backticks and asterisks shown as they are).
+
+    Example:
+        >>> from custody_lab.exercises import check
+        >>> page = _message_html(check("blob-01", "`x` <b>"))
+        >>> "`x` &lt;b&gt;" in page and "<code>" not in page
+        True
+    """
+    shown = short_repr(result.actual) if result.status != "not-answered" else ""
+    before, found, after = result.message.partition(shown) if shown else (result.message, "", "")
+    return _inline(before) + escape(found) + (_inline(after) if found else "")
 
 
 def revealed_html(exercise: Exercise, answer: object) -> str:
@@ -143,12 +163,49 @@ def markdown_html(text: str) -> str:
     return "".join(blocks)
 
 
-def _state(exercise: Exercise, record: Mapping[str, str]) -> str:
-    state = record.get(exercise.id)
-    return state if state in _MARKS else "not tried"
+#: A progress record: each exercise's entry, or (as ``progress()`` gives it) just its state.
+_Record = Mapping[str, "Entry | str"]
 
 
-def progress_counts(exercises: Iterable[Exercise], record: Mapping[str, str]) -> dict[str, int]:
+def _entry(exercise: Exercise, record: _Record) -> Entry:
+    found = record.get(exercise.id)
+    if isinstance(found, str):
+        return {"state": found, "tries": 0, "passed_after": None}
+    if found is None or found.get("state") not in _MARKS:
+        return {"state": "not tried", "tries": 0, "passed_after": None}
+    return found
+
+
+def how_passed(entry: Entry) -> str:
+    """An entry's state in words, with how a pass was reached: on the first try, after how many
+    wrong tries, or (a record from before the lab counted them) with the tries not recorded; a
+    shown answer is never a pass.
+
+    Example:
+        >>> how_passed({"state": "passed", "tries": 0, "passed_after": 0})
+        '✓ passed on the first try'
+        >>> how_passed({"state": "passed", "tries": 40, "passed_after": 37})
+        '✓ passed after 37 wrong tries'
+        >>> how_passed({"state": "passed", "tries": 0, "passed_after": None})
+        '✓ passed (the tries before it were not recorded)'
+        >>> how_passed({"state": "revealed", "tries": 2, "passed_after": None})
+        '◐ answer shown, not solved (after 2 wrong tries)'
+    """
+    state, tries, after = entry["state"], entry["tries"], entry.get("passed_after")
+    if state == "passed":
+        if after is None:
+            return f"{_MARKS['passed']} (the tries before it were not recorded)"
+        return f"{_MARKS['passed']} " + ("on the first try" if after == 0 else f"after {_tries(after)}")
+    if state in ("tried", "revealed") and tries:
+        return f"{_MARKS[state]} (after {_tries(tries)})"
+    return _MARKS.get(state, _MARKS["not tried"])
+
+
+def _tries(n: int) -> str:
+    return "1 wrong try" if n == 1 else f"{n} wrong tries"
+
+
+def progress_counts(exercises: Iterable[Exercise], record: _Record) -> dict[str, int]:
     """How many exercises are passed, tried (not passed yet), revealed and not tried.
 
     Example:
@@ -158,30 +215,55 @@ def progress_counts(exercises: Iterable[Exercise], record: Mapping[str, str]) ->
     """
     counts = dict.fromkeys(_MARKS, 0)
     for exercise in exercises:
-        counts[_state(exercise, record)] += 1
+        counts[_entry(exercise, record)["state"]] += 1
     return counts
 
 
-def progress_html(exercises: Iterable[Exercise], record: Mapping[str, str]) -> str:
-    """A summary line and one table row per exercise: id, title, level and state.
+def _summary(exercises: list[Exercise], record: _Record) -> str:
+    counts = progress_counts(exercises, record)
+    first = sum(1 for ex in exercises if _entry(ex, record).get("passed_after") == 0)
+    return (
+        f"{counts['passed']} passed ({first} on the first try) · {counts['tried']} tried, "
+        f"not passed yet · {counts['revealed']} answer shown · {counts['not tried']} not tried"
+    )
+
+
+def progress_html(exercises: Iterable[Exercise], record: _Record) -> str:
+    """A summary line and one table row per exercise: id, title, level and how it stands (how
+    it was passed: :func:`how_passed`).
 
     Example:
         >>> from custody_lab.exercises import all_exercises
-        >>> "✓ passed" in progress_html(all_exercises("blob")[:1], {"blob-01": "passed"})
+        >>> three = {"state": "passed", "tries": 3, "passed_after": 3}
+        >>> page = progress_html(all_exercises("blob")[:1], {"blob-01": three})
+        >>> "✓ passed after 3 wrong tries" in page
         True
     """
     exercises = list(exercises)
-    counts = progress_counts(exercises, record)
     rows = "".join(
         f"<tr><td><code>{escape(ex.id)}</code></td><td>{escape(ex.title)}</td>"
-        f"<td>{ex.level}</td><td>{escape(_MARKS[_state(ex, record)])}</td></tr>"
+        f"<td>{ex.level}</td><td>{escape(how_passed(_entry(ex, record)))}</td></tr>"
         for ex in exercises
     )
-    summary = (
-        f"<b>{counts['passed']} passed</b> · {counts['tried']} tried, not passed yet · "
-        f"{counts['revealed']} answer shown · {counts['not tried']} not tried"
-    )
     return box(
-        f"{summary}<table><tr><th>exercise</th><th>title</th><th>level</th><th>status</th></tr>{rows}</table>",
+        f"<b>{escape(_summary(exercises, record))}</b>"
+        f"<table><tr><th>exercise</th><th>title</th><th>level</th><th>status</th></tr>{rows}</table>",
         cls="custody-progress",
     )
+
+
+def progress_text(exercises: Iterable[Exercise], record: _Record) -> str:
+    """The same summary as plain text, one line per exercise (for a terminal or a test).
+
+    Example:
+        >>> from custody_lab.exercises import all_exercises
+        >>> first = {"state": "passed", "tries": 0, "passed_after": 0}
+        >>> print(progress_text(all_exercises("blob")[:1], {"blob-01": first}))
+        1 passed (1 on the first try) · 0 tried, not passed yet · 0 answer shown · 0 not tried
+        blob-01  ✓ passed on the first try
+    """
+    exercises = list(exercises)
+    lines = [_summary(exercises, record)]
+    width = max((len(ex.id) for ex in exercises), default=0)
+    lines += [f"{ex.id:<{width}}  {how_passed(_entry(ex, record))}" for ex in exercises]
+    return "\n".join(lines)

@@ -22,7 +22,6 @@ from .exercises import (
     all_exercises,
     check,
     get,
-    progress,
     reveal,
     wrong_tries,
 )
@@ -32,8 +31,10 @@ from .feedback import (
     markdown_html,
     progress_counts,
     progress_html,
+    progress_text,
     revealed_html,
 )
+from .progress_store import record as progress_record
 
 
 class ExercisePanel(widgets.VBox):
@@ -112,7 +113,8 @@ class ExercisePanel(widgets.VBox):
 
 
 class ProgressPanel(widgets.VBox):
-    """Which exercises were passed, tried, or not tried yet in this kernel, with a Refresh button.
+    """Which exercises were passed (on the first try, or after how many wrong tries), tried, shown,
+    or not tried yet, with a Refresh button.
 
     ``prefix`` picks the exercises: one id prefix (``"blob"``), a tuple of them
     (``("route", "receipt")``, for a notebook whose exercises have two topics), or ``None`` for all.
@@ -121,11 +123,13 @@ class ProgressPanel(widgets.VBox):
         table: the ``HTML`` widget holding the summary.
         refresh_button: press it (or call :meth:`refresh`) after checking more answers.
         counts: ``{"passed": n, "tried": n, "revealed": n, "not tried": n}`` after the last refresh.
+        text: the same summary as plain text (:func:`~custody_lab.teaching.feedback.progress_text`).
     """
 
     def __init__(self, prefix: str | tuple[str, ...] | None = None) -> None:
         self.prefix = prefix if prefix is None or isinstance(prefix, str) else tuple(prefix)
         self.counts: dict[str, int] = {}
+        self.text = ""
         self.table = widgets.HTML()
         self.refresh_button = widgets.Button(description="Refresh", icon="refresh")
         self.refresh_button.on_click(lambda _b: self.refresh())
@@ -133,8 +137,9 @@ class ProgressPanel(widgets.VBox):
         self.refresh()
 
     def refresh(self) -> None:
-        """Redraw the table from :func:`custody_lab.exercises.progress`."""
-        record = progress()
+        """Redraw the table from the progress record (the file, read again)."""
         exercises = all_exercises(self.prefix)
+        record = progress_record()
         self.counts = progress_counts(exercises, record)
         self.table.value = progress_html(exercises, record)
+        self.text = progress_text(exercises, record)

@@ -1,11 +1,17 @@
 """Where exercise progress is kept between kernel restarts: one small JSON file, shared safely.
 
-The file holds, per exercise id, its state (``"passed"``, ``"tried"`` or ``"revealed"``) and the
-number of wrong tries (which decides whether the second hint and the Show me button appear):
+The file holds, per exercise id, its state (``"passed"``, ``"tried"`` or ``"revealed"``), the
+number of wrong tries (which decides whether the second hint and the Show me button appear) and,
+once it is passed, how: ``passed_after`` is the number of wrong tries before the first pass (``0``:
+the first try), so a pass found by trying every answer reads as such, and a shown answer stays
+``"revealed"``:
 
 .. code-block:: json
 
-    {"version": 1, "exercises": {"blob-01": {"state": "passed", "tries": 2}}}
+    {"version": 2, "exercises": {"blob-01": {"state": "passed", "tries": 2, "passed_after": 2}}}
+
+A file written before ``passed_after`` existed (version 1) is read as it is: a pass without it is a
+pass whose tries were not recorded (``passed_after`` ``None``).
 
 Where it lives (:func:`progress_path`):
 
@@ -58,7 +64,9 @@ __all__ = [
     "record",
     "remove",
     "restart",
+    "revealed",
     "save",
+    "tried",
     "update",
 ]
 
@@ -88,10 +96,50 @@ _warned: set[tuple[str, str]] = set()
 
 
 class Entry(TypedDict):
-    """One exercise's saved progress."""
+    """One exercise's saved progress.
+
+    Attributes:
+        state: ``"passed"``, ``"tried"`` or ``"revealed"``.
+        tries: wrong tries so far.
+        passed_after: wrong tries before the first pass (``0``: passed on the first try); ``None``
+            when it is not passed, or was passed before the lab recorded this (an old file).
+    """
 
     state: str
     tries: int
+    passed_after: int | None
+
+
+def tried(entry: Entry | None, passed: bool) -> Entry:
+    """The entry after one more check of the exercise (``passed``: this answer was right).
+
+    A reveal is never turned into a pass, a pass is never lost to a later wrong try, and the
+    first pass keeps the number of wrong tries before it.
+
+    Example:
+        >>> tried(tried(None, False), True)
+        {'state': 'passed', 'tries': 1, 'passed_after': 1}
+        >>> tried({"state": "revealed", "tries": 2, "passed_after": None}, True)["state"]
+        'revealed'
+    """
+    old = entry or {"state": "", "tries": 0, "passed_after": None}
+    if old["state"] in ("passed", "revealed"):
+        state, after = old["state"], old["passed_after"]
+    else:
+        state, after = ("passed", old["tries"]) if passed else ("tried", None)
+    return {"state": state, "tries": old["tries"] + (0 if passed else 1), "passed_after": after}
+
+
+def revealed(entry: Entry | None) -> Entry:
+    """The entry after the reference answer was shown: ``"revealed"``, unless already passed.
+
+    Example:
+        >>> revealed(None)
+        {'state': 'revealed', 'tries': 0, 'passed_after': None}
+    """
+    if entry is not None and entry["state"] == "passed":
+        return entry
+    return {"state": "revealed", "tries": entry["tries"] if entry else 0, "passed_after": None}
 
 
 class _Unusable(Exception):
@@ -179,11 +227,30 @@ def _parse(data: bytes) -> tuple[dict[str, Entry], str | None]:
     for key, value in exercises.items():
         state = value.get("state") if isinstance(value, dict) else None
         tries = value.get("tries", 0) if isinstance(value, dict) else None
-        if state in _STATES and isinstance(tries, int) and not isinstance(tries, bool) and 0 <= tries < 10**6:
-            record[str(key)] = {"state": str(state), "tries": tries}
+        after = value.get("passed_after") if isinstance(value, dict) else None
+        if state in _STATES and _count(tries) and (after is None or _count(after)):
+            assert isinstance(tries, int)  # for mypy: _count said so
+            record[str(key)] = {
+                "state": str(state),
+                "tries": tries,
+                "passed_after": after if state == "passed" and isinstance(after, int) else None,
+            }
         else:
             bad += 1
     return record, (f"{bad} of its entries are not a state and a number of tries" if bad else None)
+
+
+def _count(value: object) -> bool:
+    """A number of tries as a file may hold it: a whole number from 0 to a million."""
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 10**6
+
+
+def _stored(entry: Entry) -> dict[str, object]:
+    """An entry as the file holds it (``passed_after`` only once it is known)."""
+    out: dict[str, object] = {"state": entry["state"], "tries": entry["tries"]}
+    if entry.get("passed_after") is not None:
+        out["passed_after"] = entry["passed_after"]
+    return out
 
 
 def _read_record(path: Path) -> tuple[dict[str, Entry], str | None]:
@@ -279,7 +346,8 @@ def _locked(path: Path) -> Iterator[None]:
 
 def _write(path: Path, record: Mapping[str, Entry]) -> None:
     """Write ``record`` to an unpredictable new file beside ``path``, then rename it over ``path``."""
-    text = json.dumps({"version": 1, "exercises": dict(sorted(record.items()))}, indent=1) + "\n"
+    exercises = {key: _stored(value) for key, value in sorted(record.items())}
+    text = json.dumps({"version": 2, "exercises": exercises}, indent=1) + "\n"
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
     for _ in range(8):
         temporary = path.with_name(f".{path.name.lstrip('.')}.{secrets.token_hex(8)}.tmp")  # hidden, beside it
@@ -303,11 +371,14 @@ def _write(path: Path, record: Mapping[str, Entry]) -> None:
 
 
 def _merge(a: Entry | None, b: Entry) -> Entry:
-    """Two records of one exercise as one: the higher state (a pass is never lost), the more tries."""
+    """Two records of one exercise as one: the higher state (a pass is never lost), the more tries,
+    and for a pass the fewest wrong tries either kernel recorded before it."""
     if a is None:
         return b
     state = a["state"] if _RANK[a["state"]] >= _RANK[b["state"]] else b["state"]
-    return {"state": state, "tries": max(a["tries"], b["tries"])}
+    known = [n for e in (a, b) if e["state"] == state and (n := e.get("passed_after")) is not None]
+    after = min(known) if state == "passed" and known else None
+    return {"state": state, "tries": max(a["tries"], b["tries"]), "passed_after": after}
 
 
 def _change(path: Path, edit: Callable[[dict[str, Entry]], None]) -> dict[str, Entry]:
@@ -446,7 +517,9 @@ def record() -> dict[str, Entry]:
 def entry(exercise_id: str) -> Entry:
     """One exercise's entry (``state`` ``""`` and no tries when it has none)."""
     found = record().get(exercise_id)
-    return {"state": found["state"], "tries": found["tries"]} if found else {"state": "", "tries": 0}
+    if found is None:
+        return {"state": "", "tries": 0, "passed_after": None}
+    return {"state": found["state"], "tries": found["tries"], "passed_after": found.get("passed_after")}
 
 
 def change(exercise_id: str, edit: Callable[[Entry | None], Entry]) -> Entry:

@@ -181,13 +181,82 @@ def test_a_recognised_mistake_gets_its_own_hint_whatever_the_try():
         assert result.mistake == "counted-base64-characters", result
 
 
+def _leaves(value: object):
+    """Every scalar inside an answer (the values of a dict, the items of a list), in order."""
+    if isinstance(value, dict):
+        for item in value.values():
+            yield from _leaves(item)
+    elif isinstance(value, (list, tuple, set, frozenset)):
+        for item in value:
+            yield from _leaves(item)
+    else:
+        yield value
+
+
+def answer_tokens(reference: object, codes_only: bool = False) -> set[str]:
+    """The reference answer's distinctive tokens: each text value of 3 characters or more (only the
+    code-like ones, with ``-``, ``_``, ``:``, ``/`` or a digit, when ``codes_only``) and each number
+    of two digits or more."""
+    tokens = set()
+    for leaf in _leaves(reference):
+        if isinstance(leaf, bool) or leaf is None:
+            continue
+        if isinstance(leaf, int | float):
+            tokens |= {str(leaf)} if abs(leaf) >= 10 else set()
+            continue
+        text = str(leaf).strip().lower()
+        if len(text) >= 3 and (not codes_only or re.search(r"[-_:/0-9]", text)):
+            tokens.add(text)
+    return tokens
+
+
+def _in_a_listing(token: str, hint: str) -> bool:
+    """The token is one item of a list of three or more (the labels the answer is chosen from)."""
+    for part in re.split(r"[:;.()]\s", hint.lower() + " "):
+        if token in part and len([x for x in re.split(r",|\bor\b", part) if x.strip()]) >= 3:
+            return True
+    return False
+
+
+def hint_leaks(reference: object, hint: str, codes_only: bool = False) -> list[str]:
+    """The answer's tokens a hint names as a word of its own, outside a listing of the choices."""
+    return sorted(
+        token
+        for token in answer_tokens(reference, codes_only)
+        if re.search(rf"(?<![\w-]){re.escape(token)}(?![\w-])", hint.lower()) and not _in_a_listing(token, hint)
+    )
+
+
+def test_the_leak_finder_finds_an_answer_word_and_spares_a_listing_of_the_choices():
+    reference = {"initiator": "model", "executor": "server"}
+    assert hint_leaks(reference, "Tools are model-controlled: the model decides.") == ["model"]
+    assert hint_leaks(reference, "Use the labels: application, model or server.") == []
+    assert hint_leaks(["tool-definitions"], "compare them with the tool-definitions limit") == ["tool-definitions"]
+    assert hint_leaks(3336, "it is 3336 bytes") == ["3336"] and hint_leaks(3336, "it is 33360 bytes") == []
+
+
 def test_every_exercise_has_two_general_hints_that_do_not_give_the_answer_away():
+    """Issue 37 §4: a general hint points at the fact to look at; it never names a word of the answer."""
     for exercise in all_exercises():
         hints = [exercise.general_hint(n) for n in (1, 2)]
         assert hints[0] != hints[1], f"{exercise.id}: the two general hints are the same"
         expected = str(exercise.reference())
         for hint in hints:
             assert expected not in hint, f"{exercise.id}: the hint {hint!r} holds the answer {expected!r}"
+            leaks = hint_leaks(exercise.reference(), hint)
+            assert not leaks, f"{exercise.id}: the hint {hint!r} names {leaks} of the answer {expected!r}"
+
+
+def test_no_mistakes_hint_names_a_code_of_the_answer():
+    """A mistake's hint may list the labels to choose from, but never names a code, URI or number of
+    the reference answer on its own."""
+    found = {
+        (exercise.id, mistake.name): leaks
+        for exercise in all_exercises()
+        for mistake in exercise.mistakes
+        if (leaks := hint_leaks(exercise.reference(), mistake.hint, codes_only=True))
+    }
+    assert not found, f"mistake hints that name the answer: {found}"
 
 
 def test_my_sets_write_their_own_general_hints():
@@ -263,7 +332,11 @@ def test_a_malformed_progress_file_is_an_empty_record_not_an_error(content):
     else:
         assert progress() == {}, f"file {content!r}: {progress()}"
     check("blob-01", 105)
-    assert json.loads(path.read_text(encoding="utf-8"))["exercises"]["blob-01"] == {"state": "passed", "tries": 0}
+    assert json.loads(path.read_text(encoding="utf-8"))["exercises"]["blob-01"] == {
+        "state": "passed",
+        "tries": 0,
+        "passed_after": 0,
+    }
 
 
 def test_an_unwritable_progress_file_keeps_progress_in_memory_with_one_warning(tmp_path, monkeypatch):

@@ -484,3 +484,57 @@ def test_markdown_html_escapes_everything_but_code_and_bold():
     assert out == (
         "<p>a <code>&lt;b&gt;</code> <b>bold</b> &lt;i&gt;x&lt;/i&gt;</p><ul><li>one</li><li>two</li></ul>"
     ), out
+
+
+def test_a_check_results_html_shows_the_labs_code_marks_as_code_never_as_backticks():
+    """Issue 37 §4: 11 outputs in notebook 05 and 3 in 09 showed Markdown backticks literally."""
+    seen = 0
+    for exercise_id, mistake in MISTAKES:
+        result = check(exercise_id, mistake.example)
+        if "`" in (result.hint or "") + result.message and "`" not in ex.short_repr(result.actual):
+            seen += 1
+            text = visible_text(result._repr_html_())
+            assert "`" not in text, f"check({exercise_id!r}, {mistake.example!r}) shows backticks: {text!r}"
+            assert "<code>" in result._repr_html_().split("</div>", 1)[1], result._repr_html_()
+    assert seen >= 10, f"only {seen} results had a `code` mark to render"
+    stub = check("capstone-02", ...)._repr_html_()
+    assert "replace the <code>...</code> with" in stub, stub
+
+
+def test_a_learners_backticks_and_tags_stay_text_in_the_html():
+    page = check("blob-01", "`<b>x</b>` **y**")._repr_html_()
+    assert "`&lt;b&gt;x&lt;/b&gt;` **y**" in page, page
+    assert "<b>x</b>" not in page and "<b>y</b>" not in page, page
+
+
+def test_the_progress_panel_says_how_each_exercise_was_passed():
+    """Issue 37 §4: first try, after N wrong tries, or shown; a blind enumeration is not a plain pass."""
+    from custody_lab.teaching.exercise_sets.primitives import DECIDERS
+    from custody_lab.teaching.panels import ProgressPanel
+
+    assert check("primitive-02", reveal("primitive-02")).status == "passed"  # after a reveal: shown
+    assert check(
+        "primitive-04", {"primitive": "tool", "shape": "structured-tool-result", "decided_by": "validated_fields"}
+    ).passed
+    tries = 0
+    for primitive in ("resource", "tool"):  # try every answer, blind
+        for shape in ("listed-resource", "templated-resource", "resource-link", "embedded-resource"):
+            for fact in DECIDERS:
+                if check("primitive-01", {"primitive": primitive, "shape": shape, "decided_by": fact}).passed:
+                    break
+                tries += 1
+            else:
+                continue
+            break
+        else:
+            continue
+        break
+    assert tries >= 2, tries
+    panel = ProgressPanel("primitive")
+    rows = dict(re.findall(r"<code>(primitive-\d\d)</code>.*?<td>\d</td><td>([^<]*)</td>", panel.table.value))
+    assert rows["primitive-01"] == f"✓ passed after {tries} wrong tries", rows
+    assert rows["primitive-04"] == "✓ passed on the first try", rows
+    assert rows["primitive-02"].startswith("◐ answer shown"), rows
+    assert rows["primitive-03"] == "· not tried", rows
+    assert "(1 on the first try)" in panel.table.value and "1 on the first try" in panel.text, panel.text
+    assert f"primitive-01  ✓ passed after {tries} wrong tries" in panel.text, panel.text

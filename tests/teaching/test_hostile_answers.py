@@ -222,7 +222,7 @@ def test_an_answer_whose_class_lies_gets_a_result_on_every_exercise(liar):
 
 def test_an_answer_of_a_hundred_megabytes_is_refused_unread_with_a_form_hint():
     from custody_lab.exercises import check
-    from custody_lab.teaching.answers import MAX_ANSWER_CHARS
+    from custody_lab.teaching.answer_copy import MAX_ANSWER_CHARS
 
     huge = "x" * 100_000_000
     found = answers.plain(huge)

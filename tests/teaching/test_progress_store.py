@@ -252,7 +252,7 @@ def test_an_empty_file_is_an_empty_record_without_a_word(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         check("blob-01", _right("blob-01"))
-    assert _saved(path) == {"blob-01": {"state": "passed", "tries": 0}}
+    assert _saved(path) == {"blob-01": {"state": "passed", "tries": 0, "passed_after": 0}}
 
 
 def test_progress_kept_in_memory_is_saved_once_the_file_is_writable_again(tmp_path):
@@ -264,7 +264,116 @@ def test_progress_kept_in_memory_is_saved_once_the_file_is_writable_again(tmp_pa
     path.chmod(0o644)
     check("blob-02", "zz-not-it")
     assert _saved(path) == {
-        "blob-01": {"state": "passed", "tries": 0},
+        "blob-01": {"state": "passed", "tries": 0, "passed_after": 0},
         "blob-02": {"state": "tried", "tries": 1},
         "blob-03": {"state": "revealed", "tries": 0},
     }, _saved(path)
+
+
+# --------------------------------------------------------------------------------------------
+# Merging two kernels' records of one exercise (issue 37 §6)
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("in_file", "unsaved", "merged"),
+    [
+        ({"state": "passed", "tries": 1}, {"state": "tried", "tries": 4}, {"state": "passed", "tries": 4}),
+        ({"state": "tried", "tries": 4}, {"state": "passed", "tries": 1}, {"state": "passed", "tries": 4}),
+        ({"state": "revealed", "tries": 2}, {"state": "tried", "tries": 3}, {"state": "revealed", "tries": 3}),
+        ({"state": "tried", "tries": 5}, {"state": "revealed", "tries": 2}, {"state": "revealed", "tries": 5}),
+    ],
+    ids=["file-passed", "kernel-passed", "file-revealed", "kernel-revealed"],
+)
+def test_merging_two_kernels_records_keeps_the_higher_state_and_the_larger_tries(tmp_path, in_file, unsaved, merged):
+    """Whichever side holds the pass (or the reveal), it is kept; the tries are the larger count."""
+    path = tmp_path / "progress.json"
+    path.write_text(json.dumps({"version": 1, "exercises": {"blob-01": in_file}}), encoding="utf-8")
+    progress_store.save(path, {"blob-01": unsaved})
+    assert _saved(path)["blob-01"] == merged, (in_file, unsaved, _saved(path)["blob-01"], merged)
+
+
+def test_a_pass_kept_in_memory_is_not_lost_to_tries_another_kernel_saved_meanwhile(tmp_path):
+    """A kernel passes while the file is read-only; another kernel then records two wrong tries of
+    the same exercise; once the file is writable, the pass and the larger count of tries are kept."""
+    path = tmp_path / "progress.json"
+    check("blob-02", "zz-not-it")
+    path.chmod(0o444)
+    with pytest.warns(UserWarning, match="read-only"):
+        assert check("blob-01", _right("blob-01")).passed
+    path.chmod(0o644)
+    path.write_text(
+        json.dumps({"version": 1, "exercises": {**_saved(path), "blob-01": {"state": "tried", "tries": 2}}}),
+        encoding="utf-8",
+    )
+    check("blob-03", "zz-not-it")  # the file can be written: what was kept in memory goes into it
+    assert _saved(path)["blob-01"]["state"] == "passed", _saved(path)
+    assert _saved(path)["blob-01"]["tries"] == 2, _saved(path)
+
+
+# --------------------------------------------------------------------------------------------
+# How an exercise was passed (issue 37 §4)
+# --------------------------------------------------------------------------------------------
+
+
+def test_a_pass_records_the_wrong_tries_before_it_and_later_tries_do_not_change_that(tmp_path):
+    path = tmp_path / "progress.json"
+    assert check("blob-01", _right("blob-01")).passed
+    for wrong in ("zz-1", "zz-2", "zz-3"):
+        check("blob-02", wrong)
+    assert check("blob-02", _right("blob-02")).passed
+    check("blob-02", "zz-after")  # a wrong try after the pass counts as a try, not as a later pass
+    saved = _saved(path)
+    assert saved["blob-01"] == {"state": "passed", "tries": 0, "passed_after": 0}, saved
+    assert saved["blob-02"] == {"state": "passed", "tries": 4, "passed_after": 3}, saved
+    assert progress_store.entry("blob-02")["passed_after"] == 3
+
+
+def test_a_shown_answer_then_a_right_one_is_still_shown_not_passed(tmp_path):
+    check("blob-01", "zz-not-it")
+    reveal("blob-01")
+    assert check("blob-01", _right("blob-01")).passed
+    assert _saved(tmp_path / "progress.json")["blob-01"] == {"state": "revealed", "tries": 1}
+
+
+def test_an_old_progress_file_reads_as_passed_with_the_tries_not_recorded(tmp_path):
+    """A version-1 file (no passed_after) stays readable: its passes are passes, how is unknown."""
+    path = tmp_path / "progress.json"
+    old = {"blob-01": {"state": "passed", "tries": 2}, "blob-02": {"state": "tried", "tries": 1}}
+    path.write_text(json.dumps({"version": 1, "exercises": old}), encoding="utf-8")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # an old file is not corrupt: no word about it
+        assert progress() == {"blob-01": "passed", "blob-02": "tried"}
+    assert progress_store.entry("blob-01") == {"state": "passed", "tries": 2, "passed_after": None}
+    assert check("blob-02", _right("blob-02")).passed  # the next save writes the new form
+    saved = _saved(path)
+    assert saved["blob-01"] == {"state": "passed", "tries": 2} and saved["blob-02"]["passed_after"] == 1, saved
+    assert json.loads(path.read_text(encoding="utf-8"))["version"] == 2
+
+
+@pytest.mark.parametrize("bad", [-1, "2", 1.5, True, [1]])
+def test_a_passed_after_that_is_not_a_count_is_a_corrupt_entry(tmp_path, bad):
+    path = tmp_path / "progress.json"
+    entry = {"state": "passed", "tries": 2, "passed_after": bad}
+    path.write_text(json.dumps({"version": 2, "exercises": {"blob-01": entry}}), encoding="utf-8")
+    with pytest.warns(UserWarning, match="kept aside"):
+        assert progress() == {}, progress()
+
+
+@pytest.mark.parametrize(
+    ("in_file", "unsaved", "after"),
+    [
+        ({"state": "passed", "tries": 5, "passed_after": 5}, {"state": "passed", "tries": 2, "passed_after": 2}, 2),
+        ({"state": "passed", "tries": 2, "passed_after": 2}, {"state": "passed", "tries": 5, "passed_after": 5}, 2),
+        ({"state": "tried", "tries": 6}, {"state": "passed", "tries": 1, "passed_after": 1}, 1),
+        ({"state": "passed", "tries": 1, "passed_after": 1}, {"state": "tried", "tries": 6}, 1),
+        ({"state": "passed", "tries": 3}, {"state": "passed", "tries": 4, "passed_after": 4}, 4),
+    ],
+    ids=["kernel-fewer", "file-fewer", "kernel-passed", "file-passed", "old-file-pass"],
+)
+def test_merging_keeps_the_fewest_wrong_tries_before_a_pass(tmp_path, in_file, unsaved, after):
+    path = tmp_path / "progress.json"
+    path.write_text(json.dumps({"version": 2, "exercises": {"blob-01": in_file}}), encoding="utf-8")
+    progress_store.save(path, {"blob-01": unsaved})
+    merged = _saved(path)["blob-01"]
+    assert merged["state"] == "passed" and merged.get("passed_after") == after, (in_file, unsaved, merged)

@@ -157,15 +157,15 @@ _ACTOR_01 = Exercise(
         Mistake(
             "swapped",
             lambda a: _labels_of(a) == ("server", "model"),
-            "The server does not decide when the model calls one of its tools; it does the work "
-            "once asked. Swap the two.",
+            "Take each label on its own. Who chose to call the tool, before anything ran? And where "
+            "does the code that writes the report run, once that call is made?",
             example={"initiator": "server", "executor": "model"},
         ),
         Mistake(
             "host-runs-tools",
             lambda a: (p := _labels_of(a)) is not None and p[1] == "application" and p[0] != "application",
             "The host's client sends tools/call, but that only asks for the operation: which party "
-            "runs it? (Seed 000: the model chooses an operation, and it is executed where the tool lives.)",
+            "runs it? (Seed 000: an operation is executed where the tool lives.)",
             example={"initiator": "model", "executor": "application"},
         ),
         Mistake(
@@ -180,7 +180,9 @@ _ACTOR_01 = Exercise(
     hints=(
         "Ask two questions: who decided that this report should enter the context, and where does "
         "the code that writes it run?",
-        "Tools are model-controlled (MCP 2026-07-28): the model decides. Who runs the tool?",
+        "Look at the case's operation and shape: they say whose choice put a tool call in motion "
+        "(MCP 2026-07-28 names who controls each primitive), and on which side of the connection "
+        "the report's bytes were written.",
     ),
 )
 
@@ -241,9 +243,10 @@ _ACTOR_02 = Exercise(
         ),
     ),
     hints=(
-        "The method is resources/read, but it was not the application's idea. Ask who asked, then who read.",
-        "The read_mcp_resource call came from the model; the resources/read that followed was "
-        "issued by the host's client.",
+        "The method on the wire is resources/read, but a method does not say whose idea it was. "
+        "Ask who asked, then who read.",
+        "Follow the read back one step: which call came before the resources/read, and who made "
+        "it? Then look at which process sent the resources/read itself, through the gate.",
     ),
 )
 

@@ -106,7 +106,8 @@ _AUTHORISE_01 = Exercise(
     hints=(
         "Walk the rule table from the top: the first rule that fires decides. Which of its "
         "questions has the answer 'no' for this caller and this URI?",
-        "Size, shape and freshness are all fine here. Look at the gate.",
+        "Put the URI the result embeds beside the record this caller's ticket is about, then read "
+        "what the gate lets this caller read.",
     ),
     mistakes=(
         Mistake(

@@ -189,8 +189,9 @@ _BUDGET_01 = Exercise(
     hints=(
         "Read the ledger line by line: each budget has its own limit. Which line's bytes are "
         "larger than its own limit?",
-        "Add up the bytes of the forty definitions and compare them with the tool-definitions "
-        "limit alone, not with the combined limit.",
+        "The combined number can hide one line over its own limit. For each line of the ledger, "
+        "where do its bytes come from in this turn, and how do they compare with that line's own "
+        "limit?",
     ),
     mistakes=(
         Mistake(

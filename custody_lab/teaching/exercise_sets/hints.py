@@ -118,7 +118,7 @@ _HINT_01 = Exercise(
         Mistake(
             "not-an-action-code",
             _unknown_code,
-            "Answer with the codes exactly as listed (e.g. `gated-read`), not with hint names or sentences.",
+            "Answer with the codes exactly as the task lists them, not with hint names or sentences.",
             example=["readOnlyHint", "gated-read"],
         ),
         Mistake(

@@ -191,8 +191,8 @@ _LINK_02 = Exercise(
         Mistake(
             "added-a-trailing-slash",
             lambda a: (t := ans.text(a)) is not None and t.rstrip("/") == _REGISTERED and t != _REGISTERED,
-            "A trailing slash adds an empty path segment: report://synthetic/weekly-7/ is "
-            "another URI than the registered one, so the cache lookup misses. Drop it.",
+            "A trailing slash adds an empty path segment: that is another URI than the registered "
+            "one, so the cache lookup misses.",
             example=_REGISTERED + "/",
         ),
         Mistake(

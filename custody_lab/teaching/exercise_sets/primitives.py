@@ -20,14 +20,14 @@ model calls); the other facts pick the **shape** within it. The learner answers
 ``{"primitive": ..., "shape": ..., "decided_by": ...}``.
 
 Every reference is computed: the shape is :func:`custody_lab.core.advisor.advise` on the
-scenario's facts, the primitive follows from the shape, and ``decided_by`` is found by flipping
-each fact the description states, one at a time, holding the primitive's own facts (initiator,
-side effects) fixed: the fact whose flip changes the advisor's shape decides it. A scenario whose
-flips leave more than one deciding fact is refused when the module loads, except the embed: it is
-what remains when no reason for a link holds (seed 000: large, reused, separately permissioned,
-likely to change), so each stated fact whose flip would give a link decides it and any of them is
-accepted. The scenarios' answers cover all five shapes (``tests/teaching/exercise_sets/
-test_primitive_exercises.py``).
+scenario's facts, the primitive follows from the shape, and the accepted ``decided_by`` are found
+by the advisor alone (one rule for every ``primitive-*``): each shape fact is flipped on its own,
+the primitive's facts (initiator, side effects) and the others kept, and **every** fact whose flip
+changes the advisor's shape decides it, whether or not the description states it (the summary of
+``primitive-06`` would become a link if it changed often, so ``changes_often`` decides it too). The
+revealed reference names the first deciding fact the description states. A scenario with no stated
+deciding fact, or whose every fact decides, is refused when the module loads. The scenarios'
+answers cover all five shapes (``tests/teaching/exercise_sets/test_primitive_exercises.py``).
 """
 
 from __future__ import annotations
@@ -57,6 +57,15 @@ SHAPE_DECIDERS: tuple[str, ...] = (
 #: The vocabulary a learner names ``decided_by`` from.
 DECIDERS: tuple[str, ...] = PRIMITIVE_DECIDERS + SHAPE_DECIDERS
 _KEYS = ("primitive", "shape", "decided_by")
+#: What a hint asks the learner to examine for each shape fact (never which fact decides).
+_QUESTION: dict[str, str] = {
+    "address_known": "whether its address can be written down before it is needed",
+    "validated_fields": "whether code checks the answer field by field",
+    "payload_bytes": "its size, next to the host's inline budget",
+    "reuse": "how many times the same content is read",
+    "separate_permission": "whether reading it needs a permission of its own",
+    "changes_often": "whether it changes after it is returned",
+}
 
 
 @dataclass(frozen=True)
@@ -103,22 +112,28 @@ def _flipped(name: str, value: object) -> object:
 
 
 def deciding_facts(scenario: Scenario) -> tuple[str, ...]:
-    """The stated shape facts whose flip (the others kept) changes the advisor's shape.
+    """The shape facts whose flip (the others kept) changes the advisor's shape, stated or not,
+    in the order of :data:`SHAPE_DECIDERS`.
 
     Example:
         >>> deciding_facts(SCENARIOS[0])
         ('address_known',)
+        >>> "changes_often" in deciding_facts(SCENARIOS[5])
+        True
     """
     base = scenario.shape()
     found = []
-    for name in scenario.stated:
-        if name not in SHAPE_DECIDERS:
-            continue
+    for name in SHAPE_DECIDERS:
         facts = dict(scenario.facts)
         facts[name] = _flipped(name, facts.get(name, _DEFAULTS[name]))
         if advise(**facts).shape != base:
             found.append(name)
     return tuple(found)
+
+
+def _taught_fact(scenario: Scenario) -> str:
+    """The deciding fact the revealed reference names: the first one the description states."""
+    return next(f for f in deciding_facts(scenario) if f in scenario.stated)
 
 
 _DEFAULTS: dict[str, Any] = {
@@ -262,9 +277,8 @@ def _when(test: Callable[[tuple[str | None, str | None, str | None]], bool]) -> 
 def _mistakes(s: Scenario) -> tuple[Mistake, ...]:
     shape, primitive, deciding = s.shape(), s.primitive(), deciding_facts(s)
     other_primitive = "tool" if primitive == "resource" else "resource"
-    wrong_fact = next(f for f in SHAPE_DECIDERS if f not in deciding)
 
-    def answer(p: str = primitive, sh: str = shape, d: str = deciding[0]) -> dict[str, str]:
+    def answer(p: str = primitive, sh: str = shape, d: str = _taught_fact(s)) -> dict[str, str]:
         return {"primitive": p, "shape": sh, "decided_by": d}
 
     found = [
@@ -349,13 +363,22 @@ def _mistakes(s: Scenario) -> tuple[Mistake, ...]:
             "Name decided_by with one fact of the list exactly as written: " + ", ".join(DECIDERS) + ".",
             example=answer(d="size"),
         ),
+    ]
+
+    def names(fact: str) -> Callable[[tuple[str | None, str | None, str | None]], bool]:
+        return lambda g: g[0] == primitive and g[1] == shape and g[2] == fact
+
+    found += [
         Mistake(
-            "a-fact-that-would-not-change-it",
-            _when(lambda g: g[0] == primitive and g[1] == shape and g[2] in SHAPE_DECIDERS and g[2] not in deciding),
-            "Right primitive and shape. Now flip that fact in your head, keeping the others: would "
-            "the shape change? The fact that decides is the one whose flip would.",
-            example=answer(d=wrong_fact),
-        ),
+            f"a-fact-that-would-not-change-it-{fact.replace('_', '-')}",
+            _when(names(fact)),
+            f"You named {fact}. Look at what the description tells you about {_QUESTION[fact]}; suppose "
+            "it were the other way round, everything else kept: would the shape you chose change? "
+            "A fact decides the shape only if flipping it would.",
+            example=answer(d=fact),
+        )
+        for fact in SHAPE_DECIDERS
+        if fact not in deciding
     ]
     return tuple(found)
 
@@ -430,8 +453,8 @@ def _why(s: Scenario) -> str:
 
 def _exercise(s: Scenario) -> Exercise:
     deciding = deciding_facts(s)
-    if not deciding or (len(deciding) > 1 and s.shape() != "embedded-resource"):
-        raise ExerciseError(f"{s.id}: exactly one stated fact must decide the shape; {deciding} do")
+    if not set(deciding) & set(s.stated) or len(deciding) == len(SHAPE_DECIDERS):
+        raise ExerciseError(f"{s.id}: a stated fact must decide the shape and another must not; {deciding} decide it")
     return Exercise(
         id=s.id,
         title=f"Resource or tool? {s.title}",
@@ -447,15 +470,15 @@ def _exercise(s: Scenario) -> Exercise:
         wanted='a dict {"primitive": ..., "shape": ..., "decided_by": ...}',
         kind="mapping",
         given=lambda: {"capability": s.what, "decided_by is one of": list(DECIDERS)},
-        reference=lambda: {"primitive": s.primitive(), "shape": s.shape(), "decided_by": deciding_facts(s)[0]},
+        reference=lambda: {"primitive": s.primitive(), "shape": s.shape(), "decided_by": _taught_fact(s)},
         expected=lambda: {"primitive": s.primitive(), "shape": s.shape(), "decided_by": deciding_facts(s)},
         compare=_matches,
         mistakes=_mistakes(s),
         hints=(
             "First the primitive: who decides that this enters the context, and does it change "
             "state? Then the shape within it, then the fact whose flip would change that shape.",
-            "Write the facts down in the advisor's words (initiator, side_effects, payload_bytes, "
-            "reuse, ...) and flip each one on its own: which flip moves the shape?",
+            "Write down what the description says about each fact of the table, then flip them one "
+            "at a time, keeping the others: which flip moves the shape?",
         ),
     )
 

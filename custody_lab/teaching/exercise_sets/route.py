@@ -321,8 +321,9 @@ _ROUTE_04 = Exercise(
     hints=(
         "Find the rule that fired for this case first: the rules above it and the rules below it "
         "each share one status.",
-        "The router walks the table from the top: every rule it checks before the one that fires "
-        "passed, and it checks nothing after that one.",
+        "Read the trace from the top and stop at the rule that fired. For a rule above it: what "
+        "must it have said for the router to walk on? For a rule below it: did the router get "
+        "there at all?",
     ),
 )
 

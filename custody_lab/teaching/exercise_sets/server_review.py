@@ -5,14 +5,14 @@ read the rubric.
 id          level  task
 ==========  =====  ====================================================================
 capstone-01 1      which capabilities of the given notes server are refused as designed
-capstone-02 2      the one shape that fixes ``export-notes`` without putting 52 KB inline
+capstone-02 2      the one input whose change is an honest fix of ``word-count`` (not fix-01's size)
 capstone-03 2      which rubric step an archive fails when a tool ran without consent
 capstone-04 2      refuse and fix: the rule that refuses another server's HR report, and the
                    one input whose change would be a design fix (``None``: no honest one)
 ==========  =====  ====================================================================
 
 Every reference is computed with the package: the router over ``data/capstone/notes-server.csv``,
-the advisor (:func:`~custody_lab.core.advisor.advise_case`) for the export, the capstone's judgement
+the capstone's judgement
 (:func:`~custody_lab.teaching.capstone.judgement.sound_fix_inputs`) for a refusal's honest fix, and the rubric
 (:func:`~custody_lab.teaching.capstone.rubric.check_lines`) over an archive built by
 :func:`~custody_lab.teaching.capstone.archive.archive_lines` from an audit report written out here (no
@@ -28,11 +28,10 @@ import functools
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Literal
 
-from ...core.advisor import advise_case
 from ...core.loading import load_cases
-from ...core.model import APPLICATION_SHAPES, Case, Policy
+from ...core.model import Case, Policy
 from ...core.router import route
-from ..capstone.design_review import GIVEN_INVENTORY, change_one_input, review_design
+from ..capstone.design_review import GIVEN_INVENTORY, review_design
 from ..capstone.judgement import MEASUREMENTS, sound_fix_inputs
 from ..capstone.rubric import RUBRIC_STEPS
 from ..exercises import Exercise, ExerciseError, Mistake
@@ -42,7 +41,7 @@ from ._changes import code_of, same_code
 if TYPE_CHECKING:
     from ...live.audit_report import AuditReport
 
-_EXPORT = "export-notes"
+_COUNT = "word-count"
 
 
 @functools.cache
@@ -124,68 +123,81 @@ _CAPSTONE_01 = Exercise(
     ),
     hints=(
         "Walk the rule table in order for each row: permission, side effects, custody fields, freshness, size.",
-        "Four of the six are refused; each by a different rule.",
+        "For each row read the columns a rule looks at: who may call it, whether it changes "
+        "state, whether a custody field is blank, whether it must be current, and how large it is.",
     ),
 )
 
 
-def _export_shape() -> str:
-    """The advisor's shape for the export, checked to be accepted as a one-input fix."""
-    case = _cases()[_EXPORT]
-    shape = advise_case(case).shape
-    if shape is None or not route(change_one_input(case, {"shape": shape})[0]).accepted:
-        raise ExerciseError(f"capstone-02: the advisor's shape {shape!r} does not fix {_EXPORT!r}")
-    return shape
+def _count_fix() -> str:
+    """The one input of ``word-count`` whose change alone is an honest design fix (the capstone's
+    judgement, :func:`~custody_lab.teaching.capstone.judgement.sound_fix_inputs`)."""
+    inputs = sound_fix_inputs(_cases()[_COUNT], Policy())
+    if len(inputs) != 1:
+        raise ExerciseError(f"capstone-02: {_COUNT!r} must have exactly one sound fix input; it has {inputs}")
+    return inputs[0]
+
+
+def _no_input(answer: object) -> bool:
+    return answer is None or code_of(answer) in ("none", "null", "nothing")
 
 
 _CAPSTONE_02 = Exercise(
     id="capstone-02",
-    title="Fix the export by changing one input",
+    title="Fix the word count by changing one input",
     why=(
-        "52,000 bytes are over the 4,096-byte inline budget; a link keeps every note reachable while only a "
-        "small block enters the context, and the client fetches the notes when they are needed"
+        "custody-incomplete refuses it because its receipt names no URI; giving the structured result a URI "
+        "is a choice the server's designer makes, while the other inputs state facts or the host's answers"
     ),
     level=2,
     prompt=(
-        "`export-notes` returns every note, 52,000 bytes, as an embedded resource, and is refused "
-        "as `embed-over-budget`. Fix it by changing **one** input, its **shape**, so that the model "
-        "still gets every note but the 52 KB do not enter the context inline. Which shape?"
+        "`word-count` counts the words of one note and returns the number as structured content "
+        '(its row of `data/capstone/notes-server.csv`; `input_for("capstone-02")`), and the host '
+        "refuses it. Which **one** input of its row, changed alone, makes it acceptable as a design "
+        "change the server's designer can honestly make? Answer with the input's name as the "
+        "inventory's header writes it."
     ),
-    input_label="export-notes in data/capstone/notes-server.csv",
-    wanted="one of the five shapes",
+    input_label="word-count in data/capstone/notes-server.csv",
+    wanted="one input name, as the inventory's header writes it",
     parse="text",
     kind="code",
-    given=lambda: _cases()[_EXPORT].to_dict(),
-    reference=_export_shape,
+    given=lambda: _cases()[_COUNT].to_dict(),
+    reference=_count_fix,
     compare=same_code,
     mistakes=(
         Mistake(
-            "relabelled-as-structured",
-            lambda a: code_of(a) == "structured-tool-result",
-            "The router accepts it, but all 52,000 bytes still arrive inline in the tool result: "
-            "the embed limit measures one shape, and relabelling is not budgeting. Which shape "
-            "sends an address instead of the bytes?",
-            example="structured-tool-result",
+            "changed-the-shape",
+            lambda a: code_of(a) == "shape",
+            "Another shape would carry the same count, and its receipt would still lack what this "
+            "one lacks. Read the row again as an auditor would: which field is empty?",
+            example="shape",
         ),
         Mistake(
-            "gave-an-application-shape",
-            lambda a: code_of(a) in APPLICATION_SHAPES,
-            "The model calls a tool here; a listed or templated resource is what the application "
-            "reads. Changing only the shape makes it `control-shape-mismatch`.",
-            example="listed-resource",
+            "changed-a-filled-field",
+            lambda a: code_of(a) in ("provenance", "mime", "title", "description"),
+            "That field is filled in already, and changing it leaves the refusal where it is: find "
+            "the one the rule that refuses this row reads and this row leaves blank.",
+            example="provenance",
         ),
         Mistake(
-            "kept-the-embed",
-            lambda a: code_of(a) == "embedded-resource",
-            "That is the shape it has now, and it is refused: change it.",
-            example="embedded-resource",
+            "changed-a-measurement",
+            lambda a: code_of(a) in MEASUREMENTS,
+            "That input is a measurement of the payload or the read, not a design choice, and it is "
+            "not what the refusing rule reads here.",
+            example="bytes",
+        ),
+        Mistake(
+            "said-no-fix-exists",
+            _no_input,
+            "This refusal is not about who may read it or what it does: the server's designer can "
+            "change one thing in its row. Which rule refuses it, and which field does that rule read?",
+            example="none",
         ),
     ),
     hints=(
-        "Seed 000 weighs size, reuse and change: a payload this large should not ride along in the "
-        "context every time the model asks for it.",
-        "Of the model's three shapes, one carries the bytes, one carries a structure inline, and one "
-        "carries neither: only where the application can read them, through the same gate.",
+        "Find the rule that refuses this row first (walk the rule table in order), then ask which "
+        "input that rule reads.",
+        "Read the row field by field, as the receipt would carry each one: which would an auditor find empty?",
     ),
 )
 

@@ -28,9 +28,23 @@ INTENDED = {
     "primitive-02": ("resource", "templated-resource", {"address_known"}),
     "primitive-03": ("resource", "listed-resource", {"address_known"}),
     "primitive-04": ("tool", "structured-tool-result", {"validated_fields"}),
-    "primitive-05": ("tool", "resource-link", {"separate_permission"}),
-    "primitive-06": ("tool", "embedded-resource", {"payload_bytes", "reuse", "separate_permission"}),
-    "primitive-07": ("tool", "resource-link", {"payload_bytes"}),
+    "primitive-05": ("tool", "resource-link", {"separate_permission", "validated_fields"}),
+    "primitive-06": (
+        "tool",
+        "embedded-resource",
+        {"payload_bytes", "reuse", "separate_permission", "changes_often", "validated_fields"},
+    ),
+    "primitive-07": ("tool", "resource-link", {"payload_bytes", "validated_fields"}),
+}
+#: The fact each revealed reference names: the one the lesson is about, stated in the description.
+TAUGHT = {
+    "primitive-01": "address_known",
+    "primitive-02": "address_known",
+    "primitive-03": "address_known",
+    "primitive-04": "validated_fields",
+    "primitive-05": "separate_permission",
+    "primitive-06": "payload_bytes",
+    "primitive-07": "payload_bytes",
 }
 
 
@@ -51,24 +65,36 @@ def test_each_scenarios_reference_is_the_advisors_shape_and_the_intended_lesson(
     assert reference["decided_by"] in deciders
 
 
+def _flip(name, value):
+    """The other side of one advisor fact, written here apart from the module's own flip."""
+    if name == "payload_bytes":
+        return 512 if value > cl.Policy().embed_limit_bytes else 4 * cl.Policy().embed_limit_bytes
+    if name == "reuse":
+        return 1 if value >= 2 else 5
+    return not value
+
+
+ADVISOR_DEFAULTS = {"address_known": True, "reuse": 1, "payload_bytes": 0}
+
+
 @pytest.mark.parametrize("exercise_id", sorted(INTENDED))
-def test_flipping_the_deciding_fact_changes_the_shape_and_flipping_another_stated_fact_does_not(exercise_id):
+def test_decided_by_accepts_exactly_the_facts_whose_flip_moves_the_advisors_shape(exercise_id):
+    """Walk the advisor: flip each shape fact (stated in the description or not), keep the others,
+    and the check must accept that fact as decided_by exactly when the advisor's shape moves."""
     scenario = BY_ID[exercise_id]
     base = cl.advise(**scenario.facts).shape
-    limit = cl.Policy().embed_limit_bytes
-    for name in scenario.stated:
-        if name not in primitives.SHAPE_DECIDERS:
-            continue
+    reference = reveal(exercise_id)
+    moved_by = set()
+    for name in primitives.SHAPE_DECIDERS:
         facts = dict(scenario.facts)
-        value = facts.get(name, {"address_known": True, "reuse": 1, "payload_bytes": 0}.get(name, False))
-        if name == "payload_bytes":
-            facts[name] = 512 if value > limit else 4 * limit
-        elif name == "reuse":
-            facts[name] = 1 if value >= 2 else 5
-        else:
-            facts[name] = not value
-        moved = cl.advise(**facts).shape != base
-        assert moved == (name in INTENDED[exercise_id][2]), (exercise_id, name, base, cl.advise(**facts).shape)
+        facts[name] = _flip(name, facts.get(name, ADVISOR_DEFAULTS.get(name, False)))
+        flipped = cl.advise(**facts).shape
+        result = check(exercise_id, {**reference, "decided_by": name})
+        assert result.passed == (flipped != base), (exercise_id, name, base, flipped, result.message, result.hint)
+        if flipped != base:
+            moved_by.add(name)
+    assert moved_by == INTENDED[exercise_id][2], (exercise_id, moved_by)
+    assert reference["decided_by"] == TAUGHT[exercise_id] and TAUGHT[exercise_id] in scenario.stated
 
 
 def test_the_primitive_answers_cover_all_five_shapes_and_both_primitives():
@@ -89,7 +115,7 @@ def test_fair_variants_of_a_primitive_answer_pass():
     variant = {"Primitive": "Resource", "shape": "Templated resource", "decided by": "address-known"}
     assert check("primitive-02", variant).passed, check("primitive-02", variant)
     embed = reveal("primitive-06")
-    for decider in ("payload_bytes", "reuse", "separate_permission"):
+    for decider in ("payload_bytes", "reuse", "separate_permission", "changes_often", "changes often"):
         assert check("primitive-06", {**embed, "decided_by": decider}).passed, decider
 
 
@@ -124,7 +150,7 @@ def test_fair_variants_of_a_primitive_answer_pass():
         (
             "primitive-07",
             {"primitive": "tool", "shape": "resource-link", "decided_by": "reuse"},
-            "a-fact-that-would-not-change-it",
+            "a-fact-that-would-not-change-it-reuse",
         ),
         (
             "primitive-04",
@@ -137,6 +163,19 @@ def test_the_typical_errors_of_the_issue_get_their_specific_hint(exercise_id, an
     result = check(exercise_id, answer)
     assert not result.passed and result.mistake == mistake, (exercise_id, answer, result.mistake, result.hint)
     assert str(reveal(exercise_id)) not in (result.hint or "") + result.message
+
+
+@pytest.mark.parametrize("exercise_id", sorted(INTENDED))
+def test_a_right_primitive_and_shape_with_a_wrong_fact_gets_a_hint_that_names_no_other_candidate(exercise_id):
+    """The hint points at the fact the learner named (what to examine), never at the facts left to try."""
+    reference = reveal(exercise_id)
+    wrong = [f for f in primitives.SHAPE_DECIDERS if f not in INTENDED[exercise_id][2]]
+    assert wrong, exercise_id
+    for fact in wrong:
+        result = check(exercise_id, {**reference, "decided_by": fact})
+        hint = result.hint or ""
+        named = {d for d in primitives.DECIDERS if d in hint.replace(" ", "_")}
+        assert not result.passed and named == {fact}, (exercise_id, fact, named, hint)
 
 
 def test_a_primitive_exercise_gives_the_description_not_the_advisors_facts():

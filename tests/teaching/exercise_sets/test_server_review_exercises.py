@@ -94,9 +94,18 @@ def test_an_honest_fix_of_another_row_is_still_wrong_for_the_audit_log():
     assert not result.passed and result.mistake is None, result
 
 
-def test_the_capstone_02_hints_do_not_name_the_shape():
-    exercise = server_review.EXERCISES[1]
-    reference = exercise.reference()
-    words = reference.replace("-", " ").split()
-    for hint in exercise.hints:
-        assert reference not in hint and not all(w in hint for w in words), hint
+def test_capstone_02_is_a_transfer_not_fix_01_again():
+    """Issue 37 §4: capstone-02 used to repeat fix-01 (an export over the inline budget, fixed by its
+    shape). Its row is refused by another rule and fixed by another input, the one the capstone's
+    judgement finds."""
+    from custody_lab.exercises import reveal
+
+    row = cl.Case.from_dict(input_for("capstone-02"))
+    fix_01 = cl.Case.from_dict(input_for("fix-01"))
+    assert cl.route(row).rejection != cl.route(fix_01).rejection, (cl.route(row).outcome, cl.route(fix_01).outcome)
+    assert reveal("capstone-02") != reveal("fix-01")["change"], (reveal("capstone-02"), reveal("fix-01"))
+    assert (reveal("capstone-02"),) == sound_fix_inputs(row, cl.Policy()), reveal("capstone-02")
+    assert check("capstone-02", reveal("capstone-02")).passed
+    for other in ("shape", "provenance", "bytes", "none"):
+        result = check("capstone-02", other)
+        assert not result.passed and result.mistake, (other, result)
