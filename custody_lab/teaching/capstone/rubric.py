@@ -24,7 +24,10 @@ the design or the record. No message gives the fix. Every archive gets a result,
 ``design-sound``
     No fix or reviewed case contradicts a decision the lab teaches (:mod:`.judgement`): a
     permission granted, a measurement changed instead of the design, a large result relabelled
-    as a structured one, a mutation declared free of side effects, a URI that names nothing.
+    as a structured one, a mutation declared free of side effects, a URI that names nothing. And
+    no refusal that has an honest one-input fix (:func:`~.judgement.sound_fix_exists`, the one
+    rule) is kept: each such line is a finding on its own, with a reason or without (without one,
+    still to do), whatever the other lines do; the message never says which input.
 ``matches-the-audit``
     The live lines are what the audit recorded, paired by kind and name and compared byte for
     byte (a line deleted, added, moved or edited is named), and the audited server does what the
@@ -325,25 +328,41 @@ def _routed(lines: Sequence[Mapping[str, Any]], inventory: Sequence[Case] | None
     return problems
 
 
-#: How many capabilities one message names before it says how many more.
-_LISTED = 10
+def _kept_fixable(designed: Sequence[tuple[int, Mapping[str, Any], Case | None]], policy: Policy) -> list[str]:
+    """Each design line that keeps a refusal :func:`~.judgement.sound_fix_exists` finds an honest
+    one-input fix for, on its own: still to do when the line has no reason yet, a finding when it
+    has one (a reason does not keep a fixable refusal). No message says which input."""
+    problems = []
+    fixable: dict[Case, bool] = {}  # a case repeated on many lines is judged once (each line is named)
+    for n, line, case in designed:
+        if case is None or line["fix"] is not None:
+            continue
+        decision = route(case, policy)
+        if decision.accepted:
+            continue
+        if case not in fixable:
+            fixable[case] = sound_fix_exists(case, policy)
+        if not fixable[case]:
+            continue
+        who = _who(n, line)
+        refused = f"refused as {visible(decision.rejection)} and kept"
+        if says_nothing(line["reason"]) in ("is missing", "is empty"):
+            problems.append(
+                f"{TODO}{who}: {refused}, though one of its design inputs, changed alone, is an honest fix; "
+                "find it (field 'fix')"
+            )
+        else:
+            problems.append(
+                f"{who}: {refused} with a reason, though one of its design inputs, changed alone, is an honest "
+                "fix; a refusal that has one is a finding, and a reason does not keep it (field 'fix')"
+            )
+    return problems
 
 
 def _sound(lines: Sequence[Mapping[str, Any]], inventory: Sequence[Case] | None, policy: Policy) -> list[str]:
     given = {c.id: c for c in inventory or ()}
-    problems = []
     designed = _design(lines)
-    kept = [c for _, line, c in designed if c is not None and line["fix"] is None and not route(c, policy).accepted]
-    if kept and all(line["fix"] is None for _, line, _ in designed):
-        distinct = dict.fromkeys(kept)  # a case repeated on many lines is judged once
-        fixable = list(dict.fromkeys(c.id for c in distinct if sound_fix_exists(c, policy)))
-        if fixable:
-            shown = ", ".join(visible(repr(i)) for i in fixable[:_LISTED])
-            more = f" and {len(fixable) - _LISTED} more" if len(fixable) > _LISTED else ""
-            problems.append(
-                f"{TODO}the review keeps every refusal, though {shown}{more} "
-                f"{'has' if len(fixable) == 1 else 'each have'} a one-input change that is a design change"
-            )
+    problems = _kept_fixable(designed, policy)
     for n, _line, case in designed:
         if case is None:
             continue

@@ -133,7 +133,12 @@ def test_every_refusal_kept_with_a_non_reason_fails_for_each_and_is_no_pass():
     failed = failures(lines)
     findings = [p for p in failed["refusals-explained"] if not p.startswith(TODO)]
     assert len(findings) == 4 and all("placeholder" in p for p in findings), failed["refusals-explained"]
-    assert any(p.startswith(TODO) and "keeps every refusal" in p for p in failed["design-sound"]), failed
+    fixable = [p for p in failed["design-sound"] if "is an honest fix" in p]
+    assert [p.split(":")[0] for p in fixable] == [
+        "line 5 (design 'word-count')",
+        "line 6 (design 'export-notes')",
+        "line 7 (design 'delete-note')",
+    ], failed["design-sound"]
 
 
 def test_one_reason_copied_onto_every_refusal_is_a_finding_for_each_copy():
@@ -143,17 +148,41 @@ def test_one_reason_copied_onto_every_refusal_is_a_finding_for_each_copy():
     assert sum("the same reason as line 4" in p for p in problems) == 3, problems
 
 
-def test_a_review_that_keeps_every_fixable_refusal_is_still_to_do_without_naming_the_fix():
-    reasons = {
-        "audit-log": "the log is for administrators and this host has none",
-        "word-count": "the host shows counts to the user and never to the model",
-        "export-notes": "exports are made by hand, outside any model's context",
-        "delete-note": "deleting is left out until the server states what it changes",
-    }
-    failed = failures(lines_for(fixes={}, reasons=reasons))
-    (todo,) = failed["design-sound"]
-    assert todo.startswith(TODO) and "'word-count', 'export-notes', 'delete-note'" in todo, todo
-    assert "'audit-log'" not in todo and not any(w in todo for w in ("uri", "shape", "sideEffects")), todo
+KEPT_WITH_REASONS = {
+    "audit-log": "the log is for administrators and this host has none",
+    "word-count": "the host shows counts to the user and never to the model",
+    "export-notes": "exports are made by hand, outside any model's context",
+    "delete-note": "deleting is left out until the server states what it changes",
+}
+
+
+def test_a_review_that_keeps_every_fixable_refusal_with_reasons_has_a_finding_for_each_without_naming_the_fix():
+    failed = failures(lines_for(fixes={}, reasons=KEPT_WITH_REASONS))
+    problems = failed["design-sound"]
+    assert len(problems) == 3 and not any(p.startswith(TODO) for p in problems), problems
+    for cid, problem in zip(("word-count", "export-notes", "delete-note"), problems, strict=True):
+        assert f"(design {cid!r})" in problem and "a reason does not keep it" in problem, problem
+        assert not any(w in problem for w in ("uri", "shape", "sideEffects", "resource-link")), problem
+    assert not any("'audit-log'" in p for p in problems), problems
+
+
+@pytest.mark.parametrize("kept", ["word-count", "export-notes", "delete-note"])
+def test_one_fixable_refusal_kept_beside_the_other_fixes_is_a_finding_for_its_line(kept):
+    """Fixing the others does not excuse the one kept (this kills ``all(...)`` -> ``any(...)``, and
+    asking only when every refusal is kept)."""
+    fixes = {cid: change for cid, change in FIXES.items() if cid != kept}
+    reasons = {**REASONS, kept: KEPT_WITH_REASONS[kept]}
+    report = report_of(_caps())
+    problems = failures(lines_for(fixes=fixes, reasons=reasons, report=report), report)["design-sound"]
+    (problem,) = problems
+    assert f"(design {kept!r}): refused as" in problem and not problem.startswith(TODO), problem
+    assert not any(w in problem for w in FIX_WORDS), problem
+
+
+def test_one_fixable_refusal_kept_without_a_reason_is_still_to_do_for_its_line_only():
+    fixes = {cid: change for cid, change in FIXES.items() if cid != "export-notes"}
+    (problem,) = failures(lines_for(fixes=fixes))["design-sound"]
+    assert problem.startswith(TODO + "line 6 (design 'export-notes'): refused as embed-over-budget"), problem
 
 
 def test_a_side_effect_the_live_audit_recorded_contradicts_a_design_that_declares_none():
