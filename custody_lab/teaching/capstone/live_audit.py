@@ -36,7 +36,8 @@ def allow_call(consent: Consent) -> str:
 
     Example:
         >>> from custody_lab.live.presentation import Consent
-        >>> allow_call(Consent("word_count", {"id": "7"}, "learner")), allow_call(Consent("export", {}, "learner"))
+        >>> by = {"person": "Dana Ruiz"}
+        >>> allow_call(Consent("word_count", {"id": "7"}, by)), allow_call(Consent("export", {}, by))
         ('word_count={"id":"7"}', 'export')
     """
     arguments = dict(consent.arguments)

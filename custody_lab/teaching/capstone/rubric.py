@@ -52,9 +52,11 @@ the design or the record. No message gives the fix. Every archive gets a result,
     No tool was called without consent: every call that was made has one consent line naming a
     person or the host (the lab's host policy). "Made" is re-derived from the receipts, not taken
     from a flag: a live line holding a receipt, and every call the audit report's record shows
-    (:func:`~.against_audit.performed`), even one whose line was deleted. An approver that is
-    blank, invisible, a placeholder, or names the server, a hint or the model is no approver (a
-    ``readOnlyHint`` is a hint, and MCP 2025-06-18 onwards says clients MUST treat tool
+    (:func:`~.against_audit.performed`), even one whose line was deleted. An approver is
+    structured (:mod:`custody_lab.live.approvers`): a named person, ``{"person": "Dana Ruiz"}``,
+    or a policy the host has, ``{"hostPolicy": "standing-approval"}``; free text (``"Claude"``,
+    ``"gpt-4o"``), a name that is blank, invisible, or names the server, a hint, the model or an
+    agent is no approver (a ``readOnlyHint`` is a hint: MCP says clients MUST treat tool
     annotations as untrusted unless the server is trusted).
 
 What the rubric cannot detect, said plainly: the archive is written by the learner, so its

@@ -281,7 +281,7 @@ def _unconsented_archive() -> tuple[dict[str, object], ...]:
     from ..capstone.archive import archive_lines
 
     rows = review_design(_hr_cases(), reasons={"salary-report": _HR_REASON})
-    consents = (Consent("headcount", {}, "support lead"),)
+    consents = (Consent("headcount", {}, {"person": "Sam Okafor"}),)
     return tuple(archive_lines(rows, _audit_of_the_hr_server(), consents))
 
 

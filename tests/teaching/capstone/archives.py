@@ -38,7 +38,9 @@ SERVER_EDITS = [
     ("@server.tool()\ndef delete_note", '@server.tool(meta={"org.custody-lab/sideEffects": True})\ndef delete_note'),
 ]
 
-CONSENTS = [Consent("word_count", {"id": "7"}, "learner"), Consent("export_notes", {}, "learner")]
+#: The learner who approves the calls, as the host's consent log names a person.
+LEARNER = {"person": "Robin Okafor"}
+CONSENTS = [Consent("word_count", {"id": "7"}, LEARNER), Consent("export_notes", {}, LEARNER)]
 
 
 def custody(actor: str, uri: str | None, mime: str = "application/json", size: int = 25, effects: bool = False) -> dict:

@@ -39,7 +39,19 @@ from custody_lab.teaching.capstone import (
 from custody_lab.teaching.capstone.rubric import RUBRIC_STEPS, check_archive, check_lines, read_archive
 
 from ...timing import scaled
-from .archives import BY_ID, CASES, CONSENTS, FIXES, REASONS, SERVER_EDITS, good_caps, good_lines, lines_for, report_of
+from .archives import (
+    BY_ID,
+    CASES,
+    CONSENTS,
+    FIXES,
+    LEARNER,
+    REASONS,
+    SERVER_EDITS,
+    good_caps,
+    good_lines,
+    lines_for,
+    report_of,
+)
 from .archives import failures as _failures
 from .archives import line_of as _line
 
@@ -452,7 +464,8 @@ def test_two_consents_for_one_tool_are_refused_before_anything_starts():
 
     with pytest.raises(CapstoneError, match="consent given twice for 'echo'"):
         audit_server(
-            [sys.executable, "-c", "raise SystemExit(9)"], consents=[Consent("echo", {}, "a"), Consent("echo", {}, "b")]
+            [sys.executable, "-c", "raise SystemExit(9)"],
+            consents=[Consent("echo", {}, LEARNER), Consent("echo", {}, {"hostPolicy": "standing-approval"})],
         )
 
 
@@ -467,8 +480,8 @@ def test_edit_once_refuses_text_that_is_not_there_exactly_once(tmp_path):
 
 def test_a_consent_from_the_hosts_log_is_written_as_audit_allow_calls_writes_it():
     log = ConsentLog()
-    log.approve("word_count", {"id": "7"}, by="learner")
-    log.approve("export_notes", by="learner")
+    log.approve("word_count", {"id": "7"}, by=LEARNER)
+    log.approve("export_notes", by=LEARNER)
     got = [allow_call(c) for c in log.entries]
     assert got == ['word_count={"id":"7"}', "export_notes"], got
 

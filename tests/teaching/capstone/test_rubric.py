@@ -269,9 +269,13 @@ def test_a_learners_own_inventory_and_server_are_judged_by_the_same_rubric(tmp_p
 
     unfixed = rubric({}, consents)
     assert not unfixed.passed and any("'forecast'" in p for p in unfixed.step("refusals-explained").problems)
-    fixed = rubric({"forecast": {"uri": "urn:weather:forecast:today"}}, [Consent("forecast", {}, "me")])
+    fixed = rubric(
+        {"forecast": {"uri": "urn:weather:forecast:today"}}, [Consent("forecast", {}, {"person": "Mei Tanaka"})]
+    )
     assert fixed.passed, fixed.text()
-    wrong = rubric({"forecast": {"uri": "urn:weather:forecast:tomorrow"}}, [Consent("forecast", {}, "me")])
+    wrong = rubric(
+        {"forecast": {"uri": "urn:weather:forecast:tomorrow"}}, [Consent("forecast", {}, {"person": "Mei Tanaka"})]
+    )
     assert any(
         "the server's result 'urn:weather:forecast:today'" in p for p in wrong.step("matches-the-audit").problems
     )
