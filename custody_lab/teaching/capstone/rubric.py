@@ -95,7 +95,7 @@ from ...core.model import Case, Policy
 from ...core.receipts import canonical_json
 from ...core.router import route
 from ...core.text import visible
-from .against_audit import audit_findings, audit_problems, rederive_live
+from .against_audit import audit_findings, audit_problems, read_changes, rederive_live
 from .archive_shape import MAX_ARCHIVE_BYTES, normal_id, parse_archive, shape_problems
 from .archive_shape import describe_line as _who
 from .audit_json import audit_from_json, read_audit_json
@@ -396,7 +396,7 @@ def _matches(
     problems += [f"the audit did not finish: {visible(why)}" for why in audit.incomplete]
     rows = [(case, route(case, policy)) for _, _, case in _design(lines) if case is not None]
     findings, matched = audit_findings(rows, audit, policy)
-    return problems + findings, matched
+    return problems + findings + read_changes(rows, audit), matched
 
 
 def _words(text: str) -> set[str]:

@@ -233,7 +233,7 @@ def test_a_fix_that_changed_two_inputs_fails_the_routed_step():
 def test_an_archive_whose_last_line_is_not_the_summary_is_not_readable():
     lines = good_lines()[:-1]
     failed = _failures(lines)
-    assert any("line 14: the last line is not the summary" in p for p in failed["readable"]), failed
+    assert any("line 15: the last line is not the summary" in p for p in failed["readable"]), failed
     assert all(p.startswith("not checked") for step, ps in failed.items() if step != "readable" for p in ps), failed
 
 
@@ -241,7 +241,7 @@ def test_the_summary_lists_every_receipt_with_its_sha256():
     lines = good_lines()
     listed = [(x["line"], x["id"]) for x in lines[-1]["receipts"]]
     expected = [(n, x["receipt"]["id"]) for n, x in enumerate(lines, start=1) if x.get("receipt")]
-    assert listed == expected and len(listed) == len(CASES) + 4, f"expected {expected}, got {listed}"
+    assert listed == expected and len(listed) == len(CASES) + 5, f"expected {expected}, got {listed}"
 
 
 def test_a_live_receipt_is_the_seed_shape_built_from_the_audits_record():
@@ -249,7 +249,7 @@ def test_a_live_receipt_is_the_seed_shape_built_from_the_audits_record():
     got = live_receipt(caps[2])
     assert list(got) == ["id", "accepted", "selected", "custody"], got
     assert got["custody"]["uri"] == "urn:notes:word-count:7", got
-    assert live_receipt(caps[4]) is None
+    assert live_receipt(caps[5]) is None  # delete_note: not called
 
 
 def test_the_archive_file_is_ascii_json_lines_that_read_back_the_same(tmp_path):
@@ -508,7 +508,7 @@ def test_a_receipt_the_summary_does_not_list_fails_naming_it():
     lines.insert(-1, extra)
     failed = _failures(lines)
     assert failed["matches-the-audit"] == (
-        "line 15 (live 'notes://extra'): the live audit recorded no such capability",
+        "line 16 (live 'notes://extra'): the live audit recorded no such capability",
     )
     assert list(failed) == ["matches-the-audit", "receipts-complete"], failed
     problems = failed["receipts-complete"]

@@ -36,7 +36,7 @@ WRONG_DESIGNS = {
         {
             "export_notes": {
                 "outcome": "structured-tool-result",
-                "details": {"custody": custody("model", "export://notes/all.md", "text/markdown", 52000)},
+                "details": {"custody": custody("model", "notes://all", "text/markdown", 52000)},
             }
         },
         "design-sound",
@@ -62,7 +62,7 @@ WRONG_DESIGNS = {
         {
             "export_notes": {
                 "outcome": "embedded-resource",
-                "details": {"custody": custody("model", "export://notes/all.md", "text/markdown", 4000)},
+                "details": {"custody": custody("model", "notes://all", "text/markdown", 4000)},
             }
         },
         "design-sound",
@@ -207,7 +207,7 @@ def test_a_fix_only_in_the_design_fails_against_the_server_as_given():
         word_count={"outcome": "custody-incomplete", "details": {"custody": {**custody("model", None)}}},
         export_notes={
             "outcome": "embed-over-budget",
-            "details": {"custody": custody("model", "export://notes/all.md", "text/markdown", 52415)},
+            "details": {"custody": custody("model", "notes://all", "text/markdown", 52415)},
         },
     )
     report = report_of(caps)

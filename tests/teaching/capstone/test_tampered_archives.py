@@ -136,7 +136,7 @@ def test_a_white_space_copy_beside_the_real_line_counts_as_a_second_line_for_it(
 
 def _delete_called() -> AuditReport:
     caps = good_caps()
-    caps[4] = CapabilityAudit(
+    caps[-1] = CapabilityAudit(
         "tool",
         "delete_note",
         True,
@@ -168,8 +168,8 @@ def performed_delete_marked_not_exercised_in_the_report_too(lines: Lines, report
 def test_a_performed_delete_marked_not_exercised_still_needs_a_consent(with_audit):
     lines, report = performed_delete_marked_not_exercised_in_the_archive(good_lines(), good_report())
     failed = rubric_of(lines, report if with_audit else None)
-    said(failed, "calls-consented", "line 14 (live 'delete_note')", "marked exercised false", "field 'exercised'")
-    said(failed, "calls-consented", "line 14 (live 'delete_note')", "called without a consent line")
+    said(failed, "calls-consented", "line 15 (live 'delete_note')", "marked exercised false", "field 'exercised'")
+    said(failed, "calls-consented", "line 15 (live 'delete_note')", "called without a consent line")
 
 
 def test_a_report_that_marks_a_performed_call_not_exercised_is_read_by_its_record_not_its_flag():
