@@ -14,7 +14,19 @@ import pytest
 
 from custody_lab.teaching.capstone.rubric import TODO, check_lines
 
-from .archives import CASES, FIXES, REASONS, custody, failures, good_caps, lines_for, report_of
+from .archives import (
+    CASES,
+    FIXES,
+    REASONS,
+    UNCHANGED,
+    custody,
+    export_link_block,
+    failures,
+    good_caps,
+    lines_for,
+    report_of,
+    reread_of,
+)
 
 #: What a message must never hold for the wrong design it judges: the fix itself.
 FIX_WORDS = ("resource-link", "sideEffects True", "'sideEffects': True", "urn:notes:word-count:7")
@@ -306,3 +318,94 @@ def test_an_uncalled_tool_the_server_declares_with_side_effects_contradicts_a_de
         said = [p for p in problems if "'word-count'" in p]
         assert len(said) == 1 and said[0].startswith("still to do:") is not contradiction, (value, said)
         assert ("declares no side effects" in said[0]) is contradiction, (value, said)
+
+
+# -- a resource link the server does not serve (issue 37 §2) -----------------------------------------
+
+UNKNOWN = "-32602: Unknown resource: export://notes/all.md"
+
+
+def _dangling_link_report():
+    """The good design, but export_notes links export://notes/all.md, which the server does not serve."""
+    unresolved = {"accepted": False, "bytes": 0, "digest": None, "resolved": False, "error": UNKNOWN}
+    block = export_link_block("export://notes/all.md", unresolved)
+    caps = [
+        c
+        for c in _caps(
+            export_notes={
+                "details": {"custody": custody("model", "notes://all", "text/markdown", 0), "blocks": [block]}
+            }
+        )
+        if c.kind != "link"
+    ]
+    why = f"follow-up of a link from 'export_notes' failed: {UNKNOWN}"
+    details = {"custody": custody("application", "export://notes/all.md", "text/markdown", 0), "from": "export_notes"}
+    caps.insert(4, replace(good_caps()[4], name="export://notes/all.md", why=why, outcome="resource-not-found"))
+    caps[4] = replace(caps[4], details={**details, "error": UNKNOWN})
+    return report_of(caps)
+
+
+def test_a_resource_link_the_server_does_not_serve_fails_matches_the_audit_naming_the_link():
+    report = _dangling_link_report()
+    lines = lines_for(report=report)
+    failed = failures(lines, report)
+    assert list(failed) == ["matches-the-audit"], failed
+    (problem,) = failed["matches-the-audit"]
+    assert problem.startswith("capability 'export-notes': the result of 'export_notes' links 'export://notes/all.md'")
+    assert "which the server does not serve" in problem and "Unknown resource" in problem, problem
+    assert "MCP 2026-07-28, server/tools, Resource Links" in problem, problem
+    assert not any(w in problem for w in FIX_WORDS), problem
+
+
+@pytest.mark.parametrize(
+    ("followed", "why"),
+    [(None, "it was not followed"), ({"notFollowed": "over the bound of 16 links"}, "over the bound of 16 links")],
+)
+def test_a_resource_link_the_audit_did_not_follow_is_still_to_do(followed, why):
+    block = {**export_link_block(), "followed": followed}
+    details = {"custody": custody("model", "notes://all", "text/markdown", 0), "blocks": [block]}
+    report = report_of([c for c in _caps(export_notes={"details": details}) if c.kind != "link"])
+    (problem,) = failures(lines_for(report=report), report)["matches-the-audit"]
+    assert problem.startswith(TODO + "capability 'export-notes': the result of 'export_notes' links 'notes://all'")
+    assert why in problem, problem
+
+
+# -- a listed resource whose read changes state (issue 37 §2) ------------------------------------------
+
+
+def test_a_listed_read_that_changed_between_the_audits_two_reads_fails_the_design_that_reads_it():
+    changed = {**UNCHANGED, "changes": ["resource 'notes://index': the two reads returned different contents"]}
+    caps = _caps(
+        **{
+            "notes://index": {
+                "details": {
+                    "custody": custody("application", "notes://index", "text/plain", 120),
+                    "reread": reread_of(changed=True),
+                }
+            }
+        }
+    )
+    report = report_of(caps, reread=changed)
+    (problem,) = failures(lines_for(report=report), report)["matches-the-audit"]
+    assert problem.startswith("capability 'notes-index': the design reads it free of side effects"), problem
+    assert "two reads of 'notes://index' differ" in problem and "seed 004" in problem, problem
+
+
+def test_a_resource_index_that_lost_a_uri_during_the_audit_is_a_finding():
+    report = report_of(good_caps(), reread={**UNCHANGED, "indexGone": ["notes://8"]})
+    (problem,) = failures(lines_for(report=report), report)["matches-the-audit"]
+    assert problem.startswith("the server's resource index changed during the audit ('notes://8' gone)"), problem
+
+
+def test_a_change_a_called_tool_with_side_effects_explains_is_no_finding_about_the_reads():
+    effects = {"details": {"custody": custody("model", "urn:notes:word-count:7", effects=True)}}
+    report = report_of(_caps(word_count=effects), reread={**UNCHANGED, "indexGone": ["notes://8"]})
+    problems = failures(lines_for(report=report), report).get("matches-the-audit", ())
+    assert not any("index changed" in p for p in problems), problems
+
+
+@pytest.mark.parametrize("reread", [{}, {**UNCHANGED, "stopped": True}], ids=["no-second-look", "stopped"])
+def test_an_audit_that_did_not_read_again_is_still_to_do(reread):
+    report = report_of(good_caps(), reread=reread)
+    (problem,) = failures(lines_for(report=report), report)["matches-the-audit"]
+    assert problem.startswith(TODO + "the audit did not read the listed resources a second time"), problem
