@@ -101,12 +101,12 @@ from .audit_fields import (
     receipt_details,
     unexercised_fields,
 )
-from .audit_reread import reread_listed
 from .audit_report import (
     STOP_EXCHANGES,
     AuditReport,
     CapabilityAudit,
 )
+from .audit_reread import reread_listed
 from .gate import Gate
 from .limits import DEFAULT_CONNECT_TIMEOUT, MAX_LINKS_FOLLOWED
 from .live_errors import LiveError

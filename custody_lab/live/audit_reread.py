@@ -77,7 +77,9 @@ async def reread_listed(
     for i, cap in enumerate(caps):
         if cap.kind != "resource" or not cap.exercised:
             continue
-        live = await exercise("re-read", cap.name, partial(recorder.read, cap.name, case_id=cap.name, cache_mode="bypass"))
+        live = await exercise(
+            "re-read", cap.name, partial(recorder.read, cap.name, case_id=cap.name, cache_mode="bypass")
+        )
         if live is None:
             stopped = True
             break

@@ -16,6 +16,7 @@ import pytest
 
 pytest.importorskip("mcp")
 
+from custody_lab.live import audit_reread  # noqa: E402
 from custody_lab.live.audit import audit_command  # noqa: E402
 from custody_lab.live.audit_report import EXIT_GAPS, format_report  # noqa: E402
 from custody_lab.live.limits import MAX_LINKS_FOLLOWED  # noqa: E402
@@ -42,7 +43,9 @@ def test_a_listed_read_that_deletes_a_note_is_named_with_what_changed_and_that_o
     index = [c for c in changes if c.startswith("resource 'note://index'")]
     assert len(index) == 1 and "the two reads returned different contents" in index[0], changes
     assert index[0].endswith("between the two, the audit only read and listed (it called no tool)"), index
-    assert any(c.startswith("resource 'note://2': the first read returned contents, the second failed") for c in changes)
+    assert any(
+        c.startswith("resource 'note://2': the first read returned contents, the second failed") for c in changes
+    )
     gone = [c for c in changes if c.startswith("resources/list:")]
     assert gone and "the index lost 'note://2', 'note://3'" in gone[0], changes  # 3 on the first pass, 2 on the second
     assert destructive.reread["indexGone"] == ["note://2", "note://3"], destructive.reread
@@ -77,3 +80,9 @@ def test_links_are_followed_up_to_the_bound_and_each_records_whether_the_server_
     assert len(links) == 16 and all(c.details["from"] == "export" for c in links), links
     assert "LINK NOT RESOLVED: the server could not serve it" in format_report(report)
     assert report.reread["calledBetween"] == ["export"], report.reread  # a change would name the call
+
+
+def test_the_second_look_has_the_documented_keys(destructive):
+    keys = {"changes", "calledBetween", "indexGone", "indexAdded", "reread", "stopped"}
+    assert set(destructive.reread) == keys, destructive.reread
+    assert all(f'"{k}"' in audit_reread.__doc__ for k in keys), audit_reread.__doc__

@@ -37,7 +37,11 @@ the design or the record. No message gives the fix. Every archive gets a result,
     Every refusal kept (design or live), and every resource the audit did not read, carries a
     written reason that says something (:func:`~.judgement.says_nothing`: not blank, no
     characters a reader cannot see, such as zero-width spaces or Hangul fillers), its own and not
-    the rule's name restated.
+    the rule's name restated, and that names something of *this* capability a reviewer can
+    check (:mod:`.reasons`): a word of its own id, URI, title, description, MIME type or
+    provenance that not every capability shares, or one of its numbers, such as its size. Filler
+    and the rule's words do not count: "permission denied for this caller" and "embed over budget
+    here" name nothing, nor does a reason written about another capability.
 ``receipts-complete``
     Every receipt has the seed's fields (``id``, ``accepted``, ``selected`` or ``rejection``, and
     the eight ``custody`` fields); an accepted one has a value in each (the lab's host policy:
@@ -83,7 +87,6 @@ __all__ = [
     "read_archive",
 ]
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -102,6 +105,7 @@ from .audit_json import audit_from_json, read_audit_json
 from .consent_checks import consent_problems
 from .design_review import DESIGN_INPUTS, CapstoneError
 from .judgement import case_findings, fix_findings, says_nothing, sound_fix_exists
+from .reasons import reason_problems
 from .receipt_checks import CUSTODY_FIELDS, complete_problems
 
 if TYPE_CHECKING:
@@ -399,51 +403,6 @@ def _matches(
     return problems + findings + read_changes(rows, audit), matched
 
 
-def _words(text: str) -> set[str]:
-    return set(re.findall(r"[a-z]{2,}", text.casefold()))
-
-
-def _refused_knowingly(lines: Sequence[Mapping[str, Any]], matched: set[str]) -> list[str]:
-    problems = []
-    seen: dict[str, str] = {}
-    for n, line in enumerate(lines, start=1):
-        if line["kind"] not in ("design", "live"):
-            continue
-        receipt, reason = line["receipt"], line["reason"]
-        refused = isinstance(receipt, Mapping) and receipt.get("accepted") is False
-        unread = line["kind"] == "live" and line["capability"] != "tool" and not line["exercised"]
-        if line["kind"] == "live" and line["name"] in matched:
-            continue  # its design row speaks for it (and matches-the-audit compares the two)
-        if not (refused or unread):
-            continue
-        what = (
-            f"refused as {visible(receipt.get('rejection'))}"
-            if refused
-            else f"not read by the audit ({visible(line['why'])})"
-        )
-        why = says_nothing(reason)
-        if why in ("is missing", "is empty"):
-            problems.append(
-                f"{TODO}{_who(n, line)}: {what}; fix it with one input, or write why it stays so (field 'reason')"
-            )
-            continue
-        if why is not None:
-            problems.append(f"{_who(n, line)}: {what}, and the reason {visible(repr(reason))} {why} (field 'reason')")
-            continue
-        code = str(receipt.get("rejection", "")) if refused else ""
-        if code and _words(reason) <= _words(code) | {"the", "is", "it", "was", "because", "refused", "denied"}:
-            problems.append(f"{_who(n, line)}: the reason only restates the rule's name (field 'reason')")
-            continue
-        key = " ".join(sorted(_words(reason)))
-        if key in seen:
-            problems.append(
-                f"{_who(n, line)}: the same reason as {seen[key]}; a reason says why this capability "
-                "stays refused (field 'reason')"
-            )
-        seen.setdefault(key, _who(n, line))
-    return problems
-
-
 def _header_policy(claimed: Policy, policy: Policy) -> list[str]:
     if claimed.to_dict() == policy.to_dict():
         return []
@@ -512,7 +471,7 @@ def check_lines(
         RubricStep("routed", tuple(_header_policy(claimed, policy) + _routed(lines, inventory, policy))),
         RubricStep("design-sound", tuple(_sound(lines, inventory, policy))),
         RubricStep("matches-the-audit", tuple(matching)),
-        RubricStep("refusals-explained", tuple(_refused_knowingly(lines, matched))),
+        RubricStep("refusals-explained", tuple(reason_problems(lines, matched, TODO))),
         RubricStep("receipts-complete", tuple(complete_problems(lines, policy))),
         RubricStep("calls-consented", tuple(consent_problems(lines, report))),
     )

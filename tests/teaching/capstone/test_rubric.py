@@ -12,6 +12,7 @@ from dataclasses import replace
 
 import pytest
 
+from custody_lab.teaching.capstone.reasons import FILLER, names_this
 from custody_lab.teaching.capstone.rubric import TODO, check_lines
 
 from .archives import (
@@ -409,3 +410,53 @@ def test_an_audit_that_did_not_read_again_is_still_to_do(reread):
     report = report_of(good_caps(), reread=reread)
     (problem,) = failures(lines_for(report=report), report)["matches-the-audit"]
     assert problem.startswith(TODO + "the audit did not read the listed resources a second time"), problem
+
+
+# -- a reason names something of this capability (issue 37 §2) ----------------------------------------
+
+#: Reasons that say nothing a reviewer can check about the capability they keep refused: filler
+#: around the rule, or a sentence about another capability (the rubric's own message, each).
+REASONS_ABOUT_NOTHING = {
+    "the permission rule with filler": ("audit-log", "permission denied for this caller"),
+    "the embed rule with filler": ("export-notes", "embed over budget here"),
+    "a reason about the word count": ("audit-log", "the word counts are shown to the user, never to the model"),
+    "a reason about the export's size": ("audit-log", "the export is about 52 KB, far too much for the context"),
+    "the server's name, shared by every capability": ("audit-log", "the notes-server keeps this one to itself"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REASONS_ABOUT_NOTHING))
+def test_a_reason_that_names_nothing_of_its_capability_is_a_finding_and_gives_no_answer(name):
+    cid, reason = REASONS_ABOUT_NOTHING[name]
+    fixes = {k: v for k, v in FIXES.items() if k != cid}
+    failed = failures(lines_for(fixes=fixes, reasons={cid: reason}))
+    said = [p for p in failed["refusals-explained"] if f"(design {cid!r})" in p]
+    assert len(said) == 1 and "names nothing of this capability a reviewer can check" in said[0], failed
+    assert not said[0].startswith(TODO) and not any(w in said[0] for w in FIX_WORDS), said
+
+
+#: Reasons that name this capability's own facts: its permission holder (from its description), its
+#: data (its URI or title), its size (bytes, or KB rounded), and the notebook's fixtures.
+REASONS_ABOUT_THIS = {
+    "the permission holder in its description": ("audit-log", "only administrators may see who edited what"),
+    "its data": ("audit-log", "today's changes name people, and the desk may not see them"),
+    "its size in KB": ("export-notes", "the whole 52 KB would crowd out the conversation"),
+    "its size in bytes": ("export-notes", "52,000 bytes is more than any answer needs"),
+    "the fixture's reason": ("audit-log", REASONS["audit-log"]),
+    "a word sharing its first five letters": ("delete-note", "deleting cannot be undone by anyone here"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REASONS_ABOUT_THIS))
+def test_a_reason_that_names_something_of_its_capability_passes_refusals_explained(name):
+    cid, reason = REASONS_ABOUT_THIS[name]
+    fixes = {k: v for k, v in FIXES.items() if k != cid}
+    reasons = {**({} if cid == "audit-log" else REASONS), cid: reason}
+    failed = failures(lines_for(fixes=fixes, reasons=reasons))
+    assert "refusals-explained" not in failed, failed["refusals-explained"]
+
+
+def test_filler_and_the_rules_words_never_name_a_capability_even_when_its_own_text_has_them():
+    own = {"permission", "denied", "caller", "this", "budget", "log"}
+    assert not names_this("permission denied for this caller", own - FILLER, set(), "permission-denied")
+    assert names_this("the log is for the desk's lead", own, set(), "permission-denied")
