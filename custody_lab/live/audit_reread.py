@@ -37,7 +37,7 @@ from .live_errors import LiveError
 from .recorder import Recorder
 
 #: Runs one exchange within the audit's time bound; ``None`` when the bound ran out first.
-Exercise = Callable[[str, str, Callable[[], Awaitable[Any]]], Awaitable[Any]]
+_Exercise = Callable[[str, str, Callable[[], Awaitable[Any]]], Awaitable[Any]]
 
 
 def _read_said(details: dict[str, Any]) -> tuple[object, object]:
@@ -57,7 +57,7 @@ def _what_changed(uri: str, first: tuple[object, object], second: tuple[object, 
 
 
 async def reread_listed(
-    recorder: Recorder, caps: list[CapabilityAudit], exercise: Exercise, called: list[str]
+    recorder: Recorder, caps: list[CapabilityAudit], exercise: _Exercise, called: list[str]
 ) -> dict[str, Any]:
     """Read each listed resource of ``caps`` again that was read once, list the resources again,
     and compare (``caps`` is updated in place with each second read's ``details["reread"]``).

@@ -127,8 +127,9 @@ def _own(lines: Sequence[Mapping[str, Any]]) -> dict[int, tuple[set[str], set[st
             texts = (case.id, case.uri, case.title, case.description, case.provenance)
             numbers[n] = capability_numbers(case.bytes, *texts)
         elif line["kind"] == "live":
-            receipt = line["receipt"] if isinstance(line["receipt"], Mapping) else {}
-            custody = receipt.get("custody") if isinstance(receipt.get("custody"), Mapping) else {}
+            receipt: Mapping[str, Any] = line["receipt"] if isinstance(line["receipt"], Mapping) else {}
+            found = receipt.get("custody")
+            custody: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
             parts = (line["name"], *(custody.get(k) for k in ("uri", "mime", "provenance")))
             words[n] = set().union(*(_words(p) for p in parts)) - FILLER
             numbers[n] = capability_numbers(custody.get("bytes"), line["name"], custody.get("uri"))
