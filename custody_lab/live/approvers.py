@@ -132,8 +132,8 @@ def approver_label(approver: Mapping[str, str]) -> str:
 
     Example:
         >>> approver_label({"person": "Dana Ruiz"}), approver_label({"hostPolicy": "standing-approval"})
-        ('Dana Ruiz (a person)', "the host's policy 'standing-approval'")
+        ('Dana Ruiz, a person', "the host's policy 'standing-approval'")
     """
     if "hostPolicy" in approver:
         return f"the host's policy {visible(repr(approver['hostPolicy']))}"
-    return f"{visible(approver.get('person'))} (a person)"
+    return f"{visible(approver.get('person'))}, a person"

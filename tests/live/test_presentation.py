@@ -78,7 +78,7 @@ async def test_a_consent_names_the_approver_only_for_that_tool_with_those_argume
     got = present(approved, connection="lab", consents=log).labels
     expected = {
         "proposed by": "the model (it proposed tools/call 'approve_draft')",
-        "approved by": "Dana Ruiz (a person) (the host's consent log)",
+        "approved by": "Dana Ruiz, a person (the host's consent log)",
         "executed by": "lab",
         "read from": "nothing: the host read no resource (a tool call)",
     }

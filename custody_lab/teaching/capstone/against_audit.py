@@ -280,7 +280,11 @@ def _links(who: str, cap: CapabilityAudit) -> list[str]:
         uri = visible(repr(block.get("uri")))
         followed = block.get("followed")
         if not isinstance(followed, Mapping) or followed.get("resolved") is None:
-            why = followed.get("notFollowed") if isinstance(followed, Mapping) else "it was not followed"
+            why = (
+                followed.get("notFollowed")
+                if isinstance(followed, Mapping)
+                else "it was not followed: custody-lab audit reads links with --follow-links"
+            )
             out.append(
                 f"still to do: {who}: the result of {name} links {uri}, but the audit did not read it "
                 f"({visible(why)}), so nothing shows the server serves it"
