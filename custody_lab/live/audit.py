@@ -7,7 +7,11 @@ names the URL). Either way the audit lists its resources, templates, tools and p
 exercises only what is safe:
 
 - every listed resource is read (the protocol makes reads read-only; if the server lists the lab's
-  state resource ``state://lab/ledger`` the audit also *observes* whether a read changed state);
+  state resource ``state://lab/ledger`` the audit also *observes* whether a read changed state),
+  and read again after every other step, with ``resources/list`` listed again: a second read that
+  differs, or an index that lost or gained a URI, is a change the report names, with what ran in
+  between (:mod:`~custody_lab.live.audit_reread`; seed 004: reads are side-effect free and
+  deterministic);
 - each template is read once with a value per variable: the user's (``--template-values
   NAME=JSON``), else the server's completion (``completion/complete``), expanded with the lab's RFC
   6570 engine; with no value known it is "not read: no value known" and its declared facts are
@@ -102,8 +106,9 @@ from .audit_report import (
     AuditReport,
     CapabilityAudit,
 )
+from .audit_reread import reread_listed
 from .gate import Gate
-from .limits import DEFAULT_CONNECT_TIMEOUT
+from .limits import DEFAULT_CONNECT_TIMEOUT, MAX_LINKS_FOLLOWED
 from .live_errors import LiveError
 from .live_receipts import LiveReceipt, utc_now, wire_fields
 from .meta_keys import STATE_URI
@@ -293,7 +298,8 @@ async def audit_client(
     server = server_identity(client)
     caps: list[CapabilityAudit] = []
 
-    total = len(recorder.listed) + len(recorder.templates) + len(allowed) + len(recorder.prompts)
+    # every listed resource is read twice (the second time after everything else), then listed again
+    total = 2 * len(recorder.listed) + 1 + len(recorder.templates) + len(allowed) + len(recorder.prompts)
     done = 0
 
     async def exercise(kind: str, name: str, run: Callable[[], Awaitable[_R]]) -> _R | None:
@@ -353,6 +359,8 @@ async def audit_client(
             )
     for prompt in recorder.prompts.values():
         caps.append(await audit_prompt(recorder, prompt, given, server, exercise))
+    called = list(dict.fromkeys(c.name for c in caps if c.kind == "tool" and c.exercised))
+    reread = await reread_listed(recorder, caps, exercise, called)
     for c in caps:  # a schema check cut at its bound leaves the audit incomplete, as a timed-out exchange does
         if (cut := (c.details.get("structured") or {}).get("stopped")) is not None:
             incomplete.append(str(cut))
@@ -364,6 +372,7 @@ async def audit_client(
         notes=tuple(recorder.listing_notes),
         incomplete=tuple(incomplete),
         presentation=_presentation(client),
+        reread=reread,
     )
 
 
@@ -409,9 +418,11 @@ async def _call_once(
             "tool", name, not refused, why, live.outcome, fields_from_receipt(live, server), details, refused
         )
     ]
-    for block in details.get("blocks") or ():
-        if block["type"] == "resource_link" and follow_links:
-            out.append(await follow_link(recorder, name, block, server, exercise))
+    links = [b for b in details.get("blocks") or () if b["type"] == "resource_link"] if follow_links else []
+    for block in links[:MAX_LINKS_FOLLOWED]:
+        out.append(await follow_link(recorder, name, block, server, exercise))
+    for block in links[MAX_LINKS_FOLLOWED:]:  # recorded as addresses, never fetched: the bound is the host's
+        block["followed"] = {"notFollowed": f"over the bound of {MAX_LINKS_FOLLOWED} links followed per result"}
     return out
 
 

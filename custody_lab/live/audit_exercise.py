@@ -295,20 +295,26 @@ async def follow_link(
         return CapabilityAudit("link", uri, False, why, None, unexercised_fields(server), skipped=True)
     rec = live.receipt
     fields = fields_from_receipt(live, server)
+    sent = rec.get("performed", True)
+    # resolved: the server answered the read with contents (MCP 2026-07-28, server/tools §Resource
+    # Links: a link is "a URI that can be subscribed to or fetched by the client")
     block["followed"] = {
         "accepted": live.accepted,
         "bytes": rec["custody"]["bytes"],
         "digest": rec.get("contentDigest"),
+        "resolved": bool(sent) and "error" not in rec,
+        "error": None if not sent or "error" not in rec else visible(rec["error"]),
     }
-    if not rec.get("performed", True):  # the gate refused it: reported, never fetched some other way
+    details = {**receipt_details(rec), "from": tool}
+    if not sent:  # the gate refused it: reported, never fetched some other way
         why = f"blocked follow-up of a link from {tool!r}: {visible(rec.get('error', 'refused'))}"
-        return CapabilityAudit("link", uri, False, why, live.outcome, fields, receipt_details(rec), skipped=True)
+        return CapabilityAudit("link", uri, False, why, live.outcome, fields, details, skipped=True)
     if "error" in rec:
         why = f"follow-up of a link from {tool!r} failed: {visible(rec['error'])}"
     else:
         declared = block.get("declaredSize")
         why = f"second read of a link from {tool!r} (declared size {declared}; size and digest from this read)"
-    return CapabilityAudit("link", uri, True, why, live.outcome, fields, receipt_details(rec))
+    return CapabilityAudit("link", uri, True, why, live.outcome, fields, details)
 
 
 def _as_argument(value: object) -> str:

@@ -23,6 +23,7 @@ The shape of ``custody-lab audit --json`` (:meth:`AuditReport.to_dict`)::
                                              # "declared": {"sideEffects", "source"} and "hints"
                                              # (its annotations: the server's, untrusted)
      "notes": [...], "incomplete": [...], "protocol": [...], "stderr": [...],
+     "reread": {"changes", "calledBetween", "indexGone", "indexAdded", "reread", "stopped"},
      "gaps": [{"capability", "field", "supplied", "how", "rule"}, ...]}
 
 ``rule`` names the MCP specification page and section a gap relates to and its requirement level
@@ -194,6 +195,11 @@ class AuditReport:
         presentation: what the server says about itself for people to read (``instructions``,
             ``title``, ``websiteUrl``, ``icons`` as addresses): untrusted text, shown escaped,
             deciding nothing.
+        reread: the audit's second look at the listed resources
+            (:func:`~custody_lab.live.audit_reread.reread_listed`): ``changes`` (one sentence per
+            read or index that changed), ``calledBetween``, ``indexGone``, ``indexAdded``,
+            ``reread`` and ``stopped``; empty when the audit did not get that far. A change makes
+            ``--strict`` exit 1.
     """
 
     command: tuple[str, ...]
@@ -206,6 +212,13 @@ class AuditReport:
     protocol: tuple[str, ...] = ()
     presentation: dict[str, Any] = field(default_factory=dict)
     transport: str = "stdio"
+    reread: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def changes(self) -> list[str]:
+        """What changed between the audit's two looks at the listed resources (:attr:`reread`)."""
+        found = self.reread.get("changes") if isinstance(self.reread, dict) else None
+        return [str(c) for c in found] if isinstance(found, list | tuple) else []
 
     @property
     def gaps(self) -> list[tuple[str, FieldSupport]]:
@@ -241,7 +254,8 @@ class AuditReport:
 
     def exit_code(self, *, strict: bool = False) -> int:
         """2 when the audit did not finish or the server broke the protocol; under ``strict``, 1 for
-        gaps or when nothing was exercised (no gap seen is no evidence when nothing was looked at); else 0.
+        gaps, a read that changed (:attr:`changes`), or when nothing was exercised (no gap seen is
+        no evidence when nothing was looked at); else 0.
 
         Example:
             >>> AuditReport((), {}, None, (), incomplete=("timed out",)).exit_code()
@@ -251,7 +265,7 @@ class AuditReport:
         """
         if self.incomplete or self.protocol:
             return EXIT_TROUBLE
-        if strict and (self.gaps or not self.counts["exercised"]):
+        if strict and (self.gaps or self.changes or not self.counts["exercised"]):
             return EXIT_GAPS
         return EXIT_OK
 
@@ -312,6 +326,8 @@ def format_report(report: AuditReport) -> str:
         lines.append(f"INCOMPLETE: {visible(reason)}")
     for finding in report.protocol:
         lines.append(f"PROTOCOL: {visible(finding)}")
+    for change in report.changes:
+        lines.append(f"READ CHANGED: {visible(change)}")
     lines += _summary_lines(report)
     return "\n".join(lines)
 
@@ -459,6 +475,18 @@ def _mime_lines(details: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _followed_text(followed: object) -> str:
+    """What following a resource_link found: its bytes, the server's refusal to resolve it, or why
+    it was not followed."""
+    if not isinstance(followed, dict):
+        return "; an address, not fetched"
+    if "notFollowed" in followed:
+        return f"; not followed ({visible(followed['notFollowed'])})"
+    if followed.get("error") is not None:
+        return f"; LINK NOT RESOLVED: the server could not serve it ({visible(followed['error'])})"
+    return f"; followed: {followed.get('bytes')} bytes"
+
+
 def _block_line(b: dict[str, Any]) -> str:
     where = f" {visible(b['uri'])}" if b.get("uri") else ""
     mime = b.get("mime")
@@ -467,8 +495,7 @@ def _block_line(b: dict[str, Any]) -> str:
     if b.get("type") == "resource_link":
         size = b.get("declaredSize")
         claim = f"declares {size} bytes" if size is not None else "declares no size"
-        followed = b.get("followed")
-        read = f"; followed: {followed['bytes']} bytes" if followed else "; an address, not fetched"
+        read = _followed_text(b.get("followed"))
         return f"block {b['index']}: resource_link{where}{shown}, {claim}{read}"
     counted = f", {b['bytes']} bytes" if b.get("bytes") is not None else ""
     error = f", NOT COUNTED ({visible(b['error'])})" if b.get("error") else ""

@@ -16,6 +16,8 @@ A hostile or broken server costs the client at most these (the SDK's ``uri_templ
 - one ``--timeout`` for an audit's check of a ``structuredContent`` against its ``outputSchema``
   (a worker process, killed at the bound: :mod:`~custody_lab.live.schema_check`), after the
   worker's own start-up, which may take what is left of the audit's stop bound;
+- :data:`MAX_LINKS_FOLLOWED` resource links followed per tool result (each one read within the
+  audit's time bound as well);
 - :data:`MAX_TEXT_CHARS` characters of one text contents item before it is refused, not copied
   (a blob is refused past 10 MiB of decoded bytes too: ``read_contents`` decodes it under
   :data:`~custody_lab.protocol.blobs.base64_codec.DEFAULT_MAX_BYTES`; a declared ``size`` past
@@ -24,7 +26,14 @@ A hostile or broken server costs the client at most these (the SDK's ``uri_templ
 
 from __future__ import annotations
 
-__all__ = ["DEFAULT_CONNECT_TIMEOUT", "DEFAULT_TIMEOUT", "MAX_PAGES", "MAX_TEXT_CHARS", "bounded"]
+__all__ = [
+    "DEFAULT_CONNECT_TIMEOUT",
+    "DEFAULT_TIMEOUT",
+    "MAX_LINKS_FOLLOWED",
+    "MAX_PAGES",
+    "MAX_TEXT_CHARS",
+    "bounded",
+]
 
 from collections.abc import Awaitable
 from typing import TypeVar
@@ -38,6 +47,8 @@ DEFAULT_TIMEOUT = 5.0
 DEFAULT_CONNECT_TIMEOUT = 60.0
 #: Pages followed per listing (resources, templates, tools) before the listing is cut and noted.
 MAX_PAGES = 100
+#: Resource links followed per tool result (``--follow-links``); the rest stay addresses, noted as not followed.
+MAX_LINKS_FOLLOWED = 16
 #: Text contents longer than this many characters are not copied.
 MAX_TEXT_CHARS = 10 * 1024 * 1024
 

@@ -9,11 +9,14 @@
         start your MCP server over stdio (or connect to it at an http:// or https:// URL, over
         Streamable HTTP; options may follow the URL), list it, read its resources and (via
         completion or your values) its templates, get each of its prompts once, call only the tools
-        named with --allow-calls (once per entry), follow their links only with --follow-links, and
-        report which custody fields each capability can and cannot supply. --connect-timeout bounds
+        named with --allow-calls (once per entry), follow their links only with --follow-links (at
+        most 16 a result; whether each resolved), read every listed resource and list them again
+        last (a read or index that changed is named), and report which custody fields each
+        capability can and cannot supply. --connect-timeout bounds
         start-up (the command starting, or the URL answering, and the handshake); --timeout each
         exchange after it; the whole audit ends within --connect-timeout + 8 x --timeout. Exit 0:
-        done; 1: gaps (or nothing exercised) under --strict; 2: it could not run or did not finish.
+        done; 1: gaps, a changed read (or nothing exercised) under --strict; 2: it could not run or
+        did not finish.
 
 This module imports nothing heavy: ``mcp`` is imported when a command runs.
 """
@@ -35,7 +38,7 @@ import sys
 
 from ..core.text import terminal_json, visible
 from .audit_report import STOP_EXCHANGES, TOTAL_EXCHANGES
-from .limits import DEFAULT_CONNECT_TIMEOUT
+from .limits import DEFAULT_CONNECT_TIMEOUT, MAX_LINKS_FOLLOWED
 
 #: Exit codes of ``custody-lab live``.
 EXIT_AGREE, EXIT_DIFFER, EXIT_ERROR = 0, 1, 2
@@ -147,12 +150,14 @@ def configure_audit(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--follow-links",
         action="store_true",
-        help="read each resource_link a called tool returns: a second read through the same gate, reported apart",
+        help=f"read each resource_link a called tool returns (at most {MAX_LINKS_FOLLOWED} a result): a second read "
+        "through the same gate, reported apart, saying whether the server resolved it",
     )
     p.add_argument(
         "--strict",
         action="store_true",
-        help="exit 1 when any capability cannot supply a custody field, or when nothing was exercised",
+        help="exit 1 when any capability cannot supply a custody field, a read changed between the audit's two "
+        "reads, or nothing was exercised",
     )
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument(

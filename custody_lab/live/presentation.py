@@ -13,8 +13,9 @@ label         the host record it comes from
 ============  ================================================================================
 proposed by   the method the host sent (``tools/call``: the model proposed it; ``resources/read``:
               the application), or the ``proposedBy`` the host wrote for a read the model asked for
-approved by   the host's :class:`ConsentLog` for a tool call (a person's approval of that tool with
-              those arguments; nobody, when it holds none); the permission gate's answer for a read
+approved by   the host's :class:`ConsentLog` for a tool call (a named person's approval of that tool
+              with those arguments, or a policy the host has: :mod:`.approvers`; nobody, when it
+              holds none); the permission gate's answer for a read
 executed by   for a tool call, the connection the host sent it on (named by the host): the server
               runs the tool; for a read, the host's client, which issues it through the gate, with
               the connection that served it; nobody when the request was never sent
@@ -48,6 +49,7 @@ from typing import Any
 
 from ..core.text import visible
 from ..views.html import box, field_table, pre, small, untrusted_block
+from .approvers import approver_label, check_approver
 from .live_receipts import LiveReceipt
 
 #: The four labels, in the order seed 000 names them.
@@ -66,17 +68,25 @@ _FROM_SERVER_LABEL = (
 
 @dataclass(frozen=True)
 class Consent:
-    """One person's approval of one tool call with these arguments, as the host recorded it.
+    """One approval of one tool call with these arguments, as the host recorded it.
 
     Attributes:
         tool: the tool's name.
         arguments: the arguments approved (a call with other arguments is not approved).
-        approved_by: who approved, in the host's words (a user name, "you (this notebook's reader)").
+        approved_by: who approved: a named person, ``{"person": "Dana Ruiz"}``, or a policy the
+            host has, ``{"hostPolicy": "standing-approval"}`` (:mod:`~custody_lab.live.approvers`).
+
+    Raises:
+        ApproverError: ``approved_by`` is not an approver (free text such as ``"Claude"``, a model,
+            an agent, a policy the host does not have); the message says what an approver is.
     """
 
     tool: str
     arguments: Mapping[str, Any]
-    approved_by: str
+    approved_by: Mapping[str, str]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "approved_by", check_approver(self.approved_by))
 
 
 @dataclass
@@ -85,15 +95,26 @@ class ConsentLog:
 
     Example:
         >>> log = ConsentLog()
-        >>> _ = log.approve("approve_draft", {"draft_id": "9"}, by="dana")
+        >>> _ = log.approve("approve_draft", {"draft_id": "9"}, by={"person": "Dana Ruiz"})
         >>> log.find("approve_draft", {"draft_id": "9"}).approved_by, log.find("approve_draft", {})
-        ('dana', None)
+        ({'person': 'Dana Ruiz'}, None)
+        >>> try:
+        ...     log.approve("approve_draft", by="Claude")
+        ... except ValueError as e:
+        ...     print(str(e).split("; ")[0])
+        the approver is text ('Claude'), not an approver
     """
 
     entries: list[Consent] = field(default_factory=list)
 
-    def approve(self, tool: str, arguments: Mapping[str, Any] | None = None, *, by: str) -> Consent:
-        """Record that ``by`` approved calling ``tool`` with ``arguments``; returns the entry."""
+    def approve(self, tool: str, arguments: Mapping[str, Any] | None = None, *, by: Mapping[str, str]) -> Consent:
+        """Record that ``by`` approved calling ``tool`` with ``arguments``; returns the entry.
+
+        Raises:
+            ApproverError: ``by`` is not a named person or a policy the host has
+                (:func:`~custody_lab.live.approvers.approver_problem` says why; the message says
+                what an approver is). Nothing is recorded.
+        """
         consent = Consent(tool, dict(arguments or {}), by)
         self.entries.append(consent)
         return consent
@@ -172,7 +193,7 @@ def _quoted(value: object) -> str:
 def _approved_by(receipt: Mapping[str, Any], consents: ConsentLog) -> str:
     if receipt.get("method") == "tools/call":
         consent = consents.find(str(receipt.get("target")), receipt.get("arguments"))
-        return NOBODY_APPROVED if consent is None else f"{consent.approved_by} (the host's consent log)"
+        return NOBODY_APPROVED if consent is None else f"{approver_label(consent.approved_by)} (the host's consent log)"
     if receipt.get("rejection") == "permission-denied":
         return "nobody: the permission gate refused the read"
     return "the permission gate (an application read needs no person's approval: the lab's host policy)"

@@ -96,6 +96,21 @@ class ServerListing:
             )
             self.tools = _by_name("tools/list", tools)
 
+    async def resource_uris(self, client: Client, timeout: float) -> list[str]:
+        """The URIs ``resources/list`` lists now, every page (for comparing with :attr:`listed`:
+        the listing itself is not changed).
+
+        Raises:
+            LiveError: the listing is malformed or the server answered it with an error.
+            LiveTimeout: a page got no answer within ``timeout`` seconds.
+        """
+        if client.server_capabilities.resources is None:
+            return []
+        resources = await self._all(
+            "resources/list", lambda c: client.list_resources(cursor=c, cache_mode="bypass"), "resources", timeout
+        )
+        return [r.uri for r in resources]
+
     async def load_prompts(self, client: Client, timeout: float) -> None:
         """List the server's prompts, every page, when its capabilities offer them.
 

@@ -212,8 +212,9 @@ def test_when_the_time_for_reads_runs_out_the_partial_report_says_where_it_stopp
     stop = re.search(r"INCOMPLETE: stopped at resource 'note://(\d+)': reads and calls stop 7 s after the", out.stdout)
     assert stop, f"expected where the audit stopped in:\n{out.stdout[-2000:]}"
     done = int(stop.group(1))
-    # 200 resources and the fixture's 3 templates were to be exercised (its tools are not named)
-    assert f"({done} of 203 exercised)" in out.stdout, out.stdout[-500:]
+    # 200 resources (each read twice), the second resources/list and the fixture's 3 templates were
+    # to be exercised (its tools are not named)
+    assert f"({done} of 404 exercised)" in out.stdout, out.stdout[-500:]
     assert "resource  note://199" in out.stdout, "every listed resource is still in the report"
     assert "not exercised: the audit's time bound ran out first" in out.stdout
     # the cut resources are counted as skipped, not as exercised nor as merely listed

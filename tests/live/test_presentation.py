@@ -71,14 +71,14 @@ async def test_server_text_imitating_an_approval_sets_no_label_and_stays_escaped
 @pytest.mark.anyio
 async def test_a_consent_names_the_approver_only_for_that_tool_with_those_arguments():
     log = ConsentLog()
-    log.approve("approve_draft", {"draft_id": "9"}, by="dana (support lead)")
+    log.approve("approve_draft", {"draft_id": "9"}, by={"person": "Dana Ruiz"})
     async with LabSession() as s:
         approved = await s.call("approve_draft", {"draft_id": "9"})
         other = await s.call("approve_draft", {"draft_id": "10"})
     got = present(approved, connection="lab", consents=log).labels
     expected = {
         "proposed by": "the model (it proposed tools/call 'approve_draft')",
-        "approved by": "dana (support lead) (the host's consent log)",
+        "approved by": "Dana Ruiz, a person (the host's consent log)",
         "executed by": "lab",
         "read from": "nothing: the host read no resource (a tool call)",
     }
@@ -123,3 +123,36 @@ async def test_the_text_equivalent_shows_the_same_labels_with_control_characters
     rewritten = present(pinned, connection="hostile")
     object.__setattr__(rewritten, "content", "ok\x1b[2Kforged\u202e")
     assert "\x1b" not in rewritten.text() and "\\x1b" in rewritten.text(), rewritten.text()
+
+
+@pytest.mark.parametrize(
+    "by",
+    [
+        "Claude",
+        "the agent",
+        "gpt-4o",
+        "auto-approve policy",
+        {"person": "gpt-4o"},
+        {"person": "the agent"},
+        {"person": "Claude"},
+        {"hostPolicy": "auto-approve"},
+        {"person": "Dana Ruiz", "role": "lead"},
+        None,
+    ],
+)
+def test_the_consent_log_refuses_an_approver_that_is_no_named_person_or_host_policy(by):
+    from custody_lab.live.approvers import ApproverError
+
+    log = ConsentLog()
+    with pytest.raises(ApproverError, match=r"an approver is a named person, \{\"person\"") as caught:
+        log.approve("approve_draft", {"draft_id": "9"}, by=by)
+    assert caught.value.field == "by" and log.entries == [], (by, log.entries)
+
+
+def test_the_consent_log_records_a_policy_the_host_has_and_labels_it_as_the_hosts():
+    from custody_lab.live.approvers import HOST_POLICIES, approver_label
+
+    (name,) = HOST_POLICIES
+    entry = ConsentLog().approve("approve_draft", by={"hostPolicy": name})
+    assert entry.approved_by == {"hostPolicy": name}
+    assert approver_label(entry.approved_by) == f"the host's policy {name!r}"

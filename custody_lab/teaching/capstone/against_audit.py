@@ -8,14 +8,24 @@ changed after the audit. :func:`audit_findings` then holds each design row again
 as ``_``, case ignored), else the listed resource whose URI is the row's URI, else the template the
 row's URI matches (RFC 6570, with the lab's matcher). A row the design accepts must be offered by
 the server and, once exercised, behave as designed: the same outcome, the same URI, the same side
-effects, and no more bytes inline than the design says. A tool that declares side effects is not
+effects, and no more bytes inline than the design says; every resource link it returns must be one
+the server resolves when the audit reads it (MCP 2026-07-28, server/tools §Resource Links: "a URI
+that can be subscribed to or fetched by the client"). A tool that declares side effects is not
 called by the audit (the lab's host policy: nothing runs without consent); its listing must then
 declare them (``_meta`` ``org.custody-lab/sideEffects``: MCP 2026-07-28 has no such field).
 """
 
 from __future__ import annotations
 
-__all__ = ["audit_findings", "audit_problems", "counterpart", "performed", "performed_calls", "rederive_live"]
+__all__ = [
+    "audit_findings",
+    "audit_problems",
+    "counterpart",
+    "performed",
+    "performed_calls",
+    "read_changes",
+    "rederive_live",
+]
 
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -134,6 +144,8 @@ def audit_problems(report: object) -> list[str]:
         problems.append("the audit report's protocol version is not text")
     if not isinstance(report.incomplete, tuple | list) or not all(isinstance(x, str) for x in report.incomplete):
         problems.append("the audit report's incomplete is not a list of text")
+    if not isinstance(report.reread, Mapping) or json_problem(dict(report.reread)) is not None:
+        problems.append("the audit report's reread is not an object of plain JSON values")
     if not isinstance(report.capabilities, tuple | list):
         return [*problems, "the audit report's capabilities are not a list"]
     for i, cap in enumerate(report.capabilities):
@@ -238,6 +250,9 @@ def audit_findings(
         matched.add(cap.name)
         if decision.accepted:
             problems += _compare(who, case, decision, cap, policy)
+            problems += _links(who, cap)
+    # a followed link speaks through the design row of the tool that returned it
+    matched |= {c.name for c in report.capabilities if c.kind == "link" and _link_source(c) in matched}
     for cap in report.capabilities:
         if cap.kind in ("resource", "template", "tool") and cap.name not in matched:
             problems.append(
@@ -245,6 +260,43 @@ def audit_findings(
                 "the design review must cover everything the server offers"
             )
     return problems, matched
+
+
+def _link_source(cap: CapabilityAudit) -> object:
+    return cap.details.get("from") if isinstance(cap.details, Mapping) else None
+
+
+def _links(who: str, cap: CapabilityAudit) -> list[str]:
+    """Each resource link an exercised tool returned that the server could not resolve (a finding),
+    or that the audit did not follow (still to do). MCP 2026-07-28, server/tools §Resource Links:
+    the tool returns "a URI that can be subscribed to or fetched by the client"."""
+    if cap.kind != "tool" or not cap.exercised or not isinstance(cap.details, Mapping):
+        return []
+    name = visible(repr(cap.name))
+    out = []
+    for block in cap.details.get("blocks") or ():
+        if not isinstance(block, Mapping) or block.get("type") != "resource_link":
+            continue
+        uri = visible(repr(block.get("uri")))
+        followed = block.get("followed")
+        if not isinstance(followed, Mapping) or followed.get("resolved") is None:
+            why = (
+                followed.get("notFollowed")
+                if isinstance(followed, Mapping)
+                else "it was not followed: custody-lab audit reads links with --follow-links"
+            )
+            out.append(
+                f"still to do: {who}: the result of {name} links {uri}, but the audit did not read it "
+                f"({visible(why)}), so nothing shows the server serves it"
+            )
+        elif followed.get("resolved") is not True:
+            said = followed.get("error") or "it returned no contents"
+            out.append(
+                f"{who}: the result of {name} links {uri}, which the server does not serve (the audit's read "
+                f"of it: {visible(said)}): a resource link is a URI the client can fetch or subscribe to "
+                "(MCP 2026-07-28, server/tools, Resource Links)"
+            )
+    return out
 
 
 def _compare(who: str, case: Case, decision: Decision, cap: CapabilityAudit, policy: Policy) -> list[str]:
@@ -297,5 +349,59 @@ def _compare(who: str, case: Case, decision: Decision, cap: CapabilityAudit, pol
         out.append(
             f"{who}: the design says {case.bytes} bytes, under the embed limit of {limit} B, but the live "
             f"audit counted {weighed} bytes inline: the number was changed, not the payload"
+        )
+    return out
+
+
+def _with_side_effects(report: AuditReport) -> list[str]:
+    """The tools the audit called whose record shows side effects (a change they explain)."""
+    out = []
+    for cap in report.capabilities:
+        if cap.kind != "tool" or not performed(cap):
+            continue
+        custody = cap.details.get("custody") if isinstance(cap.details, Mapping) else None
+        if not isinstance(custody, Mapping) or custody.get("sideEffects") is not False:
+            out.append(cap.name)
+    return out
+
+
+def read_changes(rows: Sequence[tuple[Case, Decision]], report: AuditReport) -> list[str]:
+    """Each read the audit saw change between its two looks (a listed resource read twice, the
+    resource index listed twice: :mod:`custody_lab.live.audit_reread`), as a finding against the
+    design, which reads it free of side effects (seed 004: reads are side-effect free and
+    deterministic). A change is explained, and no finding, when a tool the audit called between the
+    two looks has side effects on record (recorded, or not known to be free of them); an audit
+    that did not get to its second look is still to do for each read the design accepts."""
+    reread = report.reread if isinstance(report.reread, Mapping) else {}
+    explained = _with_side_effects(report)
+    if explained:
+        return []
+    reads = [(c, d) for c, d in rows if d.accepted and c.operation in ("read", "read-template")]
+    if not reread or reread.get("stopped"):
+        if not reads:
+            return []
+        return [
+            "still to do: the audit did not read the listed resources a second time (it did not get that far), "
+            "so nothing shows its reads left the server as they found it"
+        ]
+    said = "only reads and calls free of side effects ran between the audit's two looks"
+    out = []
+    by_uri = {cap.name: cap for cap in report.capabilities if cap.kind == "resource"}
+    for case, _decision in reads:
+        cap = by_uri.get(case.uri) if case.uri is not None else None
+        again = cap.details.get("reread") if cap is not None and isinstance(cap.details, Mapping) else None
+        if isinstance(again, Mapping) and again.get("changed") is True:
+            out.append(
+                f"capability {visible(repr(case.id))}: the design reads it free of side effects, but the audit's "
+                f"two reads of {visible(repr(cap.name if cap else case.uri))} differ, and {said}: a read "
+                "changed state, or is not deterministic (seed 004)"
+            )
+    gone, added = reread.get("indexGone") or [], reread.get("indexAdded") or []
+    if gone or added:
+        what = ", ".join(visible(repr(u)) for u in [*gone, *added])
+        out.append(
+            f"the server's resource index changed during the audit ({what} {'gone' if gone else 'new'}"
+            f"{' and more' if gone and added else ''}), and {said}: a read changed state (seed 004: reads are "
+            "side-effect free)"
         )
     return out

@@ -9,7 +9,7 @@ The archive's format (JSON lines, ``ARCHIVE_FORMAT``), in this order::
     {"kind": "header", "format", "server", "protocol", "policy", "inventory"}
     {"kind": "design", "id", "row", "case", "fix": {"field", "before", "after"} | null,
      "receipt", "reason"}                                  # one per inventory row
-    {"kind": "consent", "tool", "approvedBy", "arguments"}   # one per tool the user approved
+    {"kind": "consent", "tool", "approvedBy", "arguments"}   # one per approved tool; approvedBy {"person"|"hostPolicy"}
     {"kind": "live", "capability", "name", "exercised", "why", "receipt" | null, "gaps", "reason"}
     {"kind": "summary", "receipts": [{"line", "kind", "id", "sha256"}], "counts": {...}}
 

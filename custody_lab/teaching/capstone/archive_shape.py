@@ -69,7 +69,7 @@ FIELD_TYPES: dict[str, dict[str, _Types]] = {
         "receipt": (dict,),
         "reason": (str, None),
     },
-    "consent": {"tool": (str,), "approvedBy": (str, None), "arguments": (dict,)},
+    "consent": {"tool": (str,), "approvedBy": (dict, str, None), "arguments": (dict,)},
     "live": {
         "capability": (str,),
         "name": (str,),

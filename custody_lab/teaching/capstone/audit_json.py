@@ -102,6 +102,7 @@ def audit_from_json(value: object, name: str = "the audit JSON") -> tuple[AuditR
         tuple(caps),
         notes=tuple(str(n) for n in value.get("notes") or ()),
         incomplete=tuple(str(n) for n in value.get("incomplete") or ()),
+        reread=dict(value["reread"]) if isinstance(value.get("reread"), Mapping) else {},
     )
     if "counts" in value and canonical_json(value["counts"]) != canonical_json(report.counts):
         problems.append(
@@ -109,6 +110,8 @@ def audit_from_json(value: object, name: str = "the audit JSON") -> tuple[AuditR
             f"{canonical_json(report.counts)}: the report was edited by hand"
         )
     listed = [(g.get("capability"), g.get("field")) for g in value.get("gaps") or () if isinstance(g, Mapping)]
+    if "reread" in value and not isinstance(value["reread"], Mapping):
+        problems.append(f"{name}: field 'reread' is not an object: the report was edited by hand")
     if "gaps" in value and listed != [(c, g.field) for c, g in report.gaps]:
         problems.append(f"{name}: its list of gaps is not the rows' gaps: the report was edited by hand")
     return report, problems

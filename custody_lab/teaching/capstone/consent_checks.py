@@ -1,21 +1,25 @@
 """The rubric's ``calls-consented`` step: every call that was made has a person's or the host's consent.
 
 "Made" is re-derived from the receipts (:func:`~.against_audit.performed_calls`), never taken from
-a flag. An approver is a person or the host in the host's consent log
-(:class:`~custody_lab.live.presentation.ConsentLog`; the lab's host policy): blank, invisible or
-placeholder text is no approver, and neither is the server, one of its hints or the model that asks
-(MCP 2025-06-18 onwards: clients MUST treat tool annotations as untrusted unless the server is trusted).
+a flag. An approver is structured (:mod:`custody_lab.live.approvers`; the lab's host policy): a
+named person, ``{"person": "Dana Ruiz"}``, or a policy the host has, ``{"hostPolicy":
+"standing-approval"}``, as the host's :class:`~custody_lab.live.presentation.ConsentLog` records
+it. Free text (``"Claude"``, ``"the agent"``, ``"gpt-4o"``, ``"auto-approve policy"``) is no
+approver, and neither is a person's name that is blank, invisible, names a machine (the server, a
+hint, the model, an agent) or names the audited server (MCP says clients MUST treat tool
+annotations as untrusted unless the server is trusted, since 2025-03-26; still so in 2026-07-28).
 """
 
 from __future__ import annotations
 
-__all__ = ["NOT_AN_APPROVER", "consent_problems"]
+__all__ = ["consent_problems"]
 
 import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ...core.text import visible
+from ...live.approvers import APPROVER_RULE, approver_problem
 from .against_audit import performed_calls
 from .archive_shape import normal_id
 from .judgement import says_nothing
@@ -23,25 +27,29 @@ from .judgement import says_nothing
 if TYPE_CHECKING:
     from ...live.audit_report import AuditReport
 
-#: Words that name no person or host in an approval: the server, its hints and annotations, or
-#: the model that asked for the call (compared case-folded, word by word).
-NOT_AN_APPROVER: frozenset[str] = frozenset(
-    "server servers hint hints readonlyhint destructivehint idempotenthint openworldhint annotation "
-    "annotations model llm assistant".split()
-)
 
-
-def _not_an_approver(approver: str, servers: Sequence[str]) -> str | None:
-    """Why ``approver`` is the server, a hint or the model instead of a person or the host."""
-    folded = normal_id(approver).casefold()
+def _not_an_approver(approver: object, servers: Sequence[str]) -> str | None:
+    """Why ``approver`` is no approver: not one in form (:func:`~custody_lab.live.approvers.approver_problem`),
+    a person's name a reader cannot see, or one that names the audited server."""
+    why = approver_problem(approver)
+    if why is not None:
+        return f"{why}; {APPROVER_RULE}"
+    assert isinstance(approver, Mapping)  # approver_problem found it one
+    name = approver.get("person")
+    if not isinstance(name, str):
+        return None  # a policy the host has
+    unseen = says_nothing(name, words=2)
+    if unseen is not None:
+        return f"is a person whose name {unseen}"
+    folded = normal_id(name).casefold()
     named = [
         s for s in servers if s.strip() and re.search(rf"(?<!\w){re.escape(normal_id(s).casefold())}(?!\w)", folded)
     ]
     if named:
-        return f"names the audited server ({visible(repr(named[0]))}), not a person or the host"
-    said = sorted(set(re.findall(r"[a-z]+", folded)) & NOT_AN_APPROVER)
-    if said:
-        return f"names {', '.join(map(repr, said))}, not a person or the host"
+        return (
+            f"names the audited server ({visible(repr(named[0]))}), not a person or the host: consent is given "
+            "by a person or the host, never by the server, its hints or the model that asks"
+        )
     return None
 
 
@@ -75,14 +83,7 @@ def consent_problems(lines: Sequence[Mapping[str, Any]], audit: AuditReport | No
             continue
         first[tool] = n
         approver = line["approvedBy"]
-        why = says_nothing(approver, words=1)
-        if why is None and isinstance(approver, str):
-            why = _not_an_approver(approver, servers)
-            if why is not None:
-                why += (
-                    ": consent is given by a person or the host, never by the server, its hints (MCP 2025-06-18 "
-                    "onwards: clients MUST treat tool annotations as untrusted) or the model that asks"
-                )
+        why = _not_an_approver(approver, servers)
         if why is not None:
             problems.append(f"{who}: the approving actor {visible(repr(approver))} {why} (field 'approvedBy')")
             continue

@@ -36,7 +36,8 @@ def allow_call(consent: Consent) -> str:
 
     Example:
         >>> from custody_lab.live.presentation import Consent
-        >>> allow_call(Consent("word_count", {"id": "7"}, "learner")), allow_call(Consent("export", {}, "learner"))
+        >>> by = {"person": "Dana Ruiz"}
+        >>> allow_call(Consent("word_count", {"id": "7"}, by)), allow_call(Consent("export", {}, by))
         ('word_count={"id":"7"}', 'export')
     """
     arguments = dict(consent.arguments)
@@ -71,7 +72,10 @@ def audit_server(
     timeout: float = 10.0,
     connect_timeout: float | None = None,
 ) -> AuditReport:
-    """Audit a stdio server as ``custody-lab audit`` does, calling only the tools consented to.
+    """Audit a stdio server as ``custody-lab audit --follow-links`` does, calling only the tools
+    consented to, and reading each ``resource_link`` a called tool returns (at most
+    :data:`~custody_lab.live.limits.MAX_LINKS_FOLLOWED` a result): the record says whether the
+    server resolved it, and the rubric fails a link it could not.
 
     It runs :func:`~custody_lab.live.audit.audit_command` in a worker thread, so it also works in a
     notebook cell (whose kernel already runs an event loop).
@@ -106,6 +110,7 @@ def audit_server(
         list(command),
         allow_calls=allow,
         template_values=list(template_values),
+        follow_links=True,
         timeout=timeout,
         connect_timeout=DEFAULT_CONNECT_TIMEOUT if connect_timeout is None else connect_timeout,
     )

@@ -24,7 +24,10 @@ the design or the record. No message gives the fix. Every archive gets a result,
 ``design-sound``
     No fix or reviewed case contradicts a decision the lab teaches (:mod:`.judgement`): a
     permission granted, a measurement changed instead of the design, a large result relabelled
-    as a structured one, a mutation declared free of side effects, a URI that names nothing.
+    as a structured one, a mutation declared free of side effects, a URI that names nothing. And
+    no refusal that has an honest one-input fix (:func:`~.judgement.sound_fix_exists`, the one
+    rule) is kept: each such line is a finding on its own, with a reason or without (without one,
+    still to do), whatever the other lines do; the message never says which input.
 ``matches-the-audit``
     The live lines are what the audit recorded, paired by kind and name and compared byte for
     byte (a line deleted, added, moved or edited is named), and the audited server does what the
@@ -34,7 +37,11 @@ the design or the record. No message gives the fix. Every archive gets a result,
     Every refusal kept (design or live), and every resource the audit did not read, carries a
     written reason that says something (:func:`~.judgement.says_nothing`: not blank, no
     characters a reader cannot see, such as zero-width spaces or Hangul fillers), its own and not
-    the rule's name restated.
+    the rule's name restated, and that names something of *this* capability a reviewer can
+    check (:mod:`.reasons`): a word of its own id, URI, title, description, MIME type or
+    provenance that not every capability shares, or one of its numbers, such as its size. Filler
+    and the rule's words do not count: "permission denied for this caller" and "embed over budget
+    here" name nothing, nor does a reason written about another capability.
 ``receipts-complete``
     Every receipt has the seed's fields (``id``, ``accepted``, ``selected`` or ``rejection``, and
     the eight ``custody`` fields); an accepted one has a value in each (the lab's host policy:
@@ -49,9 +56,11 @@ the design or the record. No message gives the fix. Every archive gets a result,
     No tool was called without consent: every call that was made has one consent line naming a
     person or the host (the lab's host policy). "Made" is re-derived from the receipts, not taken
     from a flag: a live line holding a receipt, and every call the audit report's record shows
-    (:func:`~.against_audit.performed`), even one whose line was deleted. An approver that is
-    blank, invisible, a placeholder, or names the server, a hint or the model is no approver (a
-    ``readOnlyHint`` is a hint, and MCP 2025-06-18 onwards says clients MUST treat tool
+    (:func:`~.against_audit.performed`), even one whose line was deleted. An approver is
+    structured (:mod:`custody_lab.live.approvers`): a named person, ``{"person": "Dana Ruiz"}``,
+    or a policy the host has, ``{"hostPolicy": "standing-approval"}``; free text (``"Claude"``,
+    ``"gpt-4o"``), a name that is blank, invisible, or names the server, a hint, the model or an
+    agent is no approver (a ``readOnlyHint`` is a hint: MCP says clients MUST treat tool
     annotations as untrusted unless the server is trusted).
 
 What the rubric cannot detect, said plainly: the archive is written by the learner, so its
@@ -78,7 +87,6 @@ __all__ = [
     "read_archive",
 ]
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -90,13 +98,14 @@ from ...core.model import Case, Policy
 from ...core.receipts import canonical_json
 from ...core.router import route
 from ...core.text import visible
-from .against_audit import audit_findings, audit_problems, rederive_live
+from .against_audit import audit_findings, audit_problems, read_changes, rederive_live
 from .archive_shape import MAX_ARCHIVE_BYTES, normal_id, parse_archive, shape_problems
 from .archive_shape import describe_line as _who
 from .audit_json import audit_from_json, read_audit_json
 from .consent_checks import consent_problems
 from .design_review import DESIGN_INPUTS, CapstoneError
 from .judgement import case_findings, fix_findings, says_nothing, sound_fix_exists
+from .reasons import reason_problems
 from .receipt_checks import CUSTODY_FIELDS, complete_problems
 
 if TYPE_CHECKING:
@@ -325,25 +334,41 @@ def _routed(lines: Sequence[Mapping[str, Any]], inventory: Sequence[Case] | None
     return problems
 
 
-#: How many capabilities one message names before it says how many more.
-_LISTED = 10
+def _kept_fixable(designed: Sequence[tuple[int, Mapping[str, Any], Case | None]], policy: Policy) -> list[str]:
+    """Each design line that keeps a refusal :func:`~.judgement.sound_fix_exists` finds an honest
+    one-input fix for, on its own: still to do when the line has no reason yet, a finding when it
+    has one (a reason does not keep a fixable refusal). No message says which input."""
+    problems = []
+    fixable: dict[Case, bool] = {}  # a case repeated on many lines is judged once (each line is named)
+    for n, line, case in designed:
+        if case is None or line["fix"] is not None:
+            continue
+        decision = route(case, policy)
+        if decision.accepted:
+            continue
+        if case not in fixable:
+            fixable[case] = sound_fix_exists(case, policy)
+        if not fixable[case]:
+            continue
+        who = _who(n, line)
+        refused = f"refused as {visible(decision.rejection)} and kept"
+        if says_nothing(line["reason"]) in ("is missing", "is empty"):
+            problems.append(
+                f"{TODO}{who}: {refused}, though one of its design inputs, changed alone, is an honest fix; "
+                "find it (field 'fix')"
+            )
+        else:
+            problems.append(
+                f"{who}: {refused} with a reason, though one of its design inputs, changed alone, is an honest "
+                "fix; a refusal that has one is a finding, and a reason does not keep it (field 'fix')"
+            )
+    return problems
 
 
 def _sound(lines: Sequence[Mapping[str, Any]], inventory: Sequence[Case] | None, policy: Policy) -> list[str]:
     given = {c.id: c for c in inventory or ()}
-    problems = []
     designed = _design(lines)
-    kept = [c for _, line, c in designed if c is not None and line["fix"] is None and not route(c, policy).accepted]
-    if kept and all(line["fix"] is None for _, line, _ in designed):
-        distinct = dict.fromkeys(kept)  # a case repeated on many lines is judged once
-        fixable = list(dict.fromkeys(c.id for c in distinct if sound_fix_exists(c, policy)))
-        if fixable:
-            shown = ", ".join(visible(repr(i)) for i in fixable[:_LISTED])
-            more = f" and {len(fixable) - _LISTED} more" if len(fixable) > _LISTED else ""
-            problems.append(
-                f"{TODO}the review keeps every refusal, though {shown}{more} "
-                f"{'has' if len(fixable) == 1 else 'each have'} a one-input change that is a design change"
-            )
+    problems = _kept_fixable(designed, policy)
     for n, _line, case in designed:
         if case is None:
             continue
@@ -375,52 +400,7 @@ def _matches(
     problems += [f"the audit did not finish: {visible(why)}" for why in audit.incomplete]
     rows = [(case, route(case, policy)) for _, _, case in _design(lines) if case is not None]
     findings, matched = audit_findings(rows, audit, policy)
-    return problems + findings, matched
-
-
-def _words(text: str) -> set[str]:
-    return set(re.findall(r"[a-z]{2,}", text.casefold()))
-
-
-def _refused_knowingly(lines: Sequence[Mapping[str, Any]], matched: set[str]) -> list[str]:
-    problems = []
-    seen: dict[str, str] = {}
-    for n, line in enumerate(lines, start=1):
-        if line["kind"] not in ("design", "live"):
-            continue
-        receipt, reason = line["receipt"], line["reason"]
-        refused = isinstance(receipt, Mapping) and receipt.get("accepted") is False
-        unread = line["kind"] == "live" and line["capability"] != "tool" and not line["exercised"]
-        if line["kind"] == "live" and line["name"] in matched:
-            continue  # its design row speaks for it (and matches-the-audit compares the two)
-        if not (refused or unread):
-            continue
-        what = (
-            f"refused as {visible(receipt.get('rejection'))}"
-            if refused
-            else f"not read by the audit ({visible(line['why'])})"
-        )
-        why = says_nothing(reason)
-        if why in ("is missing", "is empty"):
-            problems.append(
-                f"{TODO}{_who(n, line)}: {what}; fix it with one input, or write why it stays so (field 'reason')"
-            )
-            continue
-        if why is not None:
-            problems.append(f"{_who(n, line)}: {what}, and the reason {visible(repr(reason))} {why} (field 'reason')")
-            continue
-        code = str(receipt.get("rejection", "")) if refused else ""
-        if code and _words(reason) <= _words(code) | {"the", "is", "it", "was", "because", "refused", "denied"}:
-            problems.append(f"{_who(n, line)}: the reason only restates the rule's name (field 'reason')")
-            continue
-        key = " ".join(sorted(_words(reason)))
-        if key in seen:
-            problems.append(
-                f"{_who(n, line)}: the same reason as {seen[key]}; a reason says why this capability "
-                "stays refused (field 'reason')"
-            )
-        seen.setdefault(key, _who(n, line))
-    return problems
+    return problems + findings + read_changes(rows, audit), matched
 
 
 def _header_policy(claimed: Policy, policy: Policy) -> list[str]:
@@ -491,7 +471,7 @@ def check_lines(
         RubricStep("routed", tuple(_header_policy(claimed, policy) + _routed(lines, inventory, policy))),
         RubricStep("design-sound", tuple(_sound(lines, inventory, policy))),
         RubricStep("matches-the-audit", tuple(matching)),
-        RubricStep("refusals-explained", tuple(_refused_knowingly(lines, matched))),
+        RubricStep("refusals-explained", tuple(reason_problems(lines, matched, TODO))),
         RubricStep("receipts-complete", tuple(complete_problems(lines, policy))),
         RubricStep("calls-consented", tuple(consent_problems(lines, report))),
     )

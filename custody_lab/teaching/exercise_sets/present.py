@@ -30,7 +30,7 @@ from . import _answers as ans
 from .live import run_exchange
 
 #: Who approved the draft, in the host's consent log (present-01).
-_APPROVER = "dana (support lead)"
+_APPROVER = "Dana Ruiz"
 _DRAFT_CALL = ("approve_draft", {"draft_id": "9"})
 _WEATHER_CALL = ("lookup_weather", {"city": "Lisbon"})
 
@@ -75,7 +75,7 @@ def _shown(hostile: bool, consent_by: str | None) -> Shown:
     async def exchange() -> Shown:
         log = ConsentLog()
         if consent_by is not None:
-            log.approve(tool, arguments, by=consent_by)
+            log.approve(tool, arguments, by={"person": consent_by})
         server = HostileServer() if hostile else None
         async with LabSession(server, timeout=2.0) as s:
             live = await s.call(tool, arguments)

@@ -283,7 +283,10 @@ def _audit_of_the_hr_server() -> AuditReport:
             "sideEffects": False,
         }
         name = case.uri if kind == "resource" else str(case.id).replace("-", "_")
-        return CapabilityAudit(kind, str(name), True, why, case.shape, (), {"custody": custody})
+        details: dict[str, object] = {"custody": custody}
+        if kind == "resource":  # read twice, the same both times (custody_lab.live.audit_reread)
+            details["reread"] = {"changed": False, "contentDigest": "sha256:" + "c" * 64, "error": None}
+        return CapabilityAudit(kind, str(name), True, why, case.shape, (), details)
 
     chart, _, headcount, positions = _hr_cases()
     caps = (
@@ -291,7 +294,9 @@ def _audit_of_the_hr_server() -> AuditReport:
         audited("tool", headcount, "allowed by --allow-calls"),
         audited("tool", positions, "allowed by --allow-calls"),
     )
-    return AuditReport(("hr_server.py",), {"name": "hr-server", "version": "3.2.0"}, "2026-07-28", caps)
+    reread = {"changes": [], "calledBetween": ["headcount", "open_positions"], "reread": 1, "stopped": False}
+    reread |= {"indexGone": [], "indexAdded": []}
+    return AuditReport(("hr_server.py",), {"name": "hr-server", "version": "3.2.0"}, "2026-07-28", caps, reread=reread)
 
 
 @functools.cache
@@ -301,7 +306,7 @@ def _unconsented_archive() -> tuple[dict[str, object], ...]:
     from ..capstone.archive import archive_lines
 
     rows = review_design(_hr_cases(), reasons={"salary-report": _HR_REASON})
-    consents = (Consent("headcount", {}, "support lead"),)
+    consents = (Consent("headcount", {}, {"person": "Sam Okafor"}),)
     return tuple(archive_lines(rows, _audit_of_the_hr_server(), consents))
 
 

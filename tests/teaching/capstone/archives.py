@@ -33,12 +33,14 @@ SERVER_EDITS = [
     (
         '    return mt.CallToolResult(content=[mt.EmbeddedResource(type="resource", resource=every)])\n',
         '    return mt.CallToolResult(content=[mt.ResourceLink(type="resource_link", name="all-notes", '
-        'uri="export://notes/all.md", mime_type="text/markdown")])\n',
+        'uri="notes://all", mime_type="text/markdown")])\n',
     ),
     ("@server.tool()\ndef delete_note", '@server.tool(meta={"org.custody-lab/sideEffects": True})\ndef delete_note'),
 ]
 
-CONSENTS = [Consent("word_count", {"id": "7"}, "learner"), Consent("export_notes", {}, "learner")]
+#: The learner who approves the calls, as the host's consent log names a person.
+LEARNER = {"person": "Robin Okafor"}
+CONSENTS = [Consent("word_count", {"id": "7"}, LEARNER), Consent("export_notes", {}, LEARNER)]
 
 
 def custody(actor: str, uri: str | None, mime: str = "application/json", size: int = 25, effects: bool = False) -> dict:
@@ -54,6 +56,27 @@ def custody(actor: str, uri: str | None, mime: str = "application/json", size: i
     }
 
 
+def export_link_block(uri: str = "notes://all", followed: dict | None = None) -> dict:
+    """The resource_link block export_notes returns, as the audit records it once it followed it."""
+    resolved = {"accepted": True, "bytes": 51883, "digest": "sha256:" + "d" * 64, "resolved": True, "error": None}
+    return {
+        "index": 0,
+        "type": "resource_link",
+        "uri": uri,
+        "mimeType": "text/markdown",
+        "mime": "text/markdown",
+        "mimeSource": "wire",
+        "bytes": None,
+        "declaredSize": None,
+        "followed": resolved if followed is None else followed,
+    }
+
+
+def reread_of(changed: bool = False) -> dict:
+    """A listed resource's second read, as the audit records it."""
+    return {"changed": changed, "contentDigest": "sha256:" + ("e" if changed else "a") * 64, "error": None}
+
+
 def good_caps() -> list[CapabilityAudit]:
     declared = (FieldSupport("sideEffects", True, "_meta org.custody-lab/sideEffects"),)
     return [
@@ -64,7 +87,7 @@ def good_caps() -> list[CapabilityAudit]:
             "listed",
             "listed-resource",
             (),
-            {"custody": custody("application", "notes://index", "text/plain", 120)},
+            {"custody": custody("application", "notes://index", "text/plain", 120), "reread": reread_of()},
         ),
         CapabilityAudit(
             "template",
@@ -91,14 +114,30 @@ def good_caps() -> list[CapabilityAudit]:
             "allowed",
             "resource-link",
             (),
-            {"custody": custody("model", "export://notes/all.md", "text/markdown", 0)},
+            {"custody": custody("model", "notes://all", "text/markdown", 0), "blocks": [export_link_block()]},
+        ),
+        CapabilityAudit(
+            "link",
+            "notes://all",
+            True,
+            "second read of a link from 'export_notes'",
+            "templated-resource",
+            (),
+            {"custody": custody("application", "notes://all", "text/markdown", 51883), "from": "export_notes"},
         ),
         CapabilityAudit("tool", "delete_note", False, "not called (name it with --allow-calls)", None, declared),
     ]
 
 
-def report_of(caps: list[CapabilityAudit]) -> AuditReport:
-    return AuditReport(("srv",), {"name": "notes-server", "version": "0.1.0"}, "2026-07-28", tuple(caps))
+#: The audit's second look at the listed resources when nothing changed (custody_lab.live.audit_reread).
+UNCHANGED = {"changes": [], "calledBetween": ["word_count", "export_notes"], "reread": 1, "stopped": False}
+UNCHANGED |= {"indexGone": [], "indexAdded": []}
+
+
+def report_of(caps: list[CapabilityAudit], reread: dict | None = None) -> AuditReport:
+    """The report of an audit that saw ``caps`` and, by default, nothing change on its second look."""
+    server = {"name": "notes-server", "version": "0.1.0"}
+    return AuditReport(("srv",), server, "2026-07-28", tuple(caps), reread=UNCHANGED if reread is None else reread)
 
 
 def good_report() -> AuditReport:

@@ -27,10 +27,14 @@ def test_each_inventory_row_is_paired_with_the_servers_capability_of_its_name(ci
 
 
 def test_a_tool_is_not_paired_with_a_resource_of_the_same_uri():
+    """export-notes names notes://all, which the template serves (its link is followed there): the
+    tool's row is paired with the tool, the same URI read by the application with the template."""
     export = BY_ID["export-notes"]
     as_read = cl.Case.from_dict({**export.to_dict(), "initiator": "application", "shape": "listed-resource"})
-    assert counterpart(as_read, good_report()) is None
+    assert counterpart(as_read, good_report()).name == "notes://{id}"
     assert counterpart(export, good_report()).kind == "tool"
+    elsewhere = cl.Case.from_dict({**as_read.to_dict(), "uri": "export://notes/all.md"})
+    assert counterpart(elsewhere, good_report()) is None
 
 
 def test_the_live_lines_of_the_good_archive_are_what_the_audit_recorded():

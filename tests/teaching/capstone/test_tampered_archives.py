@@ -21,11 +21,12 @@ import pytest
 
 import custody_lab as cl
 from custody_lab.core.receipts import digest
+from custody_lab.live.approvers import NOT_A_PERSON
 from custody_lab.live.audit_report import AuditReport, CapabilityAudit
 from custody_lab.teaching.capstone import GIVEN_INVENTORY, write_archive
 from custody_lab.teaching.capstone.archive_shape import MAX_ARCHIVE_BYTES, MAX_DEPTH, normal_id
 from custody_lab.teaching.capstone.audit_json import audit_from_json
-from custody_lab.teaching.capstone.consent_checks import NOT_AN_APPROVER
+from custody_lab.teaching.capstone.consent_checks import consent_problems
 from custody_lab.teaching.capstone.receipt_checks import LIVE_SHAPES
 from custody_lab.teaching.capstone.rubric import RUBRIC_STEPS, check_archive, check_lines
 
@@ -135,7 +136,7 @@ def test_a_white_space_copy_beside_the_real_line_counts_as_a_second_line_for_it(
 
 def _delete_called() -> AuditReport:
     caps = good_caps()
-    caps[4] = CapabilityAudit(
+    caps[-1] = CapabilityAudit(
         "tool",
         "delete_note",
         True,
@@ -167,8 +168,8 @@ def performed_delete_marked_not_exercised_in_the_report_too(lines: Lines, report
 def test_a_performed_delete_marked_not_exercised_still_needs_a_consent(with_audit):
     lines, report = performed_delete_marked_not_exercised_in_the_archive(good_lines(), good_report())
     failed = rubric_of(lines, report if with_audit else None)
-    said(failed, "calls-consented", "line 14 (live 'delete_note')", "marked exercised false", "field 'exercised'")
-    said(failed, "calls-consented", "line 14 (live 'delete_note')", "called without a consent line")
+    said(failed, "calls-consented", "line 15 (live 'delete_note')", "marked exercised false", "field 'exercised'")
+    said(failed, "calls-consented", "line 15 (live 'delete_note')", "called without a consent line")
 
 
 def test_a_report_that_marks_a_performed_call_not_exercised_is_read_by_its_record_not_its_flag():
@@ -198,9 +199,10 @@ INVISIBLE_TEXT = {
 @pytest.mark.parametrize("name", sorted(INVISIBLE_TEXT))
 def test_an_invisible_approver_is_no_approver(name):
     lines = good_lines()
-    line_of(lines, "consent", "word_count")["approvedBy"] = INVISIBLE_TEXT[name]
-    failed = rubric_of(lines, good_report())
-    said(failed, "calls-consented", "line 8 (consent 'word_count')", "field 'approvedBy'")
+    for approver in (INVISIBLE_TEXT[name], {"person": INVISIBLE_TEXT[name]}, {"person": f"Dana{INVISIBLE_TEXT[name]}"}):
+        line_of(lines, "consent", "word_count")["approvedBy"] = approver
+        failed = rubric_of(lines, good_report())
+        said(failed, "calls-consented", "line 8 (consent 'word_count')", "field 'approvedBy'")
     said(failed, "calls-consented", "line 12 (live 'word_count')", "without a consent line")
 
 
@@ -283,22 +285,52 @@ def test_a_receipt_moved_to_another_resource_is_named_by_its_uri():
 # -- 6. an approver is a person or the host --------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    "approver",
-    ["the server (readOnlyHint: true)", "notes-server", "readOnlyHint", "tool annotations", "the model", "Assistant"],
-)
-def test_the_server_a_hint_or_the_model_is_no_approver(approver):
+#: Free text that passed as an approver before approvers were structured (issue 37 §2), and more.
+FREE_TEXT_APPROVERS = [
+    "Claude",
+    "the agent",
+    "gpt-4o",
+    "auto-approve policy",
+    "Dana Ruiz",
+    "the server (readOnlyHint: true)",
+    "readOnlyHint",
+]
+
+
+@pytest.mark.parametrize("approver", FREE_TEXT_APPROVERS)
+def test_free_text_is_no_approver_and_the_message_says_what_one_is(approver):
     lines = good_lines()
     line_of(lines, "consent", "export_notes")["approvedBy"] = approver
     failed = rubric_of(lines, good_report())
-    said(failed, "calls-consented", "line 9 (consent 'export_notes')", "not a person or the host", "approvedBy")
+    said(failed, "calls-consented", "line 9 (consent 'export_notes')", "is text", "an approver is a named person")
     said(failed, "calls-consented", "line 13 (live 'export_notes')", "without a consent line")
 
 
-@pytest.mark.parametrize("word", sorted(NOT_AN_APPROVER))
-def test_each_word_that_names_no_person_makes_an_approval_no_approval(word):
+@pytest.mark.parametrize(
+    ("approver", "why"),
+    [
+        ({"person": "Claude"}, "is one name"),
+        ({"person": "the agent"}, "'agent': a machine"),
+        ({"person": "gpt-4o"}, "holds '4'"),
+        ({"person": "Notes Server"}, "'server': a machine"),
+        ({"hostPolicy": "auto-approve policy"}, "which is no policy this host has"),
+        ({"person": "Dana Ruiz", "hostPolicy": "standing-approval"}, "an approver has one key"),
+        ({"model": "Claude Opus"}, "an approver has one key"),
+        ({"person": 7}, "names no person"),
+    ],
+)
+def test_a_structured_approver_that_is_no_person_or_host_policy_is_no_approver(approver, why):
     lines = good_lines()
-    line_of(lines, "consent", "word_count")["approvedBy"] = f"approved by the {word.upper()}"
+    line_of(lines, "consent", "export_notes")["approvedBy"] = approver
+    failed = rubric_of(lines, good_report())
+    said(failed, "calls-consented", "line 9 (consent 'export_notes')", why, "field 'approvedBy'")
+    said(failed, "calls-consented", "line 13 (live 'export_notes')", "without a consent line")
+
+
+@pytest.mark.parametrize("word", sorted(NOT_A_PERSON))
+def test_each_word_that_names_a_machine_makes_a_person_no_person(word):
+    lines = good_lines()
+    line_of(lines, "consent", "word_count")["approvedBy"] = {"person": f"Dana {word.upper()}"}
     said(rubric_of(lines, good_report()), "calls-consented", "line 8 (consent 'word_count')", repr(word))
 
 
@@ -309,17 +341,21 @@ def test_a_consent_for_a_white_space_tool_name_or_a_second_consent_is_no_consent
     said(failed, "calls-consented", "line 8 (consent 'word_count ')", "only by white space", "field 'tool'")
     said(failed, "calls-consented", "line 12 (live 'word_count')", "without a consent line")
     lines = good_lines()
-    lines.insert(8, copy.deepcopy(line_of(lines, "consent", "export_notes")) | {"approvedBy": "the server"})
+    lines.insert(8, copy.deepcopy(line_of(lines, "consent", "export_notes")) | {"approvedBy": {"person": "the server"}})
     failed = rubric_of(recounted(lines), good_report())
-    said(failed, "calls-consented", "line 9 (consent 'export_notes')", "the approving actor 'the server'")
+    said(failed, "calls-consented", "line 9 (consent 'export_notes')", "the approving actor {'person': 'the server'}")
     said(failed, "calls-consented", "line 10 (consent 'export_notes')", "a second consent", "line 9")
     said(failed, "calls-consented", "line 14 (live 'export_notes')", "without a consent line")
 
 
-@pytest.mark.parametrize("approver", ["learner", "dana (support lead)", "you (this notebook's reader)"])
-def test_a_person_is_an_approver(approver):
+@pytest.mark.parametrize(
+    "approver",
+    [{"person": "Dana Ruiz"}, {"person": "José María Núñez-O'Neill"}, {"hostPolicy": "standing-approval"}],
+)
+def test_a_named_person_or_a_policy_the_host_has_is_an_approver(approver):
     lines = lines_for(consents=[replace(c, approved_by=approver) for c in CONSENTS])
     assert rubric_of(lines, good_report()) == {}
+    assert consent_problems(lines, good_report()) == []
 
 
 # -- 7. a receipt's shape is one its capability can return -----------------------------------------

@@ -164,7 +164,7 @@ def test_each_present_exercise_has_exactly_one_option_matching_what_the_host_sho
     [
         ("present-01", " SERVER-RESULT", "believed-the-result"),
         ("present-01", "proposer", "proposer-approved"),
-        ("present-01", "dana (support lead)", "not-an-option"),
+        ("present-01", "Dana Ruiz", "not-an-option"),
         ("present-02", "Tool-Title", "read-the-title"),
         ("present-02", " gate ", "gate-is-consent"),
         ("hint-02", "CALLS-READ-ONLY", "trusted-the-read-only-claims"),

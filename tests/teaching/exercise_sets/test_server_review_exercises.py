@@ -38,7 +38,7 @@ def test_the_capstone_03_archive_fails_only_for_the_call_nobody_approved():
     lines = [dict(x) for x in input_for("capstone-03")]
     failed = [s.step for s in _rubric(lines).steps if not s.passed]
     assert failed == ["calls-consented"], _rubric(lines).text()
-    consent = {"kind": "consent", "tool": "open_positions", "approvedBy": "support lead", "arguments": {}}
+    consent = {"kind": "consent", "tool": "open_positions", "approvedBy": {"person": "Sam Okafor"}, "arguments": {}}
     consented = [*lines[:6], consent, *lines[6:]]
     assert _rubric(consented).passed, _rubric(consented).text()
     assert_reference("capstone-03", "calls-consented")
