@@ -263,6 +263,17 @@ def test_the_pages_give_commands_of_every_kind():
     assert len([c for c in COMMANDS if c.page == "README.md"]) >= 10
 
 
+def test_the_readme_is_a_front_page_that_links_each_reference_page():
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= 200, f"README.md has {len(text.splitlines())} lines (at most 200)"
+    for page in ("tour", "cli", "audit", "serve", "interop", "speed", "workshop", "glossary", "cheatsheet"):
+        assert f"(docs/{page}.md" in text, f"README.md does not link docs/{page}.md"
+    where = text.index("python3 -m custody_lab.bootstrap test")
+    assert ".venv/bin/custody-lab" in text[where : where + 600], (
+        "say how to reach custody-lab right under the two commands"
+    )
+
+
 @pytest.mark.parametrize("command", COMMANDS, ids=_ids(COMMANDS))
 def test_every_command_names_its_program_as_the_set_up_leaves_it(command):
     assert not command_problems(command), f"{command}: {command_problems(command)}"
