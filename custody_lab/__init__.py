@@ -9,10 +9,11 @@ so ``import custody_lab`` stays light.
 Type checkers see ``cl.sweep`` as that function, through the ``TYPE_CHECKING`` import below.
 """
 
-from __future__ import annotations
-
 from typing import TYPE_CHECKING
 
+# First: on a Python older than 3.11 this stops with one line (what to install) before the imports
+# below fail with a traceback. This file and python_check.py parse on every Python 3.
+from . import python_check  # noqa: F401
 from .core.advisor import Advice, advise, advise_case, size_reuse_table
 from .core.errors import CaseError, CaseFileError, CustodyLabError, PolicyError, Problem
 from .core.explain import diff, flip_sentence

@@ -67,8 +67,7 @@ def _run(cmd: list[str]) -> None:
 
 def ensure_env(extras: str = "test") -> Path:
     """Create ``.venv`` if it is missing and (re)install the lab when ``pyproject.toml`` changed."""
-    if sys.version_info < (3, 11):  # noqa: UP036  (this runs before the lab's own Python is known)
-        raise SystemExit(f"[custody-lab] Python 3.11 or newer is needed; this is {sys.version.split()[0]}")
+    # The Python version was checked on import, by custody_lab/python_check.py (an older one never gets here).
     want = hashlib.sha256((ROOT / "pyproject.toml").read_bytes() + extras.encode()).hexdigest()
     py = _python()
     if not py.exists():

@@ -18,7 +18,6 @@ ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb"))
 GLOSSARY = ROOT / "docs" / "glossary.md"
 CHEATSHEET = ROOT / "docs" / "cheatsheet.md"
-WORKSHOP = ROOT / "docs" / "workshop.md"
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
 TERM_LINE = re.compile(r'^- <a id="(?P<anchor>[a-z0-9-]+)"></a>\*\*(?P<term>[^*]+)\*\*: ')
 
@@ -74,7 +73,7 @@ def test_the_start_notebook_and_the_readme_link_the_cheat_sheet():
     assert "docs/cheatsheet.md" in [t.split("#")[0] for t in relative_links(ROOT / "README.md")]
 
 
-DOCUMENTS = [*NOTEBOOKS, ROOT / "README.md", ROOT / "CONTRIBUTING.md", GLOSSARY, CHEATSHEET, WORKSHOP]
+DOCUMENTS = [*NOTEBOOKS, ROOT / "README.md", ROOT / "CONTRIBUTING.md", *sorted((ROOT / "docs").glob("*.md"))]
 
 
 @pytest.mark.parametrize("path", DOCUMENTS, ids=lambda p: p.name)

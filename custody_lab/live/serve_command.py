@@ -65,6 +65,8 @@ def _check_port(port: int) -> None:
     if not 1 <= port <= 65535:
         raise LiveError(f"--port {port}: a TCP port is a whole number from 1 to 65535")
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        # as uvicorn binds: a port whose last connection is in TIME_WAIT is free (a restart is not refused)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             s.bind(("127.0.0.1", port))
         except OSError as e:

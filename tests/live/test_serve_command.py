@@ -78,6 +78,21 @@ def test_serve_refuses_a_port_already_in_use_and_names_it(capsys, tmp_path):
     assert code == 2 and f"127.0.0.1:{port} cannot be used" in err, (port, code, err)
 
 
+def test_serve_accepts_a_port_whose_last_connection_is_in_time_wait_so_a_restart_works():
+    """A client served and closed by the server leaves 127.0.0.1:PORT in TIME_WAIT for a minute;
+    uvicorn binds it with SO_REUSEADDR, so the port check must not refuse it."""
+    with socket.socket() as listener:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn's listener has it
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        port = listener.getsockname()[1]
+        with socket.create_connection(("127.0.0.1", port)) as client:
+            served, _ = listener.accept()
+            served.close()  # the server side closes first: its end goes to TIME_WAIT
+            client.recv(1)
+    serve_command._check_port(port)  # raises LiveError("... cannot be used") when it is refused
+
+
 def test_serve_http_listens_on_127_0_0_1_only_and_stdio_by_default(monkeypatch, tmp_path, capsys):
     calls = []
     monkeypatch.setattr(serve_command, "serve", _recording(calls))

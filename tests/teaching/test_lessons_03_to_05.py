@@ -1,4 +1,4 @@
-"""Notebooks 03–05 and the README: they name their exercises, say what the spec says (with the
+"""Notebooks 03–05, the README and its tour (docs/tour.md): they name their exercises, say what the spec says (with the
 revision), fit the 90-minute plan (docs/workshop.md), and each claim they make about the lab holds."""
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ from custody_lab.protocol.catalog import Catalog
 
 ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
+#: The README's reference page on the notebooks and their tools (the templates paragraph moved there).
+TOUR = (ROOT / "docs" / "tour.md").read_text(encoding="utf-8")
 GUIDE = (ROOT / "docs" / "workshop.md").read_text(encoding="utf-8")
 LESSONS = {
     "03": ("03-expand-and-match-uri-templates", "uri"),
@@ -118,9 +120,9 @@ def test_notebook_03_keeps_levels_3_and_4_and_the_sdk_comparison_in_an_optional_
 # --------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("where", ["03", "04", "README"])
+@pytest.mark.parametrize("where", ["03", "04", "tour"])
 def test_the_missing_resource_code_is_named_with_its_revision(where):
-    text = README if where == "README" else _markdown(where)
+    text = TOUR if where == "tour" else _markdown(where)
     assert "-32602" in text and "-32002" in text, f"{where}: both codes must be named"
     for code, revision in (("-32602", "2026-07-28"), ("-32002", "2025-06-18")):
         near = [m.start() for m in re.finditer(re.escape(code), text)]
@@ -145,7 +147,7 @@ def test_the_missing_resource_code_is_named_with_its_revision(where):
     ],
 )
 def test_the_errata_are_gone(where, wrong):
-    text = README if where == "README" else _text(where)
+    text = README + TOUR if where == "README" else _text(where)
     assert wrong not in text, f"{where} still says {wrong!r}"
 
 
