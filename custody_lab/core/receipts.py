@@ -176,7 +176,7 @@ HINT_FIELDS: dict[str, str] = {
     "size": "checked",  # Resource.size / ResourceLink.size (2025-06-18 and later): raw bytes, if known
     # Annotations: audience, priority (2024-11-05 and later), lastModified (2025-06-18 and later)
     "annotations": "hint",
-    # ToolAnnotations (2025-03-26 and later): clients MUST consider them untrusted (2025-06-18 and later)
+    # ToolAnnotations (2025-03-26 and later): clients MUST consider them untrusted (from 2025-03-26 on)
     "toolAnnotations": "hint",
     "icons": "hint",  # Icon.src: a data: or https: URI (2025-11-25 and later); the lab never fetches it
 }

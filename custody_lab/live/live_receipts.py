@@ -34,7 +34,7 @@ reached the model. A MIME type is *known* only when the wire carried it (a text 
 **Declared side effects** of a tool: the lab's ``_meta`` declaration
 (:data:`~custody_lab.live.meta_keys.SIDE_EFFECTS_KEY`, ``true`` or ``false``) when the tool sets it,
 else nobody declared (``None``; seed 000 refuses such a call before it runs). A tool annotation is
-never the declaration: ``readOnlyHint`` is a hint (MCP 2025-06-18 and later, "Tools", tool
+never the declaration: ``readOnlyHint`` is a hint (MCP 2025-03-26 and later, "Tools", tool
 annotations: clients MUST consider annotations untrusted unless they come from a trusted server,
 and the schema adds that clients should never make tool use decisions on annotations from an
 untrusted server). The lab's host policy therefore *shows* the hint (``hints.toolAnnotations``,
