@@ -32,8 +32,9 @@ _JSON = {"Content-Type": "application/json", "Accept": "application/json, text/e
 # -- the token, in-process (the ASGI guard alone) -------------------------------------------------------------
 
 
-def _through_guard(headers: list[tuple[bytes, bytes]], query: bytes = b"") -> tuple[int, dict, list[dict]]:
-    """One HTTP request through ``token_guard`` in front of an app that records what reached it."""
+def _through(guard, headers: list[tuple[bytes, bytes]], query: bytes = b"") -> tuple[list[dict], list[dict]]:
+    """One HTTP request through ``guard(app)``, in front of an app that records what reached it:
+    the messages sent back, and the scopes that reached the app."""
     import anyio
 
     reached: list[dict] = []
@@ -51,7 +52,13 @@ def _through_guard(headers: list[tuple[bytes, bytes]], query: bytes = b"") -> tu
         sent.append(message)
 
     scope = {"type": "http", "method": "POST", "path": "/mcp", "headers": headers, "query_string": query}
-    anyio.run(sh.token_guard(app, TOKEN), scope, receive, send)
+    anyio.run(guard(app), scope, receive, send)
+    return sent, reached
+
+
+def _through_guard(headers: list[tuple[bytes, bytes]], query: bytes = b"") -> tuple[int, dict, list[dict]]:
+    """One HTTP request through ``token_guard`` in front of an app that records what reached it."""
+    sent, reached = _through(lambda app: sh.token_guard(app, TOKEN), headers, query)
     start = sent[0]
     return start["status"], {k.decode(): v.decode() for k, v in start["headers"]}, reached
 
@@ -316,25 +323,8 @@ _PORT = 8765
 
 def _through_origin_guard(origins: list[str]) -> tuple[int, bytes, list[dict]]:
     """One HTTP request through ``origin_guard`` (port :data:`_PORT`) with these Origin headers."""
-    import anyio
-
-    reached: list[dict] = []
-    sent: list[dict] = []
-
-    async def app(scope, receive, send) -> None:
-        reached.append(dict(scope))
-        await send({"type": "http.response.start", "status": 200, "headers": []})
-        await send({"type": "http.response.body", "body": b"ok"})
-
-    async def receive() -> dict:
-        return {"type": "http.request", "body": b"{}", "more_body": False}
-
-    async def send(message) -> None:
-        sent.append(message)
-
     headers = [(b"origin", o.encode("latin-1")) for o in origins]
-    scope = {"type": "http", "method": "POST", "path": "/mcp", "headers": headers, "query_string": b""}
-    anyio.run(sh.origin_guard(app, _PORT), scope, receive, send)
+    sent, reached = _through(lambda app: sh.origin_guard(app, _PORT), headers)
     return sent[0]["status"], sent[1]["body"], reached
 
 
