@@ -3,7 +3,8 @@
 Titles, descriptions and resource text are the server's words (seed 000, "Preserve URI, MIME
 type, and provenance"; seed 004, "Trusting resource text"): they are shown escaped, under the
 visible "untrusted data" label of :func:`custody_lab.views.html.untrusted_block`, and nothing here
-acts on them. The tables are pandas frames, which escape cell text when rendered as HTML.
+acts on them. The two tables are pandas frames (which escape cell text when rendered as HTML); pandas
+loads only when one is asked for, so the widgets that show entries do not load it.
 """
 
 from __future__ import annotations
@@ -18,11 +19,14 @@ __all__ = [
     "untrusted_text_html",
 ]
 
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from ..protocol.catalog import Catalog, ResourceEntry, TemplateEntry
 from ..protocol.determinism import DeterminismReport
 from .html import box, code, escape, field_table, pre, small, table, tone, untrusted_block
+
+if TYPE_CHECKING:  # pandas loads when a table is asked for: the widgets that show entries need none
+    import pandas as pd
 
 RESOURCE_COLUMNS = ("uri", "name", "title", "kind", "mimeType")
 TEMPLATE_COLUMNS = ("uriTemplate", "name", "title", "kind", "mimeType", "variables")
@@ -87,6 +91,8 @@ def resources_table(catalog: Catalog) -> pd.DataFrame:
         >>> resources_table(Catalog.load()).loc[0, ["uri", "kind"]].tolist()
         ['kb://returns-policy', 'text']
     """
+    import pandas as pd
+
     return pd.DataFrame(
         [
             {"uri": e.uri, "name": e.name, "title": e.title, "kind": catalog.kind_of(e), "mimeType": e.mime_type}
@@ -103,6 +109,8 @@ def templates_table(catalog: Catalog) -> pd.DataFrame:
         >>> templates_table(Catalog.load())["variables"].tolist()[-1]
         'service, day, level'
     """
+    import pandas as pd
+
     return pd.DataFrame(
         [
             {

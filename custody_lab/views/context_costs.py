@@ -14,6 +14,7 @@ __all__ = [
     "budget_ledger",
     "budget_panel",
     "costs_table_html",
+    "cumulative_alt",
     "embed_verdict_html",
     "hosts_html",
     "ledger_html",
@@ -119,6 +120,23 @@ def _plot_cumulative(costs: ShapeCosts, ax: Axes | None, look: Theme) -> Figure:
     fig.legend(loc="outside lower center", ncol=2, fontsize=MIN_TEXT + 1, frameon=False, labelcolor=look.text)
     ax.grid(axis="y", color=look.grid, linewidth=0.6)
     return fig
+
+
+def cumulative_alt(costs: ShapeCosts) -> str:
+    """What :func:`plot_cumulative` draws, in words: both lines' totals and the call where the link is ahead.
+
+    Example:
+        >>> from custody_lab.protocol.link_or_embed import compare_shapes
+        >>> "from call 2 on" in cumulative_alt(compare_shapes(18000, 5))
+        True
+    """
+    ahead = [n for n, (e, k) in enumerate(zip(costs.embed_cumulative, costs.link_cumulative), 1) if k < e]
+    where = f"the link puts fewer bytes in context from call {ahead[0]} on" if ahead else "the link is never ahead"
+    return (
+        f"Two lines, bytes in context after each of {costs.reuse} calls returning the same "
+        f"{costs.payload_bytes:,}-byte content: embed (solid, circles) reaches {costs.embed_cumulative[-1]:,}, "
+        f"link with a client cache (dashed, squares) {costs.link_cumulative[-1]:,}; {where}."
+    )
 
 
 def uri_check_html(check: UriInvariantCheck) -> str:

@@ -36,7 +36,7 @@ from ..protocol.link_or_embed import ShapeCosts
 from ..whatif import plot_text, plots
 from ..whatif.compare import Comparison
 from ..whatif.theme import Theme
-from .context_costs import plot_cumulative
+from .context_costs import cumulative_alt, plot_cumulative
 from .html import ViewError, escape, table
 
 #: The class of a described figure's outer element (tests and the browser find it by this).
@@ -154,14 +154,7 @@ def cumulative_text(costs: ShapeCosts) -> tuple[str, pd.DataFrame]:
             "link with cache: bytes in context": costs.link_cumulative,
         }
     )
-    ahead = [n for n, (e, k) in enumerate(zip(costs.embed_cumulative, costs.link_cumulative), 1) if k < e]
-    where = f"the link puts fewer bytes in context from call {ahead[0]} on" if ahead else "the link is never ahead"
-    alt = (
-        f"Two lines, bytes in context after each of {costs.reuse} calls returning the same "
-        f"{costs.payload_bytes:,}-byte content: embed (solid, circles) reaches {costs.embed_cumulative[-1]:,}, "
-        f"link with a client cache (dashed, squares) {costs.link_cumulative[-1]:,}; {where}."
-    )
-    return alt, rows
+    return cumulative_alt(costs), rows
 
 
 def cumulative(costs: ShapeCosts, *, theme: str | Theme | None = None) -> DescribedFigure:

@@ -16,7 +16,6 @@ from typing import Any
 
 import matplotlib
 import numpy as np
-import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.transforms import Bbox
@@ -27,7 +26,7 @@ from ...core.router import route
 from ...core.text import visible
 from ...whatif.theme import Theme, theme_of
 from .draw import draw_static, label_case, new_figure
-from .regions import MARK_DY, ROW_OF, as_case, matrix_table, short_status, x_of
+from .regions import MARK_DY, ROW_OF, as_case, matrix_rows, short_status, x_of
 from .style import (
     EDGE,
     INITIATOR_MARKER,
@@ -209,23 +208,28 @@ class CustodyMatrix:
                 self._cache.popitem(last=False)
         return png
 
-    def describe(self, case: Case | Mapping[str, object], decision: Decision | None = None) -> tuple[str, pd.DataFrame]:
-        """What :meth:`render` draws, in words: an alt text and the table equivalent.
+    def describe(
+        self, case: Case | Mapping[str, object], decision: Decision | None = None
+    ) -> tuple[str, list[dict[str, object]]]:
+        """What :meth:`render` draws, in words: an alt text and the table equivalent, as rows.
 
-        The table is :func:`~.regions.matrix_table` of the explored case (first, marked
-        ``explored``) and the context cases, under the current policy.
+        The rows are :func:`~.regions.matrix_rows` of the explored case (first, marked
+        ``explored``) and the context cases, under the current policy (``pd.DataFrame(rows)``
+        makes them a frame; the explorer renders them without pandas).
 
         Example:
             >>> from custody_lab import load_fixture
             >>> fx = load_fixture()
             >>> alt, table = CustodyMatrix(context_cases=fx.all_cases).describe(fx.case("oversize-embed"))
-            >>> alt.split(":")[0], table.loc[0, "id"], bool(table.loc[0, "explored"]), table.loc[0, "outcome"]
-            ('Custody matrix', 'oversize-embed', True, 'embed-over-budget')
+            >>> alt.split(":")[0], table[0]["id"], table[0]["explored"], table[0]["outcome"], len(table)
+            ('Custody matrix', 'oversize-embed', True, 'embed-over-budget', 11)
         """
         case = as_case(case)
         d = decision if decision is not None else route(case, self.policy)
-        table = matrix_table([case, *self._context], self.policy)
-        table.insert(1, "explored", [True] + [False] * len(self._context))
+        table = [
+            {"id": row.pop("id"), "explored": i == 0, **row}
+            for i, row in enumerate(matrix_rows([case, *self._context], self.policy))
+        ]
         verdict = f"accepted as {d.outcome}" if d.accepted else f"refused with {d.outcome}"
         alt = (
             f"Custody matrix: rows are the five shapes, the x axis is payload size with the embed limit at "

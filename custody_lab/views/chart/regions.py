@@ -2,7 +2,7 @@
 
 Everything here is pure (no matplotlib): which shape each row stands for and the need the advisor
 is asked about, where along the size axis the advisor changes its answer
-(:func:`matrix_regions`), the text equivalent of the figure (:func:`matrix_table`), and the
+(:func:`matrix_regions`), the text equivalent of the figure (:func:`matrix_rows`, :func:`matrix_table`), and the
 strings a drawing writes (labels, status lines, the caption derived from the rule table). Text
 that came from a case is made safe to draw here (:func:`safe_text`).
 """
@@ -31,6 +31,7 @@ __all__ = [
     "caption_text",
     "label_text",
     "matrix_regions",
+    "matrix_rows",
     "matrix_table",
     "region_advice",
     "safe_text",
@@ -42,9 +43,7 @@ __all__ = [
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from ...core.advisor import advise
 from ...core.errors import CustodyLabError
@@ -52,6 +51,9 @@ from ...core.model import Case, Decision, Policy
 from ...core.router import route
 from ...core.rules import RULES, Rule
 from ...whatif.theme import Theme, drawable
+
+if TYPE_CHECKING:  # pandas loads only when a caller asks for a DataFrame (matrix_table)
+    import pandas as pd
 
 # ---------------------------------------------------------------------------------------------
 # The map: rows, typical needs, regions
@@ -283,25 +285,22 @@ def as_case(case: Case | Mapping[str, object]) -> Case:
     return case if isinstance(case, Case) else Case.from_dict(case)
 
 
-def matrix_table(cases: Iterable[Case | Mapping[str, object]], policy: Policy | None = None) -> pd.DataFrame:
-    """The matrix as a table: one row per case, in input order.
+def matrix_rows(cases: Iterable[Case | Mapping[str, object]], policy: Policy | None = None) -> list[dict[str, object]]:
+    """The matrix as rows, one mapping per case in input order, keyed by :data:`TABLE_COLUMNS`.
 
-    Columns: ``id``, ``initiator``, ``shape`` (declared), ``bytes``, ``accepted``, ``outcome``
-    (selected shape or rejection code, from :func:`~custody_lab.core.router.route`),
-    ``advisor_shape`` (what the region under the case recommends for its row's typical need),
-    ``agrees`` (the declared shape is that recommendation; rejection is a separate question) and
-    ``rejected_by`` (the rule code, or ``""``).
+    The same content as :func:`matrix_table` without pandas: the case explorer shows a dozen
+    rows and needs no table library for them.
 
     Raises:
         CaseError: when a mapping is not a valid case.
 
     Example:
         >>> from custody_lab import load_fixture
-        >>> t = matrix_table(load_fixture().all_cases)
-        >>> t.loc[t.id == "oversize-embed", ["outcome", "advisor_shape", "agrees"]].values.tolist()
-        [['embed-over-budget', 'resource-link', False]]
+        >>> row = matrix_rows([load_fixture().case("oversize-embed")])[0]
+        >>> row["outcome"], row["advisor_shape"], row["agrees"], list(row) == list(TABLE_COLUMNS)
+        ('embed-over-budget', 'resource-link', False, True)
     """
-    rows = []
+    rows: list[dict[str, object]] = []
     for item in cases:
         case = as_case(item)
         d = route(case, policy)
@@ -319,7 +318,30 @@ def matrix_table(cases: Iterable[Case | Mapping[str, object]], policy: Policy | 
                 "rejected_by": d.rejection or "",
             }
         )
-    frame = pd.DataFrame(rows, columns=list(TABLE_COLUMNS))
+    return rows
+
+
+def matrix_table(cases: Iterable[Case | Mapping[str, object]], policy: Policy | None = None) -> pd.DataFrame:
+    """The matrix as a table: one row per case, in input order (:func:`matrix_rows` as a DataFrame).
+
+    Columns: ``id``, ``initiator``, ``shape`` (declared), ``bytes``, ``accepted``, ``outcome``
+    (selected shape or rejection code, from :func:`~custody_lab.core.router.route`),
+    ``advisor_shape`` (what the region under the case recommends for its row's typical need),
+    ``agrees`` (the declared shape is that recommendation; rejection is a separate question) and
+    ``rejected_by`` (the rule code, or ``""``).
+
+    Raises:
+        CaseError: when a mapping is not a valid case.
+
+    Example:
+        >>> from custody_lab import load_fixture
+        >>> t = matrix_table(load_fixture().all_cases)
+        >>> t.loc[t.id == "oversize-embed", ["outcome", "advisor_shape", "agrees"]].values.tolist()
+        [['embed-over-budget', 'resource-link', False]]
+    """
+    import pandas as pd  # here, not at the top: the explorer draws the matrix without pandas
+
+    frame = pd.DataFrame(matrix_rows(cases, policy), columns=list(TABLE_COLUMNS))
     return frame.astype({"bytes": "int64", "accepted": "bool", "agrees": "bool"})
 
 

@@ -28,8 +28,7 @@ from ...protocol.link_or_embed import (
     resource_link_block,
     same_uri_invariant,
 )
-from ..context_costs import advice_html, costs_table_html, plot_cumulative, uri_check_html
-from ..figures import cumulative_text
+from ..context_costs import advice_html, costs_table_html, cumulative_alt, plot_cumulative, uri_check_html
 from ..html import box, scroll, untrusted
 from .controls import StrictIntSlider, fit, fits_words, wrapping_row
 from .render import caption_html
@@ -191,7 +190,7 @@ class LinkOrEmbedCalculator(widgets.VBox):
         self.advice.value = advice_html(costs)
         self.table.value = scroll(costs_table_html(costs))  # a wide table scrolls in its own box
         self.plot.value = _png(costs)
-        self.plot_caption.value = caption_html(cumulative_text(costs)[0])  # the table above holds its numbers
+        self.plot_caption.value = caption_html(cumulative_alt(costs))  # the table above holds its numbers
 
     def _fail(self, message: str) -> None:
         self.error.value = box(

@@ -23,15 +23,26 @@ __all__ = [
 ]
 
 import json
-
-import pandas as pd
+from collections.abc import Mapping, Sequence
 
 from ...core.explain import Change, flip_sentence
 from ...core.model import Case, Decision, Policy
 from ...core.receipts import digest
 from ...core.rules import outcome_look, rule
-from ..html import FONT, NOWRAP, ROW_STYLES, box, code, escape, pre, scroll, small, untrusted, untrusted_block
-from ..html import table as html_table
+from ..html import (
+    FONT,
+    NOWRAP,
+    ROW_STYLES,
+    box,
+    code,
+    escape,
+    pre,
+    rows_html,
+    scroll,
+    small,
+    untrusted,
+    untrusted_block,
+)
 
 
 def look_badge(outcome: str) -> str:
@@ -166,10 +177,9 @@ def error_html(message: str) -> str:
     )
 
 
-def matrix_text_html(alt: str, table: pd.DataFrame) -> str:
+def matrix_text_html(alt: str, rows: Sequence[Mapping[str, object]]) -> str:
     """The custody matrix in words: its alt text, then every case as a row (the explored case first)."""
-    rows = table.astype(object).itertuples(index=False, name=None)
-    return scroll(f"<p>{escape(alt)}</p>" + html_table(rows, head=[str(c) for c in table.columns]))
+    return scroll(f"<p>{escape(alt)}</p>" + rows_html(rows))
 
 
 def caption_html(text: str) -> str:

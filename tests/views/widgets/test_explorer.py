@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 
 import pytest
 
@@ -254,3 +256,29 @@ def test_the_trace_keeps_each_result_on_one_line_and_shows_every_rules_whole_tes
     for step in decision.trace:
         assert f"<td>{step.test}</td>" in html.replace("&#x27;", "'").replace("&quot;", '"'), f"test of {step.code} cut"
     assert html.startswith('<div class="custody-scroll" style="overflow-x:auto'), html[:80]
+
+
+# --- what a fresh kernel loads ------------------------------------------------------------------
+
+TABLE_LIBRARIES = ("pandas", "pyarrow")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "build",
+    ["CaseExplorer('handbook')", "TemplateReader()", "BlobViewer()", "LinkOrEmbedCalculator()"],
+)
+def test_a_widget_in_a_fresh_interpreter_loads_no_table_library(build):
+    # A kernel that shows a dozen rows need not carry pandas and pyarrow (about 90 MB resident).
+    code = (
+        "import sys\n"
+        "import custody_lab.widgets as w\n"
+        f"panel = w.{build}\n"
+        "print(type(panel).__name__, len(panel.children) > 0)\n"
+        f"print(sorted(m for m in {TABLE_LIBRARIES!r} if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert out.returncode == 0, out.stderr[-2000:]
+    built, loaded = out.stdout.strip().splitlines()
+    assert built == f"{build.split('(')[0]} True", f"{build}: expected a built panel, got {built!r}"
+    assert loaded == "[]", f"{build} loaded {loaded}; expected no table library"
