@@ -63,18 +63,18 @@ print(_json.dumps(sorted(
     if n.split(".")[0] not in _sys.stdlib_module_names and n.split(".")[0] != "custody_lab" and n[:2] != "__"
 )))
 """
-#: Run in a fresh kernel: import the given modules, parents first; print how many would not import alone.
+#: Run in a fresh kernel: import the given modules, parents first; print those that would not import alone.
 FLOOR_IMPORT = """
 import importlib as _il, json as _json, warnings as _w
-_failed = 0
+_failed = []
 with _w.catch_warnings():
     _w.simplefilter("ignore")
     for _name in _json.loads({names!r}):
         try:
             _il.import_module(_name)
         except BaseException:  # a module that only imports as part of its package: its package is loaded
-            _failed += 1
-print(_failed)
+            _failed.append(_name)
+print(_json.dumps(_failed))
 """
 
 
@@ -155,7 +155,7 @@ class Row:
     final_uss: int
     needs: tuple[str, ...]
     loaded: tuple[str, ...]
-    not_importable: int
+    not_importable: tuple[str, ...]
     seconds: float
 
 
@@ -186,7 +186,7 @@ def measure(path: Path, interval: float, timeout: float) -> Row:
     needs = tuple(lib for lib, pattern in NEEDS.items() if pattern.search(source))
     heavy = ("pandas", "pyarrow", "matplotlib", "ipywidgets", "mcp")
     loaded = tuple(lib for lib in heavy if lib in modules)
-    return Row(path.name[:2], floor, peak, final, final_uss, needs, loaded, int(failed.strip() or 0), seconds)
+    return Row(path.name[:2], floor, peak, final, final_uss, needs, loaded, tuple(json.loads(failed)), seconds)
 
 
 def mb(n: float) -> str:
@@ -214,11 +214,11 @@ def report(bare: int, rows: list[Row]) -> None:
         print("| " + " | ".join(cells) + " |")
     print()
     print("MB = 10**6 bytes; floor, peak and final are RSS (kernel + any process it started that still runs).")
-    skipped = [f"{r.name}: {r.not_importable}" for r in rows if r.not_importable]
+    skipped = [f"{r.name}: {', '.join(r.not_importable)}" for r in rows if r.not_importable]
     if skipped:
         print(
             "floor: modules that import only as part of their package (their package is in the floor): "
-            + ", ".join(skipped)
+            + "; ".join(skipped)
         )
     total, total_uss = sum(r.final for r in rows), sum(r.final_uss for r in rows)
     n = len(rows)
