@@ -111,6 +111,24 @@ def test_cl_sweep_is_one_callable_module_and_import_as_binds_the_module_in_a_fre
     assert out.stdout.strip() == "['embedded-resource', 'embed-over-budget'] True", out.stdout
 
 
+@pytest.mark.slow
+def test_the_paths_a_lesson_without_tables_imports_load_no_table_library_in_a_fresh_interpreter():
+    # Notebooks 07 and 08 import these; pandas and pyarrow would add about 90 MB to each kernel.
+    code = (
+        "import sys\n"
+        "from custody_lab.catalog import Catalog, rows_html\n"
+        "from custody_lab.exercises import check, input_for\n"
+        "from custody_lab.live import Gate, LabSession, assemble_context\n"
+        "from custody_lab.widgets import ExercisePanel, PredictThenSee, ProgressPanel\n"
+        "html = rows_html([{'uri': e.uri} for e in Catalog.load().resources])\n"
+        "panel = ProgressPanel()\n"
+        "print('<td>' in html and len(panel.children) > 0, sorted(m for m in ('pandas', 'pyarrow') if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip() == "True []", f"expected a table built and no table library loaded, got {out.stdout!r}"
+
+
 def test_cl_sweep_is_the_module_in_this_process_too_and_its_names_stay_lazy():
     import custody_lab.sweep as sw
 
