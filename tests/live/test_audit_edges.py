@@ -204,6 +204,21 @@ def test_a_listing_longer_than_the_page_cap_is_cut_and_the_report_says_so():
     )
 
 
+def test_a_server_that_never_stops_offering_pages_is_listed_within_the_bounds_and_the_cut_is_reported():
+    # the server: page after page of 5,000 new resources (it drove the audit to 1.8 GB, 108 MB
+    # of output and past its time bound); the audit keeps the first 1,000, reads them, and says so
+    out = audit("endless-pages", "--json", extra=("--page-size", "5000"), bound=120.0)
+    assert out.returncode == 0, out.stderr
+    assert len(out.stdout) < 16 * 2**20, f"the report is {len(out.stdout):,} characters: the listing was not bounded"
+    report = json.loads(out.stdout)
+    cut = "cut at page 1, item 1001: kept the first 1000 items, the lab's bound per listing; the server offered more"
+    assert report["notes"][:2] == [f"resources/list: {cut}", f"resources/list (listed again): {cut}"], report["notes"]
+    resources = [c for c in report["capabilities"] if c["kind"] == "resource"]
+    assert len(resources) == 1000 and report["counts"]["exercised"] == 1000, report["counts"]
+    changed = report["reread"]["changes"]  # every page is new, so the second listing differs: named, not all listed
+    assert len(changed) == 1 and "and 995 more" in changed[0] and len(changed[0]) < 1000, changed
+
+
 def test_when_the_time_for_reads_runs_out_the_partial_report_says_where_it_stopped():
     # 200 reads of 0.05 s each need 10 s; with --timeout 1 reads and calls stop at 7 s, the audit ends by 8 s
     slow = ("--resources", "200", "--page-size", "1000", "--read-delay", "0.05")
