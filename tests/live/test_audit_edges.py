@@ -85,6 +85,12 @@ MISBEHAVIOURS = [
     ),
     ("deep-json", (), (), "wrote JSON nested deeper than 200 levels on stdout line 2"),
     (
+        "both-result-and-error",
+        (),
+        (),
+        "wrote a reply with both result and error on stdout line 3 (id 3): JSON-RPC 2.0 allows one of them, never both",
+    ),
+    (
         "ok",
         ("--allow-calls", "nope"),
         (),
