@@ -22,7 +22,6 @@ from .serving import alive
 #: Each test starts the audit command in its own interpreter (about a second of CPU each).
 pytestmark = pytest.mark.slow
 
-pytest.importorskip("mcp")
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURE = ROOT / "tests" / "fixtures" / "raw_mcp_server.py"

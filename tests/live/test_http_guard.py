@@ -12,19 +12,16 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
+import anyio
+import httpx2
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from mcp import Client
 
-pytest.importorskip("mcp")
+from custody_lab.live.http_guard import MAX_HTTP_BODY_BYTES, HttpGuard, url_problem
 
-import anyio  # noqa: E402
-import httpx2  # noqa: E402
-from mcp import Client  # noqa: E402
-
-from custody_lab.live.http_guard import MAX_HTTP_BODY_BYTES, HttpGuard, url_problem  # noqa: E402
-
-from ..timing import scaled  # noqa: E402
+from ..timing import scaled
 
 URL = "http://mock.test/mcp"
 INITIALIZED = {

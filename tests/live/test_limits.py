@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 import anyio
+import mcp.types as mt
 import pytest
+from mcp.shared.exceptions import MCPError
 
-pytest.importorskip("mcp")
+from custody_lab.live.limits import DEFAULT_TIMEOUT, MAX_PAGES, MAX_TEXT_CHARS, bounded
+from custody_lab.live.live_errors import LiveTimeout
 
-import mcp.types as mt  # noqa: E402
-from mcp.shared.exceptions import MCPError  # noqa: E402
-
-from custody_lab.live.limits import DEFAULT_TIMEOUT, MAX_PAGES, MAX_TEXT_CHARS, bounded  # noqa: E402
-from custody_lab.live.live_errors import LiveTimeout  # noqa: E402
-
-from ..timing import scaled  # noqa: E402
+from ..timing import scaled
 
 
 @pytest.mark.anyio

@@ -7,12 +7,10 @@ import socket
 
 import pytest
 
-pytest.importorskip("mcp")
-
-from custody_lab.cli import main  # noqa: E402
-from custody_lab.live import serve_command  # noqa: E402
-from custody_lab.live.live_errors import LiveError  # noqa: E402
-from custody_lab.live.serve_command import DEFAULT_PORT, HTTP_PATH, configure, run  # noqa: E402
+from custody_lab.cli import main
+from custody_lab.live import serve_command
+from custody_lab.live.live_errors import LiveError
+from custody_lab.live.serve_command import DEFAULT_PORT, HTTP_PATH, configure, run
 
 
 def _recording(calls):

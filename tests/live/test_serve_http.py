@@ -11,14 +11,12 @@ import unicodedata
 
 import pytest
 
-pytest.importorskip("mcp")
+from custody_lab.live import serve_http as sh
+from custody_lab.live.serve_log import read_receipt_log
+from custody_lab.live.serve_refusals import MAX_STDIO_REQUEST_BYTES, CappedLines
 
-from custody_lab.live import serve_http as sh  # noqa: E402
-from custody_lab.live.serve_log import read_receipt_log  # noqa: E402
-from custody_lab.live.serve_refusals import MAX_STDIO_REQUEST_BYTES, CappedLines  # noqa: E402
-
-from ..timing import scaled  # noqa: E402
-from .serving import AUTH, TOKEN, serve_http, token_url  # noqa: E402
+from ..timing import scaled
+from .serving import AUTH, TOKEN, serve_http, token_url
 
 _INIT = {
     "jsonrpc": "2.0",

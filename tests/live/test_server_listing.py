@@ -4,18 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
+import mcp.types as mt
 import pytest
+from mcp.shared.exceptions import MCPError
 
-pytest.importorskip("mcp")
+from custody_lab.live import server_listing
+from custody_lab.live.live_errors import LiveError
+from custody_lab.live.server_listing import ServerListing, match_template
 
-import mcp.types as mt  # noqa: E402
-from mcp.shared.exceptions import MCPError  # noqa: E402
-
-from custody_lab.live import server_listing  # noqa: E402
-from custody_lab.live.live_errors import LiveError  # noqa: E402
-from custody_lab.live.server_listing import ServerListing, match_template  # noqa: E402
-
-from ..timing import scaled  # noqa: E402
+from ..timing import scaled
 
 
 class PagedClient:

@@ -6,18 +6,15 @@ import json
 import sys
 import unicodedata
 
+import anyio
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from mcp import Client
+from mcp.shared.exceptions import MCPError
 
-pytest.importorskip("mcp")
-
-import anyio  # noqa: E402
-from mcp import Client  # noqa: E402
-from mcp.shared.exceptions import MCPError  # noqa: E402
-
-from custody_lab.core.text import INVISIBLE, terminal_json  # noqa: E402
-from custody_lab.live.stdio_guard import StdioGuard, json_depth_exceeds, parse_frame  # noqa: E402
+from custody_lab.core.text import INVISIBLE, terminal_json
+from custody_lab.live.stdio_guard import StdioGuard, json_depth_exceeds, parse_frame
 
 # Strings full of what breaks parsers and terminals: brackets, quotes, backslashes, controls, bidi.
 tricky = st.text(st.sampled_from('[]{}"\\ax\x1b\x9b\x7f\u202e\u200b\n'), max_size=8)
