@@ -5,7 +5,8 @@ type, and a tool's declared side effects, come from it. :class:`ServerListing` f
 ``nextCursor`` (``""`` is a cursor too) up to :data:`~custody_lab.live.limits.MAX_PAGES` pages,
 :data:`~custody_lab.live.limits.MAX_LISTED_ITEMS` items and
 :data:`~custody_lab.live.limits.MAX_LISTING_BYTES` bytes of items per listing (the lab's host
-policy: MCP sets no bound on pagination), reads no further once one is reached, and notes the cut
+policy: MCP's pagination, 2024-11-05 to 2026-07-28, leaves the page size to the server and
+bounds no listing), reads no further once one is reached, and notes the cut
 and where it fell; :func:`match_template` says which template a URI belongs to, with the lab's own
 RFC 6570 engine (the one ``custody-lab serve`` uses as well).
 """
