@@ -67,6 +67,12 @@ def test_the_stated_limits_are_five_seconds_a_hundred_pages_and_ten_mebicharacte
     assert stated == (5.0, 100, 10 * 1024 * 1024), f"expected (5.0, 100, 10 MiB), got {stated}"
 
 
+def test_a_listing_is_bounded_at_a_thousand_items_and_eight_mebibytes_as_the_docs_say():
+    from custody_lab.live.limits import MAX_LISTED_ITEMS, MAX_LISTING_BYTES
+
+    assert (MAX_LISTED_ITEMS, MAX_LISTING_BYTES) == (1000, 8 * 1024 * 1024), (MAX_LISTED_ITEMS, MAX_LISTING_BYTES)
+
+
 def test_start_up_has_a_generous_default_bound_of_its_own():
     from custody_lab.live.limits import DEFAULT_CONNECT_TIMEOUT
 
