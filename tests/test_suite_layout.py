@@ -109,3 +109,47 @@ def test_the_coverage_check_names_a_module_that_only_a_test_elsewhere_imports():
         ["custody_lab.live.audit", "custody_lab.live.recorder"],
     )
     assert found == ["custody_lab.live.recorder"], found
+
+
+def hard_dependencies() -> set[str]:
+    """The import names of the packages ``pyproject.toml`` requires (``[project] dependencies``)."""
+    import re
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    names = {
+        re.split(r"[\s=<>!~;\[]", spec, maxsplit=1)[0].lower().replace("-", "_") for spec in project["dependencies"]
+    }
+    assert {"mcp", "pandas", "pyarrow"} <= names, f"expected the pinned dependencies, read {sorted(names)}"
+    return names
+
+
+def skips_on(tree: ast.AST, hard: set[str]) -> list[str]:
+    """The ``pytest.importorskip("X")`` calls of a module whose ``X`` belongs to a hard dependency."""
+    found = []
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Call)
+            and getattr(node.func, "attr", None) == "importorskip"
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and str(node.args[0].value).split(".")[0] in hard
+        ):
+            found.append(f"line {node.lineno}: importorskip({node.args[0].value!r})")
+    return found
+
+
+def test_no_test_skips_when_a_hard_dependency_is_missing():
+    # a required package that cannot be imported is a broken environment: under CI the test must
+    # fail, never turn into a skip that passes (issue 39 §4)
+    hard = hard_dependencies()
+    found = {
+        str(p.relative_to(ROOT)): s for p in suite_files() if (s := skips_on(ast.parse(p.read_text("utf-8")), hard))
+    }
+    assert found == {}, f"import these plainly instead: {found}"
+
+
+def test_the_skip_check_finds_a_skip_on_a_hard_dependency_and_not_on_an_optional_one():
+    code = 'import pytest\npytest.importorskip("mcp.shared.uri_template")\npytest.importorskip("jupyter_server")\n'
+    found = skips_on(ast.parse(code), hard_dependencies())
+    assert found == ["line 2: importorskip('mcp.shared.uri_template')"], found

@@ -5,15 +5,16 @@ should return the same data unless the data itself changed in between" (seed 004
 Reads"; "Read-Only and No Side Effects"). After its other steps the audit reads each listed
 resource it read once (``cache_mode="bypass"``, through the same gate and the same time bound as
 every exchange: :data:`~custody_lab.live.audit_report.STOP_EXCHANGES` times ``--timeout`` after
-the handshake) and lists ``resources/list`` again (at most
-:data:`~custody_lab.live.limits.MAX_PAGES` pages). A read whose content digest or error differs, or
-an index that lost or gained a URI, is a change; the report says what changed and what the audit
-did in between (only reads, or the tools it called), so a reader can tell a read that changed state
-from a consented call that did.
+the handshake) and lists ``resources/list`` again, within the bounds of the first listing
+(:data:`~custody_lab.live.limits.MAX_PAGES` pages, :data:`~custody_lab.live.limits.MAX_LISTED_ITEMS`
+items, :data:`~custody_lab.live.limits.MAX_LISTING_BYTES` bytes; a cut is noted as the first one
+is). A read whose content digest or error differs, or an index that lost or gained a URI, is a
+change; the report says what changed and what the audit did in between (only reads, or the tools it
+called), so a reader can tell a read that changed state from a consented call that did.
 
 The result is :attr:`~custody_lab.live.audit_report.AuditReport.reread`::
 
-    {"changes": ["resource 'notes://index': ...", ...],   # one sentence each, for people
+    {"changes": ["resource 'notes://index': ...", ...],   # one sentence each, for people (5 URIs at most)
      "calledBetween": ["delete_note", ...],               # tools that ran between the two looks
      "indexGone": [...], "indexAdded": [...],             # URIs, from the two resources/list
      "reread": N, "stopped": bool}                        # how many were read again; time ran out
@@ -43,6 +44,17 @@ _Exercise = Callable[[str, str, Callable[[], Awaitable[Any]]], Awaitable[Any]]
 def _read_said(details: dict[str, Any]) -> tuple[object, object]:
     """What a read returned, for comparing: its content digest, and its error (if it failed)."""
     return details.get("contentDigest"), details.get("error")
+
+
+#: URIs a sentence names before it only counts the rest (``indexGone``/``indexAdded`` hold them all).
+_SHOWN_URIS = 5
+
+
+def _some(uris: list[str]) -> str:
+    """The first :data:`_SHOWN_URIS` of ``uris``, made visible, and how many more there are."""
+    shown = ", ".join(visible(repr(u)) for u in uris[:_SHOWN_URIS])
+    more = len(uris) - _SHOWN_URIS
+    return shown + (f" and {more} more" if more > 0 else "")
 
 
 def _what_changed(uri: str, first: tuple[object, object], second: tuple[object, object]) -> str:
@@ -110,7 +122,7 @@ async def reread_listed(
     added = [u for u in after if u not in before]
     out |= {"indexGone": gone, "indexAdded": added}
     if gone or added:
-        said = [f"lost {', '.join(visible(repr(u)) for u in gone)}"] if gone else []
-        said += [f"gained {', '.join(visible(repr(u)) for u in added)}"] if added else []
+        said = [f"lost {_some(gone)}"] if gone else []
+        said += [f"gained {_some(added)}"] if added else []
         changes.append(f"resources/list: the index {' and '.join(said)} since the audit's first listing; {between}")
     return out

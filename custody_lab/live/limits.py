@@ -11,8 +11,12 @@ A hostile or broken server costs the client at most these (the SDK's ``uri_templ
   (``custody-lab audit --connect-timeout``): start-up is bounded apart from the exchanges, because a
   Python server that imports the SDK on a loaded two-core machine can take ten seconds or more
   before it reads its first message;
-- :data:`MAX_PAGES` pages per listing (resources, templates, tools) before the listing is cut and
-  the cut is noted;
+- :data:`MAX_PAGES` pages, :data:`MAX_LISTED_ITEMS` items and :data:`MAX_LISTING_BYTES` bytes of
+  items (each item as compact JSON) per listing (resources, templates, tools, prompts), whichever
+  comes first, before the listing is cut, read no further, and the cut is noted with where it fell
+  (the page and the item in it): a server that offers page after page of new items costs the
+  client no more than these, however long it goes on (one page is bounded by the 16 MiB message
+  cap of the guards, :data:`~custody_lab.live.stdio_guard.MAX_LINE_BYTES`);
 - one ``--timeout`` for an audit's check of a ``structuredContent`` against its ``outputSchema``
   (a worker process, killed at the bound: :mod:`~custody_lab.live.schema_check`), after the
   worker's own start-up, which may take what is left of the audit's stop bound;
@@ -30,6 +34,8 @@ __all__ = [
     "DEFAULT_CONNECT_TIMEOUT",
     "DEFAULT_TIMEOUT",
     "MAX_LINKS_FOLLOWED",
+    "MAX_LISTED_ITEMS",
+    "MAX_LISTING_BYTES",
     "MAX_PAGES",
     "MAX_TEXT_CHARS",
     "bounded",
@@ -47,6 +53,10 @@ DEFAULT_TIMEOUT = 5.0
 DEFAULT_CONNECT_TIMEOUT = 60.0
 #: Pages followed per listing (resources, templates, tools) before the listing is cut and noted.
 MAX_PAGES = 100
+#: Items kept per listing (resources, templates, tools, prompts); the item past it is not read.
+MAX_LISTED_ITEMS = 1000
+#: Bytes of items kept per listing, each item counted as compact JSON; the item that would pass it is not kept.
+MAX_LISTING_BYTES = 8 * 1024 * 1024
 #: Resource links followed per tool result (``--follow-links``); the rest stay addresses, noted as not followed.
 MAX_LINKS_FOLLOWED = 16
 #: Text contents longer than this many characters are not copied.

@@ -30,10 +30,8 @@ __all__ = [
     "connection_of",
     "lowlevel_server",
     "sdk_version",
-    "serve_http_wrapped",
 ]
 
-from collections.abc import Callable
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
@@ -49,7 +47,6 @@ WRITTEN_FOR = "2.3.0"
 PRIVATE_USES: tuple[tuple[str, str, str], ...] = (
     ("MCPServer", "_lowlevel_server", "add request handlers; serve over the lab's own streams"),
     ("ServerSession", "_connection", "the stable client connection behind a per-request session"),
-    ("MCPServer", "streamable_http_app", "run_streamable_http_async builds its app with it; no ASGI middleware hook"),
 )
 
 
@@ -113,27 +110,3 @@ def connection_of(session: Any) -> Any:
             "ServerSession._connection", f"is a {type(found).__name__} without send_resource_updated(uri)"
         )
     return found
-
-
-async def serve_http_wrapped(
-    server: MCPServer[Any], wrap: Callable[[Any], Any], *, host: str, port: int, path: str
-) -> None:
-    """Serve Streamable HTTP with the SDK's own runner, its ASGI app passed through ``wrap``.
-
-    Raises:
-        SdkDriftError: the runner no longer builds its app with ``streamable_http_app``.
-    """
-    build = server.streamable_http_app
-    used: list[bool] = []
-
-    def wrapped_build(**kwargs: Any) -> Any:
-        used.append(True)
-        return wrap(build(**kwargs))
-
-    setattr(server, "streamable_http_app", wrapped_build)  # noqa: B010 - shadows the method on this instance only
-    try:
-        await server.run_streamable_http_async(host=host, port=port, streamable_http_path=path)
-    finally:
-        delattr(server, "streamable_http_app")
-    if not used:
-        raise SdkDriftError("MCPServer.streamable_http_app", "was not used by run_streamable_http_async")

@@ -162,7 +162,9 @@ async def serve(lab: LabServer, served: ServedExchanges, port: int | None, token
     SDK refuses before any handler runs is logged too. Over HTTP every request must carry ``token``
     (:func:`~custody_lab.live.serve_http.token_guard`; a new one when ``None``) and come from no page
     but one of the server's own origins (:func:`~custody_lab.live.serve_http.origin_guard`) before
-    it is watched.
+    it is watched, and arrive whole within
+    :data:`~custody_lab.live.http_arrival.REQUEST_ARRIVAL_SECONDS` (with at most
+    :data:`~custody_lab.live.http_arrival.MAX_WAITING_CONNECTIONS` waiting; :mod:`~custody_lab.live.http_arrival`).
     """
     from .serve_http import origin_guard, token_guard
     from .serve_refusals import serve_stdio_watched, watched_asgi
@@ -170,11 +172,11 @@ async def serve(lab: LabServer, served: ServedExchanges, port: int | None, token
     if port is None:
         await serve_stdio_watched(lab, served)
         return
-    from .sdk_adapter import serve_http_wrapped
+    from .http_arrival import serve_http_app
 
     guard = token or new_token()
 
     def wrap(app: Any) -> Callable[..., Any]:
         return token_guard(origin_guard(watched_asgi(app, served=served), port), guard)
 
-    await serve_http_wrapped(lab.mcp, wrap, host="127.0.0.1", port=port, path=HTTP_PATH)
+    await serve_http_app(lab.mcp, wrap, host="127.0.0.1", port=port, path=HTTP_PATH)

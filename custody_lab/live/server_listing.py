@@ -2,9 +2,13 @@
 
 The recorder needs the listing before any exchange: a read's shape (listed or templated) and MIME
 type, and a tool's declared side effects, come from it. :class:`ServerListing` follows every
-``nextCursor`` (``""`` is a cursor too) up to :data:`~custody_lab.live.limits.MAX_PAGES` pages per
-listing and notes a listing it had to cut; :func:`match_template` says which template a URI
-belongs to, with the lab's own RFC 6570 engine (the one ``custody-lab serve`` uses as well).
+``nextCursor`` (``""`` is a cursor too) up to :data:`~custody_lab.live.limits.MAX_PAGES` pages,
+:data:`~custody_lab.live.limits.MAX_LISTED_ITEMS` items and
+:data:`~custody_lab.live.limits.MAX_LISTING_BYTES` bytes of items per listing (the lab's host
+policy: MCP's pagination, 2024-11-05 to 2026-07-28, leaves the page size to the server and
+bounds no listing), reads no further once one is reached, and notes the cut
+and where it fell; :func:`match_template` says which template a URI belongs to, with the lab's own
+RFC 6570 engine (the one ``custody-lab serve`` uses as well).
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from pydantic import ValidationError
 
 from ..core.text import visible
 from ..protocol.uri_templates import UriTemplateError, match
-from .limits import MAX_PAGES, bounded
+from .limits import MAX_LISTED_ITEMS, MAX_LISTING_BYTES, MAX_PAGES, bounded
 from .live_errors import LiveError, first_problem
 from .live_receipts import check_size
 
@@ -53,7 +57,7 @@ class ServerListing:
         templates: resource templates, in the order listed.
         tools: tools by name.
         prompts: prompts by name (only after :meth:`load_prompts`, which the audit calls).
-        notes: what the listing left out (a page cap that cut it), for reports.
+        notes: what the listing left out (a page, item or byte bound that cut it, and where), for reports.
     """
 
     def __init__(self) -> None:
@@ -97,8 +101,8 @@ class ServerListing:
             self.tools = _by_name("tools/list", tools)
 
     async def resource_uris(self, client: Client, timeout: float) -> list[str]:
-        """The URIs ``resources/list`` lists now, every page (for comparing with :attr:`listed`:
-        the listing itself is not changed).
+        """The URIs ``resources/list`` lists now, every page within the same bounds as :meth:`load`
+        (for comparing with :attr:`listed`: the listing itself is not changed; a cut is noted).
 
         Raises:
             LiveError: the listing is malformed or the server answered it with an error.
@@ -107,7 +111,11 @@ class ServerListing:
         if client.server_capabilities.resources is None:
             return []
         resources = await self._all(
-            "resources/list", lambda c: client.list_resources(cursor=c, cache_mode="bypass"), "resources", timeout
+            "resources/list",
+            lambda c: client.list_resources(cursor=c, cache_mode="bypass"),
+            "resources",
+            timeout,
+            said="resources/list (listed again)",
         )
         return [r.uri for r in resources]
 
@@ -126,9 +134,19 @@ class ServerListing:
         self.prompts = _by_name("prompts/list", prompts)
 
     async def _all(
-        self, method: str, fetch: Callable[[str | None], Awaitable[Any]], key: str, timeout: float
+        self,
+        method: str,
+        fetch: Callable[[str | None], Awaitable[Any]],
+        key: str,
+        timeout: float,
+        *,
+        said: str | None = None,
     ) -> list[Any]:
+        """Every item of every page, until the server offers no more or a bound is reached (noted
+        under ``said``, the method by default, with the page and item where the listing was cut)."""
+        said = said or method
         items: list[Any] = []
+        held = 0  # bytes of the items kept, each as compact JSON
         cursor: str | None = None
         for page in range(1, MAX_PAGES + 1):
             try:
@@ -139,13 +157,29 @@ class ServerListing:
                 ) from e
             except ValidationError as e:
                 raise LiveError(f"{method} answered a malformed result: {first_problem(e)}", method=method) from e
-            items.extend(getattr(result, key))
+            for n, item in enumerate(getattr(result, key), start=1):
+                if len(items) == MAX_LISTED_ITEMS:
+                    self.notes.append(
+                        f"{said}: cut at page {page}, item {n}: kept the first {MAX_LISTED_ITEMS} items, the lab's "
+                        "bound per listing; the server offered more"
+                    )
+                    return items
+                cost = len(item.model_dump_json(by_alias=True, exclude_none=True).encode("utf-8"))
+                if held + cost > MAX_LISTING_BYTES:
+                    self.notes.append(
+                        f"{said}: cut at page {page}, item {n}: kept {len(items)} items of {held:,} bytes, and this "
+                        f"one ({cost:,} bytes) would pass the lab's bound of {MAX_LISTING_BYTES:,} bytes per listing; "
+                        "the server offered more"
+                    )
+                    return items
+                held += cost
+                items.append(item)
             cursor = result.next_cursor
             if cursor is None:
                 return items
             if page == MAX_PAGES:
                 self.notes.append(
-                    f"{method}: stopped after {MAX_PAGES} pages ({len(items)} items); the server offered more"
+                    f"{said}: stopped after {MAX_PAGES} pages ({len(items)} items); the server offered more"
                 )
         return items
 

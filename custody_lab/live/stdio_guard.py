@@ -7,7 +7,8 @@ ends its reader task with an exception the caller sees as a long traceback. The 
 remembering it in :attr:`StdioGuard.problem` in words a person reads:
 
 - a stdout line longer than :data:`MAX_LINE_BYTES`, not UTF-8, nested deeper than
-  :data:`MAX_JSON_DEPTH`, or not a JSON-RPC message;
+  :data:`MAX_JSON_DEPTH`, or not a JSON-RPC message (a reply with both ``result`` and ``error``
+  is not one: JSON-RPC 2.0 allows one or the other);
 - a response whose id no waiting request carries;
 - more than :data:`MAX_NOTIFICATIONS` notifications;
 - no answer to the handshake (``server/discover`` then ``initialize``) within the timeout;
@@ -43,6 +44,7 @@ __all__ = [
     "request_target",
 ]
 
+import json
 import os
 import signal
 import subprocess
@@ -119,6 +121,9 @@ def parse_frame(raw: bytes, verb: str, where: str) -> tuple[types.JSONRPCMessage
     Example:
         >>> parse_frame(b"hello", "wrote", "on stdout line 1")
         'wrote data that is not a JSON-RPC message on stdout line 1: hello'
+        >>> both = b'{"jsonrpc": "2.0", "id": 7, "result": {}, "error": {"code": 1, "message": "no"}}'
+        >>> parse_frame(both, "wrote", "on stdout line 2")
+        'wrote a reply with both result and error on stdout line 2 (id 7): JSON-RPC 2.0 allows one of them, never both'
     """
     if len(raw) > MAX_LINE_BYTES:
         return f"{verb} more than {MAX_LINE_BYTES // (1024 * 1024)} MiB {where}"
@@ -129,9 +134,28 @@ def parse_frame(raw: bytes, verb: str, where: str) -> tuple[types.JSONRPCMessage
     if json_depth_exceeds(text):
         return f"{verb} JSON nested deeper than {MAX_JSON_DEPTH} levels {where}"
     try:
-        return types.jsonrpc_message_adapter.validate_json(text, by_name=False), text
+        message = types.jsonrpc_message_adapter.validate_json(text, by_name=False)
     except ValidationError:
         return f"{verb} data that is not a JSON-RPC message {where}: {snippet(text.strip(), 60)}"
+    if isinstance(message, types.JSONRPCResponse | types.JSONRPCError) and _result_and_error(message, text):
+        return (
+            f"{verb} a reply with both result and error {where} (id {visible(repr(message.id))}): "
+            "JSON-RPC 2.0 allows one of them, never both"
+        )
+    return message, text
+
+
+def _result_and_error(message: types.JSONRPCResponse | types.JSONRPCError, text: str) -> bool:
+    """Whether a reply's JSON carries both ``result`` and ``error`` (JSON-RPC 2.0, section 5: "Either
+    the result member or error member MUST be included, but both members MUST NOT be included"); the
+    SDK's models read such a reply as an error and drop the result without a word."""
+    if isinstance(message, types.JSONRPCResponse) and '"error"' not in text:
+        return False  # the usual reply, not parsed twice (the SDK reads a reply with an error member as an error)
+    try:  # numbers kept as text: a 5,000-digit one is past Python's int limit, and irrelevant here
+        parsed = json.loads(text, parse_int=str, parse_float=str, parse_constant=str)
+    except ValueError:  # the adapter read it, so this is not expected; the reply is then left as read
+        return False
+    return isinstance(parsed, dict) and "result" in parsed and "error" in parsed
 
 
 class StdioGuard:

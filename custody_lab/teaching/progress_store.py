@@ -33,7 +33,7 @@ then renamed over the file. It is opened without blocking and read only when it 
 of at most :data:`MAX_FILE_BYTES`. Each of these is said once (a ``UserWarning``), and progress is
 then kept in memory only:
 
-- a file that is not a regular file (a FIFO, ``/dev/zero``) is neither read nor replaced;
+- a path that is not a regular file (a FIFO, ``/dev/zero``, a directory) is neither read nor replaced;
 - a file larger than :data:`MAX_FILE_BYTES` is neither read nor replaced;
 - a read-only file (no write permission for its owner) is respected: progress is not saved;
 - a lock that stays held for :data:`LOCK_WAIT_SECONDS` (another process keeps it) is given up on;
@@ -194,13 +194,18 @@ def _read_bytes(path: Path) -> bytes | None:
         return None
     except OSError as e:
         raise _Unusable("unreadable", f"progress is kept in memory only: cannot read {path} ({e})") from e
-    with os.fdopen(fd, "rb") as handle:
+    try:
         info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise _Unusable(
-                "not-regular",
-                f"progress is kept in memory only: {path} is not a regular file (it is neither read nor replaced)",
-            )
+    except OSError as e:
+        os.close(fd)
+        raise _Unusable("unreadable", f"progress is kept in memory only: cannot read {path} ({e})") from e
+    if not stat.S_ISREG(info.st_mode):  # before fdopen, which refuses a directory with IsADirectoryError
+        os.close(fd)
+        raise _Unusable(
+            "not-regular",
+            f"progress is kept in memory only: {path} is not a regular file (it is neither read nor replaced)",
+        )
+    with os.fdopen(fd, "rb") as handle:
         data = b"" if info.st_size > MAX_FILE_BYTES else handle.read(MAX_FILE_BYTES + 1)  # it may grow meanwhile
     if info.st_size > MAX_FILE_BYTES or len(data) > MAX_FILE_BYTES:
         raise _Unusable(

@@ -5,20 +5,17 @@ from __future__ import annotations
 import sys
 
 import pytest
+from mcp import Client
 
-pytest.importorskip("mcp")
-
-from mcp import Client  # noqa: E402
-
-from custody_lab.cli import main  # noqa: E402
-from custody_lab.live.audit import (  # noqa: E402
+from custody_lab.cli import main
+from custody_lab.live.audit import (
     AuditError,
     audit_client,
     audit_command,
 )
-from custody_lab.live.audit_report import AUDIT_FIELDS, format_report  # noqa: E402
-from custody_lab.live.hostile_server import HostileServer  # noqa: E402
-from custody_lab.live.lab_server import LabServer  # noqa: E402
+from custody_lab.live.audit_report import AUDIT_FIELDS, format_report
+from custody_lab.live.hostile_server import HostileServer
+from custody_lab.live.lab_server import LabServer
 
 LAB = [sys.executable, "-m", "custody_lab.live.lab_server"]
 

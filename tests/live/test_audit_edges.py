@@ -22,7 +22,6 @@ from .serving import alive
 #: Each test starts the audit command in its own interpreter (about a second of CPU each).
 pytestmark = pytest.mark.slow
 
-pytest.importorskip("mcp")
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURE = ROOT / "tests" / "fixtures" / "raw_mcp_server.py"
@@ -84,6 +83,12 @@ MISBEHAVIOURS = [
         "the resource_link to 'note://one' declares size 1099511627776",
     ),
     ("deep-json", (), (), "wrote JSON nested deeper than 200 levels on stdout line 2"),
+    (
+        "both-result-and-error",
+        (),
+        (),
+        "wrote a reply with both result and error on stdout line 3 (id 3): JSON-RPC 2.0 allows one of them, never both",
+    ),
     (
         "ok",
         ("--allow-calls", "nope"),
@@ -202,6 +207,21 @@ def test_a_listing_longer_than_the_page_cap_is_cut_and_the_report_says_so():
     assert "note: resources/list: stopped after 100 pages (200 items); the server offered more" in out.stdout, (
         out.stdout
     )
+
+
+def test_a_server_that_never_stops_offering_pages_is_listed_within_the_bounds_and_the_cut_is_reported():
+    # the server: page after page of 5,000 new resources (it drove the audit to 1.8 GB, 108 MB
+    # of output and past its time bound); the audit keeps the first 1,000, reads them, and says so
+    out = audit("endless-pages", "--json", extra=("--page-size", "5000"), bound=120.0)
+    assert out.returncode == 0, out.stderr
+    assert len(out.stdout) < 16 * 2**20, f"the report is {len(out.stdout):,} characters: the listing was not bounded"
+    report = json.loads(out.stdout)
+    cut = "cut at page 1, item 1001: kept the first 1000 items, the lab's bound per listing; the server offered more"
+    assert report["notes"][:2] == [f"resources/list: {cut}", f"resources/list (listed again): {cut}"], report["notes"]
+    resources = [c for c in report["capabilities"] if c["kind"] == "resource"]
+    assert len(resources) == 1000 and report["counts"]["exercised"] == 1000, report["counts"]
+    changed = report["reread"]["changes"]  # every page is new, so the second listing differs: named, not all listed
+    assert len(changed) == 1 and "and 995 more" in changed[0] and len(changed[0]) < 1000, changed
 
 
 def test_when_the_time_for_reads_runs_out_the_partial_report_says_where_it_stopped():

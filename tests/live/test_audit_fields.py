@@ -8,20 +8,17 @@ from __future__ import annotations
 from functools import partial
 
 import anyio
+import mcp.types as mt
 import pytest
 
-pytest.importorskip("mcp")
+import custody_lab as cl
+from custody_lab.core.receipts import freshness, server_hints
+from custody_lab.live.audit import AuditError, parse_template_values
+from custody_lab.live.audit_exercise import content_blocks, structured_check
+from custody_lab.live.audit_fields import declared_tool_details, provenance_field, server_field
+from custody_lab.live.session import LabSession
 
-import mcp.types as mt  # noqa: E402
-
-import custody_lab as cl  # noqa: E402
-from custody_lab.core.receipts import freshness, server_hints  # noqa: E402
-from custody_lab.live.audit import AuditError, parse_template_values  # noqa: E402
-from custody_lab.live.audit_exercise import content_blocks, structured_check  # noqa: E402
-from custody_lab.live.audit_fields import declared_tool_details, provenance_field, server_field  # noqa: E402
-from custody_lab.live.session import LabSession  # noqa: E402
-
-from ..seed_facts import SEED_FIXTURE_SHA256  # noqa: E402
+from ..seed_facts import SEED_FIXTURE_SHA256
 
 T0 = "2026-09-04T12:00:00.000Z"
 

@@ -20,22 +20,20 @@ from pathlib import Path
 import anyio
 import pytest
 
-pytest.importorskip("mcp")
-
-from custody_lab.live._schema_worker import check  # noqa: E402
-from custody_lab.live.schema_check import check_in_worker  # noqa: E402
-from custody_lab.live.wire_checks import (  # noqa: E402
+from custody_lab.live._schema_worker import check
+from custody_lab.live.schema_check import check_in_worker
+from custody_lab.live.wire_checks import (
     SHOWN_FINDINGS,
     WireFindings,
     notification_problem,
     refuse_odd_sizes,
 )
 
-from ..timing import scaled  # noqa: E402
-from .test_audit_edges import audit  # noqa: E402
+from ..timing import scaled
+from .test_audit_edges import audit
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fixtures"))
-from raw_mcp_server import BAD_NOTIFICATIONS, ODD_SIZES, chain_schema  # noqa: E402
+from raw_mcp_server import BAD_NOTIFICATIONS, ODD_SIZES, chain_schema
 
 # -- 1. an exponential outputSchema cannot hang the audit ---------------------------------------
 

@@ -15,17 +15,14 @@ from pathlib import Path
 
 import anyio
 import pytest
+from mcp import Client
 
-pytest.importorskip("mcp")
+from custody_lab.live.audit import audit_client
+from custody_lab.live.audit_report import EXIT_OK
+from custody_lab.live.gate import Gate
+from custody_lab.live.stdio_guard import StdioGuard
 
-from mcp import Client  # noqa: E402
-
-from custody_lab.live.audit import audit_client  # noqa: E402
-from custody_lab.live.audit_report import EXIT_OK  # noqa: E402
-from custody_lab.live.gate import Gate  # noqa: E402
-from custody_lab.live.stdio_guard import StdioGuard  # noqa: E402
-
-from ..timing import scaled  # noqa: E402
+from ..timing import scaled
 
 pytestmark = pytest.mark.slow
 

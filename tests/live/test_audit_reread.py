@@ -14,15 +14,13 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("mcp")
+from custody_lab.live import audit_reread
+from custody_lab.live.audit import audit_command
+from custody_lab.live.audit_report import EXIT_GAPS, format_report
+from custody_lab.live.limits import MAX_LINKS_FOLLOWED
+from custody_lab.teaching.capstone.audit_json import audit_from_json
 
-from custody_lab.live import audit_reread  # noqa: E402
-from custody_lab.live.audit import audit_command  # noqa: E402
-from custody_lab.live.audit_report import EXIT_GAPS, format_report  # noqa: E402
-from custody_lab.live.limits import MAX_LINKS_FOLLOWED  # noqa: E402
-from custody_lab.teaching.capstone.audit_json import audit_from_json  # noqa: E402
-
-from ..timing import scaled  # noqa: E402
+from ..timing import scaled
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "raw_mcp_server.py"
 

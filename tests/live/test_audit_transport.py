@@ -22,16 +22,14 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("mcp")
+from custody_lab.live import audit_transport
+from custody_lab.live.audit import AuditError, audit_command
+from custody_lab.live.audit_report import format_report
+from custody_lab.live.audit_transport import audit_url, check_url, parse_headers
+from custody_lab.live.live_commands import configure_audit, run_audit
 
-from custody_lab.live import audit_transport  # noqa: E402
-from custody_lab.live.audit import AuditError, audit_command  # noqa: E402
-from custody_lab.live.audit_report import format_report  # noqa: E402
-from custody_lab.live.audit_transport import audit_url, check_url, parse_headers  # noqa: E402
-from custody_lab.live.live_commands import configure_audit, run_audit  # noqa: E402
-
-from ..timing import scaled  # noqa: E402
-from .serving import TOKEN, alive, free_port, serve_http, stop, token_url  # noqa: E402
+from ..timing import scaled
+from .serving import TOKEN, alive, free_port, serve_http, stop, token_url
 
 ROOT = Path(__file__).resolve().parents[2]
 BAD_HTTP = ROOT / "tests" / "fixtures" / "bad_http_server.py"

@@ -27,15 +27,12 @@ from pathlib import Path
 
 import anyio
 import pytest
+from mcp import Client
 
-pytest.importorskip("mcp")
+from custody_lab.live.serve_log import read_receipt_log
 
-from mcp import Client  # noqa: E402
-
-from custody_lab.live.serve_log import read_receipt_log  # noqa: E402
-
-from ..timing import scaled  # noqa: E402
-from .serving import serve_http, token_url  # noqa: E402
+from ..timing import scaled
+from .serving import serve_http, token_url
 
 pytestmark = pytest.mark.slow
 

@@ -7,8 +7,6 @@ import importlib
 
 import pytest
 
-pytest.importorskip("mcp")
-
 MODULES = [
     "lab_server",
     "live_receipts",

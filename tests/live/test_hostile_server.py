@@ -6,11 +6,9 @@ import dataclasses
 
 import pytest
 
-pytest.importorskip("mcp")
-
-import custody_lab as cl  # noqa: E402
-from custody_lab.live import LabSession  # noqa: E402
-from custody_lab.live.hostile_server import (  # noqa: E402
+import custody_lab as cl
+from custody_lab.live import LabSession
+from custody_lab.live.hostile_server import (
     COUNTER_URI,
     HOSTILE_EXPECTED,
     HOSTILE_TOUR,
@@ -20,9 +18,9 @@ from custody_lab.live.hostile_server import (  # noqa: E402
     HostileServer,
     run_hostile_tour,
 )
-from custody_lab.live.receipt_tables import listing_html, receipt_html  # noqa: E402
+from custody_lab.live.receipt_tables import listing_html, receipt_html
 
-from ..timing import scaled  # noqa: E402
+from ..timing import scaled
 
 
 @pytest.fixture(scope="module", params=["modern", "legacy"])

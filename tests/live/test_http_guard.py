@@ -12,19 +12,16 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
+import anyio
+import httpx2
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from mcp import Client
 
-pytest.importorskip("mcp")
+from custody_lab.live.http_guard import MAX_HTTP_BODY_BYTES, HttpGuard, url_problem
 
-import anyio  # noqa: E402
-import httpx2  # noqa: E402
-from mcp import Client  # noqa: E402
-
-from custody_lab.live.http_guard import MAX_HTTP_BODY_BYTES, HttpGuard, url_problem  # noqa: E402
-
-from ..timing import scaled  # noqa: E402
+from ..timing import scaled
 
 URL = "http://mock.test/mcp"
 INITIALIZED = {
@@ -134,6 +131,27 @@ def test_event_data_that_is_not_json_rpc_is_named_and_nothing_more_is_sent():
     assert guard.problem == (
         "sent data that is not a JSON-RPC message in the event stream answering initialize: hello {not json"
     ), guard.problem
+    assert seen == ["server/discover", "initialize"], f"after the problem nothing more may reach the server: {seen}"
+
+
+@pytest.mark.parametrize("content_type", ["application/json", "text/event-stream"])
+def test_a_reply_with_both_result_and_error_is_refused_as_not_json_rpc(content_type):
+    seen: list[str] = []
+
+    def initialize(ident: Any) -> httpx2.Response:
+        both = json.dumps(
+            {"jsonrpc": "2.0", "id": ident, "result": INITIALIZED, "error": {"code": -32603, "message": "and not"}}
+        ).encode()
+        body = b"event: message\ndata: " + both + b"\n\n" if content_type == "text/event-stream" else both
+        return httpx2.Response(200, headers={"content-type": content_type}, content=body)
+
+    guard = HttpGuard(URL, transport=_server(initialize, seen))
+    got = _handshake(guard)
+    assert isinstance(got, BaseException), f"the handshake should fail; it gave {got!r}"
+    assert guard.problem is not None and guard.problem.startswith("sent a reply with both result and error in "), (
+        guard.problem
+    )
+    assert guard.problem.endswith("(id 2): JSON-RPC 2.0 allows one of them, never both"), guard.problem
     assert seen == ["server/discover", "initialize"], f"after the problem nothing more may reach the server: {seen}"
 
 

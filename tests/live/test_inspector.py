@@ -15,15 +15,13 @@ from collections.abc import Iterator
 
 import pytest
 
-pytest.importorskip("mcp")
+from custody_lab.core.receipts import canonical_json, digest
+from custody_lab.live import LabSession, run_sync
+from custody_lab.live.serve_log import read_receipt_log
+from custody_lab.protocol.blobs import read_contents
 
-from custody_lab.core.receipts import canonical_json, digest  # noqa: E402
-from custody_lab.live import LabSession, run_sync  # noqa: E402
-from custody_lab.live.serve_log import read_receipt_log  # noqa: E402
-from custody_lab.protocol.blobs import read_contents  # noqa: E402
-
-from ..timing import scaled  # noqa: E402
-from .serving import AUTH, serve_http  # noqa: E402
+from ..timing import scaled
+from .serving import AUTH, serve_http
 
 pytestmark = pytest.mark.slow
 

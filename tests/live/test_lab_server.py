@@ -5,19 +5,16 @@ from __future__ import annotations
 import base64
 import json
 
+import mcp.types as mt
 import pytest
+from mcp import Client
+from mcp.shared.exceptions import MCPError
 
-pytest.importorskip("mcp")
-
-import mcp.types as mt  # noqa: E402
-from mcp import Client  # noqa: E402
-from mcp.shared.exceptions import MCPError  # noqa: E402
-
-import custody_lab as cl  # noqa: E402
-import custody_lab.live as cl_live  # noqa: E402
-from custody_lab.core.paths import data_path  # noqa: E402
-from custody_lab.live.lab_prompts import PROMPT_NAMES  # noqa: E402
-from custody_lab.live.lab_server import (  # noqa: E402
+import custody_lab as cl
+import custody_lab.live as cl_live
+from custody_lab.core.paths import data_path
+from custody_lab.live.lab_prompts import PROMPT_NAMES
+from custody_lab.live.lab_server import (
     ASSET_URI,
     CUSTOMER_TEMPLATE,
     DAY_MS,
@@ -29,7 +26,7 @@ from custody_lab.live.lab_server import (  # noqa: E402
     LabServer,
     LabState,
 )
-from custody_lab.live.meta_keys import PROVENANCE_KEY, STATE_URI, URI_KEY  # noqa: E402
+from custody_lab.live.meta_keys import PROVENANCE_KEY, STATE_URI, URI_KEY
 
 
 def _fixture_case(case_id: str) -> cl.Case:
@@ -194,7 +191,7 @@ async def test_any_other_exception_in_a_template_answers_internal_error_32603():
     server = MCPServer("broken", log_level="CRITICAL")
 
     @server.resource("broken://{id}", mime_type="text/plain")
-    async def broken(id: str) -> str:  # noqa: A002
+    async def broken(id: str) -> str:
         raise ValueError("a bug, not a missing record")
 
     async with Client(server) as client:

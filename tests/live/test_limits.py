@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 import anyio
+import mcp.types as mt
 import pytest
+from mcp.shared.exceptions import MCPError
 
-pytest.importorskip("mcp")
+from custody_lab.live.limits import DEFAULT_TIMEOUT, MAX_PAGES, MAX_TEXT_CHARS, bounded
+from custody_lab.live.live_errors import LiveTimeout
 
-import mcp.types as mt  # noqa: E402
-from mcp.shared.exceptions import MCPError  # noqa: E402
-
-from custody_lab.live.limits import DEFAULT_TIMEOUT, MAX_PAGES, MAX_TEXT_CHARS, bounded  # noqa: E402
-from custody_lab.live.live_errors import LiveTimeout  # noqa: E402
-
-from ..timing import scaled  # noqa: E402
+from ..timing import scaled
 
 
 @pytest.mark.anyio
@@ -68,6 +65,12 @@ async def test_any_other_error_answer_passes_through_unchanged():
 def test_the_stated_limits_are_five_seconds_a_hundred_pages_and_ten_mebicharacters_of_text():
     stated = (DEFAULT_TIMEOUT, MAX_PAGES, MAX_TEXT_CHARS)
     assert stated == (5.0, 100, 10 * 1024 * 1024), f"expected (5.0, 100, 10 MiB), got {stated}"
+
+
+def test_a_listing_is_bounded_at_a_thousand_items_and_eight_mebibytes_as_the_docs_say():
+    from custody_lab.live.limits import MAX_LISTED_ITEMS, MAX_LISTING_BYTES
+
+    assert (MAX_LISTED_ITEMS, MAX_LISTING_BYTES) == (1000, 8 * 1024 * 1024), (MAX_LISTED_ITEMS, MAX_LISTING_BYTES)
 
 
 def test_start_up_has_a_generous_default_bound_of_its_own():

@@ -10,11 +10,9 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("mcp")
-
-from custody_lab.cli import build_parser, main  # noqa: E402
-from custody_lab.live import session  # noqa: E402
-from custody_lab.live.live_commands import (  # noqa: E402
+from custody_lab.cli import build_parser, main
+from custody_lab.live import session
+from custody_lab.live.live_commands import (
     EXIT_AGREE,
     EXIT_DIFFER,
     EXIT_ERROR,
@@ -23,7 +21,7 @@ from custody_lab.live.live_commands import (  # noqa: E402
     run_audit,
     run_live,
 )
-from custody_lab.live.live_errors import LiveError  # noqa: E402
+from custody_lab.live.live_errors import LiveError
 
 ROOT = Path(__file__).resolve().parents[2]
 

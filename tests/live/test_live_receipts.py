@@ -4,18 +4,15 @@ meets values written out by hand."""
 
 from __future__ import annotations
 
+import mcp.types as mt
 import pytest
 
-pytest.importorskip("mcp")
-
-import mcp.types as mt  # noqa: E402
-
-from custody_lab.live import LabSession  # noqa: E402
-from custody_lab.live.lab_server import SERVER_NAME, SERVER_VERSION, LabServer  # noqa: E402
-from custody_lab.live.live_receipts import declared_side_effects  # noqa: E402
-from custody_lab.live.meta_keys import SIDE_EFFECTS_KEY, STATE_URI, URI_KEY  # noqa: E402
-from custody_lab.live.serve_log import ReceiptLog, read_receipt_log  # noqa: E402
-from custody_lab.live.serve_middleware import ServedExchanges  # noqa: E402
+from custody_lab.live import LabSession
+from custody_lab.live.lab_server import SERVER_NAME, SERVER_VERSION, LabServer
+from custody_lab.live.live_receipts import declared_side_effects
+from custody_lab.live.meta_keys import SIDE_EFFECTS_KEY, STATE_URI, URI_KEY
+from custody_lab.live.serve_log import ReceiptLog, read_receipt_log
+from custody_lab.live.serve_middleware import ServedExchanges
 
 FIXED = "2026-09-04T12:00:00.000Z"
 HOST = f"{SERVER_NAME}@{SERVER_VERSION}"

@@ -5,21 +5,18 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import mcp.types as mt
 import pytest
+from mcp import Client
+from mcp.server.mcpserver import MCPServer
 
-pytest.importorskip("mcp")
+from custody_lab.live.gate import Gate
+from custody_lab.live.hostile_server import HostileServer
+from custody_lab.live.lab_server import HANDBOOK_URI, REPORT_URI, LabServer
+from custody_lab.live.meta_keys import STATE_URI
+from custody_lab.live.recorder import Recorder
 
-import mcp.types as mt  # noqa: E402
-from mcp import Client  # noqa: E402
-from mcp.server.mcpserver import MCPServer  # noqa: E402
-
-from custody_lab.live.gate import Gate  # noqa: E402
-from custody_lab.live.hostile_server import HostileServer  # noqa: E402
-from custody_lab.live.lab_server import HANDBOOK_URI, REPORT_URI, LabServer  # noqa: E402
-from custody_lab.live.meta_keys import STATE_URI  # noqa: E402
-from custody_lab.live.recorder import Recorder  # noqa: E402
-
-from ..timing import scaled  # noqa: E402
+from ..timing import scaled
 
 CLOCK = "2026-01-01T00:00:00Z"
 

@@ -11,15 +11,12 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from mcp import Client
+from mcp.server.lowlevel.server import Server as LowLevelServer
+from mcp.server.mcpserver import MCPServer
 
-pytest.importorskip("mcp")
-
-from mcp import Client  # noqa: E402
-from mcp.server.lowlevel.server import Server as LowLevelServer  # noqa: E402
-from mcp.server.mcpserver import MCPServer  # noqa: E402
-
-from custody_lab.live import sdk_adapter  # noqa: E402
-from custody_lab.live.sdk_adapter import (  # noqa: E402
+from custody_lab.live import sdk_adapter
+from custody_lab.live.sdk_adapter import (
     PRIVATE_USES,
     WRITTEN_FOR,
     SdkDriftError,

@@ -15,21 +15,18 @@ import os
 import sys
 from collections.abc import Iterator
 
+import httpx2
 import pytest
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
 
-pytest.importorskip("mcp")
+from custody_lab.live.lab_server import FRESHNESS, Freshness, LabServer
+from custody_lab.live.meta_keys import STATE_URI
+from custody_lab.live.serve_log import read_receipt_log
 
-import httpx2  # noqa: E402
-from mcp import Client  # noqa: E402
-from mcp.client.stdio import StdioServerParameters  # noqa: E402
-from mcp.client.streamable_http import streamable_http_client  # noqa: E402
-
-from custody_lab.live.lab_server import FRESHNESS, Freshness, LabServer  # noqa: E402
-from custody_lab.live.meta_keys import STATE_URI  # noqa: E402
-from custody_lab.live.serve_log import read_receipt_log  # noqa: E402
-
-from ..timing import scaled  # noqa: E402
-from .serving import AUTH, serve_http  # noqa: E402
+from ..timing import scaled
+from .serving import AUTH, serve_http
 
 EXCHANGE_TIMEOUT = scaled(120)
 

@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import pytest
+from mcp import Client
+from mcp.shared.exceptions import MCPError
 
-pytest.importorskip("mcp")
-
-from mcp import Client  # noqa: E402
-from mcp.shared.exceptions import MCPError  # noqa: E402
-
-from custody_lab.live import LabSession  # noqa: E402
-from custody_lab.live.lab_server import LabServer  # noqa: E402
-from custody_lab.live.serve_log import ReceiptLog, read_receipt_log, receipt_log  # noqa: E402
-from custody_lab.live.serve_middleware import ServedExchanges  # noqa: E402
+from custody_lab.live import LabSession
+from custody_lab.live.lab_server import LabServer
+from custody_lab.live.serve_log import ReceiptLog, read_receipt_log, receipt_log
+from custody_lab.live.serve_middleware import ServedExchanges
 
 
 async def _serve_and_log(tmp_path, mode="auto"):

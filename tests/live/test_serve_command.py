@@ -7,12 +7,10 @@ import socket
 
 import pytest
 
-pytest.importorskip("mcp")
-
-from custody_lab.cli import main  # noqa: E402
-from custody_lab.live import serve_command  # noqa: E402
-from custody_lab.live.live_errors import LiveError  # noqa: E402
-from custody_lab.live.serve_command import DEFAULT_PORT, HTTP_PATH, configure, run  # noqa: E402
+from custody_lab.cli import main
+from custody_lab.live import serve_command
+from custody_lab.live.live_errors import LiveError
+from custody_lab.live.serve_command import DEFAULT_PORT, HTTP_PATH, configure, run
 
 
 def _recording(calls):
@@ -112,28 +110,29 @@ def test_serve_http_binds_127_0_0_1_and_wraps_the_sdks_app_in_the_token_guard_th
     monkeypatch, tmp_path
 ):
     import anyio
+    import uvicorn
 
-    from custody_lab.live import sdk_adapter
+    from custody_lab.live.http_arrival import MAX_WAITING_CONNECTIONS, REQUEST_ARRIVAL_SECONDS
     from custody_lab.live.lab_server import LabServer
     from custody_lab.live.serve_log import ReceiptLog
     from custody_lab.live.serve_middleware import ServedExchanges
 
     seen = []
 
-    async def runner(self, *, host, port, streamable_http_path):
-        app = self.streamable_http_app(host=host)
+    async def serve(self, sockets=None):
+        app, http = self.config.app, self.config.http
         # the guard's closure holds the watcher: no request reaches the watcher (or the log) without the token
         inner = [c.cell_contents for c in app.__closure__ if callable(c.cell_contents)]
         innermost = [c.cell_contents.__name__ for c in inner[0].__closure__ if callable(c.cell_contents)]
-        seen.append((host, port, streamable_http_path, app.__name__, [f.__name__ for f in inner], innermost))
+        bounds = (http.seconds, http.max_waiting)
+        seen.append((self.config.host, self.config.port, app.__name__, [f.__name__ for f in inner], innermost, bounds))
 
-    monkeypatch.setattr(type(LabServer().mcp), "run_streamable_http_async", runner)
+    monkeypatch.setattr(uvicorn.Server, "serve", serve)
     lab = LabServer()
     anyio.run(serve_command.serve, lab, ServedExchanges(lab, ReceiptLog(tmp_path / "log.jsonl")), 8123, "t" * 20)
-    # the token first, then the Origin, then the watcher that logs
-    assert seen == [("127.0.0.1", 8123, HTTP_PATH, "guarded", ["same_origin"], ["watched"])], seen
-    assert "streamable_http_app" not in vars(lab.mcp), "the shadowing method outlived the server"
-    assert sdk_adapter.PRIVATE_USES[-1][:2] == ("MCPServer", "streamable_http_app"), sdk_adapter.PRIVATE_USES
+    # the token first, then the Origin, then the watcher that logs; each connection under the arrival bounds
+    bounds = (REQUEST_ARRIVAL_SECONDS, MAX_WAITING_CONNECTIONS)
+    assert seen == [("127.0.0.1", 8123, "guarded", ["same_origin"], ["watched"], bounds)], seen
 
 
 def test_serve_without_log_uses_the_private_default_folder_and_prints_where(monkeypatch, tmp_path, capsys):

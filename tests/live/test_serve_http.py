@@ -11,14 +11,12 @@ import unicodedata
 
 import pytest
 
-pytest.importorskip("mcp")
+from custody_lab.live import serve_http as sh
+from custody_lab.live.serve_log import read_receipt_log
+from custody_lab.live.serve_refusals import MAX_STDIO_REQUEST_BYTES, CappedLines
 
-from custody_lab.live import serve_http as sh  # noqa: E402
-from custody_lab.live.serve_log import read_receipt_log  # noqa: E402
-from custody_lab.live.serve_refusals import MAX_STDIO_REQUEST_BYTES, CappedLines  # noqa: E402
-
-from ..timing import scaled  # noqa: E402
-from .serving import AUTH, TOKEN, serve_http, token_url  # noqa: E402
+from ..timing import scaled
+from .serving import AUTH, TOKEN, serve_http, token_url
 
 _INIT = {
     "jsonrpc": "2.0",
@@ -144,6 +142,40 @@ def test_serve_http_answers_401_without_the_token_and_serves_with_it_and_logs_on
     assert b'"protocolVersion":"2025-11-25"' in right[2].replace(b" ", b""), right[2][:300]
     logged = [(e["method"], e.get("refused", False)) for e in read_receipt_log(log)]
     assert logged == [("initialize", False), ("initialize", False)], f"only the two served requests: {logged}"
+
+
+@pytest.mark.slow
+def test_serve_http_closes_a_request_whose_body_never_arrives_and_still_serves_the_token_holder(tmp_path):
+    # the request: Content-Length 1000, then one byte; it was still open after 65 s
+    import socket
+    from urllib.parse import urlsplit
+
+    from custody_lab.live.http_arrival import REQUEST_ARRIVAL_SECONDS
+
+    head = b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n"
+    auth = f"Authorization: Bearer {TOKEN}\r\n".encode()
+    log = tmp_path / "log.jsonl"
+    with serve_http(log) as (url, _):
+        port = urlsplit(url).port
+        wait = scaled(REQUEST_ARRIVAL_SECONDS + 20)
+        answers = []
+        with (
+            socket.create_connection(("127.0.0.1", port), timeout=wait) as anonymous,
+            socket.create_connection(("127.0.0.1", port), timeout=wait) as holder,
+        ):
+            anonymous.sendall(head + b"\r\n{")  # refused at once (no token), then its body never ends
+            holder.sendall(head + auth + b"\r\n{")  # let in, then its body never ends
+            for conn in (anonymous, holder):
+                answer = b""
+                while chunk := conn.recv(65536):  # ends when the server closes; a timeout fails the test
+                    answer += chunk
+                answers.append(answer)
+        right = _post(url, _INIT, AUTH)
+    assert answers[0].startswith(b"HTTP/1.1 401 Unauthorized\r\n"), answers[0]
+    assert answers[1].startswith(b"HTTP/1.1 408 Request Timeout\r\n"), answers[1]
+    assert right[0] == 200, right
+    logged = [e["method"] for e in read_receipt_log(log)]
+    assert logged == ["initialize"], f"only the whole request is served and logged: {logged}"
 
 
 def test_serve_prints_the_url_with_how_to_send_the_token(tmp_path, monkeypatch, capsys):

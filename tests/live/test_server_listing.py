@@ -1,21 +1,18 @@
-"""What a server lists: every page (an empty cursor too) up to the page cap, malformed listings refused."""
+"""What a server lists: every page (an empty cursor too) up to the page, item and byte bounds, malformed listings refused."""
 
 from __future__ import annotations
 
 from typing import Any
 
+import mcp.types as mt
 import pytest
+from mcp.shared.exceptions import MCPError
 
-pytest.importorskip("mcp")
+from custody_lab.live import server_listing
+from custody_lab.live.live_errors import LiveError
+from custody_lab.live.server_listing import ServerListing, match_template
 
-import mcp.types as mt  # noqa: E402
-from mcp.shared.exceptions import MCPError  # noqa: E402
-
-from custody_lab.live import server_listing  # noqa: E402
-from custody_lab.live.live_errors import LiveError  # noqa: E402
-from custody_lab.live.server_listing import ServerListing, match_template  # noqa: E402
-
-from ..timing import scaled  # noqa: E402
+from ..timing import scaled
 
 
 class PagedClient:
@@ -88,6 +85,89 @@ async def test_a_listing_longer_than_the_page_cap_is_cut_and_the_cut_noted(monke
     assert len(client.cursors) == 3, f"expected 3 pages asked for, got {len(client.cursors)}"
     expected = ["resources/list: stopped after 3 pages (3 items); the server offered more"]
     assert listing.notes == expected, f"expected {expected}, got {listing.notes}"
+
+
+class EndlessClient(PagedClient):
+    """Every page offers ``per_page`` new resources (each ``padding`` characters of description) and more."""
+
+    def __init__(self, per_page: int, padding: int = 0) -> None:
+        super().__init__([])
+        self.per_page, self.padding, self.items_sent = per_page, padding, 0
+
+    async def list_resources(self, cursor: str | None = None, cache_mode: str = "use") -> mt.ListResourcesResult:
+        self.cursors.append(cursor)
+        page = len(self.cursors)
+        items = [
+            {"uri": f"kb://{page}/{i}", "name": f"n{i}", "description": "d" * self.padding}
+            for i in range(self.per_page)
+        ]
+        self.items_sent += len(items)
+        return mt.ListResourcesResult.model_validate({"resources": items, "nextCursor": f"p{page + 1}"})
+
+
+@pytest.mark.anyio
+async def test_a_listing_is_cut_at_the_item_bound_and_the_note_names_the_page_and_item(monkeypatch):
+    monkeypatch.setattr(server_listing, "MAX_LISTED_ITEMS", 7)
+    client = EndlessClient(per_page=3)
+    listing = ServerListing()
+    await listing.load(client, scaled(5))  # type: ignore[arg-type]
+    assert len(client.cursors) == 3, f"expected the listing to stop at page 3, it asked for {len(client.cursors)}"
+    assert list(listing.listed) == [f"kb://{p}/{i}" for p in (1, 2) for i in range(3)] + ["kb://3/0"], listing.listed
+    expected = [
+        "resources/list: cut at page 3, item 2: kept the first 7 items, the lab's bound per listing; "
+        "the server offered more"
+    ]
+    assert listing.notes == expected, f"expected {expected}, got {listing.notes}"
+
+
+@pytest.mark.anyio
+async def test_a_listing_that_ends_exactly_at_the_item_bound_is_not_called_cut(monkeypatch):
+    monkeypatch.setattr(server_listing, "MAX_LISTED_ITEMS", 2)
+    client = PagedClient([([resource("kb://a")], "more"), ([resource("kb://b")], None)])
+    listing = ServerListing()
+    await listing.load(client, scaled(5))  # type: ignore[arg-type]
+    assert list(listing.listed) == ["kb://a", "kb://b"] and listing.notes == [], (listing.listed, listing.notes)
+
+
+@pytest.mark.anyio
+async def test_a_listing_is_cut_before_the_item_that_would_pass_the_byte_bound(monkeypatch):
+    one = len(mt.Resource(uri="kb://1/0", name="n0", description="d" * 1000).model_dump_json(by_alias=True))
+    monkeypatch.setattr(server_listing, "MAX_LISTING_BYTES", 5 * one + one // 2)  # room for five and a half
+    client = EndlessClient(per_page=2, padding=1000)
+    listing = ServerListing()
+    await listing.load(client, scaled(5))  # type: ignore[arg-type]
+    assert len(listing.listed) == 5 and len(client.cursors) == 3, (list(listing.listed), client.cursors)
+    assert len(listing.notes) == 1, listing.notes
+    note = listing.notes[0]
+    assert note.startswith("resources/list: cut at page 3, item 2: kept 5 items of "), note
+    assert "would pass the lab's bound of" in note and note.endswith("bytes per listing; the server offered more")
+
+
+@pytest.mark.anyio
+async def test_a_server_offering_page_after_page_costs_no_more_than_the_bounds():
+    client = EndlessClient(per_page=5000)  # the issue's server: pages of 5,000 new resources, without end
+    listing = ServerListing()
+    await listing.load(client, scaled(5))  # type: ignore[arg-type]
+    assert len(listing.listed) == server_listing.MAX_LISTED_ITEMS == 1000, len(listing.listed)
+    assert len(client.cursors) == 1, f"expected no page after the first, asked for {len(client.cursors)}"
+    assert listing.notes == [
+        "resources/list: cut at page 1, item 1001: kept the first 1000 items, the lab's bound per listing; "
+        "the server offered more"
+    ], listing.notes
+
+
+@pytest.mark.anyio
+async def test_listing_again_has_the_same_bounds_and_its_cut_is_noted_as_the_second_listing(monkeypatch):
+    monkeypatch.setattr(server_listing, "MAX_LISTED_ITEMS", 4)
+    client = EndlessClient(per_page=3)
+    listing = ServerListing()
+    uris = await listing.resource_uris(client, scaled(5))  # type: ignore[arg-type]
+    assert uris == ["kb://1/0", "kb://1/1", "kb://1/2", "kb://2/0"], uris
+    assert listing.notes == [
+        "resources/list (listed again): cut at page 2, item 2: kept the first 4 items, the lab's bound per "
+        "listing; the server offered more"
+    ], listing.notes
+    assert listing.listed == {}, "listing again does not change the listing"
 
 
 @pytest.mark.anyio

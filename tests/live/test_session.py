@@ -6,10 +6,8 @@ import asyncio
 
 import pytest
 
-pytest.importorskip("mcp")
-
-import custody_lab as cl  # noqa: E402
-from custody_lab.live import (  # noqa: E402
+import custody_lab as cl
+from custody_lab.live import (
     FIXTURE_EXCHANGES,
     Gate,
     LabSession,
@@ -17,8 +15,8 @@ from custody_lab.live import (  # noqa: E402
     record_fixture,
     run_sync,
 )
-from custody_lab.live.lab_server import STATUS_URI, Freshness, LabServer  # noqa: E402
-from custody_lab.live.receipt_diff import (  # noqa: E402
+from custody_lab.live.lab_server import STATUS_URI, Freshness, LabServer
+from custody_lab.live.receipt_diff import (
     COMPARED_FIELDS,
     compare_fixture,
     compare_receipts,
@@ -26,7 +24,7 @@ from custody_lab.live.receipt_diff import (  # noqa: E402
     comparison_table,
 )
 
-from ..timing import scaled  # noqa: E402
+from ..timing import scaled
 
 FIXED = "2026-09-04T12:00:00.000Z"
 

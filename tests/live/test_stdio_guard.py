@@ -6,18 +6,15 @@ import json
 import sys
 import unicodedata
 
+import anyio
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from mcp import Client
+from mcp.shared.exceptions import MCPError
 
-pytest.importorskip("mcp")
-
-import anyio  # noqa: E402
-from mcp import Client  # noqa: E402
-from mcp.shared.exceptions import MCPError  # noqa: E402
-
-from custody_lab.core.text import INVISIBLE, terminal_json  # noqa: E402
-from custody_lab.live.stdio_guard import StdioGuard, json_depth_exceeds  # noqa: E402
+from custody_lab.core.text import INVISIBLE, terminal_json
+from custody_lab.live.stdio_guard import StdioGuard, json_depth_exceeds, parse_frame
 
 # Strings full of what breaks parsers and terminals: brackets, quotes, backslashes, controls, bidi.
 tricky = st.text(st.sampled_from('[]{}"\\ax\x1b\x9b\x7f\u202e\u200b\n'), max_size=8)
@@ -84,3 +81,33 @@ async def test_a_handshake_nobody_answers_is_marked_as_start_up_too_slow_and_an_
             async with Client(exits.connect(), mode="auto", read_timeout_seconds=scaled(60), cache=None):
                 pass
     assert not exits.handshake_timed_out and (exits.problem or "").startswith("exited with code 3"), exits.problem
+
+
+BOTH = "a reply with both result and error on stdout line 3 (id 5): JSON-RPC 2.0 allows one of them, never both"
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ('{"jsonrpc": "2.0", "id": 5, "result": {}, "error": {"code": -1, "message": "x"}}', BOTH),
+        ('{"jsonrpc": "2.0", "id": 5, "error": {"code": -1, "message": "x"}, "result": {"resources": []}}', BOTH),
+        ('{"jsonrpc": "2.0", "id": 5, "error": {"code": -1, "message": "x"}, "\\u0072esult": null}', BOTH),
+        ('{"jsonrpc": "2.0", "id": 5, "result": {"error": "a field of the result"}}', None),
+        ('{"jsonrpc": "2.0", "id": 5, "error": {"code": -1, "message": "result", "data": {"result": 1}}}', None),
+        ('{"jsonrpc": "2.0", "id": 5, "error": {"code": -1, "message": "x", "data": 1e400}}', None),
+    ],
+    ids=[
+        "result-first",
+        "error-first",
+        "escaped-key",
+        "error-inside-result",
+        "result-inside-error",
+        "number-past-a-float",
+    ],
+)
+def test_a_reply_with_both_result_and_error_is_not_a_json_rpc_message(raw, expected):
+    parsed = parse_frame(raw.encode(), "wrote", "on stdout line 3")
+    got = parsed if isinstance(parsed, str) else None
+    assert got == (None if expected is None else f"wrote {expected}"), (
+        f"{raw[:90]!r}: expected {expected!r}, got {got!r}"
+    )

@@ -1,7 +1,7 @@
 """Issue 24 §2: progress is never lost and the progress file is handled as untrusted.
 
 Several kernels share one file (each change is re-read and written under a lock); a link planted
-at a temporary name is never followed; a read-only file is respected; a FIFO or a device is never
+at a temporary name is never followed; a read-only file is respected; a FIFO, a device or a directory is never
 read (nor waited on) or replaced; an oversized file is not read; a corrupt file is kept aside.
 Each case is said once, as a ``UserWarning``.
 """
@@ -184,6 +184,23 @@ def test_a_fifo_is_neither_waited_on_nor_replaced(tmp_path):
     assert (done.returncode, done.stdout.strip()) == (0, "passed"), done
     assert "is not a regular file" in done.stderr and "Traceback" not in done.stderr, done.stderr
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode), "the FIFO was replaced"
+
+
+def test_a_directory_is_neither_read_nor_replaced_and_said_once(tmp_path, monkeypatch):
+    folder = tmp_path / "progress.json"
+    folder.mkdir()
+    (folder / "inside.txt").write_text("kept", encoding="utf-8")
+    monkeypatch.setenv(progress_store.ENV_VAR, str(folder))
+    _restart_kernel()
+    with pytest.warns(UserWarning, match="is not a regular file") as said:
+        first = check("blob-01", _right("blob-01"))
+        check("blob-02", "zz-not-it")
+        check("blob-02", "zz-not-it again")
+    shown = [str(w.message) for w in said]
+    assert len([m for m in shown if "not a regular file" in m]) == 1, f"expected one warning, got {shown}"
+    assert first.status == "passed", first
+    assert progress() == {"blob-01": "passed", "blob-02": "tried"}, "in memory, the tries still count"
+    assert folder.is_dir() and [p.name for p in folder.iterdir()] == ["inside.txt"], "the directory was changed"
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="needs /dev/zero")

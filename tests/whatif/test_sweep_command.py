@@ -9,7 +9,6 @@ import re
 from pathlib import Path
 
 import pandas as pd
-import pytest
 
 from custody_lab.whatif.sweep_command import configure, run
 
@@ -59,7 +58,6 @@ def test_out_csv_writes_every_row_with_its_decision(capsys, tmp_path):
 
 
 def test_out_parquet_holds_the_same_rows_as_out_csv(capsys, tmp_path):
-    pytest.importorskip("pyarrow")
     assert (
         _sweep(CASES, "--out", str(tmp_path / "r.parquet")) == 0
         and _sweep(CASES, "--out", str(tmp_path / "r.csv")) == 0

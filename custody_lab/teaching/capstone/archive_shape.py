@@ -11,7 +11,8 @@ made of JSON values only (objects with text keys, lists, text, whole or finite n
 false, null), nest at most :data:`MAX_DEPTH` levels, and hold no number beyond
 :data:`MAX_SAFE_INTEGER` (the receipts are JSON that JavaScript reads, seed 000; NaN, Infinity and
 ``1e999`` are not JSON numbers, RFC 8259 §6). A file larger than :data:`MAX_ARCHIVE_BYTES` is not
-read. Ids are compared in one form, :func:`normal_id`.
+read, and one of more than :data:`MAX_ARCHIVE_LINES` lines is not parsed (its lines are counted up
+to the bound and no further: one finding names it). Ids are compared in one form, :func:`normal_id`.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from __future__ import annotations
 __all__ = [
     "FIELD_TYPES",
     "MAX_ARCHIVE_BYTES",
+    "MAX_ARCHIVE_LINES",
     "MAX_DEPTH",
     "MAX_SAFE_INTEGER",
     "describe_line",
@@ -30,8 +32,9 @@ __all__ = [
 
 import json
 import math
+import re
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from ...core.errors import PolicyError
@@ -49,6 +52,11 @@ MAX_SAFE_INTEGER = 2**53 - 1
 #: The largest archive file :func:`~.rubric.check_archive` reads (16 MiB; a good archive of a
 #: server with a thousand capabilities is under 1 MiB).
 MAX_ARCHIVE_BYTES = 16 * 1024 * 1024
+#: The most lines an archive may have (such a good archive has about one line per capability):
+#: 2,000,000 short lines fit in 16 MiB and would cost a gigabyte as parsed objects.
+MAX_ARCHIVE_LINES = 10_000
+#: What ``str.splitlines`` ends a line at, so lines are numbered as before, one at a time.
+_LINE_END = re.compile("\r\n|[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 
 _Types = tuple[type | None, ...]
 
@@ -202,12 +210,35 @@ def describe_line(n: int, line: Mapping[str, Any]) -> str:
     return f"line {n} ({visible(line['kind'])} {visible(repr(name))})"
 
 
+def _lines(text: str) -> Iterator[str]:
+    r"""``text.splitlines()``, one line at a time (no list of every line is made).
+
+    Example:
+        >>> list(_lines("a\r\nb\x85c\n")) == "a\r\nb\x85c\n".splitlines()
+        True
+    """
+    start = 0
+    for end in _LINE_END.finditer(text):
+        yield text[start : end.start()]
+        start = end.end()
+    if start < len(text):
+        yield text[start:]
+
+
 def parse_archive(text: str, name: str) -> tuple[list[dict[str, Any]], list[str]]:
-    """The lines of an archive's text that are JSON objects with a ``kind``, and a problem for each
-    line that is not (naming the line)."""
+    r"""The lines of an archive's text that are JSON objects with a ``kind``, and a problem for each
+    line that is not (naming the line); an archive of more than :data:`MAX_ARCHIVE_LINES` lines is
+    not parsed, and that is its one problem.
+
+    Example:
+        >>> parse_archive('{"kind": "header"}\nnot json', "a.jsonl")[1]
+        ['a.jsonl line 2: not JSON (Expecting value: line 1 column 1 (char 0))']
+    """
     lines: list[dict[str, Any]] = []
     problems = []
-    for n, raw in enumerate(text.splitlines(), start=1):
+    if sum(1 for _ in zip(range(MAX_ARCHIVE_LINES + 1), _lines(text), strict=False)) > MAX_ARCHIVE_LINES:
+        return [], [f"{visible(name)}: more than {MAX_ARCHIVE_LINES:,} lines, over the archive limit; not read"]
+    for n, raw in enumerate(_lines(text), start=1):
         try:
             line = json.loads(raw)
         except (ValueError, RecursionError) as e:

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import copy
 import json
+import tracemalloc
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from custody_lab.core.receipts import digest
-from custody_lab.teaching.capstone import GIVEN_INVENTORY, write_archive
-from custody_lab.teaching.capstone.archive_shape import FIELD_TYPES, parse_archive, shape_problems
+from custody_lab.teaching.capstone import GIVEN_INVENTORY, archive_shape, write_archive
+from custody_lab.teaching.capstone.archive_shape import FIELD_TYPES, MAX_ARCHIVE_LINES, parse_archive, shape_problems
 from custody_lab.teaching.capstone.rubric import RUBRIC_STEPS, check_archive, check_lines
 
 from .archives import CASES, failures, good_lines, good_report, line_of
@@ -139,6 +142,36 @@ def test_parse_archive_keeps_the_good_lines_and_names_the_bad_ones():
     assert [x["kind"] for x in lines] == ["header", "summary"], lines
     assert problems[0] == "a.jsonl line 2: not an archive line (field 'kind')", problems
     assert problems[1].startswith("a.jsonl line 3: not JSON"), problems
+
+
+def test_an_archive_of_two_million_short_lines_is_not_parsed_and_gets_one_finding(tmp_path):
+    # the issue's archive: 2,000,000 short lines (6 MB, under the byte limit) cost 1.2 GB when parsed
+    text = "{}\n" * 2_000_000
+    tracemalloc.start()
+    try:
+        lines, problems = parse_archive(text, "many.jsonl")
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    expected = [f"many.jsonl: more than {MAX_ARCHIVE_LINES:,} lines, over the archive limit; not read"]
+    assert (lines, problems) == ([], expected), (lines[:2], problems[:2])
+    assert peak < 8 * 2**20, f"reading past the line bound held {peak:,} bytes at its peak"
+    target = tmp_path / "many.jsonl"
+    target.write_text(text, encoding="utf-8")
+    assert check_archive(target, inventory=GIVEN_INVENTORY).step("readable").problems == tuple(expected)
+
+
+def test_an_archive_of_exactly_the_line_bound_is_parsed(monkeypatch):
+    monkeypatch.setattr(archive_shape, "MAX_ARCHIVE_LINES", 3)
+    three = "\n".join(json.dumps({"kind": k}) for k in ("header", "live", "summary"))
+    assert [x["kind"] for x in parse_archive(three, "a.jsonl")[0]] == ["header", "live", "summary"]
+    lines, problems = parse_archive(three + '\n{"kind": "summary"}', "a.jsonl")
+    assert (lines, problems) == ([], ["a.jsonl: more than 3 lines, over the archive limit; not read"]), problems
+
+
+@given(st.text(st.sampled_from('ab{}"\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029'), max_size=30))
+def test_lines_are_numbered_as_splitlines_numbers_them(text):
+    assert list(archive_shape._lines(text)) == text.splitlines(), repr(text)
 
 
 def test_a_header_policy_raised_to_let_the_export_embed_is_named_and_not_used():

@@ -320,7 +320,6 @@ def _notebook_approvals() -> list[str]:
 @pytest.fixture(scope="module")
 def audits(tmp_path_factory):
     """The notebook's server audited as the notebook leaves it, and after the correct edits."""
-    pytest.importorskip("mcp")
     from custody_lab.teaching.capstone.live_audit import audit_server, python_server
 
     server = tmp_path_factory.mktemp("capstone") / "notes_server.py"
@@ -386,7 +385,6 @@ def test_the_audit_records_the_side_effects_an_uncalled_tool_declares(audits):
 def test_a_server_declaring_delete_note_side_effect_free_fails_matches_the_audit_against_the_design(tmp_path):
     """The design says delete-note has side effects; a server whose ``_meta`` says it has none is
     caught from the audit alone, though the audit never calls it."""
-    pytest.importorskip("mcp")
     from custody_lab.teaching.capstone.live_audit import audit_server, python_server
 
     server = tmp_path / "notes_server.py"
@@ -419,7 +417,6 @@ HOSTILE_EDITS = [
 
 
 def test_a_listed_read_that_deletes_a_note_and_a_link_nobody_serves_fail_matches_the_audit(tmp_path):
-    pytest.importorskip("mcp")
     from custody_lab.teaching.capstone.live_audit import audit_server, python_server
 
     server = tmp_path / "notes_server.py"
@@ -444,7 +441,6 @@ SLOW_START = ROOT / "tests" / "fixtures" / "slow_start_server.py"
 def test_the_notes_server_slow_to_start_is_audited_on_the_default_start_up_bound(tmp_path):
     """A loaded machine: the notes server takes longer to start than an exchange may take. The
     default start-up bound (60 s, apart from ``timeout``) absorbs it; one exchange bound would not."""
-    pytest.importorskip("mcp")
     from custody_lab.teaching.capstone.live_audit import audit_server, python_server
 
     server = tmp_path / "notes_server.py"
@@ -459,7 +455,6 @@ def test_the_notes_server_slow_to_start_is_audited_on_the_default_start_up_bound
 
 @pytest.mark.slow
 def test_a_notes_server_that_does_not_start_in_time_is_told_to_raise_connect_timeout(tmp_path):
-    pytest.importorskip("mcp")
     from custody_lab.live.audit import AuditError
     from custody_lab.teaching.capstone.live_audit import audit_server
 

@@ -6,15 +6,13 @@ import json
 
 import pytest
 
-pytest.importorskip("mcp")
+from custody_lab.core.paths import data_path
+from custody_lab.exercises import check, input_for, reveal
+from custody_lab.live import LabSession, run_sync
+from custody_lab.live.agent_context import assemble_context
+from custody_lab.live.hostile_server import HANDOVER_NOTE, HANDOVER_URI, HostileServer
 
-from custody_lab.core.paths import data_path  # noqa: E402
-from custody_lab.exercises import check, input_for, reveal  # noqa: E402
-from custody_lab.live import LabSession, run_sync  # noqa: E402
-from custody_lab.live.agent_context import assemble_context  # noqa: E402
-from custody_lab.live.hostile_server import HANDOVER_NOTE, HANDOVER_URI, HostileServer  # noqa: E402
-
-from ...timing import scaled  # noqa: E402
+from ...timing import scaled
 
 
 def test_behind_the_tool_are_the_template_and_the_changing_status_only():

@@ -14,20 +14,17 @@ import re
 from pathlib import Path
 
 import pytest
+from mcp import Client
 
-pytest.importorskip("mcp")
+from custody_lab.exercises import all_exercises, reset_progress
+from custody_lab.live import Gate, LabSession
+from custody_lab.live.audit import audit_client
+from custody_lab.live.hint_policy import HOST_ACTIONS
+from custody_lab.live.hostile_server import HostileServer
+from custody_lab.teaching.exercise_sets import hints
+from custody_lab.teaching.exercise_sets import present as present_set
 
-from mcp import Client  # noqa: E402
-
-from custody_lab.exercises import all_exercises, reset_progress  # noqa: E402
-from custody_lab.live import Gate, LabSession  # noqa: E402
-from custody_lab.live.audit import audit_client  # noqa: E402
-from custody_lab.live.hint_policy import HOST_ACTIONS  # noqa: E402
-from custody_lab.live.hostile_server import HostileServer  # noqa: E402
-from custody_lab.teaching.exercise_sets import hints  # noqa: E402
-from custody_lab.teaching.exercise_sets import present as present_set  # noqa: E402
-
-from ...exercise_assertions import assert_mistake, assert_passes, assert_reference  # noqa: E402
+from ...exercise_assertions import assert_mistake, assert_passes, assert_reference
 
 ROOT = Path(__file__).resolve().parents[3]
 

@@ -12,8 +12,6 @@ import pytest
 from custody_lab.exercises import check, get, input_for, reset_progress, reveal
 from custody_lab.teaching.exercise_sets import wire
 
-pytest.importorskip("mcp")
-
 
 @pytest.fixture(autouse=True)
 def _fresh_progress():
