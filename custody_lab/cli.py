@@ -15,6 +15,7 @@ __all__ = ["build_parser", "main"]
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable, Sequence
 
@@ -156,11 +157,26 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _quiet_stdout() -> None:
+    """Point stdout at the null device, so that the interpreter's last flush into a closed pipe
+    stays silent (the recipe of Python's ``signal`` documentation, "Note on SIGPIPE")."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # a stdout without a file descriptor (a test's capture)
+        pass
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
     args = build_parser().parse_args(argv)
     try:
-        return int(args.run(args))
+        code = int(args.run(args))
+        sys.stdout.flush()  # inside the try: a reader that stopped early is seen here, not at exit
+        return code
+    except BrokenPipeError:  # ``custody-lab route --json FILE | head``: the reader had enough
+        _quiet_stdout()
+        return 0
     except CaseFileError as e:  # its lines quote the file: shown, not obeyed
         print("\n".join(map(visible, str(e).splitlines())), file=sys.stderr)
         return 2

@@ -17,6 +17,7 @@ __all__ = ["Solution", "configure", "format_solutions", "run", "solutions_table"
 
 import argparse
 import json
+import sys
 from dataclasses import dataclass
 
 from ..core.text import terminal_json, visible
@@ -54,14 +55,17 @@ class Solution:
 
 
 def solutions_table(prefix: str | None = None) -> list[Solution]:
-    """Every exercise (or those whose id starts with ``prefix``) with its reference answer and reason.
+    """Every exercise (or those whose id starts with ``prefix``, in any letter case) with its
+    reference answer and reason.
 
     Example:
-        >>> row = solutions_table("blob-01")[0]
+        >>> row = solutions_table("BLOB-01")[0]
         >>> row.id, row.answer, row.why.startswith("base64 writes every 3 bytes as 4 characters")
         ('blob-01', 105, True)
     """
-    return [Solution(e.id, e.title, e.reference(), e.why) for e in all_exercises(prefix)]
+    wanted = None if prefix is None else prefix.strip().lower()
+    chosen = [e for e in all_exercises() if wanted is None or e.id.lower().startswith(wanted)]
+    return [Solution(e.id, e.title, e.reference(), e.why) for e in chosen]
 
 
 def format_solutions(rows: list[Solution]) -> str:
@@ -91,7 +95,11 @@ def configure(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     rows = solutions_table(args.prefix)
     if not rows:
-        print(f"no exercise id starts with {args.prefix!r}")
+        topics = sorted({e.id.rsplit("-", 1)[0] for e in all_exercises()})
+        print(
+            visible(f"error: no exercise id starts with {args.prefix!r}; the topics are: {', '.join(topics)}"),
+            file=sys.stderr,
+        )
         return 2
     if args.json:
         print(terminal_json([r.to_dict() for r in rows]))

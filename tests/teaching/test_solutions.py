@@ -51,7 +51,16 @@ def test_the_solutions_command_filters_by_prefix_and_prints_json(capsys):
 
 def test_an_unknown_prefix_is_an_error_not_an_empty_table(capsys):
     assert cli.main(["solutions", "no-such-topic"]) == 2
-    assert "no exercise id starts with 'no-such-topic'" in capsys.readouterr().out
+    err = capsys.readouterr().err
+    assert err.startswith("error: no exercise id starts with 'no-such-topic'; the topics are: "), err
+    assert "blob" in err.split("the topics are: ")[1].strip().split(", "), err
+
+
+def test_a_topic_is_found_in_any_letter_case(capsys):
+    assert cli.main(["solutions", "BLOB"]) == 0
+    ids = [line.split()[0] for line in capsys.readouterr().out.splitlines()[1:] if not line.startswith(" ")]
+    assert ids and ids == [r.id for r in solutions_table("blob")], ids
+    assert [r.id for r in solutions_table(" Blob-01 ")] == ["blob-01"]
 
 
 def test_an_answer_json_cannot_hold_is_given_as_its_repr():
