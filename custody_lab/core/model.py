@@ -164,6 +164,8 @@ def unit_hint(text: str) -> str:
     if len(text) > 40 or not _WITH_UNIT.fullmatch(text):
         return ""
     return " (a number of bytes, no units: 1 KB is written 1000 or 1024, whichever you mean)"
+
+
 _ATTR = {
     "sideEffects": "side_effects",
     "requiresCurrent": "requires_current",

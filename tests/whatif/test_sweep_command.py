@@ -25,7 +25,8 @@ def _sweep(*argv: str) -> int:
 
 def _counts(out: str) -> dict[str, int]:
     return {
-        m.group(1): int(m.group(2).replace(",", "")) for m in re.finditer(r"^(?:accepted|rejected)\s+(\S+)\s+([\d,]+)\s+[\d.]+%$", out, re.M)
+        m.group(1): int(m.group(2).replace(",", ""))
+        for m in re.finditer(r"^(?:accepted|rejected)\s+(\S+)\s+([\d,]+)\s+[\d.]+%$", out, re.M)
     }
 
 
