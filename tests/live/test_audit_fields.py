@@ -281,8 +281,19 @@ def test_an_unexercised_tools_side_effects_are_declared_only_by_the_labs_key_nev
     [
         ({"org.custody-lab/sideEffects": False}, None, False, "_meta org.custody-lab/sideEffects"),
         ({"org.custody-lab/sideEffects": True}, True, True, "_meta org.custody-lab/sideEffects"),
-        (None, True, None, "no side-effect declaration; its readOnlyHint: true is a hint and declares nothing"),
-        ({"org.custody-lab/sideEffects": "no"}, None, None, "no side-effect declaration"),
+        (
+            None,
+            True,
+            None,
+            "nobody declared: no lab declaration (the _meta key org.custody-lab/sideEffects, true or false); "
+            "its readOnlyHint: true is a hint and declares nothing",
+        ),
+        (
+            {"org.custody-lab/sideEffects": "no"},
+            None,
+            None,
+            "nobody declared: no lab declaration (the _meta key org.custody-lab/sideEffects, true or false)",
+        ),
     ],
 )
 def test_a_tools_declared_side_effects_are_its_meta_value_never_its_read_only_hint(meta, hint, value, source):
@@ -295,3 +306,15 @@ def test_a_tools_declared_side_effects_are_its_meta_value_never_its_read_only_hi
     got = declared_tool_details(tool)
     assert got["declared"] == {"sideEffects": value, "source": source}, f"{meta}, {hint}: got {got}"
     assert (got.get("toolHints") or {}).get("readOnlyHint") == hint, "the hint is shown beside, as a hint"
+
+
+def test_a_destructive_hint_is_named_as_the_hint_it_is_not_as_a_missing_read_only_hint():
+    from custody_lab.live.audit_fields import declared_tool_fields
+
+    tool = mt.Tool(name="wipe", input_schema={"type": "object"}, annotations=mt.ToolAnnotations(destructive_hint=True))
+    (side,) = [f for f in declared_tool_fields(tool, {"name": "s", "version": "1"}) if f.field == "sideEffects"]
+    source = declared_tool_details(tool)["declared"]["source"]
+    for text in (side.how, source):
+        assert "its destructiveHint: true is a hint and declares nothing" in text, text
+        assert "readOnlyHint" not in text, f"the tool set no readOnlyHint: {text!r}"
+        assert "the _meta key org.custody-lab/sideEffects, true or false" in text, "the lab declaration is unexplained"
