@@ -92,6 +92,22 @@ def test_postbuild_starts_with_set_e_and_installs_only_the_lab_from_pyproject():
     assert not pinned, f"postBuild pins versions itself (they belong in pyproject.toml): {pinned}"
 
 
+def _names(requirements: list[str]) -> set[str]:
+    return {re.split(r"[=<>!~\[; ]", r, maxsplit=1)[0].lower() for r in requirements}
+
+
+def test_binder_and_bootstrap_lab_install_the_lab_alone_without_the_test_tools():
+    from custody_lab import bootstrap
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    lab, test = _names(project["dependencies"]), _names(project["optional-dependencies"]["test"])
+    tools = {"pytest", "playwright", "mypy", "ruff", "hypothesis"}
+    assert tools <= test, f"the test extra lacks {sorted(tools - test)}"
+    assert not lab & (test | {n for n in lab if n.endswith("-stubs")}), f"the lab installs test tools: {lab & test}"
+    assert bootstrap.LAB_EXTRAS == "" and bootstrap.TEST_EXTRAS == "test", (bootstrap.LAB_EXTRAS, bootstrap.TEST_EXTRAS)
+    assert "python -m pip install -e ." in commands(BINDER / "postBuild"), "Binder must install what `lab` installs"
+
+
 def test_runtime_pins_one_python_that_pyproject_accepts():
     version = runtime_version()
     requires = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["requires-python"]
