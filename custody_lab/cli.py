@@ -2,7 +2,7 @@
 
     custody-lab fixture                 print the seed fixture with its sha256 and a PASS line
     custody-lab route FILE [--json]     route every case in a JSON or CSV file
-    custody-lab sweep | live | audit | lab | present | solutions   (see ``custody-lab -h``)
+    custody-lab sweep | live | audit | serve | lab | present | check | solutions   (see ``custody-lab -h``)
 
 Every subcommand is wired here, in :func:`build_parser`; the modules that run them (``whatif``,
 ``live``, ``delivery``, ``teaching``) never import this one. Importing this module stays light:
@@ -24,6 +24,7 @@ from .core.errors import CaseFileError, CustodyLabError
 from .core.model import Policy
 from .core.tables import load_policy
 from .core.text import terminal_json, visible
+from .delivery import machine_check
 from .live import live_commands, serve_command
 from .teaching import solutions
 from .whatif import sweep_command
@@ -142,6 +143,13 @@ def build_parser() -> argparse.ArgumentParser:
             "serve one notebook as a Voila app (widgets, no code) for a projector",
             delivery.configure_present,
             delivery.run_present,
+        ),
+        (
+            "check",
+            "check this machine for the lab in about half a minute: a kernel runs the start notebook, "
+            "a widget round trip, the live server (one line per check, what to do when one fails)",
+            machine_check.configure_check,
+            machine_check.run_check,
         ),
         (
             "solutions",
