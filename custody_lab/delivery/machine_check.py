@@ -308,7 +308,13 @@ def run_checks(notebook: Path | None = None) -> Iterator[CheckResult]:
 
 
 def configure_check(p: argparse.ArgumentParser) -> None:
-    """``custody-lab check`` takes no arguments."""
+    """``custody-lab check`` takes no arguments; its help says what it checks."""
+    p.description = (
+        "Check this machine for the lab, in about half a minute (two at most): python (the lab's libraries "
+        "import), kernel (a python3 kernel runs notebooks/00-start-here.ipynb), widgets (a change sent as a "
+        "browser sends it reaches the kernel), server (custody-lab serve --http answers an MCP audit). One "
+        "line per check, with what to do when one fails; exit 0 when all pass, 1 otherwise."
+    )
 
 
 def run_check(args: argparse.Namespace) -> int:
