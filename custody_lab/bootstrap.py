@@ -1,13 +1,17 @@
 """Set the lab up and run it, from a fresh clone, with nothing but Python.
 
-    python3 -m custody_lab.bootstrap lab     # create .venv if missing, install, open JupyterLab
-    python3 -m custody_lab.bootstrap test    # create .venv if missing, install, run every test
-                                             # (and tests/interop/.venv-time, the time server's)
+    python3 -m custody_lab.bootstrap lab     # create .venv if missing, install the lab, open JupyterLab
+    python3 -m custody_lab.bootstrap test    # create .venv if missing, install the lab and its test tools,
+                                             # run every test (and tests/interop/.venv-time, the time server's)
     python3 -m custody_lab.bootstrap quick   # the same, without the slow tests: the loop while you work
 
 This module uses the standard library only: it runs *before* the lab's dependencies exist. The
 virtual environment lives in ``.venv/`` at the repository root and is reinstalled whenever
-``pyproject.toml`` changes (a stamp file records the hash it was built from).
+``pyproject.toml`` changes (a stamp file records the hash it was built from and the extras it holds).
+``lab`` installs only what the lab needs (``pip install -e .``: no pytest, Playwright, mypy, ruff,
+hypothesis or type stubs, which a learner on venue Wi-Fi never runs); ``test``, ``quick`` and
+``setup`` add the ``test`` extra (``.[test]``). An environment that has the test extra serves ``lab``
+as it is.
 
 ``test`` also creates ``tests/interop/.venv-time``: the MCP reference time server
 (``mcp-server-time``, PyPI), pinned with everything it runs on in
@@ -19,8 +23,10 @@ tests run are installed by ``npm ci --prefix tests/interop`` (``.ci/run``).
 from __future__ import annotations
 
 __all__ = [
+    "LAB_EXTRAS",
     "ROOT",
     "STAMP",
+    "TEST_EXTRAS",
     "TIME_SERVER_PINS",
     "TIME_SERVER_VENV",
     "VENV",
@@ -65,19 +71,39 @@ def _run(cmd: list[str]) -> None:
         raise SystemExit(f"[custody-lab] command failed with exit code {code}: {' '.join(cmd)}")
 
 
-def ensure_env(extras: str = "test") -> Path:
-    """Create ``.venv`` if it is missing and (re)install the lab when ``pyproject.toml`` changed."""
+#: The extra a verb installs besides the lab: ``lab`` none, the test verbs the test tools.
+LAB_EXTRAS = ""
+TEST_EXTRAS = "test"
+
+
+def _installed() -> tuple[str, frozenset[str]]:
+    """The stamp's pyproject hash and the extras installed with it (an unreadable stamp: none)."""
+    words = STAMP.read_text().split() if STAMP.exists() else []
+    if not words:
+        return "", frozenset()
+    return words[0], frozenset(e for e in words[1:] if e)
+
+
+def ensure_env(extras: str = LAB_EXTRAS) -> Path:
+    """Create ``.venv`` if it is missing and (re)install the lab when ``pyproject.toml`` changed or
+    the environment lacks ``extras`` (comma-separated; ``""`` is the lab alone)."""
     # The Python version was checked on import, by custody_lab/python_check.py (an older one never gets here).
-    want = hashlib.sha256((ROOT / "pyproject.toml").read_bytes() + extras.encode()).hexdigest()
+    digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    wanted = frozenset(e for e in extras.split(",") if e)
     py = _python()
     if not py.exists():
         _say(f"creating a virtual environment in {VENV}")
         venv.EnvBuilder(with_pip=True, clear=VENV.exists()).create(VENV)
-    if not STAMP.exists() or STAMP.read_text().strip() != want:
-        _say("installing the lab and its pinned dependencies (first time: a few minutes)")
+    stamped, have = _installed()
+    if stamped != digest or not wanted <= have:
+        keep = have if stamped == digest else frozenset()  # a changed pyproject: only what is asked now
+        extras_now = sorted(wanted | keep)
+        target = f".[{','.join(extras_now)}]" if extras_now else "."
+        what = "the lab and its test tools" if extras_now else "the lab"
+        _say(f"installing {what} with their pinned dependencies (first time: a few minutes)")
         _run([str(py), "-m", "pip", "install", "--disable-pip-version-check", "-q", "--upgrade", "pip"])
-        _run([str(py), "-m", "pip", "install", "--disable-pip-version-check", "-q", "-e", f".[{extras}]"])
-        STAMP.write_text(want + "\n")
+        _run([str(py), "-m", "pip", "install", "--disable-pip-version-check", "-q", "-e", target])
+        STAMP.write_text(" ".join([digest, *extras_now]) + "\n")
     else:
         _say(f"environment up to date ({VENV})")
     return py
@@ -107,7 +133,7 @@ _QUICK_ARGS = ["-m", "not slow"]
 
 def run_tests(extra_args: list[str]) -> int:
     """Run the whole suite; pytest's "no tests collected" (exit 5) is a failure, never a pass."""
-    py = ensure_env("test")
+    py = ensure_env(TEST_EXTRAS)
     cmd = [str(py), "-m", "pytest", *extra_args]
     _say("$ " + " ".join(cmd))
     code = subprocess.call(cmd, cwd=ROOT)
@@ -145,8 +171,8 @@ def lab_args(extra_args: list[str]) -> list[str]:
 def open_lab(extra_args: list[str]) -> int:
     """Open JupyterLab on the start notebook through ``custody-lab lab`` (its quiet settings, the
     start notebook's URL with the token, its warnings); ``--no-browser``, ``--port N`` and other
-    JupyterLab flags pass through."""
-    py = ensure_env("test")
+    JupyterLab flags pass through. It installs the lab alone (no test tools)."""
+    py = ensure_env(LAB_EXTRAS)
     cmd = [str(py), "-m", "custody_lab", "lab", *lab_args(extra_args)]
     _say("$ " + " ".join(cmd))
     os.chdir(ROOT)
@@ -169,7 +195,7 @@ def main(argv: list[str] | None = None) -> int:
         return run_tests([*_QUICK_ARGS, *rest])
     if verb == "lab":
         return open_lab(rest)
-    ensure_env("test")
+    ensure_env(TEST_EXTRAS)
     return 0
 
 

@@ -2,7 +2,7 @@
 
     custody-lab fixture                 print the seed fixture with its sha256 and a PASS line
     custody-lab route FILE [--json]     route every case in a JSON or CSV file
-    custody-lab sweep | live | audit | lab | present | solutions   (see ``custody-lab -h``)
+    custody-lab sweep | live | audit | serve | lab | present | check | solutions   (see ``custody-lab -h``)
 
 Every subcommand is wired here, in :func:`build_parser`; the modules that run them (``whatif``,
 ``live``, ``delivery``, ``teaching``) never import this one. Importing this module stays light:
@@ -15,6 +15,7 @@ __all__ = ["build_parser", "main"]
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable, Sequence
 
@@ -23,6 +24,7 @@ from .core.errors import CaseFileError, CustodyLabError
 from .core.model import Policy
 from .core.tables import load_policy
 from .core.text import terminal_json, visible
+from .delivery import machine_check
 from .live import live_commands, serve_command
 from .teaching import solutions
 from .whatif import sweep_command
@@ -143,6 +145,13 @@ def build_parser() -> argparse.ArgumentParser:
             delivery.run_present,
         ),
         (
+            "check",
+            "check this machine for the lab in about half a minute: a kernel runs the start notebook, "
+            "a widget round trip, the live server (one line per check, what to do when one fails)",
+            machine_check.configure_check,
+            machine_check.run_check,
+        ),
+        (
             "solutions",
             "print every exercise's reference answer and its reason (for facilitators)",
             solutions.configure,
@@ -156,11 +165,26 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _quiet_stdout() -> None:
+    """Point stdout at the null device, so that the interpreter's last flush into a closed pipe
+    stays silent (the recipe of Python's ``signal`` documentation, "Note on SIGPIPE")."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # a stdout without a file descriptor (a test's capture)
+        pass
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
     args = build_parser().parse_args(argv)
     try:
-        return int(args.run(args))
+        code = int(args.run(args))
+        sys.stdout.flush()  # inside the try: a reader that stopped early is seen here, not at exit
+        return code
+    except BrokenPipeError:  # ``custody-lab route --json FILE | head``: the reader had enough
+        _quiet_stdout()
+        return 0
     except CaseFileError as e:  # its lines quote the file: shown, not obeyed
         print("\n".join(map(visible, str(e).splitlines())), file=sys.stderr)
         return 2

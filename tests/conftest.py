@@ -98,6 +98,38 @@ def find_interop_package(name: str) -> Path:
     return pkg
 
 
+#: What every skip for a missing interop install says (find_interop_package, the docs' npm commands).
+NPM_INSTALL = "npm ci --prefix tests/interop"
+
+
+def interop_skip_line(reasons: list[str]) -> str | None:
+    """The one line the suite ends with when tests skipped for want of the pinned npm packages.
+
+    Example:
+        >>> print(interop_skip_line(["x is not installed; run `npm ci --prefix tests/interop`", "no browser"]))
+        1 test skipped: the MCP project's npm packages (reference servers, MCP Inspector) are not installed; `npm ci --prefix tests/interop` runs them
+    """
+    count = sum(NPM_INSTALL in reason for reason in reasons)
+    if not count:
+        return None
+    tests = "1 test" if count == 1 else f"{count} tests"
+    return (
+        f"{tests} skipped: the MCP project's npm packages (reference servers, MCP Inspector) are not "
+        f"installed; `{NPM_INSTALL}` runs them"
+    )
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Say once, in one line, what a missing ``npm ci`` skipped and the command that un-skips it."""
+    reasons = []
+    for report in terminalreporter.stats.get("skipped", []):
+        longrepr = getattr(report, "longrepr", None)
+        reasons.append(str(longrepr[2]) if isinstance(longrepr, tuple) and len(longrepr) == 3 else str(longrepr))
+    line = interop_skip_line(reasons)
+    if line is not None:
+        terminalreporter.write_line(line, yellow=True, bold=True)
+
+
 @pytest.fixture(scope="session")
 def reference_server(node) -> list[str]:
     """The command that starts the MCP reference server (server-everything) over stdio."""

@@ -92,6 +92,22 @@ def test_postbuild_starts_with_set_e_and_installs_only_the_lab_from_pyproject():
     assert not pinned, f"postBuild pins versions itself (they belong in pyproject.toml): {pinned}"
 
 
+def _names(requirements: list[str]) -> set[str]:
+    return {re.split(r"[=<>!~\[; ]", r, maxsplit=1)[0].lower() for r in requirements}
+
+
+def test_binder_and_bootstrap_lab_install_the_lab_alone_without_the_test_tools():
+    from custody_lab import bootstrap
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    lab, test = _names(project["dependencies"]), _names(project["optional-dependencies"]["test"])
+    tools = {"pytest", "playwright", "mypy", "ruff", "hypothesis"}
+    assert tools <= test, f"the test extra lacks {sorted(tools - test)}"
+    assert not lab & (test | {n for n in lab if n.endswith("-stubs")}), f"the lab installs test tools: {lab & test}"
+    assert bootstrap.LAB_EXTRAS == "" and bootstrap.TEST_EXTRAS == "test", (bootstrap.LAB_EXTRAS, bootstrap.TEST_EXTRAS)
+    assert "python -m pip install -e ." in commands(BINDER / "postBuild"), "Binder must install what `lab` installs"
+
+
 def test_runtime_pins_one_python_that_pyproject_accepts():
     version = runtime_version()
     requires = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["requires-python"]
@@ -132,6 +148,35 @@ def test_start_really_exports_the_caps_and_hands_over_to_the_command():
         env={k: v for k, v in os.environ.items() if k not in BLAS_CAPS},
     )
     assert json.loads(out.stdout) == dict.fromkeys(BLAS_CAPS, "1"), out.stdout
+
+
+def binder_badge(pyproject: str) -> str:
+    """The README's Binder badge, derived from ``[project.urls] Repository`` (a GitHub address)."""
+    repository = tomllib.loads(pyproject)["project"]["urls"]["Repository"]
+    match = re.fullmatch(r"https://github\.com/([\w.-]+)/([\w.-]+?)(?:\.git)?/?", repository)
+    assert match, (
+        f"[project.urls] Repository must be https://github.com/OWNER/NAME for mybinder.org; got {repository!r}"
+    )
+    owner, name = match.groups()
+    target = "https://mybinder.org/v2/gh/" + f"{owner}/{name}/HEAD?urlpath=lab/tree/notebooks/00-start-here.ipynb"
+    return f"[![Binder](https://mybinder.org/badge_logo.svg)]({target})"
+
+
+def test_the_readme_binder_badge_is_derived_from_the_repository_named_in_pyproject():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    expected = binder_badge((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert readme.splitlines()[2] == expected, (
+        "README.md's Binder badge (its third line) must follow [project.urls] Repository in pyproject.toml; "
+        f"make it:\n{expected}"
+    )
+    assert len(BADGE.findall(readme)) == 1, "README.md has more than one Binder badge"
+
+
+def test_a_moved_repository_gives_another_badge_and_a_non_github_address_is_refused():
+    moved = '[project]\nname = "x"\n[project.urls]\nRepository = "https://github.com/someone/lab-fork.git"\n'
+    assert "mybinder.org/v2/gh/someone/lab-fork/HEAD?urlpath=" in binder_badge(moved)
+    with pytest.raises(AssertionError, match="must be https://github.com/OWNER/NAME"):
+        binder_badge(moved.replace("github.com", "example.org"))
 
 
 def test_the_readme_binder_badge_opens_jupyterlab_on_a_file_that_exists():

@@ -34,7 +34,7 @@ def envs(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     server's environment (``ensure_time_server_env``) is recorded as ``"time-server"``."""
     asked: list[str] = []
 
-    def fake_ensure_env(extras: str = "test") -> Path:
+    def fake_ensure_env(extras: str = "") -> Path:
         asked.append(extras)
         return FAKE_PY
 
@@ -174,32 +174,64 @@ def venv_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-def wanted(extras: str) -> str:
-    return hashlib.sha256((bootstrap.ROOT / "pyproject.toml").read_bytes() + extras.encode()).hexdigest()
+def digest() -> str:
+    return hashlib.sha256((bootstrap.ROOT / "pyproject.toml").read_bytes()).hexdigest()
 
 
-def test_an_environment_stamped_with_this_pyproject_is_used_as_it_is(monkeypatch, venv_dir):
-    bootstrap.STAMP.write_text(wanted("test") + "\n")
+def installs(recorder: Recorder) -> list[str]:
+    """What each ``pip install`` of the recorded commands installed (its last argument)."""
+    return [cmd[-1] for cmd in recorder.commands if "install" in cmd]
+
+
+@pytest.mark.parametrize(
+    ("stamp", "extras"),
+    [("{d} test", "test"), ("{d}", ""), ("{d} test", "")],
+    ids=["test-env-for-tests", "lab-env-for-the-lab", "test-env-for-the-lab"],
+)
+def test_an_environment_stamped_with_this_pyproject_and_the_extras_asked_is_used_as_it_is(
+    monkeypatch, venv_dir, stamp, extras
+):
+    bootstrap.STAMP.write_text(stamp.format(d=digest()) + "\n")
     recorder = calls(monkeypatch)
-    py = bootstrap.ensure_env("test")
+    py = bootstrap.ensure_env(extras)
     assert (py, recorder.commands) == (venv_dir / "bin" / "python", []), (
-        f"an up-to-date stamp: expected no install, got {recorder.commands}"
+        f"stamp {stamp!r}, extras {extras!r}: expected no install, got {recorder.commands}"
     )
 
 
-@pytest.mark.parametrize("stamp", [None, "an-older-hash", "EXTRAS"])
-def test_a_missing_or_stale_stamp_reinstalls_the_lab_and_records_the_new_hash(monkeypatch, venv_dir, stamp):
+@pytest.mark.parametrize(
+    ("stamp", "extras", "target", "recorded"),
+    [
+        (None, "test", ".[test]", "{d} test"),
+        (None, "", ".", "{d}"),
+        ("an-older-hash test", "", ".", "{d}"),  # a changed pyproject: only what is asked now
+        ("an-older-hash", "test", ".[test]", "{d} test"),
+        ("{d}", "test", ".[test]", "{d} test"),  # the lab's environment lacks the test tools
+        ("{d} docs", "test", ".[docs,test]", "{d} docs test"),  # what it had is kept
+    ],
+)
+def test_a_missing_or_stale_stamp_installs_the_lab_with_the_extras_asked_and_records_them(
+    monkeypatch, venv_dir, stamp, extras, target, recorded
+):
     if stamp is not None:
-        bootstrap.STAMP.write_text((wanted("docs") if stamp == "EXTRAS" else stamp) + "\n")
+        bootstrap.STAMP.write_text(stamp.format(d=digest()) + "\n")
     recorder = calls(monkeypatch)
-    bootstrap.ensure_env("test")
-    installs = [cmd[cmd.index("install") + 1 :] for cmd in recorder.commands]
-    expected = [
-        ["--disable-pip-version-check", "-q", "--upgrade", "pip"],
-        ["--disable-pip-version-check", "-q", "-e", ".[test]"],
-    ]
-    assert installs == expected, f"stamp {stamp!r}: expected the installs {expected}, got {installs}"
-    assert bootstrap.STAMP.read_text().strip() == wanted("test"), "the stamp must record what was installed"
+    bootstrap.ensure_env(extras)
+    assert installs(recorder) == ["pip", target], f"stamp {stamp!r}, extras {extras!r}: got {recorder.commands}"
+    assert bootstrap.STAMP.read_text().strip() == recorded.format(d=digest()), "the stamp must record what is installed"
+
+
+def test_lab_installs_the_lab_alone_and_the_test_verbs_add_the_test_tools(monkeypatch, envs):
+    calls(monkeypatch)
+    monkeypatch.setattr(bootstrap.os, "execv", lambda path, cmd: None)
+    monkeypatch.setattr(bootstrap.os, "chdir", lambda path: None)
+    seen = {}
+    for verb in ("lab", "test", "quick", "setup"):
+        envs.clear()
+        bootstrap.main([verb])
+        seen[verb] = [e for e in envs if e != "time-server"]
+    expected = {"lab": [""], "test": ["test"], "quick": ["test"], "setup": ["test"]}
+    assert seen == expected, f"extras per verb: expected {expected}, got {seen}"
 
 
 def test_a_failed_install_stops_with_the_command_and_its_exit_code_and_leaves_no_stamp(monkeypatch, venv_dir):

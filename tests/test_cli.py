@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -95,3 +100,49 @@ def test_route_and_sweep_refuse_a_bad_policy_file_with_the_same_message(capsys, 
         errors.append(capsys.readouterr().err)
     assert errors[0] == errors[1], errors
     assert str(policy) in errors[0] and fragment in errors[0], errors[0]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["route", "--json", "data/inventories/synthetic-200.csv"], ["solutions"], ["fixture"]],
+    ids=["route-json", "solutions", "fixture"],
+)
+def test_output_into_a_pipe_the_reader_closed_early_is_quiet_and_exits_0(argv):
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "custody_lab", *argv],
+        cwd=root,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.readline()  # as ``| head -1`` does: one line, then the reader is gone
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    code = proc.wait()
+    assert (code, err) == (0, ""), f"{argv}: expected exit 0 and no message, got exit {code} and {err!r}"
+
+
+def _options_with_choices() -> list[tuple[str, str, tuple[str, ...], str]]:
+    import argparse
+
+    from custody_lab.cli import build_parser
+
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    found = []
+    for name, parser in sub.choices.items():
+        for action in parser._actions:
+            if action.choices and action.option_strings:
+                found.append((name, action.option_strings[0], tuple(action.choices), action.help or ""))
+    return found
+
+
+def test_the_help_of_an_option_with_choices_names_every_choice_and_the_default():
+    found = _options_with_choices()
+    assert ("live", "--mode") in {(n, o) for n, o, _, _ in found}, found
+    for name, option, choices, help_text in found:
+        missing = [c for c in choices if not re.search(rf"\b{re.escape(c)}\b", help_text)]
+        assert not missing, f"custody-lab {name} {option}: its help {help_text!r} does not name {missing}"
+        assert "default" in help_text, f"custody-lab {name} {option}: its help {help_text!r} names no default"

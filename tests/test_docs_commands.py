@@ -9,6 +9,7 @@ log) lands in the scratch folder, never in the checkout:
   the order of their block and must exit 0 without a traceback;
 - servers (``lab``, ``present``, ``serve``, Inspector's web UI) are started, waited on until the
   address they print answers, and stopped by their process group (``slow``);
+- ``custody-lab check`` runs as written and must find the machine ready (``slow``: a kernel);
 - commands that need the pinned npm packages (``tests/interop/node_modules``, installed by the
   ``npm ci --prefix tests/interop`` line the page gives before them) run when they are installed,
   skip otherwise, and fail when they are missing under ``CI=true`` (``slow``, as a node test is);
@@ -103,7 +104,8 @@ def all_commands() -> list[Command]:
 
 
 def kind(command: Command) -> str:
-    """How the test treats a command: placeholder, bootstrap, npm-setup, node, server, slow or quick."""
+    """How the test treats a command: placeholder, bootstrap, npm-setup, node, server, machine-check,
+    slow or quick."""
     words = command.words
     if PLACEHOLDER.search(" ".join(words)):
         return "placeholder"
@@ -119,6 +121,8 @@ def kind(command: Command) -> str:
         return "node"
     if words[0] == ".venv/bin/custody-lab" and len(words) > 1 and words[1] in SERVERS and "--help" not in words:
         return "server"
+    if words[:2] == [".venv/bin/custody-lab", "check"] and "--help" not in words:
+        return "machine-check"
     if words[0] == ".venv/bin/python" and (words[1:2] == ["benchmarks"] or words[1].startswith("benchmarks/")):
         return "slow"
     if words[:4] == [".venv/bin/python", "-m", "pip", "download"]:
@@ -318,6 +322,17 @@ NODE_COMMANDS = [c for c in COMMANDS if kind(c) == "node"]
 def test_every_command_that_needs_the_npm_packages_runs_when_they_are_installed(command, scratch):
     _need_node_modules()
     assert_ran(command, run_command(command, scratch, timeout=300))
+
+
+MACHINE_CHECKS = [c for c in COMMANDS if kind(c) == "machine-check"]
+
+
+@pytest.mark.slow  # a kernel runs the start notebook, and the lab's server starts
+@pytest.mark.parametrize("command", MACHINE_CHECKS, ids=_ids(MACHINE_CHECKS))
+def test_every_machine_check_runs_as_written_and_finds_this_machine_ready(command, scratch):
+    out = run_command(command, scratch, timeout=300)
+    assert_ran(command, out)
+    assert "this machine is ready for the lab" in out.stdout, out.stdout
 
 
 SLOW_COMMANDS = [c for c in COMMANDS if kind(c) == "slow"]

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from custody_lab.exercises import all_exercises, get
+from custody_lab.teaching.placement import ASK_CALL
 
 from .exercise_assertions import assert_mistake
 from .test_packaging import command_problems
@@ -84,7 +85,6 @@ def test_each_notebook_states_the_time_its_plan_row_gives_or_says_it_is_take_hom
 ON_YOUR_OWN = re.compile(
     r"^(?:#+ |\*)[^\n]*(?:OPTIONAL|on your own|after the session|beyond the workshop)", re.IGNORECASE
 )
-_ASKS = re.compile(r"""\b(?:check|ExercisePanel|PredictPanel|PredictThenSee)\(\s*["']([a-z][a-z0-9]*-\d{2})["']""")
 _RANGE = re.compile(r"`([a-z]+)-(\d\d)`\s*(?:…|\.\.\.|to)\s*`\1-(\d\d)`")
 
 
@@ -133,7 +133,7 @@ def asked(path: Path) -> tuple[list[dict], dict[str, int]]:
     first: dict[str, int] = {}
     for index, cell in enumerate(cells):
         if cell["cell_type"] == "code":
-            for exercise_id in _ASKS.findall("".join(cell["source"])):
+            for exercise_id in ASK_CALL.findall("".join(cell["source"])):
                 first.setdefault(exercise_id, index)
     return cells, first
 

@@ -25,22 +25,18 @@ __all__ = [
 ]
 
 import csv
-import difflib
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from .blank import is_blank, strip_blank
 from .errors import CaseError, Problem
-from .model import FIELD_SPECS, MAX_EXPLAINED_COLUMNS, short
+from .model import FIELD_SPECS, MAX_EXPLAINED_COLUMNS, close_field, short, unit_hint
 from .table_entry import Entry, Table
 
 #: A quoted CSV cell may run over at most this many lines: a quote that is never closed costs one
 #: row, not the rest of the file.
 MAX_RECORD_LINES = 100
-#: Only a column name this short is compared with the case fields for a close name (the longest
-#: field, ``requiresCurrent``, has 15 characters).
-_CLOSE_NAME_CHARS = 64
 _ASCII_DIGITS = frozenset("0123456789")
 
 
@@ -48,7 +44,9 @@ def _int_cell(name: str, text: str) -> int:
     body = text[1:] if text[:1] in "+-" else text
     if body and set(body) <= _ASCII_DIGITS and len(body) <= 20:
         return int(text)
-    if "_" in text:
+    if unit_hint(text):
+        hint = unit_hint(text)
+    elif "_" in text:
         hint = " (write it without '_' separators)"
     elif body and set(body) <= _ASCII_DIGITS:
         hint = " (that is far more than any size)"
@@ -123,15 +121,15 @@ def header_problems(header: Sequence[str], where: str) -> list[Problem]:
         if len(problems) >= MAX_EXPLAINED_COLUMNS:
             unknown += 1
             continue
-        close = difflib.get_close_matches(col, list(FIELD_SPECS), n=1) if len(col) <= _CLOSE_NAME_CHARS else []
-        hint = f"did you mean {close[0]!r}? " if close else ""
+        close = close_field(col)
+        hint = f"did you mean {close!r}? " if close else ""
         shown = short(col) if col else f"with no name (column {i + 1})"
         problems.append(
             Problem(
                 where,
                 col,
-                f"unknown column {shown}: {hint}a case table holds only case fields ({allowed}); "
-                "put descriptive text in 'title' or 'description'",
+                f"unknown column {shown}: {hint}unknown columns are refused, not ignored: a case table holds "
+                f"only case fields ({allowed}); put descriptive text in 'title' or 'description'",
             )
         )
     rest: list[str] = []

@@ -31,12 +31,15 @@ __all__ = [
     "TraceStatus",
     "TraceStep",
     "check_value",
+    "close_field",
     "describe",
     "short",
+    "unit_hint",
 ]
 
 import difflib
 import math
+import re
 import reprlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -125,6 +128,44 @@ FIELDS: tuple[FieldSpec, ...] = (
 )
 #: The field table keyed by camelCase name.
 FIELD_SPECS: dict[str, FieldSpec] = {f.name: f for f in FIELDS}
+#: How alike (difflib's ratio, letter case ignored) a name must be to a field's to be offered as
+#: "did you mean": ``byts`` (0.89) and ``side_effects`` (0.87) are; ``notes`` is not ``bytes`` (0.6).
+_CLOSE_NAME_RATIO = 0.8
+
+
+def close_field(name: object, fields: tuple[str, ...] | None = None) -> str | None:
+    """The field a misspelt ``name`` most likely means, or ``None`` when none is close.
+
+    Only a name about a field's length is compared (a long key is no typo, and costs nothing).
+
+    Example:
+        >>> close_field("byts"), close_field("Side_Effects"), close_field("notes")
+        ('bytes', 'sideEffects', None)
+    """
+    text = str(name)
+    choices = tuple(FIELD_SPECS) if fields is None else fields
+    if len(text) > 2 * max(map(len, choices), default=0):
+        return None
+    lowered = {c.lower(): c for c in choices}
+    close = difflib.get_close_matches(text.lower(), list(lowered), n=1, cutoff=_CLOSE_NAME_RATIO)
+    return lowered[close[0]] if close else None
+
+
+_WITH_UNIT = re.compile(r"[+-]?[0-9][0-9.,_ ]*\s*[A-Za-z]+\s*")
+
+
+def unit_hint(text: str) -> str:
+    """A parenthesised hint when a size was written with a unit (``'5 KB'``), else ``""``.
+
+    Example:
+        >>> unit_hint("5 KB"), unit_hint("abc")
+        (' (a number of bytes, no units: 1 KB is written 1000 or 1024, whichever you mean)', '')
+    """
+    if len(text) > 40 or not _WITH_UNIT.fullmatch(text):
+        return ""
+    return " (a number of bytes, no units: 1 KB is written 1000 or 1024, whichever you mean)"
+
+
 _ATTR = {
     "sideEffects": "side_effects",
     "requiresCurrent": "requires_current",
@@ -204,6 +245,7 @@ def check_value(spec: FieldSpec, value: object) -> object:
     if spec.kind == "int":
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             hint = " (remove the quotes)" if isinstance(value, str) and value.strip().isdigit() else ""
+            hint = hint or (unit_hint(value) if isinstance(value, str) else "")
             raise CaseError(f"field {name!r} must be {spec.expected()}; got {describe(value)}{hint}", name)
         if isinstance(value, float):
             if not math.isfinite(value) or not value.is_integer():
@@ -313,10 +355,14 @@ class Case:
             if unknown > MAX_EXPLAINED_COLUMNS:
                 continue
             # a long key is no misspelt field name: no similarity search (the longest field has 15 characters)
-            close = difflib.get_close_matches(str(key), list(FIELD_SPECS), n=1) if len(str(key)) <= 32 else []
-            hint = f"; did you mean {close[0]!r}?" if close else ""
+            close = close_field(key)
+            hint = f"; did you mean {close!r}?" if close else ""
             problems.append(
-                CaseError(f"unknown field {short(key)}{hint} (allowed fields: {', '.join(FIELD_SPECS)})", str(key))
+                CaseError(
+                    f"unknown field {short(key)}{hint} (unknown fields are refused, not ignored; "
+                    f"allowed fields: {', '.join(FIELD_SPECS)})",
+                    str(key),
+                )
             )
         if unknown > MAX_EXPLAINED_COLUMNS:
             more = unknown - MAX_EXPLAINED_COLUMNS

@@ -19,7 +19,9 @@ One module for each part:
 - :mod:`.launch`: the command line printed (tokens hidden), then this process replaced by it, so
   the server's PID is the command's PID and Ctrl+C stops it;
 - :mod:`.readiness`: :func:`serve_lab`, :func:`serve_voila`, :func:`wait_for_http` and
-  :func:`stop`, the same servers as child processes, for the tests.
+  :func:`stop`, the same servers as child processes, for the tests;
+- :mod:`.machine_check`: ``custody-lab check``, a facilitator's check that a machine is ready (a
+  kernel runs the start notebook, a widget round trip, the live server), one line per check.
 
 Nothing here decides anything about custody: it is plumbing around the lab, so it imports no
 widget or chart library (Voila and JupyterLab run in their own processes).

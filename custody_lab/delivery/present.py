@@ -150,7 +150,10 @@ def configure_present(p: argparse.ArgumentParser) -> None:
         "--ip", default="127.0.0.1", help="the address to bind (default 127.0.0.1: only this machine can connect)"
     )
     p.add_argument(
-        "--theme", choices=("light", "dark"), default="light", help="the page theme (dark suits some projectors)"
+        "--theme",
+        choices=("light", "dark"),
+        default="light",
+        help="the page theme: light (default) or dark (suits some projectors)",
     )
     p.add_argument(
         "--no-token",

@@ -77,6 +77,7 @@ __all__ = [
     "check_timeout",
     "parse_allow_calls",
     "parse_template_values",
+    "timeout_hint",
 ]
 
 import json
@@ -130,6 +131,16 @@ class AuditError(LiveError):
     def __init__(self, message: str, *, stderr: Sequence[str] = ()) -> None:
         super().__init__(message)
         self.stderr = tuple(stderr)
+
+
+def timeout_hint(timeout: float) -> str:
+    """What to do when an exchange ran out of time: the flag that gives it more.
+
+    Example:
+        >>> timeout_hint(10)
+        '; if the server is only slow, raise --timeout (e.g. --timeout 20)'
+    """
+    return f"; if the server is only slow, raise --timeout (e.g. --timeout {2 * timeout:g})"
 
 
 def check_timeout(value: object, flag: str = "--timeout") -> float:
@@ -226,11 +237,12 @@ def _check_allowed(allowed: Sequence[tuple[str, dict[str, Any]]], tools: Sequenc
         )
 
 
-def _timed_out(live: object) -> str | None:
-    """Why an exchange (a receipt, or a prompt's receipt mapping) left the audit incomplete, if it did."""
+def _timed_out(live: object, timeout: float) -> str | None:
+    """Why an exchange (a receipt, or a prompt's receipt mapping) left the audit incomplete, if it did,
+    and the flag that gives it more time."""
     rec = live if isinstance(live, dict) else getattr(live, "receipt", {})
     if rec.get("exchange", {}).get("timedOut"):
-        return visible(rec.get("error", "an exchange timed out"))
+        return visible(rec.get("error", "an exchange timed out")) + timeout_hint(timeout)
     return None
 
 
@@ -312,11 +324,11 @@ async def audit_client(
         if scope.cancelled_caught:
             incomplete.append(
                 f"stopped at {kind} {visible(repr(name))}: reads and calls stop {STOP_EXCHANGES * timeout:g} s "
-                f"after the handshake ({done} of {total} exercised)"
+                f"after the handshake ({done} of {total} exercised){timeout_hint(timeout)}"
             )
             return None
         done += 1
-        if (late := _timed_out(live)) is not None:
+        if (late := _timed_out(live, timeout)) is not None:
             incomplete.append(late)
         return live
 

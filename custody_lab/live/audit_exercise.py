@@ -313,7 +313,8 @@ async def follow_link(
         why = f"follow-up of a link from {tool!r} failed: {visible(rec['error'])}"
     else:
         declared = block.get("declaredSize")
-        why = f"second read of a link from {tool!r} (declared size {declared}; size and digest from this read)"
+        said = "the link declared no size" if declared is None else f"the link declared {declared} bytes"
+        why = f"second read of a link from {tool!r} ({said}; size and digest from this read)"
     return CapabilityAudit("link", uri, True, why, live.outcome, fields, details)
 
 

@@ -27,7 +27,7 @@ __all__ = [
 from typing import Any
 
 from .audit_report import AUDIT_FIELDS, FieldSupport
-from .live_receipts import LiveReceipt
+from .live_receipts import LiveReceipt, undeclared_side_effects
 from .meta_keys import PROVENANCE_KEY, SIDE_EFFECTS_KEY, URI_KEY
 
 #: What a tool that was not named is told, in the report.
@@ -133,13 +133,11 @@ def _content_fields(rec: dict[str, Any], performed: bool, arrived: bool) -> tupl
 
 def declared_tool_fields(tool: Any, server: dict[str, Any]) -> tuple[FieldSupport, ...]:
     lab = isinstance((tool.meta or {}).get(SIDE_EFFECTS_KEY), bool)
-    hint = tool.annotations.read_only_hint if tool.annotations is not None else None
-    shown = f" (its readOnlyHint: {str(hint).lower()} is a hint and declares nothing)" if hint is not None else ""
     value = (tool.meta or {}).get(SIDE_EFFECTS_KEY)
     how = (
         f"_meta {SIDE_EFFECTS_KEY}: {str(value).lower()} (the server's claim; not observed: not called)"
         if lab
-        else "no side-effect declaration (the lab's host policy calls it only when you name it)" + shown
+        else undeclared_side_effects(tool_hints(tool)) + " (the lab's host policy calls it only when you name it)"
     )
     unknown = f"not exercised: {NOT_CALLED}"
     return (
@@ -200,9 +198,7 @@ def declared_tool_details(tool: Any) -> dict[str, Any]:
     extra = {"toolHints": hints} if hints is not None else {}
     if isinstance(value, bool):
         return {"declared": {"sideEffects": value, "source": f"_meta {SIDE_EFFECTS_KEY}"}, **extra}
-    hint = tool.annotations.read_only_hint if tool.annotations is not None else None
-    shown = f"; its readOnlyHint: {str(hint).lower()} is a hint and declares nothing" if hint is not None else ""
-    return {"declared": {"sideEffects": None, "source": "no side-effect declaration" + shown}, **extra}
+    return {"declared": {"sideEffects": None, "source": undeclared_side_effects(hints)}, **extra}
 
 
 def declared_template_fields(template: Any, server: dict[str, Any]) -> tuple[FieldSupport, ...]:

@@ -16,7 +16,7 @@ The shape of ``custody-lab audit --json`` (:meth:`AuditReport.to_dict`)::
        {"kind": "resource" | "template" | "tool" | "link" | "prompt", "name", "exercised", "skipped",
         "status": "exercised" | "listed-only" | "skipped", "why", "outcome",   # null for a prompt: not routed
         "fields": [{"field", "supplied": true | false | null, "how"}, ...],   # AUDIT_FIELDS, in order
-        "gaps": [{"field", "supplied": false, "how", "rule": {"revision", "page", "section", "level"}}],
+        "gaps": [{"field", "supplied": false, "how", "rule": {"revision", "page", "section", "level", "fix"}}],
         "details": {...}}],                  # receipt hints, provenance source, template values,
                                              # "blocks" (every content block) and "totals",
                                              # structured check (when exercised); a tool's
@@ -28,8 +28,8 @@ The shape of ``custody-lab audit --json`` (:meth:`AuditReport.to_dict`)::
 
 ``rule`` names the MCP specification page and section a gap relates to and its requirement level
 (``MUST``, ``SHOULD``, ``MAY``); ``"none"`` where MCP defines no field and the rule is the lab's
-host policy (seed 000's receipt). Exit codes: :data:`EXIT_OK`, :data:`EXIT_GAPS`,
-:data:`EXIT_TROUBLE`.
+host policy (seed 000's receipt); its ``fix`` says what a server does to supply the field. Exit
+codes: :data:`EXIT_OK`, :data:`EXIT_GAPS`, :data:`EXIT_TROUBLE`.
 """
 
 from __future__ import annotations
@@ -54,6 +54,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from ..core.text import visible
+from .meta_keys import PROVENANCE_KEY, SIDE_EFFECTS_KEY, URI_KEY
 
 #: The custody fields reported for every capability.
 AUDIT_FIELDS: tuple[str, ...] = (
@@ -89,29 +90,56 @@ _SPEC = "https://modelcontextprotocol.io/specification/2026-07-28"
 #: 2025-11-25). ``level`` is the requirement the rule states for the field; ``none``: MCP has no
 #: such field and the rule is the lab's host policy.
 SPEC_RULES: dict[str, dict[str, str]] = {
-    "actor": {"page": f"{_SPEC}/server", "section": "User Interaction Model", "level": "none"},
+    "actor": {
+        "page": f"{_SPEC}/server",
+        "section": "User Interaction Model",
+        "level": "none",
+        "fix": "nothing to add: the host derives the actor from the method (a read: the application; a call: "
+        "the model)",
+    },
     "server": {
         "page": f"{_SPEC}/basic/lifecycle",
         "section": "Initialization (serverInfo name, version)",
         "level": "MUST",
+        "fix": "return serverInfo with a name and a version in the initialize result",
     },
-    "uri": {"page": f"{_SPEC}/server/resources", "section": "Resource Contents (uri)", "level": "MUST"},
-    "mime": {"page": f"{_SPEC}/server/resources", "section": "Resource Contents (mimeType, optional)", "level": "MAY"},
-    "bytes": {"page": f"{_SPEC}/server/resources", "section": "Resource (size, optional)", "level": "MAY"},
+    "uri": {
+        "page": f"{_SPEC}/server/resources",
+        "section": "Resource Contents (uri)",
+        "level": "MUST",
+        "fix": "return each content item with the uri it was read from",
+    },
+    "mime": {
+        "page": f"{_SPEC}/server/resources",
+        "section": "Resource Contents (mimeType, optional)",
+        "level": "MAY",
+        "fix": "set mimeType on each resource in resources/list and on each content item",
+    },
+    "bytes": {
+        "page": f"{_SPEC}/server/resources",
+        "section": "Resource (size, optional)",
+        "level": "MAY",
+        "fix": "return the content, and set size on each listed resource and resource_link",
+    },
     "digest": {
         "page": f"{_SPEC}/server/resources",
         "section": "no digest field (the lab's host policy)",
         "level": "none",
+        "fix": "return the content itself: the host digests what arrives (a link is read with --follow-links)",
     },
     "provenance": {
         "page": f"{_SPEC}/basic/lifecycle",
         "section": "no provenance field; the host names serverInfo (the lab's host policy)",
         "level": "none",
+        "fix": f"put the _meta key {PROVENANCE_KEY} (who produced it, e.g. 'helpdesk-kb@2026.08') on each "
+        "resource and result (the lab's host policy reads it)",
     },
     "sideEffects": {
         "page": f"{_SPEC}/server/tools",
         "section": "Tool annotations (readOnlyHint; clients MUST treat them as untrusted)",
         "level": "MAY",
+        "fix": f"declare the tool's _meta key {SIDE_EFFECTS_KEY}, true or false, in tools/list (the lab's host "
+        "policy; a readOnlyHint declares nothing)",
     },
 }
 
@@ -121,6 +149,8 @@ _TOOL_RULES: dict[str, dict[str, str]] = {
         "page": f"{_SPEC}/server/tools",
         "section": "Tool Result: text, image and structured content carry no URI (the lab's host policy asks one)",
         "level": "none",
+        "fix": f"return a resource_link or an embedded resource (each carries its uri), or name a structured "
+        f"result with the _meta key {URI_KEY}",
     },
 }
 
@@ -319,6 +349,7 @@ def format_report(report: AuditReport) -> str:
         for g in c.gaps:
             rule = rule_for(c.kind, g.field)
             lines.append(f"    gap: {g.field} — {visible(g.how)} [{rule['level']}: {rule['section']}]")
+            lines.append(f"      fix: {rule['fix']}")
     lines.append("")
     for note in report.notes:
         lines.append(f"note: {visible(note)}")

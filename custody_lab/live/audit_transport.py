@@ -48,7 +48,7 @@ from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
 from ..core.text import visible
-from .audit import AuditError, audit_client, check_timeout, parse_allow_calls, parse_template_values
+from .audit import AuditError, audit_client, check_timeout, parse_allow_calls, parse_template_values, timeout_hint
 from .audit_report import TOTAL_EXCHANGES, AuditReport
 from .http_guard import HTTP_ERRORS, HttpGuard, url_problem
 from .limits import DEFAULT_CONNECT_TIMEOUT
@@ -230,7 +230,7 @@ def _explain(
     if isinstance(e, AuditError):
         return str(e)
     if isinstance(e, LiveTimeout):
-        return f"{cmd!r}: {visible(e)}"
+        return f"{cmd!r}: {visible(e)}{timeout_hint(limit / TOTAL_EXCHANGES)}"
     if isinstance(e, TimeoutError) and not ready:  # before OSError: TimeoutError is one
         return (
             f"{cmd!r}: the server did not answer {visible(guard.handshake_asked())} within {connect_timeout:g} s"
@@ -239,7 +239,7 @@ def _explain(
     if isinstance(e, TimeoutError):
         return (
             f"{cmd!r} did not finish the audit within {limit:g} s after start-up ({TOTAL_EXCHANGES} x --timeout; "
-            f"it stopped at {asked})"
+            f"it stopped at {asked}){timeout_hint(limit / TOTAL_EXCHANGES)}"
         )
     if isinstance(e, OSError) and not guard.started:
         return f"cannot start {visible(repr(command[0]))}: {visible(e.strerror or e)}"

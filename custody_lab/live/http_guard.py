@@ -336,8 +336,14 @@ class _GuardedTransport(httpx2.AsyncBaseTransport):
         status = response.status_code
         reason = visible(response.reason_phrase or "")
         shown = f" ({visible(kind)})" if kind else ""
+        sent = response.request is not None and "authorization" in response.request.headers
         hint = {
-            401: "; the server wants credentials: give them with --header 'Authorization: …'",
+            401: (
+                "; the server refused the credentials sent (the Authorization header given with --header): "
+                "check the token, its scheme ('Bearer …') and that it has not expired"
+                if sent
+                else "; the server wants credentials and none were sent: give them with --header 'Authorization: …'"
+            ),
             403: "; the server refused these credentials (or this client)",
             404: f"; is {visible(g.url)} the server's MCP endpoint?",
             405: f"; {visible(g.url)} does not take POST: is it the server's MCP endpoint?",

@@ -77,6 +77,7 @@ __all__ = [
     "read_only_hint",
     "take_call_result",
     "take_read_result",
+    "undeclared_side_effects",
     "utc_now",
     "wire_fields",
 ]
@@ -244,7 +245,34 @@ def declared_side_effects(tool: Mapping[str, Any] | None) -> tuple[bool | None, 
     declared = meta_of(tool).get(SIDE_EFFECTS_KEY)
     if isinstance(declared, bool):
         return declared, f"_meta {SIDE_EFFECTS_KEY}"
-    return None, "nobody declared (no lab declaration; a readOnlyHint is a hint, not a declaration)"
+    annotations = tool.get("annotations")
+    return None, undeclared_side_effects(annotations if isinstance(annotations, Mapping) else None)
+
+
+#: The tool annotations MCP defines (2025-03-26 and later, 2026-07-28 included), by wire name.
+_TOOL_HINT_KEYS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
+
+
+def undeclared_side_effects(hints: Mapping[str, Any] | None) -> str:
+    """Why a tool's side effects are unknown: it lacks the lab's declaration (which this names), and
+    each annotation it did set (``hints``, by wire name) is a hint that declares nothing.
+
+    Example:
+        >>> undeclared_side_effects(None)
+        'nobody declared: no lab declaration (the _meta key org.custody-lab/sideEffects, true or false)'
+        >>> undeclared_side_effects({"destructiveHint": True}).split("; ")[1]
+        'its destructiveHint: true is a hint and declares nothing'
+        >>> undeclared_side_effects({"readOnlyHint": False, "destructiveHint": True}).split("; ")[1]
+        'its readOnlyHint: false and destructiveHint: true are hints and declare nothing'
+    """
+    given = hints or {}
+    set_ = [f"{k}: {str(given[k]).lower()}" for k in _TOOL_HINT_KEYS if isinstance(given.get(k), bool)]
+    said = ""
+    if set_:
+        said = f"; its {' and '.join(set_)} " + (
+            "is a hint and declares nothing" if len(set_) == 1 else "are hints and declare nothing"
+        )
+    return f"nobody declared: no lab declaration (the _meta key {SIDE_EFFECTS_KEY}, true or false){said}"
 
 
 def read_only_hint(tool: Mapping[str, Any] | None) -> bool | None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 __all__ = ["DEFAULT_AXES", "PRESENT", "grid"]
 
-import difflib
 import math
 from typing import Any
 
@@ -12,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import CaseError
-from ..core.model import FIELD_SPECS, INITIATORS, SHAPES, check_value
+from ..core.model import FIELD_SPECS, INITIATORS, SHAPES, check_value, close_field
 from .columns import DECISIVE
 
 #: The value :func:`grid` writes for "a URI / MIME type / provenance is there" (any non-empty text),
@@ -75,8 +74,8 @@ def grid(**axes: Any) -> pd.DataFrame:
     allowed = list(DECISIVE)
     for name in axes:
         if name not in allowed:
-            close = difflib.get_close_matches(name, allowed, n=1)
-            hint = f"; did you mean {close[0]!r}?" if close else ""
+            close = close_field(name, tuple(allowed))
+            hint = f"; did you mean {close!r}?" if close else ""
             raise CaseError(f"{name!r} is not a grid axis{hint} (axes: {', '.join(allowed)})", name)
     spec = {**DEFAULT_AXES, **axes}
     order = [n for n in DECISIVE if n in spec]

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from custody_lab.core import csv_table
+from custody_lab.core import model
 from custody_lab.core.csv_table import header_problems
 from custody_lab.core.errors import CaseFileError
 from custody_lab.core.loading import read_cases
@@ -44,7 +44,7 @@ def searches(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         seen.append(word)
         return search(word, *args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(csv_table.difflib, "get_close_matches", counted)
+    monkeypatch.setattr(model.difflib, "get_close_matches", counted)
     return seen
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -154,6 +155,18 @@ def test_an_unknown_csv_column_refuses_the_whole_file_naming_it_and_a_close_name
     ]
     assert "did you mean 'sideEffects'?" in result.problems[0].message
     assert "initiator, operation, shape" in result.problems[1].message
+    assert all("unknown columns are refused, not ignored" in p.message for p in result.problems), result.problems
+
+
+@pytest.mark.parametrize(
+    ("column", "suggested"),
+    [("notes", None), ("owner", None), ("url", None), ("byts", "bytes"), ("Side_Effects", "sideEffects")],
+)
+def test_an_unknown_column_is_offered_only_a_close_field_name(tmp_path, column, suggested):
+    text = HEADER + f",{column}\n" + ROW.format(bytes=10) + ",x\n"
+    message = cl.read_cases(write(tmp_path, "extra.csv", text)).problems[0].message
+    hint = re.search(r"did you mean '(\w+)'\?", message)
+    assert (hint and hint.group(1)) == (suggested or None), f"{column!r}: expected {suggested!r}, got {message!r}"
 
 
 @pytest.mark.parametrize(
@@ -165,6 +178,9 @@ def test_an_unknown_csv_column_refuses_the_whole_file_naming_it_and_a_close_name
         ("1e3", "digits 0-9 only"),
         ("12.0", "digits 0-9 only"),
         ("18k", "got '18k'"),
+        ("5 KB", "(a number of bytes, no units: 1 KB is written 1000 or 1024"),
+        ("2.5MB", "(a number of bytes, no units"),
+        ("1800 bytes", "(a number of bytes, no units"),
     ],
 )
 def test_a_size_that_is_not_plain_ascii_digits_is_refused_naming_the_line_and_the_field(tmp_path, cell, hint):

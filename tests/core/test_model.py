@@ -248,3 +248,18 @@ def test_a_few_unknown_keys_are_each_explained_with_a_close_name():
         cl.Case.from_dict({**good, "byts": 1, "sideEffect": True})
     assert [p.field for p in caught.value.problems] == ["byts", "sideEffect"]
     assert "did you mean 'bytes'?" in str(caught.value) and "more unknown" not in str(caught.value)
+
+
+def test_an_unknown_key_is_refused_saying_so_and_a_far_name_gets_no_suggestion():
+    good = cl.load_fixture().all_cases[0].to_dict()
+    with pytest.raises(cl.CaseError) as caught:
+        cl.Case.from_dict({**good, "notes": "x"})
+    assert "unknown fields are refused, not ignored" in str(caught.value), str(caught.value)
+    assert "did you mean" not in str(caught.value), f"'notes' is not close to any field: {caught.value}"
+
+
+def test_a_size_written_with_a_unit_says_a_number_of_bytes_no_units():
+    good = cl.load_fixture().all_cases[0].to_dict()
+    with pytest.raises(cl.CaseError) as caught:
+        cl.Case.from_dict({**good, "bytes": "5 KB"})
+    assert caught.value.field == "bytes" and "(a number of bytes, no units" in str(caught.value), str(caught.value)

@@ -158,6 +158,8 @@ def test_a_read_that_never_answers_prints_the_partial_report_and_exits_2():
     assert "INCOMPLETE: resources/read 'note://one' got no answer within 2 s" in out.stdout, out.stdout
     assert "error: the audit did not finish: resources/read 'note://one'" in out.stderr, out.stderr
     assert "tool lookup: not called" in out.stdout, "the rest of the report is still printed"
+    hint = "; if the server is only slow, raise --timeout (e.g. --timeout 4)"
+    assert hint in out.stdout and hint in out.stderr, f"the timeout does not say how to give more time:\n{out.stderr}"
 
 
 @pytest.mark.parametrize("value", ["nan", "-1", "0", "inf", "soon"])
@@ -234,7 +236,9 @@ def test_when_the_time_for_reads_runs_out_the_partial_report_says_where_it_stopp
     done = int(stop.group(1))
     # 200 resources (each read twice), the second resources/list and the fixture's 3 templates were
     # to be exercised (its tools are not named)
-    assert f"({done} of 404 exercised)" in out.stdout, out.stdout[-500:]
+    assert f"({done} of 404 exercised); if the server is only slow, raise --timeout (e.g. --timeout 2)" in (
+        out.stdout
+    ), out.stdout[-500:]
     assert "resource  note://199" in out.stdout, "every listed resource is still in the report"
     assert "not exercised: the audit's time bound ran out first" in out.stdout
     # the cut resources are counted as skipped, not as exercised nor as merely listed

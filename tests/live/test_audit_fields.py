@@ -278,8 +278,19 @@ def test_an_unexercised_tools_side_effects_are_declared_only_by_the_labs_key_nev
     [
         ({"org.custody-lab/sideEffects": False}, None, False, "_meta org.custody-lab/sideEffects"),
         ({"org.custody-lab/sideEffects": True}, True, True, "_meta org.custody-lab/sideEffects"),
-        (None, True, None, "no side-effect declaration; its readOnlyHint: true is a hint and declares nothing"),
-        ({"org.custody-lab/sideEffects": "no"}, None, None, "no side-effect declaration"),
+        (
+            None,
+            True,
+            None,
+            "nobody declared: no lab declaration (the _meta key org.custody-lab/sideEffects, true or false); "
+            "its readOnlyHint: true is a hint and declares nothing",
+        ),
+        (
+            {"org.custody-lab/sideEffects": "no"},
+            None,
+            None,
+            "nobody declared: no lab declaration (the _meta key org.custody-lab/sideEffects, true or false)",
+        ),
     ],
 )
 def test_a_tools_declared_side_effects_are_its_meta_value_never_its_read_only_hint(meta, hint, value, source):
@@ -292,3 +303,50 @@ def test_a_tools_declared_side_effects_are_its_meta_value_never_its_read_only_hi
     got = declared_tool_details(tool)
     assert got["declared"] == {"sideEffects": value, "source": source}, f"{meta}, {hint}: got {got}"
     assert (got.get("toolHints") or {}).get("readOnlyHint") == hint, "the hint is shown beside, as a hint"
+
+
+def test_a_destructive_hint_is_named_as_the_hint_it_is_not_as_a_missing_read_only_hint():
+    from custody_lab.live.audit_fields import declared_tool_fields
+
+    tool = mt.Tool(name="wipe", input_schema={"type": "object"}, annotations=mt.ToolAnnotations(destructive_hint=True))
+    (side,) = [f for f in declared_tool_fields(tool, {"name": "s", "version": "1"}) if f.field == "sideEffects"]
+    source = declared_tool_details(tool)["declared"]["source"]
+    for text in (side.how, source):
+        assert "its destructiveHint: true is a hint and declares nothing" in text, text
+        assert "readOnlyHint" not in text, f"the tool set no readOnlyHint: {text!r}"
+        assert "the _meta key org.custody-lab/sideEffects, true or false" in text, "the lab declaration is unexplained"
+
+
+def test_every_gap_line_is_followed_by_what_the_server_does_to_supply_the_field():
+    from custody_lab.live.audit_report import (
+        AUDIT_FIELDS,
+        SPEC_RULES,
+        AuditReport,
+        CapabilityAudit,
+        FieldSupport,
+        format_report,
+        rule_for,
+    )
+
+    assert set(SPEC_RULES) == set(AUDIT_FIELDS), "a custody field without a rule"
+    for kind in ("resource", "tool"):
+        for name in AUDIT_FIELDS:
+            assert rule_for(kind, name)["fix"].strip(), f"{kind} {name}: the rule gives no fix"
+    tool = CapabilityAudit(
+        "tool",
+        "wipe",
+        False,
+        "not called",
+        None,
+        (FieldSupport("sideEffects", False, "nobody declared"), FieldSupport("uri", False, "no uri")),
+    )
+    lines = format_report(AuditReport(("srv",), {"name": "s", "version": "1"}, "2026-07-28", (tool,))).splitlines()
+    at = lines.index("    gap: sideEffects — nobody declared [MAY: " + SPEC_RULES["sideEffects"]["section"] + "]")
+    assert lines[at + 1] == (
+        "      fix: declare the tool's _meta key org.custody-lab/sideEffects, true or false, in tools/list "
+        "(the lab's host policy; a readOnlyHint declares nothing)"
+    ), lines[at : at + 2]
+    uri_fix = next(line for line in lines if line.startswith("      fix: return a resource_link"))
+    assert "org.custody-lab/uri" in uri_fix, uri_fix
+    report = AuditReport(("srv",), {"name": "s", "version": "1"}, "2026-07-28", (tool,)).to_dict()
+    assert [g["rule"]["fix"][:7] for g in report["gaps"]] == ["declare", "return "], report["gaps"]

@@ -76,6 +76,9 @@ def test_links_are_followed_up_to_the_bound_and_each_records_whether_the_server_
     assert all(f == {"notFollowed": "over the bound of 16 links followed per result"} for f in followed[16:])
     links = [c for c in report.capabilities if c.kind == "link"]
     assert len(links) == 16 and all(c.details["from"] == "export" for c in links), links
+    assert links[0].why == (
+        "second read of a link from 'export' (the link declared no size; size and digest from this read)"
+    ), links[0].why
     assert "LINK NOT RESOLVED: the server could not serve it" in format_report(report)
     assert report.reread["calledBetween"] == ["export"], report.reread  # a change would name the call
 

@@ -249,7 +249,11 @@ def test_custody_lab_audit_url_prints_the_report_and_exits_0(lab_url):
 HTTP_MISBEHAVIOURS = [
     ("html", "answered server/discover with HTTP 200 text/html, not application/json or text/event-stream"),
     ("not-found", "answered initialize with HTTP 404 Not Found (text/html); is http://127.0.0.1:"),
-    ("unauthorized", "answered initialize with HTTP 401 Unauthorized (text/plain); the server wants credentials"),
+    (
+        "unauthorized",
+        "answered initialize with HTTP 401 Unauthorized (text/plain); the server wants credentials and none were sent: "
+        "give them with --header 'Authorization: …'",
+    ),
     ("server-error", "answered initialize with HTTP 500 Internal Server Error (text/plain)"),
     ("garbage-json", "sent data that is not a JSON-RPC message in its answer to server/discover: hello, I print"),
     ("garbage-sse", "sent data that is not a JSON-RPC message in the event stream answering server/discover"),
@@ -269,6 +273,19 @@ def test_a_misbehaving_http_server_gets_one_sentence_and_exit_2_never_a_tracebac
     assert "Traceback" not in out.stderr + out.stdout, f"mode {mode}: a traceback reached the user:\n{out.stderr}"
     assert len(lines) == 1 and lines[0].startswith(f"error: {url!r}: the server "), f"mode {mode}: {lines}"
     assert expected in lines[0], f"mode {mode}: expected {expected!r} in {lines[0]!r}"
+
+
+@pytest.mark.slow
+def test_a_wrong_token_gets_another_sentence_than_a_missing_one_and_never_shows_the_token(bad_http):
+    url = bad_http("unauthorized")
+    out = _cli(url, "--header", "Authorization: Bearer wrong-token-1234", "--timeout", f"{scaled(5):g}")
+    lines = out.stderr.strip().splitlines()
+    assert out.returncode == 2 and len(lines) == 1, (out.returncode, out.stderr)
+    assert lines[0].endswith(
+        "HTTP 401 Unauthorized (text/plain); the server refused the credentials sent (the Authorization header given "
+        "with --header): check the token, its scheme ('Bearer …') and that it has not expired"
+    ), lines[0]
+    assert "wrong-token-1234" not in out.stderr + out.stdout, "the token is printed"
 
 
 @pytest.mark.slow

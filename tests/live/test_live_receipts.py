@@ -179,14 +179,25 @@ async def test_the_labs_meta_declaration_counts_when_a_tool_sets_no_read_only_hi
             assert got == want, f"{end} {target}: expected {want}, got {got}"
 
 
-_NOBODY = (None, "nobody declared (no lab declaration; a readOnlyHint is a hint, not a declaration)")
+_LAB = f"nobody declared: no lab declaration (the _meta key {SIDE_EFFECTS_KEY}, true or false)"
+_NOBODY = (None, _LAB)
 
 
 @pytest.mark.parametrize(
     ("tool", "expected"),
     [
-        ({"name": "t", "annotations": {"readOnlyHint": True}}, _NOBODY),
-        ({"name": "t", "annotations": {"readOnlyHint": False}}, _NOBODY),
+        (
+            {"name": "t", "annotations": {"readOnlyHint": True}},
+            (None, f"{_LAB}; its readOnlyHint: true is a hint and declares nothing"),
+        ),
+        (
+            {"name": "t", "annotations": {"readOnlyHint": False}},
+            (None, f"{_LAB}; its readOnlyHint: false is a hint and declares nothing"),
+        ),
+        (
+            {"name": "t", "annotations": {"destructiveHint": True}},
+            (None, f"{_LAB}; its destructiveHint: true is a hint and declares nothing"),
+        ),
         ({"name": "t", "_meta": {SIDE_EFFECTS_KEY: True}}, (True, f"_meta {SIDE_EFFECTS_KEY}")),
         ({"name": "t", "_meta": {SIDE_EFFECTS_KEY: False}}, (False, f"_meta {SIDE_EFFECTS_KEY}")),
         (  # the hint says "read-only", the declaration says "changes state": the declaration counts
@@ -200,6 +211,7 @@ _NOBODY = (None, "nobody declared (no lab declaration; a readOnlyHint is a hint,
     ids=[
         "hint-true",
         "hint-false",
+        "destructive-hint",
         "meta-true",
         "meta-false",
         "meta-beats-hint",

@@ -45,13 +45,22 @@ def test_the_solutions_command_filters_by_prefix_and_prints_json(capsys):
     assert cli.main(["solutions", topic, "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)
     assert rows and all(r["id"].startswith(topic) for r in rows), rows
-    assert set(rows[0]) == {"id", "title", "answer", "why"}
+    assert set(rows[0]) == {"id", "notebook", "title", "answer", "why"}
     assert all(r["why"] == exercises.get(r["id"]).why for r in rows), rows
 
 
 def test_an_unknown_prefix_is_an_error_not_an_empty_table(capsys):
     assert cli.main(["solutions", "no-such-topic"]) == 2
-    assert "no exercise id starts with 'no-such-topic'" in capsys.readouterr().out
+    err = capsys.readouterr().err
+    assert err.startswith("error: no exercise id starts with 'no-such-topic'; the topics are: "), err
+    assert "blob" in err.split("the topics are: ")[1].strip().split(", "), err
+
+
+def test_a_topic_is_found_in_any_letter_case(capsys):
+    assert cli.main(["solutions", "BLOB"]) == 0
+    ids = [line.split()[0] for line in capsys.readouterr().out.splitlines()[1:] if not line.startswith(" ")]
+    assert ids and ids == [r.id for r in solutions_table("blob")], ids
+    assert [r.id for r in solutions_table(" Blob-01 ")] == ["blob-01"]
 
 
 def test_an_answer_json_cannot_hold_is_given_as_its_repr():
@@ -101,3 +110,18 @@ def test_the_table_is_terminal_safe_in_text_and_in_json(capsys, monkeypatch):
     out = capsys.readouterr().out
     assert not re.search(r"[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u202e]", out), repr(out)
     assert json.loads(out)[0]["why"] == hostile.why
+
+
+def test_each_solution_names_the_notebook_that_asks_it_in_text_and_json(capsys):
+    from custody_lab.teaching.placement import exercise_notebooks
+
+    where = exercise_notebooks()
+    rows = solutions_table()
+    assert rows and all(r.notebook == where[r.id][0] for r in rows), [(r.id, r.notebook) for r in rows[:5]]
+    assert cli.main(["solutions", "blob"]) == 0
+    lines = [line for line in capsys.readouterr().out.splitlines()[1:] if not line.startswith(" ")]
+    assert lines and all(line.split()[1:3] == ["nb", "04"] for line in lines), lines
+    assert cli.main(["solutions", "route-01", "--json"]) == 0
+    (row,) = json.loads(capsys.readouterr().out)
+    assert row["notebook"] == "01-route-a-custody-case.ipynb", row
+    assert Solution("x-01", "t", 1).notebook_text() == "nb ?", "an exercise no notebook asks"

@@ -641,7 +641,7 @@ def test_the_sweep_command_prints_counts_and_writes_every_row(tmp_path, capsys):
     assert main(["sweep", str(SUPPORT_DESK), "--policy", str(STRICT), "--out", str(out)]) == 0
     printed = capsys.readouterr().out
     lines = printed.splitlines()
-    assert "stale-content" in printed and lines[-2].split() == ["total", "15"], printed
+    assert "stale-content" in printed and lines[-2].split()[:2] == ["total", "15"], printed
     assert lines[-1] == f"wrote 15 rows to {out}", printed
     written = pd.read_csv(out)
     assert (
