@@ -20,6 +20,7 @@ __all__ = [
     "ExercisePanel",
     "LinkOrEmbedCalculator",
     "LoadBar",
+    "Picker",
     "PredictPanel",
     "PredictThenSee",
     "ProgressPanel",
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
     from .views.widgets.explorer import CaseExplorer
     from .views.widgets.link_or_embed_calculator import LinkOrEmbedCalculator
     from .views.widgets.load_bar import LoadBar
+    from .views.widgets.picker import Picker
     from .views.widgets.template_reader import TemplateReader
     from .views.widgets.whatif import WhatIfPanel
 

@@ -134,3 +134,9 @@ def test_the_readme_lab_command_serves_the_start_notebook_from_a_fresh_clone(clo
     assert code is not None, f"the lab server (PID {process.pid}) did not stop"
     log_text = log_path.read_text(errors="replace")
     assert "-m jupyter lab" in log_text, f"the lab command did not start JupyterLab:\n{log_text[-2000:]}"
+    # issue 38 §1: the install and the start print nothing a newcomer cannot act on: pip runs quietly
+    # (no setuptools box about the editable install) and JupyterLab starts without notebook_shim,
+    # whose start made jupyter_server warn that ServerApp.token is deprecated though nothing set it
+    noise = ("ServerApp.token config is deprecated", "SetuptoolsDeprecationWarning", "*" * 20)
+    heard = [line for line in log_text.splitlines() if any(n in line for n in noise)]
+    assert not heard, f"the lab command printed lines a newcomer cannot act on: {heard[:5]}"

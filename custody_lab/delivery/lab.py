@@ -14,6 +14,7 @@ __all__ = [
     "LAB_SETTINGS_DIR",
     "LAB_START",
     "LEARNER_KERNEL_CULLING",
+    "NO_NOTEBOOK_SHIM",
     "QUIET_LAB_SETTINGS",
     "configure_lab",
     "lab_argv",
@@ -33,7 +34,7 @@ from pathlib import Path
 from ..core.paths import REPO_ROOT
 from . import launch
 from .exposure import DeliveryError, choose_port, exposure_warnings, url_host
-from .launch import TOKEN_FLAGS, flag_value, say, token_or_new
+from .launch import TOKEN_FLAGS, flag_value, ipc_kernel_flags, say, token_or_new
 
 #: The port ``lab`` starts from (JupyterLab's default).
 LAB_PORT = 8888
@@ -54,6 +55,12 @@ QUIET_LAB_SETTINGS: dict[str, dict[str, object]] = {
     # who works through ten notebooks does not keep ten kernels; progress lives on disk, not in one
     "@jupyterlab/notebook-extension:tracker": {"kernelShutdown": True},
 }
+
+#: The flag that keeps notebook_shim, the classic Notebook's config shim, from loading. The lab
+#: uses no ``NotebookApp`` settings, and the shim reads every ``ServerApp`` trait as it starts,
+#: which makes jupyter_server warn "ServerApp.token config is deprecated" though nothing set it
+#: (the lab gives its token as ``JUPYTER_TOKEN``, which ``IdentityProvider.token`` reads).
+NO_NOTEBOOK_SHIM = "--ServerApp.jpserver_extensions=notebook_shim=False"
 
 #: How jupyter_server culls the kernels a learner has left, where memory is scarce (mybinder.org
 #: guarantees 1 GB for a whole session; a course's hub sets a limit per user): a kernel idle for 20
@@ -206,6 +213,11 @@ def run_lab(args: argparse.Namespace) -> int:
     port = int(their_port) if their_port and their_port.isdigit() else choose_port(host, args.port, LAB_PORT)
     if flag_value(extra, ("port-retries", "ServerApp.port_retries")) is None:
         extra.append("--ServerApp.port_retries=0")  # the printed URL is the one it serves
+    if flag_value(extra, ("ServerApp.jpserver_extensions",)) is None and not any("NotebookApp." in a for a in extra):
+        extra.append(NO_NOTEBOOK_SHIM)  # a NotebookApp flag of theirs still gets the shim that reads it
+    from jupyter_core.paths import jupyter_runtime_dir  # where jupyter_server keeps kernel connection files
+
+    extra += ipc_kernel_flags(jupyter_runtime_dir(), extra)
     given = flag_value(extra, TOKEN_FLAGS)
     token = token_or_new(given)
     env = dict(os.environ)

@@ -7,7 +7,7 @@ stops it. The few helpers both commands need to read their flags and speak live 
 
 from __future__ import annotations
 
-__all__ = ["TOKEN_FLAGS", "exec_server", "flag_value", "say", "token_or_new"]
+__all__ = ["IPC_PATH_LIMIT", "TOKEN_FLAGS", "exec_server", "flag_value", "ipc_kernel_flags", "say", "token_or_new"]
 
 import os
 import re
@@ -69,3 +69,33 @@ def token_or_new(given: str | None) -> str:
     token (``custody-lab serve --http`` uses it too).
     """
     return given if given is not None else (os.environ.get("JUPYTER_TOKEN") or new_token())
+
+
+#: The longest kernel socket path the lab lets IPC use: a Unix socket's path holds at most 103
+#: bytes on macOS and 107 on Linux; past it the kernel could not bind and would never start.
+IPC_PATH_LIMIT = 100
+#: What a kernel's five sockets add to the connection folder: ``/kernel-<uuid>-ipc-5``.
+_IPC_SUFFIX = len("/kernel-") + 36 + len("-ipc-5")
+
+
+def ipc_kernel_flags(connection_dir: str | os.PathLike[str], extra: Sequence[str] = ()) -> list[str]:
+    """``--KernelManager.transport=ipc`` for the kernels a server starts, when it can be used.
+
+    Over IPC a kernel's sockets are files beside its connection file (in a folder only their owner
+    can open) instead of TCP ports any local user can reach, and ipykernel prints no "Kernel is
+    running over TCP without encryption" warning for every kernel, a line a learner cannot act on.
+    Nothing is added on Windows (no IPC transport), when ``extra`` already sets the kernels'
+    transport or address, or when the socket paths under ``connection_dir`` would be too long
+    (:data:`IPC_PATH_LIMIT`): those kernels keep JupyterLab's default, TCP on 127.0.0.1.
+
+    Example:
+        >>> ipc_kernel_flags("/home/ada/.local/share/jupyter/runtime") if os.name != "nt" else ["(windows)"]
+        ['--KernelManager.transport=ipc']
+        >>> ipc_kernel_flags("/tmp", ["--KernelManager.transport=tcp"]), ipc_kernel_flags("/t" * 50)
+        ([], [])
+    """
+    if os.name == "nt" or flag_value(extra, ("KernelManager.transport", "KernelManager.ip")) is not None:
+        return []
+    if len(os.fsencode(os.path.abspath(connection_dir))) + _IPC_SUFFIX > IPC_PATH_LIMIT:
+        return []
+    return ["--KernelManager.transport=ipc"]

@@ -15,6 +15,7 @@ from __future__ import annotations
 __all__ = [
     "CULL_IDLE_SECONDS",
     "MAX_KERNELS",
+    "NOT_TRUSTED_NOTE",
     "PRESENT_PORT",
     "TEMPLATE_ROOT",
     "THEME_ENV",
@@ -36,7 +37,7 @@ from ..core.paths import REPO_ROOT
 from ..whatif.theme import THEME_VARIABLE
 from . import launch
 from .exposure import DeliveryError, choose_port, exposure_warnings, url_host
-from .launch import say, token_or_new
+from .launch import ipc_kernel_flags, say, token_or_new
 from .voila_kernels import MANAGER
 
 #: The port ``present`` starts from (Voila's default).
@@ -129,6 +130,22 @@ def voila_env(theme: str, base: Mapping[str, str] | None = None) -> dict[str, st
     return env
 
 
+#: The one line that explains Voila's "Notebook … is not trusted" warning, which the lab cannot
+#: silence without signing notebooks in the user's own trust database.
+NOT_TRUSTED_NOTE = (
+    "Voila will warn that the notebook 'is not trusted': harmless here, as the lab's notebooks are "
+    "committed without outputs and Voila shows only what it runs afresh"
+)
+
+
+def _voila_kernel_flags() -> list[str]:
+    """IPC for the presentation's kernels (:func:`~.launch.ipc_kernel_flags`): Voila keeps their
+    connection files in a new private ``voila_XXXXXXXX`` folder of the temporary directory."""
+    import tempfile
+
+    return ipc_kernel_flags(os.path.join(tempfile.gettempdir(), "voila_XXXXXXXX"))
+
+
 def _at_least(low: int) -> Any:
     def parse(text: str) -> int:
         try:
@@ -196,7 +213,7 @@ def run_present(args: argparse.Namespace) -> int:
         token=token is not None,
         max_kernels=args.max_kernels,
         cull_idle=args.cull_idle,
-        extra=[f"--theme={args.theme}"],
+        extra=[f"--theme={args.theme}", *_voila_kernel_flags()],
     )
     for line in exposure_warnings(args.ip, token, port, "the presentation"):
         say(line, warning=True)
@@ -206,4 +223,5 @@ def run_present(args: argparse.Namespace) -> int:
         f"kernels: at most {args.max_kernels} at once (one per open page); a kernel no page is "
         f"connected to is shut down after {args.cull_idle} s idle"
     )
+    say(NOT_TRUSTED_NOTE)
     return launch.exec_server(argv, Path.cwd(), env)
