@@ -64,9 +64,17 @@ def _say(message: str) -> None:
     print(f"[custody-lab] {message}", flush=True)
 
 
+#: A warning setuptools prints in a box for every editable install ("be careful with folders in
+#: your working directory with the same name as your package"): nothing a newcomer can act on, and
+#: the lab's own folder is that package. pip hands the filter on to the build backend it runs.
+_QUIET_BUILD = "ignore:Editable installation"
+
+
 def _run(cmd: list[str]) -> None:
     _say("$ " + " ".join(cmd))
-    code = subprocess.call(cmd, cwd=ROOT)
+    env = dict(os.environ)
+    env["PYTHONWARNINGS"] = ",".join(w for w in (env.get("PYTHONWARNINGS"), _QUIET_BUILD) if w)
+    code = subprocess.call(cmd, cwd=ROOT, env=env)
     if code != 0:
         raise SystemExit(f"[custody-lab] command failed with exit code {code}: {' '.join(cmd)}")
 

@@ -284,3 +284,40 @@ def test_a_failed_time_server_install_stops_with_the_command_and_leaves_no_stamp
         bootstrap.ensure_time_server_env()
     assert "requirements-time.txt" in str(stopped.value.code), stopped.value.code
     assert not (time_venv / ".custody-lab-installed").exists(), "a failed install must not be stamped as done"
+
+
+def test_every_pip_call_hands_the_build_backend_a_filter_for_setuptools_editable_box(monkeypatch):
+    seen: list[dict] = []
+    monkeypatch.setattr(bootstrap.subprocess, "call", lambda cmd, cwd, env: seen.append(env) or 0)
+    monkeypatch.setenv("PYTHONWARNINGS", "error::DeprecationWarning")
+    bootstrap._run(["pip", "install", "x"])
+    assert seen[0]["PYTHONWARNINGS"] == "error::DeprecationWarning,ignore:Editable installation", seen[0]
+    monkeypatch.delenv("PYTHONWARNINGS")
+    bootstrap._run(["pip", "install", "x"])
+    assert seen[1]["PYTHONWARNINGS"] == "ignore:Editable installation", seen[1]
+
+
+@pytest.mark.slow
+def test_an_editable_install_through_the_bootstrap_prints_no_setuptools_box(tmp_path, capfd):
+    """The box (a ``BuildBackendWarning`` framed in asterisks) came with every fresh install (issue 38 §1)."""
+    import subprocess
+    import sys
+
+    from . import fresh_env as fe
+
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    py = str(venv / "bin" / "python")
+    upgraded = subprocess.run(
+        [py, "-m", "pip", "install", "-q", "--disable-pip-version-check", "--upgrade", "pip"],
+        capture_output=True,
+        text=True,
+        env=fe.child_env(),
+    )
+    fe.need(upgraded.returncode == 0, f"pip cannot be upgraded here (offline?): {upgraded.stderr[-500:]}")
+    capfd.readouterr()
+    bootstrap._run(
+        [py, "-m", "pip", "install", "--disable-pip-version-check", "-q", "--no-deps", "-e", str(bootstrap.ROOT)]
+    )
+    out, err = capfd.readouterr()
+    assert "Editable installation" not in out + err and "*" * 20 not in out + err, (out + err)[-2000:]
