@@ -27,7 +27,7 @@ from matplotlib.transforms import ScaledTranslation, blended_transform_factory
 from ...core.model import Case, Decision, Policy
 from ...core.router import route
 from ...whatif.theme import Theme, theme_of
-from .legend import Encodings, draw_legend
+from .legend import MARKER_WORDS, Encodings, draw_legend
 from .placement import Box, place
 from .regions import (
     GROUPS,
@@ -251,10 +251,9 @@ def draw_static(
         fontsize=11,
         fontweight="bold",
     ).set_gid("title")
+    drawn = {(c.initiator, d.accepted) for c, d in placed}
     used = Encodings(
-        initiators=frozenset(INITIATOR_MARKER if faint else {c.initiator for c, _ in placed}),
-        accepted=faint or any(d.accepted for _, d in placed),
-        rejected=faint or any(not d.accepted for _, d in placed),
+        markers=frozenset(MARKER_WORDS if faint else drawn),
         kinds=frozenset(r.kind for r in regions),
         ring=ring_legend,
     )
