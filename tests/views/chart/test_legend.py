@@ -105,7 +105,9 @@ def _drawn_glyphs(fig, box: str) -> set[tuple[str, bool, bool, float]]:
         if not gid.startswith("case:"):
             continue
         at = (float(ln.get_xdata()[0]), float(ln.get_ydata()[0]))
-        crosses = [c for c in lines if c.get_marker() == "x" and (float(c.get_xdata()[0]), float(c.get_ydata()[0])) == at]
+        crosses = [
+            c for c in lines if c.get_marker() == "x" and (float(c.get_xdata()[0]), float(c.get_ydata()[0])) == at
+        ]
         out.add(_glyph([ln, *crosses], box))
     return out
 
@@ -133,4 +135,6 @@ def test_every_marker_drawn_has_its_own_legend_entry_and_no_two_entries_share_a_
     drawn = _drawn_glyphs(fig, box)
     assert drawn, f"{name}: no case markers found"
     missing = drawn - set(glyphs)
-    assert not missing, f"{name}: markers drawn {sorted(drawn)}, without a legend entry {sorted(missing)}; entries {entries}"
+    assert not missing, (
+        f"{name}: markers drawn {sorted(drawn)}, without a legend entry {sorted(missing)}; entries {entries}"
+    )
