@@ -12,6 +12,9 @@ from matplotlib.transforms import Bbox
 import custody_lab as cl
 from custody_lab import data_path
 from custody_lab.chart import ROWS, matrix_figure
+from custody_lab.views.chart.draw import draw_static, new_figure
+from custody_lab.views.chart.labelling import label_all
+from custody_lab.whatif.theme import THEMES
 
 ROW_Y = {r.shape: r.y for r in ROWS}
 
@@ -157,3 +160,21 @@ def test_no_two_case_labels_overlap(fixture, name):
         if min(ba.x1, bb.x1) - max(ba.x0, bb.x0) > 0.5 and min(ba.y1, bb.y1) - max(ba.y0, bb.y0) > 0.5
     ]
     assert not overlapping, f"{name}: overlapping labels {overlapping}"
+
+
+def _labelled_positions(cases) -> dict[str, tuple[float, float]]:
+    policy = cl.Policy()
+    placed = [(c, cl.route(c, policy)) for c in cases]
+    look = THEMES["light"]
+    fig = new_figure((11.0, 6.6), 100, look)
+    layout = draw_static(fig, placed, policy, look, title="t", faint=False, ring_legend=False)
+    label_all(layout.ax, layout, placed, None, look)
+    return {gid: (round(b.x0, 3), round(b.y0, 3)) for gid, b in _labels(fig).items()}
+
+
+def test_labelling_the_same_cases_twice_puts_every_label_in_the_same_place(fixture):
+    first = _labelled_positions(fixture.all_cases)
+    assert sorted(first) == sorted(c.id for c in fixture.all_cases), sorted(first)
+    again = _labelled_positions(fixture.all_cases)
+    moved = {k: (first[k], again[k]) for k in first if first[k] != again[k]}
+    assert not moved, f"labels moved between two identical drawings: {moved}"
