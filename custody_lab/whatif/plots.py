@@ -25,7 +25,7 @@ from ..core.rules import outcome_look
 from .columns import OUTCOMES
 from .compare import Comparison
 from .plot_text import outcome_counts_by, runs, shape_size_cells
-from .theme import MIN_TEXT, Theme, drawable, theme_of
+from .theme import MARGIN, MIN_TEXT, Theme, drawable, theme_of
 from .validation import as_policy
 
 #: outcome -> (short label, hatch, face colour), read from the rule table's looks
@@ -57,10 +57,66 @@ def _drawing(theme: Theme) -> Iterator[Any]:
         yield plt
 
 
-def _label(ax: Any, theme: Theme, x: float, y: float, text: str, *, pad: float) -> None:
+def _figure(plt: Any, width: float, height: float) -> tuple[Any, Any]:
+    """A figure and its axes, laid out so that no text comes closer than :data:`MARGIN` to an edge."""
+    fig, ax = plt.subplots(figsize=(width, height), layout="constrained")
+    fig.get_layout_engine().set(w_pad=MARGIN, h_pad=MARGIN)
+    return fig, ax
+
+
+def _room_for_bar_labels(fig: Any, ax: Any, labels: list[Any]) -> None:
+    """Widen the x axis until every label at a bar's end ends :data:`MARGIN` inside the axes.
+
+    A label anchored at ``a`` data units from the axis' start, reaching ``w`` pixels past its
+    anchor, ends inside an axes ``W`` pixels wide spanning ``X`` data units when
+    ``a * W / X + w <= W - margin``. The layout is redone after each widening (the tick labels,
+    and so ``W``, may move) until every label fits.
+    """
+    for _ in range(4):
+        fig.draw_without_rendering()
+        box = ax.get_window_extent()
+        x0, x1 = ax.get_xlim()
+        need = x1 - x0
+        for t in labels:
+            a = float(t.get_position()[0]) - x0
+            reach = t.get_window_extent().x1 - ax.transData.transform((t.get_position()[0], 0))[0]
+            room = box.width - MARGIN * fig.dpi - reach
+            if room > 0:
+                need = max(need, a * box.width / room)
+        if need <= (x1 - x0) * (1 + 1e-6):
+            return
+        ax.set_xlim(x0, x0 + need * 1.001)
+
+
+def _label(ax: Any, theme: Theme, x: float, y: float, text: str, *, pad: float) -> Any:
     """A centred label on a nearly opaque box of the theme's label colour (readable over any hatch)."""
     box = {"boxstyle": f"round,pad={pad}", "facecolor": theme.box, "edgecolor": "none", "alpha": 0.9}
-    ax.text(x, y, text, ha="center", va="center", fontsize=MIN_TEXT, color=theme.text, bbox=box)
+    return ax.text(x, y, text, ha="center", va="center", fontsize=MIN_TEXT, color=theme.text, bbox=box)
+
+
+_SEGMENT_PAD = 0.15  # the pad of a segment label's box, in font sizes
+
+
+def _fit_in_segments(fig: Any, ax: Any, labels: list[tuple[Any, float, float, str]]) -> None:
+    """Keep each segment's label inside its segment, its box clear of both ends by a point.
+
+    ``labels`` holds ``(text, x0, x1, shorter)``: a label whose box (measured after the layout)
+    pokes out of ``[x0, x1]`` is replaced by ``shorter`` (the share alone), and hidden when even
+    that does not fit.
+    """
+    fig.draw_without_rendering()
+    clear = fig.dpi / 72 * (1 + _SEGMENT_PAD * MIN_TEXT)  # a point, plus the label box's own pad
+    for text, x0, x1, shorter in labels:
+        left = ax.transData.transform((x0, 0))[0] + clear
+        right = ax.transData.transform((x1, 0))[0] - clear
+        for words in (text.get_text(), shorter, None):
+            if words is None:
+                text.set_visible(False)
+                break
+            text.set_text(words)
+            ext = text.get_window_extent()
+            if left <= ext.x0 and ext.x1 <= right:
+                break
 
 
 def _legend(ax: Any, theme: Theme, outcomes: list[str], **kwargs: Any) -> None:
@@ -92,7 +148,8 @@ def outcome_share(
 
     Returns:
         A matplotlib Figure; segments of 9 % or more carry their outcome's short label and
-        share, segments of 4 % or more their share (the legend maps hatches to outcomes).
+        share, segments of 4 % or more their share, each only where it fits inside its segment
+        (the legend maps hatches to outcomes).
 
     Example:
         >>> from custody_lab.sweep import grid, sweep
@@ -110,9 +167,10 @@ def outcome_share(
 def _outcome_share(plt: Any, look: Theme, swept: pd.DataFrame, share: pd.DataFrame, by: str, title: str | None) -> Any:
     labels = [drawable(str(v)) for v in share.index]
     height = max(1.0 + 0.55 * len(labels), 0.9 + 0.22 * len(share.columns))  # room for the legend
-    fig, ax = plt.subplots(figsize=(11, height), layout="constrained")
+    fig, ax = _figure(plt, 11, height)
     y = np.arange(len(labels))
     left = np.zeros(len(labels))
+    inside: list[tuple[Any, float, float, str]] = []
     for outcome in share.columns:
         short, hatch, face = OUTCOME_STYLE[outcome]
         width = share[outcome].to_numpy()
@@ -122,7 +180,7 @@ def _outcome_share(plt: Any, look: Theme, swept: pd.DataFrame, share: pd.DataFra
         for yi, (x0, w) in enumerate(zip(left, width)):
             if w >= 0.04:  # wide segments get their label and share; narrower ones the share only
                 text = f"{short}\n{w:.0%}" if w >= 0.09 else f"{w:.0%}"
-                _label(ax, look, x0 + w / 2, yi, text, pad=0.15)
+                inside.append((_label(ax, look, x0 + w / 2, yi, text, pad=_SEGMENT_PAD), x0, x0 + w, f"{w:.0%}"))
         left += width
     ax.set_yticks(y, labels)
     ax.invert_yaxis()
@@ -133,6 +191,7 @@ def _outcome_share(plt: Any, look: Theme, swept: pd.DataFrame, share: pd.DataFra
     ax.set_title(title or f"Outcome share by {by}", loc="left")
     ax.spines[["top", "right"]].set_visible(False)
     _legend(ax, look, list(share.columns), loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=MIN_TEXT)
+    _fit_in_segments(fig, ax, inside)
     plt.close(fig)
     return fig
 
@@ -229,7 +288,7 @@ def _bytes_shape_map(
     dark = look.name == "dark"
 
     width_in = 11.0
-    fig, ax = plt.subplots(figsize=(width_in, 1.5 + 0.75 * len(shapes)), layout="constrained")
+    fig, ax = _figure(plt, width_in, 1.5 + 0.75 * len(shapes))
     span = edges[-1] - edges[0]
     line = p.embed_limit_bytes + 0.5  # where the dashed limit line is drawn
     axes_points = width_in * 72 * 0.8  # the shape labels take about a fifth of the width
@@ -318,7 +377,7 @@ def _policy_comparison(plt: Any, look: Theme, comparison: Comparison, title: str
     summary = comparison.summary
     dark = look.name == "dark"
     outcomes = [str(o) for o in summary.index]
-    fig, ax = plt.subplots(figsize=(11, 1.6 + 0.5 * len(outcomes)), layout="constrained")
+    fig, ax = _figure(plt, 11, 1.6 + 0.5 * len(outcomes))
     y = np.arange(len(outcomes))
     before = summary["before"].to_numpy()
     after = summary["after"].to_numpy()
@@ -342,11 +401,12 @@ def _policy_comparison(plt: Any, look: Theme, comparison: Comparison, title: str
         linewidth=0.6,
         label=f"after: {policy_label(comparison.after)}",
     )
+    ends = []
     for yi, (b, a) in enumerate(zip(before, after)):
-        ax.text(b + top * 0.01, yi - 0.2, f"{b}", va="center", fontsize=MIN_TEXT)
+        ends.append(ax.text(b + top * 0.01, yi - 0.2, f"{b}", va="center", fontsize=MIN_TEXT))
         change = a - b
         delta = f"   ({'+' if change > 0 else '−'}{abs(change)})" if change else ""
-        ax.text(
+        text = ax.text(
             a + top * 0.01,
             yi + 0.2,
             f"{a}{delta}",
@@ -354,6 +414,7 @@ def _policy_comparison(plt: Any, look: Theme, comparison: Comparison, title: str
             fontsize=MIN_TEXT,
             fontweight="bold" if change else "normal",
         )
+        ends.append(text)
     ax.set_yticks(y, [f"{o}  [{OUTCOME_STYLE[o][0]}]" for o in outcomes])
     ax.invert_yaxis()
     from matplotlib.ticker import MaxNLocator
@@ -364,5 +425,6 @@ def _policy_comparison(plt: Any, look: Theme, comparison: Comparison, title: str
     ax.set_title(title or f"{comparison.changed} of {comparison.cases:,} cases change outcome", loc="left", pad=44)
     ax.spines[["top", "right"]].set_visible(False)
     ax.legend(loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=1, frameon=False, fontsize=MIN_TEXT)
+    _room_for_bar_labels(fig, ax, ends)
     plt.close(fig)
     return fig

@@ -14,7 +14,7 @@ No module here imports matplotlib at import time.
 
 from __future__ import annotations
 
-__all__ = ["MIN_TEXT", "THEMES", "THEME_VARIABLE", "Theme", "ThemeError", "contrast", "drawable", "theme_of"]
+__all__ = ["MARGIN", "MIN_TEXT", "THEMES", "THEME_VARIABLE", "Theme", "ThemeError", "contrast", "drawable", "theme_of"]
 
 import os
 from dataclasses import dataclass
@@ -26,6 +26,9 @@ from ..core.errors import CustodyLabError
 #: The smallest text any chart draws, in points: at 100 dpi a 9 pt label is 12.5 px, which still
 #: reads on a 1024 x 768 projector from the back of a room (the lab's own choice, issue 16).
 MIN_TEXT = 9.0
+#: The clear space every chart keeps between its text and the figure's edge (and between a bar's
+#: label and the end of its axes), in inches: a label never touches the edge it sits by.
+MARGIN = 0.15
 #: The environment variable a chart reads when no ``theme=`` is given.
 THEME_VARIABLE = "CUSTODY_LAB_THEME"
 

@@ -17,7 +17,10 @@ with the outcome :func:`~custody_lab.core.router.route` gives.
   a dashed vertical line.
 * Every encoding is repeated without colour (seed 000: the legend "repeats all encodings without
   color"): marker shape = initiator, filled / hollow with a cross = accepted / rejected, hatch
-  pattern + in-band text = region, dashed line = embed limit.
+  pattern + in-band text = region, dashed line = embed limit. Each marker drawn has its own legend
+  entry (initiator x outcome): no two meanings share a glyph.
+* Each case's label sits on its own row beside its marker when the row has room; no leader line
+  crosses another or runs through another case's label or marker.
 
 Three ways in:
 
@@ -32,10 +35,12 @@ character the chart font lacks (``✅``) is drawn as a look-alike (``✓``) or i
 
 Every drawing takes ``theme="light"`` or ``"dark"`` (without it, ``$CUSTODY_LAB_THEME``, else
 light; :mod:`custody_lab.whatif.theme`): every text meets 4.5:1 against its background, no text is
-under 9 pt, the legend lists only what is drawn, and case labels keep off the embed-limit line.
+under 9 pt, no text comes closer than ``MARGIN`` (0.15 in) to the figure's edge, the legend lists
+only what is drawn, and case labels keep off the embed-limit line.
 
 The package: :mod:`.regions` (rows, regions, the table, the words drawn; no matplotlib),
-:mod:`.placement` (the label placer; pure geometry), :mod:`.style`, :mod:`.legend` and
+:mod:`.placement` (the label placer; pure geometry), :mod:`.labelling` (every case's label on
+its row, leaders uncrossed), :mod:`.style`, :mod:`.legend` and
 :mod:`.draw` (the matplotlib figure and :func:`export`), :mod:`.fast` (:class:`CustodyMatrix` and
 its zlib PNG encoder).
 """

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 __all__ = ["Layout", "draw_static", "export", "label_case", "matrix_figure", "new_figure"]
 
+
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,8 +28,9 @@ from matplotlib.transforms import ScaledTranslation, blended_transform_factory
 from ...core.model import Case, Decision, Policy
 from ...core.router import route
 from ...whatif.theme import Theme, theme_of
-from .legend import Encodings, draw_legend
-from .placement import Box, place
+from .labelling import label_all, label_case
+from .legend import MARKER_WORDS, Encodings, draw_legend
+from .placement import Box
 from .regions import (
     GROUPS,
     LINTHRESH,
@@ -44,7 +46,6 @@ from .regions import (
     YTOP,
     ChartError,
     as_case,
-    label_text,
     matrix_regions,
     safe_text,
     status_text,
@@ -54,7 +55,6 @@ from .style import (
     BOTTOM,
     EDGE,
     INITIATOR_MARKER,
-    LABEL_SIZE,
     LEFT,
     MARKER_SIZE,
     MIN_TEXT,
@@ -65,7 +65,6 @@ from .style import (
     halo,
     initiator_color,
     renderer_of,
-    ring,
     theme_rc,
 )
 
@@ -91,10 +90,12 @@ class Layout:
     ax: Any
     policy: Policy
     theme: Theme
-    text_boxes: list[tuple[float, float, float, float]] = field(default_factory=list)
-    marker_boxes: list[tuple[float, float, float, float]] = field(default_factory=list)
+    text_boxes: list[Box] = field(default_factory=list)
+    marker_boxes: list[Box] = field(default_factory=list)
     region_labels: list[Text] = field(default_factory=list)
     positions: list[tuple[float, float]] = field(default_factory=list)
+    clusters: list[list[int]] = field(default_factory=list)
+    limit_box: Box | None = None
     marker_r: float = 5.0
 
 
@@ -225,7 +226,8 @@ def draw_static(
     # Case labels keep off the limit line: its strip is a box no label may cover.
     line_x = ax.transData.transform((xl, 0))[0]
     axbox0 = ax.get_window_extent(renderer)
-    layout.text_boxes.append((line_x - 2.5, axbox0.y0, line_x + 2.5, axbox0.y1))
+    layout.limit_box = (line_x - 2.5, axbox0.y0, line_x + 2.5, axbox0.y1)  # a leader may cross the line
+    layout.text_boxes.append(layout.limit_box)
     ext, axbox = lim.get_window_extent(renderer), ax.get_window_extent(renderer)
     if ext.x1 > axbox.x1:
         lim.set_horizontalalignment("right")
@@ -234,7 +236,7 @@ def draw_static(
 
     # The cases (faint in the interactive map, where one highlighted case is drawn on top).
     alpha = 0.35 if faint else 1.0
-    layout.positions = _positions(ax, placed, px)
+    layout.positions, layout.clusters = _positions(ax, placed, px)
     for (case, d), (x, y) in zip(placed, layout.positions):
         _draw_marker(ax, theme, case, d, x, y, alpha=alpha)
         cx, cy = ax.transData.transform((x, y))
@@ -251,10 +253,9 @@ def draw_static(
         fontsize=11,
         fontweight="bold",
     ).set_gid("title")
+    drawn = {(c.initiator, d.accepted) for c, d in placed}
     used = Encodings(
-        initiators=frozenset(INITIATOR_MARKER if faint else {c.initiator for c, _ in placed}),
-        accepted=faint or any(d.accepted for _, d in placed),
-        rejected=faint or any(not d.accepted for _, d in placed),
+        markers=frozenset(MARKER_WORDS if faint else drawn),
         kinds=frozenset(r.kind for r in regions),
         ring=ring_legend,
     )
@@ -262,13 +263,19 @@ def draw_static(
     return layout
 
 
-def _positions(ax: Any, placed: Sequence[tuple[Case, Decision]], px: float) -> list[tuple[float, float]]:
-    """Data positions of the markers: coincident cases on a row are spread vertically (dodged)."""
+def _positions(
+    ax: Any, placed: Sequence[tuple[Case, Decision]], px: float
+) -> tuple[list[tuple[float, float]], list[list[int]]]:
+    """Data positions of the markers, and the clusters: cases on one row whose markers would touch.
+
+    The markers of a cluster are spread vertically (dodged); its labels are placed together.
+    """
     base: list[tuple[float, float]] = []
     for case, _ in placed:
         base.append((x_of(case.bytes), ROW_OF[case.shape].y + MARK_DY))
     out = list(base)
     near = MARKER_SIZE * px * 1.3
+    every: list[list[int]] = []
     for row in ROWS:
         idx = sorted((i for i, (c, _) in enumerate(placed) if c.shape == row.shape), key=lambda i: (base[i][0], i))
         clusters: list[list[int]] = []
@@ -287,7 +294,8 @@ def _positions(ax: Any, placed: Sequence[tuple[Case, Decision]], px: float) -> l
             spread = min(0.26, 0.13 * (n - 1))
             for k, i in enumerate(sorted(cluster)):
                 out[i] = (base[i][0], row.y + MARK_DY - spread + 2 * spread * k / (n - 1))
-    return out
+        every += clusters
+    return out, every
 
 
 def _draw_marker(
@@ -315,80 +323,6 @@ def _draw_marker(
         (c,) = ax.plot([x], [y], **cross(theme), markersize=size * 0.7, alpha=alpha, zorder=6, clip_on=False)
         out.append(c)
     return out
-
-
-def label_case(
-    ax: Any,
-    layout: Layout,
-    case: Case,
-    d: Decision,
-    x: float,
-    y: float,
-    taken: list[Box],
-    *,
-    soft: Sequence[Box] = (),
-    bold: bool = False,
-    ring: bool = False,
-    text: Text | None = None,
-    leader: Line2D | None = None,
-) -> tuple[Text, Line2D]:
-    """Draw (or move) one case label and its leader line; the label's box is added to ``taken``.
-
-    ``taken`` holds boxes a label must not cover (other labels, the map's words, markers);
-    ``soft`` holds boxes it should avoid but may cover to stay in its row (faint context markers).
-    """
-    fig = ax.figure
-    renderer = renderer_of(fig)
-    s = label_text(case, d)
-    if text is None:
-        text = draw_text(
-            ax,
-            x,
-            y,
-            s,
-            ha="left",
-            va="center",
-            fontsize=LABEL_SIZE,
-            zorder=8,
-            fontweight="bold" if bold else "normal",
-            color=layout.theme.text,
-            bbox={"boxstyle": "round,pad=0.15", "facecolor": layout.theme.box, "edgecolor": "none", "alpha": 0.9},
-        )
-    else:
-        text.set_text(s)
-    text.set_gid(f"case-label:{case.id}")
-    ext = text.get_window_extent(renderer)
-    pad = 2.0
-    w, h = ext.width + 2 * pad, ext.height + 2 * pad
-    mx, my = ax.transData.transform((x, y))
-    row = ROW_OF[case.shape]
-    b0 = ax.transData.transform((x, row.y + 0.5))[1]
-    b1 = ax.transData.transform((x, row.y - 0.5))[1]
-    a = ax.get_window_extent(renderer)
-    area = (a.x0 + 2, a.y0 + 2, a.x1 - 2, a.y1 - 2)
-    own = (mx - layout.marker_r, my - layout.marker_r, mx + layout.marker_r, my + layout.marker_r)
-    blockers = [t for t in taken if t != own]
-    # A highlighted case wears a ring: keep its label clear of the ring, not just the marker.
-    r = MARKER_SIZE * 2.1 / 2 * fig.dpi / 72 if ring else layout.marker_r
-    box, side = place((mx, my), (w, h), (min(b0, b1), max(b0, b1)), area, blockers, soft, gap=r + 2)
-    ty = (box[1] + box[3]) / 2
-    tx = box[0] + pad if side == "right" else box[2] - pad
-    text.set_horizontalalignment("left" if side == "right" else "right")
-    text.set_position(ax.transData.inverted().transform((tx, ty)))
-    taken.append(box)
-    # The leader: from the marker's edge to the near edge of the label.
-    ex = box[0] if side == "right" else box[2]
-    dx, dy = ex - mx, ty - my
-    dist = max((dx * dx + dy * dy) ** 0.5, 1e-9)
-    sx, sy = mx + dx / dist * r, my + dy / dist * r
-    p0 = ax.transData.inverted().transform((sx, sy))
-    p1 = ax.transData.inverted().transform((ex, ty))
-    if leader is None:
-        (leader,) = ax.plot([], [], color=layout.theme.muted, linewidth=0.8, zorder=7, clip_on=False)
-    leader.set_data([p0[0], p1[0]], [p0[1], p1[1]])
-    leader.set_visible(abs(dy) > 1.5 or abs(dx) > r + 6)
-    leader.set_gid(f"leader:{case.id}")
-    return text, leader
 
 
 # ---------------------------------------------------------------------------------------------
@@ -457,23 +391,7 @@ def matrix_figure(
             if title is not None
             else f"Custody matrix · where the advisor puts each shape · embed limit {policy.embed_limit_bytes:,} B",
         )
-        ax = layout.ax
-        positions = layout.positions
-        # Highlighted case first, then row by row from the left: a deterministic order in which
-        # crowded right-hand clusters push the labels of their left neighbours to the left.
-        rank = {r.shape: k for k, r in enumerate(ROWS)}
-        order = sorted(
-            range(len(placed)),
-            key=lambda i: (placed[i][0].id != highlight, rank[placed[i][0].shape], positions[i][0], i),
-        )
-        taken = layout.text_boxes + layout.marker_boxes
-        for i in order:
-            case, d = placed[i]
-            x, y = positions[i]
-            if case.id == highlight:
-                circle = ax.plot([x], [y], **ring(look), zorder=6, clip_on=False)[0]
-                circle.set_gid("highlight-ring")
-            label_case(ax, layout, case, d, x, y, taken, bold=case.id == highlight, ring=case.id == highlight)
+        label_all(layout.ax, layout, placed, highlight, look)
         if highlight is not None:
             case, d = next(p for p in placed if p[0].id == highlight)
             words = status_text(case, d, policy)

@@ -1,13 +1,14 @@
 """The custody matrix's legend and caption: every encoding drawn, repeated in words, without colour.
 
-The legend lists only what the chart draws: the marker of each initiator present, filled /
-hollow + ✕ only for outcomes present (drawn with a marker the chart uses), the region kinds on
-the map, the limit line and, when a case is highlighted, the ring.
+The legend lists only what the chart draws, and gives every drawn marker its own entry: each
+(initiator, outcome) pair present is one glyph (circle / triangle for who initiates, filled /
+hollow under a ✕ for accepted / rejected) in the chart's own colour, so no two meanings share a
+glyph; then the region kinds on the map, the limit line and, when a case is highlighted, the ring.
 """
 
 from __future__ import annotations
 
-__all__ = ["Encodings", "draw_legend"]
+__all__ = ["MARKER_WORDS", "Encodings", "draw_legend", "marker_handle"]
 
 from dataclasses import dataclass
 from typing import Any
@@ -19,9 +20,15 @@ from matplotlib.patches import Patch
 
 from ...whatif.theme import Theme
 from .regions import REGION_KINDS, caption_text
-from .style import BOTTOM, EDGE, INITIATOR_MARKER, MARKER_SIZE, MIN_TEXT, cross, draw_text, ring
+from .style import BOTTOM, EDGE, INITIATOR_MARKER, MARKER_SIZE, MIN_TEXT, cross, draw_text, initiator_color, ring
 
-_INITIATOR_WORDS = {"application": "circle: the application initiates", "model": "triangle: the model initiates"}
+#: The words of each marker the chart draws, keyed by (initiator, accepted): one glyph, one meaning.
+MARKER_WORDS: dict[tuple[str, bool], str] = {
+    ("application", True): "filled circle: application, accepted",
+    ("application", False): "hollow circle + ✕: application, rejected",
+    ("model", True): "filled triangle: model, accepted",
+    ("model", False): "hollow triangle + ✕: model, rejected",
+}
 
 
 @dataclass(frozen=True)
@@ -29,52 +36,44 @@ class Encodings:
     """What a matrix draws, so that its legend names exactly that.
 
     Attributes:
-        initiators: the initiators whose markers appear (in ``INITIATOR_MARKER`` order).
-        accepted: some case is drawn filled (accepted).
-        rejected: some case is drawn hollow with a cross (rejected).
+        markers: the markers drawn, as ``(initiator, accepted)`` pairs: the initiator gives the
+            marker's shape (``INITIATOR_MARKER``) and colour, accepted a filled marker, rejected a
+            hollow one under a cross.
         kinds: the region kinds on the map.
         ring: a highlighted case wears the ring.
     """
 
-    initiators: frozenset[str]
-    accepted: bool
-    rejected: bool
+    markers: frozenset[tuple[str, bool]]
     kinds: frozenset[str]
     ring: bool
 
 
+def marker_handle(theme: Theme, initiator: str, accepted: bool) -> Any:
+    """The legend glyph of one drawn marker: the chart's own shape, colour, fill and cross."""
+    color = initiator_color(theme, initiator)
+    glyph = Line2D(
+        [],
+        [],
+        linestyle="none",
+        marker=INITIATOR_MARKER[initiator],
+        markersize=MARKER_SIZE,
+        markerfacecolor=color if accepted else theme.box,
+        markeredgecolor=color,
+        markeredgewidth=1.4,
+    )
+    if accepted:
+        return glyph
+    return (glyph, Line2D([], [], **cross(theme), markersize=MARKER_SIZE * 0.7))
+
+
 def draw_legend(fig: Figure, theme: Theme, used: Encodings) -> None:
     """Draw the legend under the axes and the caption at the foot of the figure."""
-    ink = theme.text
-    present = [i for i in INITIATOR_MARKER if i in used.initiators]
-    shown = INITIATOR_MARKER[present[0]] if present else "o"  # the outcome entries use a drawn marker
-    solid: dict[str, Any] = {
-        "linestyle": "none",
-        "markersize": MARKER_SIZE,
-        "markerfacecolor": ink,
-        "markeredgecolor": ink,
-    }
     handles: list[Any] = []
     labels: list[str] = []
-    for initiator in present:
-        handles.append(Line2D([], [], marker=INITIATOR_MARKER[initiator], **solid))
-        labels.append(_INITIATOR_WORDS[initiator])
-    if used.accepted:
-        handles.append(Line2D([], [], marker=shown, **solid))
-        labels.append("filled: accepted (→ shape)")
-    if used.rejected:
-        hollow = Line2D(
-            [],
-            [],
-            linestyle="none",
-            marker=shown,
-            markersize=MARKER_SIZE,
-            markerfacecolor=theme.box,
-            markeredgecolor=ink,
-            markeredgewidth=1.4,
-        )
-        handles.append((hollow, Line2D([], [], **cross(theme), markersize=MARKER_SIZE * 0.7)))
-        labels.append("hollow + ✕: rejected (✕ rule code)")
+    for key, words in MARKER_WORDS.items():  # every marker drawn has its own entry, in this order
+        if key in used.markers:
+            handles.append(marker_handle(theme, *key))
+            labels.append(words)
     for kind in REGION_KINDS.values():
         if kind.key not in used.kinds:
             continue

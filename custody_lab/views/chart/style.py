@@ -33,7 +33,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg, RendererAgg
 from matplotlib.figure import Figure
 from matplotlib.text import Text
 
-from ...whatif.theme import MIN_TEXT, Theme
+from ...whatif.theme import MARGIN, MIN_TEXT, Theme
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.typing import RcKeyType
@@ -44,7 +44,7 @@ MARKER_SIZE = 8.0  # points
 LABEL_SIZE = MIN_TEXT
 # Fixed margins, inches: the layout is the same at every figure size (≥ 8 x 5 in).
 LEFT, RIGHT, TOP, BOTTOM = 2.1, 0.3, 0.85, 2.05
-EDGE = 0.15  # the left edge of the title, status line, legend and caption, inches
+EDGE = MARGIN  # the left edge of the title, status line, legend and caption, inches
 RC: dict[RcKeyType, Any] = {
     "text.usetex": False,
     "font.family": "DejaVu Sans",

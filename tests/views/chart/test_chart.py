@@ -266,12 +266,11 @@ def test_the_legend_repeats_every_encoding_without_colour(fixture):
         assert len(hits) == 1, f"legend entry with {words}: found {hits} in {labels}"
         return by_label[hits[0]]
 
-    assert find("circle", "application").get_marker() == "o"
-    assert find("triangle", "model").get_marker() == "^"
-    accepted = find("filled", "accepted")
-    assert accepted.get_marker() == "o" and to_hex(accepted.get_markerfacecolor()) != "#ffffff", accepted.get_marker()
-    rejected = find("hollow", "rejected")  # drawn as this hollow circle under a cross (next test)
-    assert rejected.get_marker() == "o" and to_hex(rejected.get_markerfacecolor()) == "#ffffff", rejected.get_marker()
+    for shape, marker, initiator in (("circle", "o", "application"), ("triangle", "^", "model")):
+        accepted = find(f"filled {shape}", initiator, "accepted")
+        assert accepted.get_marker() == marker and to_hex(accepted.get_markerfacecolor()) != "#ffffff", accepted
+        rejected = find(f"hollow {shape}", initiator, "rejected")  # drawn under a cross (next test)
+        assert rejected.get_marker() == marker and to_hex(rejected.get_markerfacecolor()) == "#ffffff", rejected
     hatches = {h.get_hatch() for h in handles if isinstance(h, Patch)}
     expected = {k.hatch for k in REGION_KINDS.values() if k.key != "prefer-other"}
     assert hatches == expected, f"legend hatches {hatches}, regions {expected}"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from custody_lab.views.chart.placement import overlap, place
+from custody_lab.views.chart.placement import Mark, crosses, cuts, leader, overlap, place, stack
 
 AREA = (0.0, 0.0, 1000.0, 600.0)
 SIZE = (100.0, 20.0)  # w, h
@@ -69,3 +69,80 @@ def test_when_nothing_fits_the_least_overlapping_candidate_wins():
     box, _side = place((200, 300), SIZE, (250, 350), AREA, everything, [], GAP)
     assert AREA[0] <= box[0] and box[2] <= AREA[2], f"even a covered plot keeps the label inside it: {box}"
     assert box == (208.0, 290.0, 308.0, 310.0), f"every candidate costs the same: expected the first, got {box}"
+
+
+# --- leaders and stacks ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "meet"),
+    [
+        ((0, 0, 10, 10), (0, 10, 10, 0), True),  # an X
+        ((0, 0, 10, 0), (0, 5, 10, 5), False),  # parallel
+        ((0, 0, 10, 0), (10, 0, 20, 5), True),  # a shared end point
+        ((0, 0, 4, 4), (6, 6, 10, 0), False),  # they would meet only if extended
+        ((0, 0, 10, 0), (15, -5, 15, 5), False),  # one straddles the other's line beyond its end
+    ],
+)
+def test_two_leaders_cross_when_they_share_any_point(a, b, meet):
+    assert crosses(a, b) is meet and crosses(b, a) is meet, f"crosses({a}, {b}): expected {meet}"
+
+
+@pytest.mark.parametrize(
+    ("seg", "through"),
+    [
+        ((0, 5, 20, 5), True),  # straight across
+        ((0, 0, 7.9, 5), False),  # stops short
+        ((0, 11, 20, 11), False),  # passes above
+        ((10, 5, 10, 5.5), True),  # wholly inside
+        ((8, 0, 8, 10), False),  # runs along the left edge
+    ],
+)
+def test_a_leader_runs_through_a_box_only_through_its_inside(seg, through):
+    assert cuts(seg, (8, 0, 12, 10)) is through, f"cuts({seg}): expected {through}"
+
+
+def _marks(ys, x=200.0, w=100.0, h=20.0):
+    return [Mark((x, y), (w, h), 8.0, (x - 6, y - 6, x + 6, y + 6)) for y in ys]
+
+
+def test_a_cluster_stacks_in_its_markers_order_inside_the_band_with_uncrossed_leaders():
+    marks = _marks([312.0, 300.0, 288.0])  # display y grows upward: the first mark is the top one
+    found = stack(marks, (260.0, 340.0), AREA, [])
+    assert found is not None, "three 20 px labels fit an 80 px band"
+    tops = [box[3] for box, _ in found]
+    assert tops == sorted(tops, reverse=True), f"labels in marker order, top first: {tops}"
+    assert all(260 <= box[1] and box[3] <= 340 for box, _ in found), found
+    segs = [leader(m.anchor, m.gap - 2, box, side) for m, (box, side) in zip(marks, found)]
+    assert not any(crosses(a, b) for i, a in enumerate(segs) for b in segs[i + 1 :]), segs
+
+
+def test_a_cluster_too_tall_for_one_side_splits_over_both_sides_in_order():
+    marks = _marks([312.0, 300.0, 288.0])
+    found = stack(marks, (285.0, 330.0), AREA, [])  # two labels a side at most
+    assert found is not None
+    sides = [side for _, side in found]
+    assert set(sides) == {"left", "right"}, sides
+    assert sides[0] != sides[2] and sides.count(sides[0]) in (1, 2), sides
+
+
+def test_a_cluster_its_band_cannot_hold_is_refused():
+    assert stack(_marks([300.0] * 5), (285.0, 330.0), AREA, []) is None
+
+
+def test_a_stacked_label_keeps_its_leader_off_another_leader_and_another_box():
+    marks = _marks([300.0])
+    wall = (190.0, 250.0, 1000.0, 299.0)  # below the marker, right across the plot
+    ahead = (215.0, 290.0, 216.0, 320.0)  # a leader just right of the marker, up through its height
+    found = stack(marks, (200.0, 400.0), AREA, [wall], leaders=[ahead])
+    assert found is not None
+    ((box, side),) = found
+    seg = leader(marks[0].anchor, 6.0, box, side)
+    assert not crosses(seg, ahead) and overlap(box, wall) == 0, (box, side)
+
+
+def test_one_label_takes_a_spot_whose_leader_crosses_nothing():
+    across = (207.0, 250.0, 207.0, 350.0)  # a leader rising just right of the marker
+    box, side = place((200, 300), SIZE, (0, 600), AREA, [], [], GAP, leaders=[across])
+    seg = leader((200, 300), GAP - 2, box, side)
+    assert not crosses(seg, across), f"the leader to {box} ({side}) crosses {across}"
