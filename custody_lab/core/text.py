@@ -12,7 +12,17 @@ One home for both, so the CLI, the audit, the live report and the untrusted-data
 
 from __future__ import annotations
 
-__all__ = ["INVISIBLE", "shorten", "terminal_json", "visible", "visible_controls", "visible_format"]
+__all__ = [
+    "BLANK_RANGES",
+    "INVISIBLE",
+    "hidden_characters",
+    "is_hidden",
+    "shorten",
+    "terminal_json",
+    "visible",
+    "visible_controls",
+    "visible_format",
+]
 
 import json
 import re
@@ -53,6 +63,60 @@ def _escape(ch: str) -> str:
 def _is_hidden(ch: str) -> bool:
     """Whether ``ch`` is a control, or a character that reorders, splits or hides text."""
     return ch in INVISIBLE or unicodedata.category(ch) in _HIDDEN_CATEGORIES
+
+
+#: Code points that show nothing and are not white space: Unicode's default-ignorable code points
+#: (``DerivedCoreProperties.txt``, ``Default_Ignorable_Code_Point``: the soft hyphen, the combining
+#: grapheme joiner, zero-width characters, bidi controls, variation selectors, tag characters...)
+#: and the blanks Unicode files as letters or symbols (the Hangul fillers U+115F, U+1160, U+3164,
+#: U+FFA0, and the braille blank U+2800), which a word count would otherwise read as words.
+BLANK_RANGES: tuple[tuple[int, int], ...] = (
+    (0x00AD, 0x00AD),
+    (0x034F, 0x034F),
+    (0x061C, 0x061C),
+    (0x115F, 0x1160),
+    (0x17B4, 0x17B5),
+    (0x180B, 0x180F),
+    (0x200B, 0x200F),
+    (0x202A, 0x202E),
+    (0x2060, 0x206F),
+    (0x2800, 0x2800),
+    (0x3164, 0x3164),
+    (0xFE00, 0xFE0F),
+    (0xFEFF, 0xFEFF),
+    (0xFFA0, 0xFFA0),
+    (0xFFF0, 0xFFF8),
+    (0x1BCA0, 0x1BCA3),
+    (0x1D173, 0x1D17A),
+    (0xE0000, 0xE0FFF),
+)
+
+
+def is_hidden(ch: str) -> bool:
+    """Whether a reader cannot see ``ch``: a control other than newline and tab, a format,
+    private-use or unassigned code point, or one of :data:`BLANK_RANGES`.
+
+    Example:
+        >>> is_hidden("\\u3164"), is_hidden("\\u200b"), is_hidden(" "), is_hidden("a")
+        (True, True, False, False)
+    """
+    if ch in "\n\t":
+        return False
+    code = ord(ch)
+    if ch in INVISIBLE or any(low <= code <= high for low, high in BLANK_RANGES):
+        return True
+    return unicodedata.category(ch) in ("Cc", "Cf", "Co", "Cn")
+
+
+def hidden_characters(text: str) -> list[str]:
+    """The characters of ``text`` a reader cannot see (:func:`is_hidden`: controls other than
+    newline and tab, zero-width spaces, bidi controls, Hangul fillers...), each as its escape.
+
+    Example:
+        >>> hidden_characters("admins\\u200b only"), hidden_characters("two\\nlines")
+        (['\\\\u200b'], [])
+    """
+    return sorted({_escape(ch) for ch in text if is_hidden(ch)})
 
 
 def _is_control_or_break(ch: str) -> bool:

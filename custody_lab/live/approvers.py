@@ -34,7 +34,7 @@ import unicodedata
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from ..core.text import visible
+from ..core.text import hidden_characters, visible
 
 #: The host's named policies that may approve a tool call, and what each approves (the lab's host policy).
 HOST_POLICIES: Mapping[str, str] = MappingProxyType(
@@ -72,6 +72,9 @@ class ApproverError(ValueError):
 
 def _person_problem(name: str) -> str | None:
     cleaned = unicodedata.normalize("NFKC", name).strip()
+    hidden = hidden_characters(name)
+    if hidden:  # a Hangul filler or a braille blank is a "letter" that shows nothing
+        return f"holds characters a reader cannot see ({', '.join(hidden)})"
     odd = sorted({ch for ch in cleaned if not (ch.isalpha() or ch in _NAME_PUNCTUATION)})
     if odd:
         return f"holds {', '.join(visible(repr(ch)) for ch in odd)}, which no name has (letters only)"

@@ -178,3 +178,11 @@ def test_escape_shows_hiding_characters_but_keeps_a_lab_texts_line_breaks_and_ta
 
     assert escape("one\ntwo\tthree <b>") == "one\ntwo\tthree &lt;b&gt;"
     assert escape("x\u202ey\U000e0041") == "x\\u202ey\\U000e0041"
+
+
+def test_hidden_characters_are_listed_once_each_made_visible():
+    from custody_lab.core.text import hidden_characters, is_hidden
+
+    assert hidden_characters("a\u200bb\u200bc\x1b") == ["\\u200b", "\\x1b"]
+    assert hidden_characters("Dana\u3164Ruiz") == ["\\u3164"]  # a Hangul filler is a letter, and blank
+    assert not is_hidden(" ") and not is_hidden("\n") and is_hidden("\u2800")

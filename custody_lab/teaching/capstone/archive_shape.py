@@ -39,9 +39,8 @@ from typing import Any
 
 from ...core.errors import PolicyError
 from ...core.model import Policy
-from ...core.text import visible
+from ...core.text import is_hidden, visible
 from .archive import ARCHIVE_FORMAT
-from .judgement import is_hidden
 
 #: The deepest nesting of objects and lists in one archive line (a line the archive writes nests
 #: four levels: a live line's receipt, its custody, and a consent's arguments one or two more).
@@ -188,7 +187,7 @@ def json_problem(value: object) -> str | None:
 
 def normal_id(text: str) -> str:
     """The one form in which the rubric compares ids: Unicode NFKC, every character a reader
-    cannot see (:func:`~.judgement.is_hidden`) dropped, white space trimmed and each run made one
+    cannot see (:func:`~custody_lab.core.text.is_hidden`) dropped, white space trimmed and each run made one
     space. An id that is not already in this form is a finding, never silently matched.
 
     Example:

@@ -43,10 +43,7 @@ __all__ = [
     "PLACEHOLDERS",
     "case_findings",
     "fix_findings",
-    "BLANK_RANGES",
     "can_read_again",
-    "hidden_characters",
-    "is_hidden",
     "says_nothing",
     "sound_fix_exists",
     "sound_fix_inputs",
@@ -59,7 +56,7 @@ import unicodedata
 from ...core.errors import CaseError
 from ...core.model import FIELDS, Case, Policy
 from ...core.router import route
-from ...core.text import INVISIBLE, visible
+from ...core.text import hidden_characters, visible
 
 #: Inputs that record a measurement of the payload, not a design choice.
 MEASUREMENTS: tuple[str, ...] = ("bytes",)
@@ -87,65 +84,6 @@ _WORD = re.compile(r"[^\W\d_]{2,}")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:(.*)$")
 #: Shapes whose bytes arrive inline in the model's context.
 _INLINE = ("embedded-resource", "structured-tool-result")
-
-
-#: Code points that show nothing and are not white space: Unicode's default-ignorable code points
-#: (``DerivedCoreProperties.txt``, ``Default_Ignorable_Code_Point``: the soft hyphen, the combining
-#: grapheme joiner, zero-width characters, bidi controls, variation selectors, tag characters...)
-#: and the blanks Unicode files as letters or symbols (the Hangul fillers U+115F, U+1160, U+3164,
-#: U+FFA0, and the braille blank U+2800), which a word count would otherwise read as words.
-BLANK_RANGES: tuple[tuple[int, int], ...] = (
-    (0x00AD, 0x00AD),
-    (0x034F, 0x034F),
-    (0x061C, 0x061C),
-    (0x115F, 0x1160),
-    (0x17B4, 0x17B5),
-    (0x180B, 0x180F),
-    (0x200B, 0x200F),
-    (0x202A, 0x202E),
-    (0x2060, 0x206F),
-    (0x2800, 0x2800),
-    (0x3164, 0x3164),
-    (0xFE00, 0xFE0F),
-    (0xFEFF, 0xFEFF),
-    (0xFFA0, 0xFFA0),
-    (0xFFF0, 0xFFF8),
-    (0x1BCA0, 0x1BCA3),
-    (0x1D173, 0x1D17A),
-    (0xE0000, 0xE0FFF),
-)
-
-
-def is_hidden(ch: str) -> bool:
-    """Whether a reader cannot see ``ch``: a control other than newline and tab, a format,
-    private-use or unassigned code point, or one of :data:`BLANK_RANGES`.
-
-    Example:
-        >>> is_hidden("\\u3164"), is_hidden("\\u200b"), is_hidden(" "), is_hidden("a")
-        (True, True, False, False)
-    """
-    if ch in "\n\t":
-        return False
-    code = ord(ch)
-    if ch in INVISIBLE or any(low <= code <= high for low, high in BLANK_RANGES):
-        return True
-    return unicodedata.category(ch) in ("Cc", "Cf", "Co", "Cn")
-
-
-def _shown(ch: str) -> str:
-    code = ord(ch)
-    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
-
-
-def hidden_characters(text: str) -> list[str]:
-    """The characters of ``text`` a reader cannot see (:func:`is_hidden`: controls other than
-    newline and tab, zero-width spaces, bidi controls, Hangul fillers...), each as its escape.
-
-    Example:
-        >>> hidden_characters("admins\\u200b only"), hidden_characters("two\\nlines")
-        (['\\\\u200b'], [])
-    """
-    return sorted({_shown(ch) for ch in text if is_hidden(ch)})
 
 
 def says_nothing(text: object, *, words: int = 3) -> str | None:

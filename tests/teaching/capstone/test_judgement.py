@@ -14,7 +14,6 @@ from custody_lab.teaching.capstone.judgement import (
     FRESHNESS_RULE,
     case_findings,
     fix_findings,
-    hidden_characters,
     says_nothing,
     sound_fix_exists,
     sound_fix_inputs,
@@ -96,10 +95,6 @@ def test_a_uri_that_names_nothing_is_named_as_such(uri, why):
 )
 def test_a_uri_with_a_scheme_and_a_name_is_sound(uri):
     assert uri_says_nothing(uri) is None, f"{uri!r}: {uri_says_nothing(uri)}"
-
-
-def test_hidden_characters_are_listed_once_each_made_visible():
-    assert hidden_characters("a\u200bb\u200bc\x1b") == ["\\u200b", "\\x1b"]
 
 
 def _changed(cid: str, **change: object) -> cl.Case:

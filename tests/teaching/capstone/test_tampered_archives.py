@@ -312,6 +312,7 @@ def test_free_text_is_no_approver_and_the_message_says_what_one_is(approver):
         ({"person": "Claude"}, "is one name"),
         ({"person": "the agent"}, "'agent': a machine"),
         ({"person": "gpt-4o"}, "holds '4'"),
+        ({"person": "Dana\u3164Ruiz"}, "characters a reader cannot see (\\u3164)"),  # a Hangul filler
         ({"person": "Notes Server"}, "'server': a machine"),
         ({"hostPolicy": "auto-approve policy"}, "which is no policy this host has"),
         ({"person": "Dana Ruiz", "hostPolicy": "standing-approval"}, "an approver has one key"),
