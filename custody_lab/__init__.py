@@ -24,6 +24,7 @@ from .core.receipts import actor_labels, canonical_json, digest, extended_receip
 from .core.router import route
 from .core.rules import RESOURCE_NOT_FOUND_CODES, RULES, Rule
 from .core.text import visible
+from .views.table import Table
 
 if TYPE_CHECKING:
     from .whatif.sweep import sweep
@@ -48,6 +49,7 @@ __all__ = [
     "PolicyError",
     "Problem",
     "Rule",
+    "Table",
     "TraceStep",
     "actor_labels",
     "advise",

@@ -3,8 +3,8 @@
 Titles, descriptions and resource text are the server's words (seed 000, "Preserve URI, MIME
 type, and provenance"; seed 004, "Trusting resource text"): they are shown escaped, under the
 visible "untrusted data" label of :func:`custody_lab.views.html.untrusted_block`, and nothing here
-acts on them. The two tables are pandas frames (which escape cell text when rendered as HTML); pandas
-loads only when one is asked for, so the widgets that show entries do not load it.
+acts on them. The two tables are :class:`~custody_lab.views.table.Table` values (every cell escaped
+when rendered as HTML): showing a catalog loads no table library.
 """
 
 from __future__ import annotations
@@ -19,14 +19,10 @@ __all__ = [
     "untrusted_text_html",
 ]
 
-from typing import TYPE_CHECKING
-
 from ..protocol.catalog import Catalog, ResourceEntry, TemplateEntry
 from ..protocol.determinism import DeterminismReport
 from .html import box, code, escape, field_table, pre, small, table, tone, untrusted_block
-
-if TYPE_CHECKING:  # pandas loads when a table is asked for: the widgets that show entries need none
-    import pandas as pd
+from .table import Table
 
 RESOURCE_COLUMNS = ("uri", "name", "title", "kind", "mimeType")
 TEMPLATE_COLUMNS = ("uriTemplate", "name", "title", "kind", "mimeType", "variables")
@@ -84,34 +80,31 @@ def determinism_html(report: DeterminismReport) -> str:
     )
 
 
-def resources_table(catalog: Catalog) -> pd.DataFrame:
+def resources_table(catalog: Catalog) -> Table:
     """The listed resources by kind: columns uri, name, title, kind, mimeType.
 
     Example:
-        >>> resources_table(Catalog.load()).loc[0, ["uri", "kind"]].tolist()
-        ['kb://returns-policy', 'text']
+        >>> first = resources_table(Catalog.load()).rows[0]
+        >>> first["uri"], first["kind"]
+        ('kb://returns-policy', 'text')
     """
-    import pandas as pd
-
-    return pd.DataFrame(
+    return Table(
         [
             {"uri": e.uri, "name": e.name, "title": e.title, "kind": catalog.kind_of(e), "mimeType": e.mime_type}
             for e in catalog.resources
         ],
-        columns=list(RESOURCE_COLUMNS),
+        RESOURCE_COLUMNS,
     )
 
 
-def templates_table(catalog: Catalog) -> pd.DataFrame:
+def templates_table(catalog: Catalog) -> Table:
     """The templates: columns uriTemplate, name, title, kind, mimeType, variables.
 
     Example:
-        >>> templates_table(Catalog.load())["variables"].tolist()[-1]
+        >>> templates_table(Catalog.load())["variables"][-1]
         'service, day, level'
     """
-    import pandas as pd
-
-    return pd.DataFrame(
+    return Table(
         [
             {
                 "uriTemplate": t.uri_template,
@@ -123,5 +116,5 @@ def templates_table(catalog: Catalog) -> pd.DataFrame:
             }
             for t in catalog.templates
         ],
-        columns=list(TEMPLATE_COLUMNS),
+        TEMPLATE_COLUMNS,
     )

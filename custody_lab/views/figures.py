@@ -9,6 +9,10 @@ notebooks export charts with it) and the figure itself.
 :func:`outcome_share`, :func:`bytes_shape_map` and :func:`policy_comparison` draw the what-if
 plots of :mod:`custody_lab.whatif.plots` and attach the text of :mod:`custody_lab.whatif.plot_text`;
 :func:`described` wraps any other figure with the words its caller supplies.
+
+The what-if plots' tables are pandas frames (the sweep made them); the other figures' tables are
+:class:`~custody_lab.views.table.Table` values, so ``custody_lab.chart`` loads pandas only when a
+what-if plot is drawn.
 """
 
 from __future__ import annotations
@@ -27,17 +31,19 @@ import base64
 import io
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from ..core.model import Policy
 from ..protocol.link_or_embed import ShapeCosts
-from ..whatif import plot_text, plots
-from ..whatif.compare import Comparison
 from ..whatif.theme import Theme
 from .context_costs import cumulative_alt, plot_cumulative
 from .html import ViewError, escape, table
+from .table import Table
+
+if TYPE_CHECKING:  # the what-if plots load pandas when one is drawn (the sweep's frames are pandas)
+    import pandas as pd
+
+    from ..whatif.compare import Comparison
 
 #: The class of a described figure's outer element (tests and the browser find it by this).
 _FIGURE_CLASS = "custody-figure"
@@ -55,13 +61,15 @@ class DescribedFigure:
 
     figure: Any
     alt: str
-    table: pd.DataFrame
+    table: Table | pd.DataFrame
 
     def __post_init__(self) -> None:
         if not isinstance(self.alt, str) or not self.alt.strip():
             raise ViewError("a described figure needs alternative text (alt): a non-empty string")
-        if not isinstance(self.table, pd.DataFrame) or self.table.empty:
-            raise ViewError("a described figure needs its table equivalent: a DataFrame with at least one row")
+        if not _is_table(self.table) or len(self.table) == 0:
+            raise ViewError(
+                "a described figure needs its table equivalent: a Table or DataFrame with at least one row"
+            )
 
     def savefig(self, *args: Any, **kwargs: Any) -> None:
         """``Figure.savefig``: export the picture (PNG, SVG…) as before."""
@@ -75,13 +83,18 @@ class DescribedFigure:
 
     def text(self) -> str:
         """The alt text and the table as plain text (what a terminal or ``print`` shows)."""
-        return f"{self.alt}\n\n{self.table.to_string(index=False)}"
+        shown = self.table.text() if isinstance(self.table, Table) else self.table.to_string(index=False)
+        return f"{self.alt}\n\n{shown}"
 
     def html(self) -> str:
         """The image with ``alt``, its caption, and the table equivalent under a "Text equivalent" summary."""
         data = base64.b64encode(self.png()).decode("ascii")
-        rows = self.table.astype(object).where(self.table.notna(), None).itertuples(index=False, name=None)
-        body = table(rows, head=[str(c) for c in self.table.columns], style="border-collapse:collapse")
+        t = self.table
+        if isinstance(t, Table):
+            rows: Any = ([r.get(c) for c in t.columns] for r in t.rows)
+        else:
+            rows = t.astype(object).where(t.notna(), None).itertuples(index=False, name=None)
+        body = table(rows, head=[str(c) for c in t.columns], style="border-collapse:collapse")
         return (
             f'<figure class="{_FIGURE_CLASS}" style="margin:4px 0;max-width:100%">'
             f'<img src="data:image/png;base64,{data}" alt="{escape(self.alt)}" style="max-width:100%;height:auto">'
@@ -94,8 +107,18 @@ class DescribedFigure:
         return {"text/html": self.html(), "text/plain": self.text()}
 
 
-def described(figure: Any, alt: str, rows: pd.DataFrame | Sequence[Mapping[str, object]]) -> DescribedFigure:
-    """Any figure with the words its caller supplies: ``alt`` and the rows of its table equivalent.
+def _is_table(value: object) -> bool:
+    """A :class:`Table`, or a pandas DataFrame (checked without importing pandas)."""
+    return isinstance(value, Table) or (
+        type(value).__name__ == "DataFrame" and type(value).__module__.startswith("pandas")
+    )
+
+
+def described(
+    figure: Any, alt: str, rows: Table | pd.DataFrame | Sequence[Mapping[str, object]]
+) -> DescribedFigure:
+    """Any figure with the words its caller supplies: ``alt`` and the rows of its table equivalent
+    (a DataFrame is kept as it is; rows become a :class:`Table`).
 
     Example:
         >>> import matplotlib
@@ -103,17 +126,19 @@ def described(figure: Any, alt: str, rows: pd.DataFrame | Sequence[Mapping[str, 
         >>> import matplotlib.pyplot as plt
         >>> fig, ax = plt.subplots(); _ = ax.bar(["a", "b"], [1, 2])
         >>> d = described(fig, "Two bars: a is 1, b is 2.", [{"bar": "a", "value": 1}, {"bar": "b", "value": 2}])
-        >>> 'alt="Two bars: a is 1, b is 2."' in d.html(), d.table["value"].tolist()
+        >>> 'alt="Two bars: a is 1, b is 2."' in d.html(), d.table["value"]
         (True, [1, 2])
     """
-    frame = rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(list(rows))
-    return DescribedFigure(figure, alt, frame)
+    shown = rows if _is_table(rows) else Table(rows)  # type: ignore[arg-type]
+    return DescribedFigure(figure, alt, shown)  # type: ignore[arg-type]
 
 
 def outcome_share(
     swept: pd.DataFrame, by: str = "shape", *, title: str | None = None, theme: str | Theme | None = None
 ) -> DescribedFigure:
     """:func:`custody_lab.whatif.plots.outcome_share` with its alt text and table equivalent."""
+    from ..whatif import plot_text, plots
+
     text = plot_text.outcome_share_text(swept, by)
     return DescribedFigure(plots.outcome_share(swept, by, title=title, theme=theme), text.alt, text.table)
 
@@ -126,6 +151,8 @@ def bytes_shape_map(
     theme: str | Theme | None = None,
 ) -> DescribedFigure:
     """:func:`custody_lab.whatif.plots.bytes_shape_map` with its alt text and table equivalent."""
+    from ..whatif import plot_text, plots
+
     text = plot_text.bytes_shape_text(swept, policy)
     return DescribedFigure(plots.bytes_shape_map(swept, policy, title=title, theme=theme), text.alt, text.table)
 
@@ -134,25 +161,24 @@ def policy_comparison(
     comparison: Comparison, *, title: str | None = None, theme: str | Theme | None = None
 ) -> DescribedFigure:
     """:func:`custody_lab.whatif.plots.policy_comparison` with its alt text and table equivalent."""
+    from ..whatif import plot_text, plots
+
     text = plot_text.policy_comparison_text(comparison)
     return DescribedFigure(plots.policy_comparison(comparison, title=title, theme=theme), text.alt, text.table)
 
 
-def cumulative_text(costs: ShapeCosts) -> tuple[str, pd.DataFrame]:
+def cumulative_text(costs: ShapeCosts) -> tuple[str, Table]:
     """What :func:`~custody_lab.views.context_costs.plot_cumulative` draws, in words and as a table.
 
     Example:
         >>> from custody_lab.protocol.link_or_embed import compare_shapes
         >>> alt, rows = cumulative_text(compare_shapes(18000, 5))
-        >>> rows.iloc[-1].tolist(), "from call 2 on" in alt
+        >>> list(rows.rows[-1].values()), "from call 2 on" in alt
         ([5, 90505, 18610], True)
     """
-    rows = pd.DataFrame(
-        {
-            "call": range(1, len(costs.embed_cumulative) + 1),
-            "embed: bytes in context": costs.embed_cumulative,
-            "link with cache: bytes in context": costs.link_cumulative,
-        }
+    rows = Table(
+        {"call": call, "embed: bytes in context": embed, "link with cache: bytes in context": link}
+        for call, (embed, link) in enumerate(zip(costs.embed_cumulative, costs.link_cumulative), 1)
     )
     return cumulative_alt(costs), rows
 

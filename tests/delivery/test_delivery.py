@@ -401,6 +401,20 @@ def test_the_server_config_keeps_what_the_file_held_and_names_a_file_it_cannot_r
     assert path.read_text() == "[1, 2]", "a file the lab cannot read is left as it was"
 
 
+def test_the_written_server_config_culls_kernels_left_idle_for_twenty_minutes_even_with_a_tab_open(tmp_path):
+    """Issue 42 §1: a learner's path fits Binder's 1 GB only because left kernels are culled. The
+    values are checked as numbers here, not against the lab's own table, so removing or loosening
+    the culling fails."""
+    config = json.loads(delivery.write_server_config(tmp_path).read_text())
+    manager = config.get("MappingKernelManager", {})
+    timeout, interval = manager.get("cull_idle_timeout", 0), manager.get("cull_interval", 0)
+    assert 0 < timeout <= 20 * 60, f"cull_idle_timeout: expected 1..1200 s, got {timeout!r} in {manager}"
+    assert 0 < interval <= timeout, f"cull_interval: expected 1..{timeout} s, got {interval!r} in {manager}"
+    # a notebook tab left open keeps its kernel connected: without this, it would never be culled
+    assert manager.get("cull_connected") is True, f"cull_connected: expected True, got {manager}"
+    assert manager.get("cull_busy") is not True, f"cull_busy: a running cell must not be culled, got {manager}"
+
+
 @pytest.mark.slow
 def test_the_jupyter_server_reads_the_culling_the_lab_writes(tmp_path):
     """jupyter_server itself (``--show-config``) loads the file and reports the culling values."""

@@ -43,7 +43,7 @@ __all__ = [
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ...core.advisor import advise
 from ...core.errors import CustodyLabError
@@ -51,9 +51,8 @@ from ...core.model import Case, Decision, Policy
 from ...core.router import route
 from ...core.rules import RULES, Rule
 from ...whatif.theme import Theme, drawable
+from ..table import Table
 
-if TYPE_CHECKING:  # pandas loads only when a caller asks for a DataFrame (matrix_table)
-    import pandas as pd
 
 # ---------------------------------------------------------------------------------------------
 # The map: rows, typical needs, regions
@@ -321,8 +320,9 @@ def matrix_rows(cases: Iterable[Case | Mapping[str, object]], policy: Policy | N
     return rows
 
 
-def matrix_table(cases: Iterable[Case | Mapping[str, object]], policy: Policy | None = None) -> pd.DataFrame:
-    """The matrix as a table: one row per case, in input order (:func:`matrix_rows` as a DataFrame).
+def matrix_table(cases: Iterable[Case | Mapping[str, object]], policy: Policy | None = None) -> Table:
+    """The matrix as a table: one row per case, in input order (:func:`matrix_rows` as a
+    :class:`~custody_lab.views.table.Table`, shown as HTML in a notebook; no table library loads).
 
     Columns: ``id``, ``initiator``, ``shape`` (declared), ``bytes``, ``accepted``, ``outcome``
     (selected shape or rejection code, from :func:`~custody_lab.core.router.route`),
@@ -336,13 +336,10 @@ def matrix_table(cases: Iterable[Case | Mapping[str, object]], policy: Policy | 
     Example:
         >>> from custody_lab import load_fixture
         >>> t = matrix_table(load_fixture().all_cases)
-        >>> t.loc[t.id == "oversize-embed", ["outcome", "advisor_shape", "agrees"]].values.tolist()
-        [['embed-over-budget', 'resource-link', False]]
+        >>> [(r["outcome"], r["advisor_shape"], r["agrees"]) for r in t if r["id"] == "oversize-embed"]
+        [('embed-over-budget', 'resource-link', False)]
     """
-    import pandas as pd  # here, not at the top: the explorer draws the matrix without pandas
-
-    frame = pd.DataFrame(matrix_rows(cases, policy), columns=list(TABLE_COLUMNS))
-    return frame.astype({"bytes": "int64", "accepted": "bool", "agrees": "bool"})
+    return Table(matrix_rows(cases, policy), TABLE_COLUMNS)
 
 
 # ---------------------------------------------------------------------------------------------
