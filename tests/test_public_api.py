@@ -129,6 +129,55 @@ def test_the_paths_a_lesson_without_tables_imports_load_no_table_library_in_a_fr
     assert out.stdout.strip() == "True []", f"expected a table built and no table library loaded, got {out.stdout!r}"
 
 
+#: The notebooks whose tables are the lab's own (``cl.Table``): their kernels need no table library.
+#: 06 (what-if sweeps on frames) and 09 (``flips`` on the capstone's inventory) do need pandas.
+NOTEBOOKS_WITHOUT_PANDAS = ("00", "01", "02", "03", "04", "05", "07", "08")
+
+
+def notebook_imports(prefix: str) -> list[str]:
+    """Every import statement in a notebook's code cells (magics left out), in order."""
+    import nbformat
+
+    path = next((ROOT / "notebooks").glob(f"{prefix}-*.ipynb"))
+    found: list[str] = []
+    for cell in nbformat.read(path, as_version=4).cells:
+        if cell.cell_type != "code":
+            continue
+        source = "\n".join(ln for ln in cell.source.splitlines() if not ln.lstrip().startswith(("%", "!")))
+        tree = ast.parse(source)
+        found += [ast.unparse(node) for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom))]
+    return found
+
+
+@pytest.mark.slow
+def test_the_notebooks_without_tables_of_frames_import_and_show_their_tables_without_pandas():
+    # Issue 42 §1: a kernel that shows a dozen rows need not carry pandas and pyarrow (about 90 MB).
+    imports = sorted({line for nb in NOTEBOOKS_WITHOUT_PANDAS for line in notebook_imports(nb)})
+    assert any("custody_lab.chart" in line for line in imports) and len(imports) > 20, imports
+    shows = (
+        "import custody_lab as cl\n"
+        "from custody_lab import chart\n"
+        "from custody_lab.catalog import Catalog, resources_table, templates_table\n"
+        "from custody_lab.link_or_embed import compare_shapes, worked_example\n"
+        "cases = cl.load_fixture().all_cases\n"
+        "shown = [cl.Table({'code': r.code} for r in cl.RULES)._repr_html_(),\n"
+        "         chart.matrix_table(cases, cl.Policy(embed_limit_bytes=2048))._repr_html_(),\n"
+        "         chart.cumulative(compare_shapes(18000, 5)).html(),\n"
+        "         resources_table(Catalog.load())._repr_html_(), templates_table(Catalog.load()).text(),\n"
+        "         cl.Table(cl.size_reuse_table())._repr_html_(),\n"
+        "         cl.Table(vars(e) for e in worked_example().entries).to_html()]\n"
+        "fig = chart.matrix_figure(cases)\n"
+        "print(all('<td>' in s or 'orders://' in s for s in shown), fig is not None)\n"
+        "print(sorted(m for m in ('pandas', 'pyarrow') if m in sys.modules))\n"
+    )
+    code = "import sys\nimport matplotlib\nmatplotlib.use('Agg')\n" + "\n".join(imports) + "\n" + shows
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT / "notebooks")
+    assert out.returncode == 0, out.stderr[-2000:]
+    built, loaded = out.stdout.strip().splitlines()[-2:]
+    assert built == "True True", f"expected every table and the matrix built, got {built!r}"
+    assert loaded == "[]", f"the notebooks' imports and tables loaded {loaded}; expected no table library"
+
+
 def test_cl_sweep_is_the_module_in_this_process_too_and_its_names_stay_lazy():
     import custody_lab.sweep as sw
 

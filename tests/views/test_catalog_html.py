@@ -62,7 +62,7 @@ def test_the_determinism_verdict_says_whether_two_reads_agreed_with_each_digest(
 def test_the_resources_table_lists_every_resource_with_its_kind(catalog):
     table = resources_table(catalog)
     assert tuple(table.columns) == RESOURCE_COLUMNS, list(table.columns)
-    assert table["uri"].tolist() == [e.uri for e in catalog.resources], table["uri"].tolist()
+    assert table["uri"] == [e.uri for e in catalog.resources], table["uri"]
     kinds = dict(zip(table["uri"], table["kind"]))
     want = {"kb://shipping": "text", "assets://logo.png": "image", "assets://brochure.pdf": "data"}
     assert {u: kinds[u] for u in want} == want, kinds

@@ -111,7 +111,7 @@ def test_the_cumulative_chart_table_holds_the_two_lines_points_and_the_alt_names
     costs = compare_shapes(18000, 5)
     shown = figures.cumulative(costs)
     lines = [line.get_ydata().tolist() for line in shown.figure.axes[0].get_lines() if len(line.get_ydata()) == 5]
-    table = [shown.table.iloc[:, 1].tolist(), shown.table.iloc[:, 2].tolist()]
+    table = [shown.table[c] for c in shown.table.columns[1:3]]
     assert sorted(lines) == sorted(table), (lines, table)
     assert "from call 2 on" in shown.alt
     assert "never ahead" in figures.cumulative_text(compare_shapes(100, 1))[0]
