@@ -40,6 +40,7 @@ __all__ = [
     "outcome_counts",
     "read_grid",
     "read_grid_and_policy",
+    "release_memory",
     "sweep",
     "to_frame",
     "write_csv",
@@ -52,6 +53,7 @@ if TYPE_CHECKING:
     from .whatif.flips import flips
     from .whatif.grid import DEFAULT_AXES, PRESENT, grid
     from .whatif.io import load_inventory, read_grid, read_grid_and_policy, to_frame, write_csv
+    from .whatif.memory import release_memory
     from .whatif.sweep import outcome_counts, sweep
 
 #: the names load from the modules the TYPE_CHECKING imports above name (the one table)
