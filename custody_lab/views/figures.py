@@ -67,9 +67,7 @@ class DescribedFigure:
         if not isinstance(self.alt, str) or not self.alt.strip():
             raise ViewError("a described figure needs alternative text (alt): a non-empty string")
         if not _is_table(self.table) or len(self.table) == 0:
-            raise ViewError(
-                "a described figure needs its table equivalent: a Table or DataFrame with at least one row"
-            )
+            raise ViewError("a described figure needs its table equivalent: a Table or DataFrame with at least one row")
 
     def savefig(self, *args: Any, **kwargs: Any) -> None:
         """``Figure.savefig``: export the picture (PNG, SVG…) as before."""
@@ -114,9 +112,7 @@ def _is_table(value: object) -> bool:
     )
 
 
-def described(
-    figure: Any, alt: str, rows: Table | pd.DataFrame | Sequence[Mapping[str, object]]
-) -> DescribedFigure:
+def described(figure: Any, alt: str, rows: Table | pd.DataFrame | Sequence[Mapping[str, object]]) -> DescribedFigure:
     """Any figure with the words its caller supplies: ``alt`` and the rows of its table equivalent
     (a DataFrame is kept as it is; rows become a :class:`Table`).
 

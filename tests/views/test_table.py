@@ -45,7 +45,13 @@ def test_pivot_keeps_first_seen_order_and_names_a_repeated_pair():
     pivoted = Table(rows).pivot(index=["case", "shape"], columns="removed", values="outcome")
     assert pivoted.columns == ("case", "shape", "provenance", "uri", "mime"), pivoted.columns
     assert pivoted.rows == (
-        {"case": "handbook", "shape": "listed-resource", "provenance": "out-provenance", "uri": "out-uri", "mime": "out-mime"},
+        {
+            "case": "handbook",
+            "shape": "listed-resource",
+            "provenance": "out-provenance",
+            "uri": "out-uri",
+            "mime": "out-mime",
+        },
         {"case": "draft", "shape": "tool-call", "uri": "ok"},
     ), pivoted.rows
     with pytest.raises(ViewError, match="row 4 repeats \\{'case': 'draft'\\} with removed='uri'"):

@@ -53,7 +53,6 @@ from ...core.rules import RULES, Rule
 from ...whatif.theme import Theme, drawable
 from ..table import Table
 
-
 # ---------------------------------------------------------------------------------------------
 # The map: rows, typical needs, regions
 # ---------------------------------------------------------------------------------------------
