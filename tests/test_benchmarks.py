@@ -61,10 +61,14 @@ def test_each_benchmark_script_finishes_and_prints_its_figures(script, args, exp
 
 def test_bench_memory_prints_each_notebooks_floor_peak_and_final_and_the_learners_sum():
     out = run("bench_memory.py", "--notebooks", "00", "--interval", "0.2")
+    head = next((ln for ln in out.splitlines() if ln.startswith("| notebook |")), "")
     row = next((ln for ln in out.splitlines() if ln.startswith("| 00 |")), "")
-    cells = [c.strip() for c in row.strip("|").split("|")]
-    assert len(cells) == 9 and all(c.replace(",", "").lstrip("+-").isdigit() for c in cells[1:6]), (
-        f"expected notebook 00's row with floor, peak, final, final - floor and USS in MB; got {row!r}\n{out}"
+    shown = dict(zip((c.strip() for c in head.strip("|").split("|")), (c.strip() for c in row.strip("|").split("|"))))
+    figures = ("floor", "peak", "final", "final - floor", "final USS")
+    assert all(shown.get(f, "").replace(",", "").lstrip("+-").isdigit() for f in figures), (
+        f"expected notebook 00's row with floor, peak, final, final - floor and USS in MB; got {shown}\n{out}"
     )
+    # each target, met or not, for this notebook (printed, not asserted): 00 needs the SDK
+    assert shown.get("≤ +30") in ("met", "not met") and shown.get("≤ 150") == "(needs a library)", shown
     for figure in ("bare kernel", "learner's path", "Binder's 1000 MB guarantee", "target final - floor"):
         assert figure in out, f"bench_memory.py printed no {figure!r} figure:\n{out}"
