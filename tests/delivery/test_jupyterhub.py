@@ -4,12 +4,13 @@ The test starts a real JupyterHub (PyPI ``jupyterhub``, pinned in pyproject's ``
 its real proxy (npm ``configurable-http-proxy``, pinned in ``tests/interop``), loading
 ``hub/jupyterhub_config.py`` as shipped and laying a small overlay over it: ports on 127.0.0.1,
 files in a temporary folder, ``SimpleLocalProcessSpawner`` (each learner's home a folder under
-that temporary folder) and ``DummyAuthenticator`` (the test's login). Each learner's home holds a
-copy of the lab's ``notebooks/`` where the nbgitpuller link of ``docs/jupyterhub.md`` would clone
-it (``~/custody_lab``); the lab's package comes from the environment, as in the image.
+that temporary folder) and ``DummyAuthenticator`` (the test's login). Each learner gets the notebooks
+as a course hands them out: the nbgitpuller link of ``docs/jupyterhub.md`` (its parameters, with a
+local git repository of the lab's ``notebooks/`` as ``repo``) clones them into ``~/custody_lab``;
+the lab's package comes from the environment, as in the image.
 
 Three learners sign in through the hub's login form; each lands where the shipped config sends
-them (the start notebook) and gets a token; notebook 01's cells run in a kernel of their own
+them (the start notebook), gets a token and pulls the course; notebook 01's cells run in a kernel of their own
 server, started through the proxy's REST API and driven over the kernel's websocket through the
 proxy; a last cell records one exercise differently for each learner, and each learner's progress
 file must be in their own home and hold only their own exercise.
@@ -166,6 +167,7 @@ class Hub:
     homes: Path
     log: Path
     process: subprocess.Popen[bytes]
+    course: str
     seen: dict[int, object] = field(default_factory=dict)
 
     def api(self, method: str, path: str, **kwargs: object) -> object:
@@ -247,11 +249,15 @@ def hub(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hub]:
 
     write_server_config(prefix)
     write_lab_overrides(prefix)
-    # each learner's copy of the lab's notebooks, where the nbgitpuller link clones it
-    lab_folder = _start_url().removeprefix("/lab/tree/").removesuffix("/" + LAB_START)
-    for name in LEARNERS:
-        shutil.copytree(ROOT / "notebooks", tmp / "homes" / name / lab_folder / "notebooks",
-                        ignore=shutil.ignore_patterns(".ipynb_checkpoints", ".custody-lab-progress.json*", "out"))
+    # the course's repository, which nbgitpuller clones into each learner's home (the lab's notebooks)
+    course = tmp / "course"
+    shutil.copytree(ROOT / "notebooks", course / "notebooks",
+                    ignore=shutil.ignore_patterns(".ipynb_checkpoints", ".custody-lab-progress.json*", "out"))
+    git = shutil.which("git")
+    fe.need(git, "git is not on PATH: nbgitpuller clones the course with it")
+    for step in (["init", "-q", "-b", "main"], ["add", "notebooks"], ["commit", "-q", "-m", "the course"]):
+        subprocess.run([git, "-c", "user.name=course", "-c", "user.email=course@example.org", *step],  # type: ignore[list-item]
+                       cwd=course, check=True, capture_output=True)
     port = _free_port()
     token = uuid.uuid4().hex
     config = _overlay(tmp, port, token, prefix)
@@ -265,7 +271,7 @@ def hub(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hub]:
             [sys.executable, "-m", "jupyterhub", "-f", str(config)],
             cwd=tmp, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
         )
-    running = Hub(f"http://127.0.0.1:{port}", token, tmp / "homes", log, process)
+    running = Hub(f"http://127.0.0.1:{port}", token, tmp / "homes", log, process, f"file://{course}")
     try:
         import requests
 
@@ -322,6 +328,30 @@ def _sign_in(hub: Hub, name: str) -> tuple[object, str]:
     final = session.get(f"{hub.url}/hub/", timeout=scaled(60))
     assert final.ok, f"{name}: /hub/ ended with HTTP {final.status_code} at {final.url}"
     return session, urlsplit(final.url).path
+
+
+def _pull(hub: Hub, name: str, session: object, token: str) -> None:
+    """Hand ``name`` the course as docs/jupyterhub.md's link does (its parameters, this test's
+    repository): the link's page through the hub, then nbgitpuller's clone, which the page's script
+    runs (an event stream), through the proxy."""
+    import requests
+
+    link = nbgitpuller_links(HUB_PAGE.read_text(encoding="utf-8"))[0]
+    params = {k: v[0] for k, v in parse_qs(urlsplit(link).query).items()} | {"repo": hub.course}
+    page = session.get(f"{hub.url}/hub/user-redirect/git-pull", params=params, timeout=scaled(60))  # type: ignore[attr-defined]
+    assert page.ok and urlsplit(page.url).path == f"/user/{name}/git-pull", (
+        f"{name}: the nbgitpuller link ended at {page.url} (HTTP {page.status_code})"
+    )
+    api = {k: params[k] for k in ("repo", "branch", "targetpath")}
+    events = []
+    with requests.get(f"{hub.url}/user/{name}/git-pull/api", params=api, stream=True, timeout=scaled(120),
+                      headers={"Authorization": f"token {token}"}) as stream:
+        for line in stream.iter_lines(decode_unicode=True):
+            if line and line.startswith("data:"):
+                events.append(json.loads(line.removeprefix("data:")))
+                if events[-1].get("phase") in ("finished", "error"):
+                    break
+    assert events and events[-1].get("phase") == "finished", f"{name}: nbgitpuller said {events[-3:]}"
 
 
 def _frame(raw: str | bytes) -> dict:
@@ -415,6 +445,7 @@ def test_three_learners_sign_in_land_on_the_start_notebook_and_run_notebook_01_e
         )
         token = hub.api("POST", f"/users/{name}/tokens", json={"note": "course test", "expires_in": 3600})["token"]  # type: ignore[index]
         auth = {"Authorization": f"token {token}"}
+        _pull(hub, name, session, token)
         start = requests.get(f"{hub.url}/user/{name}/api/contents/{lab_folder}/{LAB_START}?content=0",
                              headers=auth, timeout=scaled(30))
         assert start.ok, f"{name}: the default URL names {lab_folder}/{LAB_START}, which the server has not: {start.status_code}"
