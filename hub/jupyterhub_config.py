@@ -35,12 +35,12 @@ START_NOTEBOOK = f"{LAB_FOLDER}/notebooks/00-start-here.ipynb"
 c.Spawner.default_url = f"/lab/tree/{START_NOTEBOOK}"
 
 # Memory per learner, from docs/speed.md's memory table (issue 42 section 1) and the single-user
-# server's own memory measured by tests/delivery/test_jupyterhub.py (about 130 MB, see
+# server's own memory measured by tests/delivery/test_jupyterhub.py (158 MB RSS, see
 # docs/jupyterhub.md):
-# - guarantee 512 MB: the server and one notebook's kernel (the largest, 00, ends at 255 MB), the
-#   case of a learner who closes each notebook (closing shuts its kernel down);
+# - guarantee 512 MB: the server and one notebook's kernel (the largest, 00, ends at 255 MB: 413 MB),
+#   the case of a learner who closes each notebook (closing shuts its kernel down);
 # - limit 1 GB: the server, the open notebook's kernel and the one just left before it is culled
-#   (446 MB at most, 00 + 01), and a notebook's peak while it runs (06: 326 MB peak, 223 at its end).
+#   (446 MB at most, 00 + 01: 604 MB), and a notebook's peak while it runs (06: 326 MB, 223 at its end).
 # A learner over the limit has their kernel restarted, not their progress lost (it is on disk).
 # Kubernetes and systemd (TLJH) enforce these; the local-process spawner only reports them.
 c.Spawner.mem_guarantee = "512M"
