@@ -39,6 +39,7 @@ import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -168,14 +169,17 @@ class Hub:
     log: Path
     process: subprocess.Popen[bytes]
     course: str
-    seen: dict[int, object] = field(default_factory=dict)
+    seen: dict[int, Any] = field(default_factory=dict)
 
-    def api(self, method: str, path: str, **kwargs: object) -> object:
+    def api(self, method: str, path: str, **kwargs: Any) -> Any:
         import requests
 
         response = requests.request(
-            method, f"{self.url}/hub/api{path}", headers={"Authorization": f"token {self.token}"},
-            timeout=scaled(30), **kwargs,  # type: ignore[arg-type]
+            method,
+            f"{self.url}/hub/api{path}",
+            headers={"Authorization": f"token {self.token}"},
+            timeout=scaled(30),
+            **kwargs,
         )
         assert response.ok, f"{method} /hub/api{path}: HTTP {response.status_code} {response.text[:300]}\n{self.tail()}"
         return response.json() if response.content else None
@@ -184,7 +188,7 @@ class Hub:
         text = self.log.read_text(encoding="utf-8", errors="replace") if self.log.exists() else ""
         return "hub log (last lines):\n" + "\n".join(text.splitlines()[-lines:])
 
-    def processes(self) -> list[object]:
+    def processes(self) -> list[Any]:
         """The hub's descendants now (proxy, servers, kernels), remembered for the clean-up."""
         import psutil
 
@@ -251,13 +255,20 @@ def hub(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hub]:
     write_lab_overrides(prefix)
     # the course's repository, which nbgitpuller clones into each learner's home (the lab's notebooks)
     course = tmp / "course"
-    shutil.copytree(ROOT / "notebooks", course / "notebooks",
-                    ignore=shutil.ignore_patterns(".ipynb_checkpoints", ".custody-lab-progress.json*", "out"))
+    shutil.copytree(
+        ROOT / "notebooks",
+        course / "notebooks",
+        ignore=shutil.ignore_patterns(".ipynb_checkpoints", ".custody-lab-progress.json*", "out"),
+    )
     git = shutil.which("git")
     fe.need(git, "git is not on PATH: nbgitpuller clones the course with it")
     for step in (["init", "-q", "-b", "main"], ["add", "notebooks"], ["commit", "-q", "-m", "the course"]):
-        subprocess.run([git, "-c", "user.name=course", "-c", "user.email=course@example.org", *step],  # type: ignore[list-item]
-                       cwd=course, check=True, capture_output=True)
+        subprocess.run(
+            [git, "-c", "user.name=course", "-c", "user.email=course@example.org", *step],  # type: ignore[list-item]
+            cwd=course,
+            check=True,
+            capture_output=True,
+        )
     port = _free_port()
     token = uuid.uuid4().hex
     config = _overlay(tmp, port, token, prefix)
@@ -269,7 +280,11 @@ def hub(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hub]:
     with log.open("wb") as out:
         process = subprocess.Popen(
             [sys.executable, "-m", "jupyterhub", "-f", str(config)],
-            cwd=tmp, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+            cwd=tmp,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
     running = Hub(f"http://127.0.0.1:{port}", token, tmp / "homes", log, process, f"file://{course}")
     try:
@@ -302,12 +317,12 @@ def _stop(hub: Hub) -> None:
             hub.process.wait()
     for proc in started:
         with contextlib.suppress(psutil.NoSuchProcess):
-            proc.kill()  # type: ignore[attr-defined]
-    gone, alive = psutil.wait_procs(started, timeout=scaled(10))  # type: ignore[arg-type]
+            proc.kill()
+    gone, alive = psutil.wait_procs(started, timeout=scaled(10))
     assert not alive, f"still running after the clean-up: {alive}"
 
 
-def _sign_in(hub: Hub, name: str) -> tuple[object, str]:
+def _sign_in(hub: Hub, name: str) -> tuple[Any, str]:
     """Sign ``name`` in through the login form; returns the browser-like session and where it landed."""
     import requests
 
@@ -316,12 +331,13 @@ def _sign_in(hub: Hub, name: str) -> tuple[object, str]:
     xsrf = re.search(r'name="_xsrf"\s+value="([^"]+)"', page.text)
     assert xsrf, f"no _xsrf field on the login page:\n{page.text[:500]}"
     landed = session.post(
-        f"{hub.url}/hub/login", data={"username": name, "password": "any", "_xsrf": xsrf.group(1)},
+        f"{hub.url}/hub/login",
+        data={"username": name, "password": "any", "_xsrf": xsrf.group(1)},
         timeout=scaled(200),
     )
     assert landed.ok, f"{name}: signing in ended with HTTP {landed.status_code} at {landed.url}\n{hub.tail()}"
     deadline = time.monotonic() + scaled(200)
-    while not hub.api("GET", f"/users/{name}")["servers"].get("", {}).get("ready"):  # type: ignore[index]
+    while not hub.api("GET", f"/users/{name}")["servers"].get("", {}).get("ready"):
         assert time.monotonic() < deadline, f"{name}'s server never became ready\n{hub.tail()}"
         time.sleep(0.5)
     # where the hub sends a signed-in learner: /hub/ -> their server -> its default URL
@@ -330,7 +346,7 @@ def _sign_in(hub: Hub, name: str) -> tuple[object, str]:
     return session, urlsplit(final.url).path
 
 
-def _pull(hub: Hub, name: str, session: object, token: str) -> None:
+def _pull(hub: Hub, name: str, session: Any, token: str) -> None:
     """Hand ``name`` the course as docs/jupyterhub.md's link does (its parameters, this test's
     repository): the link's page through the hub, then nbgitpuller's clone, which the page's script
     runs (an event stream), through the proxy."""
@@ -338,14 +354,19 @@ def _pull(hub: Hub, name: str, session: object, token: str) -> None:
 
     link = nbgitpuller_links(HUB_PAGE.read_text(encoding="utf-8"))[0]
     params = {k: v[0] for k, v in parse_qs(urlsplit(link).query).items()} | {"repo": hub.course}
-    page = session.get(f"{hub.url}/hub/user-redirect/git-pull", params=params, timeout=scaled(60))  # type: ignore[attr-defined]
+    page = session.get(f"{hub.url}/hub/user-redirect/git-pull", params=params, timeout=scaled(60))
     assert page.ok and urlsplit(page.url).path == f"/user/{name}/git-pull", (
         f"{name}: the nbgitpuller link ended at {page.url} (HTTP {page.status_code})"
     )
     api = {k: params[k] for k in ("repo", "branch", "targetpath")}
     events = []
-    with requests.get(f"{hub.url}/user/{name}/git-pull/api", params=api, stream=True, timeout=scaled(120),
-                      headers={"Authorization": f"token {token}"}) as stream:
+    with requests.get(
+        f"{hub.url}/user/{name}/git-pull/api",
+        params=api,
+        stream=True,
+        timeout=scaled(120),
+        headers={"Authorization": f"token {token}"},
+    ) as stream:
         for line in stream.iter_lines(decode_unicode=True):
             if line and line.startswith("data:"):
                 events.append(json.loads(line.removeprefix("data:")))
@@ -363,19 +384,38 @@ def _frame(raw: str | bytes) -> dict:
     return json.loads(raw[offsets[0] : offsets[1] if count > 1 else None])
 
 
-def _run(ws: object, code: str, session_id: str, where: str) -> str:
+def _run(ws: Any, code: str, session_id: str, where: str) -> str:
     """Execute ``code`` over the kernel websocket; returns its stream output, fails on an error."""
     msg_id = uuid.uuid4().hex
-    ws.send(json.dumps({  # type: ignore[attr-defined]
-        "header": {"msg_id": msg_id, "username": "test", "session": session_id, "msg_type": "execute_request",
-                   "version": "5.3", "date": ""},
-        "parent_header": {}, "metadata": {}, "channel": "shell", "buffers": [],
-        "content": {"code": code, "silent": False, "store_history": True, "user_expressions": {},
-                    "allow_stdin": False, "stop_on_error": True},
-    }))
+    ws.send(
+        json.dumps(
+            {
+                "header": {
+                    "msg_id": msg_id,
+                    "username": "test",
+                    "session": session_id,
+                    "msg_type": "execute_request",
+                    "version": "5.3",
+                    "date": "",
+                },
+                "parent_header": {},
+                "metadata": {},
+                "channel": "shell",
+                "buffers": [],
+                "content": {
+                    "code": code,
+                    "silent": False,
+                    "store_history": True,
+                    "user_expressions": {},
+                    "allow_stdin": False,
+                    "stop_on_error": True,
+                },
+            }
+        )
+    )
     out, reply, idle = [], None, False
     while reply is None or not idle:
-        msg = _frame(ws.recv())  # type: ignore[attr-defined]
+        msg = _frame(ws.recv())
         if msg.get("parent_header", {}).get("msg_id") != msg_id:
             continue
         kind, content = msg["msg_type"], msg["content"]
@@ -403,13 +443,18 @@ def _execute_through_the_proxy(hub: Hub, name: str, token: str, notebook: str, e
     assert cells.ok, f"{name}: GET contents/{notebook}: HTTP {cells.status_code}"
     code = [c["source"] for c in cells.json()["content"]["cells"] if c["cell_type"] == "code"]
     assert len(code) >= 5, f"{notebook} has {len(code)} code cells: not the lesson"
-    made = requests.post(f"{base}/api/sessions", headers=auth, timeout=scaled(120),
-                         json={"path": notebook, "type": "notebook", "name": "", "kernel": {"name": "python3"}})
+    made = requests.post(
+        f"{base}/api/sessions",
+        headers=auth,
+        timeout=scaled(120),
+        json={"path": notebook, "type": "notebook", "name": "", "kernel": {"name": "python3"}},
+    )
     assert made.ok, f"{name}: POST api/sessions: HTTP {made.status_code} {made.text[:300]}"
     kernel, session_id = made.json()["kernel"]["id"], uuid.uuid4().hex
     ws = websocket.create_connection(
         f"{base.replace('http', 'ws', 1)}/api/kernels/{kernel}/channels?session_id={session_id}",
-        header=[f"Authorization: token {token}"], timeout=scaled(180),
+        header=[f"Authorization: token {token}"],
+        timeout=scaled(180),
     )
     try:
         for number, source in enumerate(code, 1):
@@ -426,8 +471,8 @@ def _server_rss_mb(hub: Hub, name: str) -> float:
 
     for proc in hub.processes():
         with contextlib.suppress(psutil.NoSuchProcess, psutil.AccessDenied):
-            if "jupyterhub.singleuser" in " ".join(proc.cmdline()) and proc.environ().get("JUPYTERHUB_USER") == name:  # type: ignore[attr-defined]
-                return proc.memory_info().rss / 1e6  # type: ignore[attr-defined]
+            if "jupyterhub.singleuser" in " ".join(proc.cmdline()) and proc.environ().get("JUPYTERHUB_USER") == name:
+                return proc.memory_info().rss / 1e6
     pytest.fail(f"no single-user server process of {name} among the hub's processes")
 
 
@@ -438,20 +483,26 @@ def test_three_learners_sign_in_land_on_the_start_notebook_and_run_notebook_01_e
     lab_folder = _start_url().removeprefix("/lab/tree/").removesuffix("/" + LAB_START)
     notebook_01 = f"{lab_folder}/notebooks/{NOTEBOOK_01}"
     rss = {}
-    for name, (action, exercise, _) in LEARNERS.items():
+    for name, (action, _, _) in LEARNERS.items():
         session, landed = _sign_in(hub, name)
         assert landed == f"/user/{name}{_start_url()}", (
             f"{name} signed in and landed on {landed!r}; the start notebook is /user/{name}{_start_url()}"
         )
-        token = hub.api("POST", f"/users/{name}/tokens", json={"note": "course test", "expires_in": 3600})["token"]  # type: ignore[index]
+        token = hub.api("POST", f"/users/{name}/tokens", json={"note": "course test", "expires_in": 3600})["token"]
         auth = {"Authorization": f"token {token}"}
         _pull(hub, name, session, token)
-        start = requests.get(f"{hub.url}/user/{name}/api/contents/{lab_folder}/{LAB_START}?content=0",
-                             headers=auth, timeout=scaled(30))
-        assert start.ok, f"{name}: the default URL names {lab_folder}/{LAB_START}, which the server has not: {start.status_code}"
-        # the learner's environment has the lab's quiet settings and kernel culling (binder/postBuild's)
-        tracker = requests.get(f"{hub.url}/user/{name}/lab/api/settings/@jupyterlab/notebook-extension:tracker",
-                               headers=auth, timeout=scaled(30))
+        start = requests.get(
+            f"{hub.url}/user/{name}/api/contents/{lab_folder}/{LAB_START}?content=0", headers=auth, timeout=scaled(30)
+        )
+        assert start.ok, (
+            f"{name}: the default URL names {lab_folder}/{LAB_START}, which the server has not: {start.status_code}"
+        )
+        # the learner's environment has the lab's quiet settings (binder/postBuild's write_lab_overrides)
+        tracker = requests.get(
+            f"{hub.url}/user/{name}/lab/api/settings/@jupyterlab/notebook-extension:tracker",
+            headers=auth,
+            timeout=scaled(30),
+        )
         assert tracker.ok and tracker.json()["schema"]["properties"]["kernelShutdown"]["default"] is True, (
             f"{name}: closing a notebook must shut its kernel down (QUIET_LAB_SETTINGS); got {tracker.text[:300]}"
         )
@@ -464,12 +515,14 @@ def test_three_learners_sign_in_land_on_the_start_notebook_and_run_notebook_01_e
         home = (hub.homes / name).resolve()
         assert Path(printed).resolve().is_relative_to(home), f"{name}'s progress file is {printed}, outside {home}"
         rss[name] = _server_rss_mb(hub, name)
-        session.close()  # type: ignore[attr-defined]
+        session.close()
     for name, (_, exercise, entry) in LEARNERS.items():
         files = sorted((hub.homes / name).rglob(".custody-lab-progress.json"))
         assert len(files) == 1, f"{name}: expected one progress file in their home, found {files}"
         saved = json.loads(files[0].read_text(encoding="utf-8"))["exercises"]
         assert saved == {exercise: entry}, f"{name}'s progress: expected only {{{exercise!r}: {entry}}}, got {saved}"
-    assert not list(ROOT.joinpath("notebooks").glob(".custody-lab-progress.json")), "progress was written into the checkout"
+    assert not list(ROOT.joinpath("notebooks").glob(".custody-lab-progress.json")), (
+        "progress was written into the checkout"
+    )
     figures = ", ".join(f"{n} {mb:.0f} MB" for n, mb in rss.items())
     print(f"\nsingle-user server RSS after notebook 01 (kernel shut down): {figures}")
