@@ -42,10 +42,12 @@ c.Spawner.default_url = f"/lab/tree/{START_NOTEBOOK}"
 # - limit 1 GB: the server, the open notebook's kernel and the one just left before it is culled
 #   (446 MB at most, 00 + 01: 604 MB), and a notebook's peak while it runs (06: 326 MB, 223 at its end).
 # A learner over the limit has their kernel restarted, not their progress lost (it is on disk).
-# Kubernetes and systemd (TLJH) enforce these; the local-process spawner only reports them.
+# Kubernetes enforces both; TLJH's systemd spawner the limit; the local-process spawner neither.
+# This file is loaded after TLJH's own settings, so these win over its default URL and limits.
 c.Spawner.mem_guarantee = "512M"
 c.Spawner.mem_limit = "1G"
 
-# Single-user servers with no activity for an hour are stopped (idle kernels are culled sooner by
-# the server itself, above). TLJH runs jupyterhub-idle-culler with these defaults already
-# (``services.cull``); Zero to JupyterHub's ``cull`` values do the same (hub/config.yaml).
+# A learner's server with no activity for an hour should be stopped (its idle kernels are culled
+# sooner by the server itself, above). That is jupyterhub-idle-culler's job, which both hubs run:
+# TLJH by default, after 10 minutes (``sudo tljh-config set services.cull.timeout 3600`` makes it an
+# hour; docs/jupyterhub.md), Zero to JupyterHub with hub/config.yaml's ``cull`` values.
