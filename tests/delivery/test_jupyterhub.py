@@ -44,7 +44,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from custody_lab.delivery.lab import LAB_START
+from custody_lab.delivery.lab import LAB_START, LEARNER_KERNEL_CULLING
 
 from .. import fresh_env as fe
 from ..conftest import find_interop_package
@@ -524,5 +524,13 @@ def test_three_learners_sign_in_land_on_the_start_notebook_and_run_notebook_01_e
     assert not list(ROOT.joinpath("notebooks").glob(".custody-lab-progress.json")), (
         "progress was written into the checkout"
     )
+    # each learner's server culls idle kernels as the learner's environment says (write_server_config):
+    # jupyter_server says so in its log (the hub's, which the local-process spawner's servers share)
+    said = hub.log.read_text(encoding="utf-8", errors="replace")
+    culling = (
+        f"Culling kernels with idle durations > {LEARNER_KERNEL_CULLING['cull_idle_timeout']} seconds "
+        f"at {LEARNER_KERNEL_CULLING['cull_interval']} second intervals"
+    )
+    assert said.count(culling) >= len(LEARNERS), f"expected {culling!r} once per learner's server\n{hub.tail()}"
     figures = ", ".join(f"{n} {mb:.0f} MB" for n, mb in rss.items())
     print(f"\nsingle-user server RSS after notebook 01 (kernel shut down): {figures}")
