@@ -237,6 +237,8 @@ c.JupyterHub.load_roles = [{{
     "services": ["course-test"],
 }}]
 """
+    changed = set(re.findall(r"^c\.(\w+\.\w+) =", overlay, re.M)) & set(_shipped())
+    assert not changed, f"the test must run the shipped settings, yet its overlay sets {sorted(changed)}"
     path = tmp / "jupyterhub_test_config.py"
     path.write_text(overlay, encoding="utf-8")
     return path
