@@ -479,7 +479,9 @@ def _server_rss_mb(hub: Hub, name: str) -> float:
 
 
 @pytest.mark.slow
-def test_three_learners_sign_in_land_on_the_start_notebook_and_run_notebook_01_each_with_their_own_progress(hub):
+def test_three_learners_sign_in_land_on_the_start_notebook_and_run_notebook_01_each_with_their_own_progress(
+    hub, capsys
+):
     import requests
 
     lab_folder = _start_url().removeprefix("/lab/tree/").removesuffix("/" + LAB_START)
@@ -535,4 +537,5 @@ def test_three_learners_sign_in_land_on_the_start_notebook_and_run_notebook_01_e
     )
     assert said.count(culling) >= len(LEARNERS), f"expected {culling!r} once per learner's server\n{hub.tail()}"
     figures = ", ".join(f"{n} {mb:.0f} MB" for n, mb in rss.items())
-    print(f"\nsingle-user server RSS after notebook 01 (kernel shut down): {figures}")
+    with capsys.disabled():  # docs/jupyterhub.md's memory figures read this line
+        print(f"\nsingle-user server RSS after notebook 01 (kernel shut down): {figures}")
