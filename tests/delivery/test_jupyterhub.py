@@ -66,7 +66,7 @@ LEARNERS = {
         {"state": "tried", "tries": 2},
     ),
 }
-INSTALL = "pip install -e '.[test]' (jupyterhub) and npm ci --prefix tests/interop (configurable-http-proxy)"
+INSTALL = "run `python3 -m custody_lab.bootstrap test` (it installs the test extra)"
 
 
 def _shipped() -> dict[str, object]:
