@@ -47,7 +47,7 @@ import pytest
 from custody_lab.delivery.lab import LAB_START, LEARNER_KERNEL_CULLING
 
 from .. import fresh_env as fe
-from ..conftest import find_interop_package
+from ..conftest import INTEROP, INTEROP_PINS, find_interop_package
 from ..timing import scaled
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -146,6 +146,26 @@ def test_a_link_with_a_wrong_parameter_is_caught():
     bad = "https://hub.example.org/hub/user-redirect/git-pull?repo=x&urlpath=lab/tree/x/README.md&branch=main"
     assert nbgitpuller_links(f"see ({bad}).") == [bad]
     assert "/" + parse_qs(urlsplit(bad).query)["urlpath"][0] != _start_url()
+
+
+def test_the_hub_and_its_proxy_are_pinned_once_and_the_page_names_those_versions():
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    pins = dict(re.findall(r"^([\w-]+)==(\S+)$", "\n".join(pyproject["optional-dependencies"]["test"]), re.M))
+    pins |= dict(re.findall(r"^([\w-]+)==(\S+)$", "\n".join(pyproject["dependencies"]), re.M))
+    package = json.loads((INTEROP / "package.json").read_text(encoding="utf-8"))["dependencies"]
+    lock = json.loads((INTEROP / "package-lock.json").read_text(encoding="utf-8"))["packages"]
+    proxy = INTEROP_PINS["configurable-http-proxy"]
+    assert package["configurable-http-proxy"] == lock["node_modules/configurable-http-proxy"]["version"] == proxy, (
+        f"configurable-http-proxy: package.json {package['configurable-http-proxy']}, lock "
+        f"{lock['node_modules/configurable-http-proxy']['version']}, tests/conftest.py {proxy}"
+    )
+    page = HUB_PAGE.read_text(encoding="utf-8")
+    for said in (
+        f"JupyterHub {pins['jupyterhub']}",
+        f"configurable-http-proxy {proxy}",
+        f"nbgitpuller {pins['nbgitpuller']}",
+    ):
+        assert said in " ".join(page.split()), f"{HUB_PAGE.name} must name the pinned {said!r}"
 
 
 # --------------------------------------------------------------------------------------------
