@@ -168,6 +168,36 @@ def test_the_hub_and_its_proxy_are_pinned_once_and_the_page_names_those_versions
         assert said in " ".join(page.split()), f"{HUB_PAGE.name} must name the pinned {said!r}"
 
 
+def _mb(pattern: str, text: str, where: str) -> int:
+    found = re.search(pattern, " ".join(text.split()))
+    assert found, f"{where} no longer says {pattern!r}"
+    return int(found.group(1).replace(",", ""))
+
+
+def _bytes(size: str) -> int:
+    """A Kubernetes-style size as JupyterHub reads it (``512M``, ``1G``: powers of 1024)."""
+    return int(size[:-1]) * {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}[size[-1]]
+
+
+def test_the_memory_settings_cover_the_measured_server_and_the_speed_pages_kernels():
+    """hub/'s guarantee holds the server and one kernel, its limit the server and two kernels, as
+    docs/speed.md's memory section measures them now; the hub page never quotes a smaller figure."""
+    speed = (ROOT / "docs" / "speed.md").read_text(encoding="utf-8")
+    page = HUB_PAGE.read_text(encoding="utf-8")
+    one = _mb(r"holds one kernel, ([\d,]+) MB at most", speed, "docs/speed.md")
+    two = _mb(r"the one just left, ([\d,]+) MB at most", speed, "docs/speed.md")
+    server = _mb(r"the single-user server\*\*: (\d+) MB RSS", page, HUB_PAGE.name)
+    quoted_one = _mb(r"\*\*a kernel\*\*: (\d+) MB at most", page, HUB_PAGE.name)
+    quoted_two = _mb(r"and (\d+) MB for the two kernels", page, HUB_PAGE.name)
+    assert quoted_one >= one and quoted_two >= two, (
+        f"{HUB_PAGE.name} quotes {quoted_one}/{quoted_two} MB, docs/speed.md measures {one}/{two} MB: update the page"
+    )
+    shipped = _shipped()
+    guarantee, limit = _bytes(shipped["Spawner.mem_guarantee"]), _bytes(shipped["Spawner.mem_limit"])  # type: ignore[arg-type]
+    assert guarantee >= (server + one) * 10**6, f"guarantee {guarantee} B < server {server} MB + one kernel {one} MB"
+    assert limit >= (server + two) * 10**6, f"limit {limit} B < server {server} MB + two kernels {two} MB"
+
+
 # --------------------------------------------------------------------------------------------
 # A real hub
 # --------------------------------------------------------------------------------------------
