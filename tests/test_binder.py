@@ -343,3 +343,35 @@ def test_repo2docker_without_docker_picks_up_the_binder_folder(tmp_path):
     assert "requirements.txt" not in dockerfile and "environment.yml" not in dockerfile, (
         "repo2docker found a second dependency file"
     )
+    # the hub's image (docs/jupyterhub.md): the same binder/, the lab kept out of the learners' homes
+    hub = subprocess.run(
+        [str(tools / "bin" / "repo2docker"), "--no-build", "--debug", *repo2docker_command_of_the_hub_page(repo)],
+        capture_output=True,
+        text=True,
+        env=fe.child_env(),
+        timeout=300,
+    )
+    # repo2docker ran above, so a failure here is the page's command: a failure everywhere, never a skip
+    assert hub.returncode == 0, f"the hub page's repo2docker command failed: {hub.stdout[-400:]}{hub.stderr[-800:]}"
+    planned = hub.stdout + hub.stderr  # its flags parsed; --target-repo-dir is the REPO_DIR build argument
+    for expected in ("RUN ./binder/postBuild", "ARG REPO_DIR="):
+        assert expected in planned, f"the hub image's Dockerfile lacks {expected!r}:\n{planned[-3000:]}"
+
+
+def repo2docker_command_of_the_hub_page(repo: Path) -> list[str]:
+    """docs/jupyterhub.md's ``jupyter-repo2docker`` arguments, to run here without Docker: no push,
+    a local image name for its placeholder, ``repo`` for the repository's folder (``.``)."""
+    text = (ROOT / "docs" / "jupyterhub.md").read_text(encoding="utf-8")
+    found = re.findall(r"^jupyter-repo2docker (.+)$", text, re.M)
+    assert len(found) == 1, f"docs/jupyterhub.md: expected one jupyter-repo2docker command, found {found}"
+    args = found[0].split()
+    assert args[-1] == "." and "--no-run" in args and "--push" in args, f"build here, then push: {args}"
+    name = args.index("--image-name") + 1
+    args[name] = "custody-lab-hub-check"
+    return [a for a in args[:-1] if a != "--push"] + [str(repo)]
+
+
+def test_the_hub_pages_repo2docker_command_is_read_as_written(tmp_path):
+    args = repo2docker_command_of_the_hub_page(tmp_path)
+    assert args[args.index("--target-repo-dir") + 1] == "/srv/custody_lab", args
+    assert args[args.index("--user-name") + 1] == "jovyan" and args[-1] == str(tmp_path), args

@@ -15,6 +15,10 @@ log) lands in the scratch folder, never in the checkout:
   skip otherwise, and fail when they are missing under ``CI=true`` (``slow``, as a node test is);
 - a benchmark script must exist and be one ``tests/test_benchmarks.py`` runs on a small input, and
   the wheelhouse download must name its destination (neither runs here at full size);
+- a command for another machine (``jupyter-repo2docker`` needs Docker, ``helm`` a Kubernetes
+  cluster, ``sudo`` The Littlest JupyterHub's machine: :data:`ELSEWHERE`) does not run here; every
+  repository file it names must exist, and ``tests/test_binder.py`` runs the repo2docker command
+  without Docker (``--no-build``);
 - a command holding a placeholder such as ``<your-server-command>`` or ``<token>`` is skipped, and
   the README's ``python3 -m custody_lab.bootstrap`` commands are run from a fresh clone by
   ``tests/test_newcomer.py``; here only their verb is checked.
@@ -52,6 +56,12 @@ PROGRAMS = {".venv/bin/custody-lab", ".venv/bin/python", "python3", "npm", "mkdi
 #: ``custody-lab`` subcommands that serve until stopped.
 SERVERS = {"lab", "present", "serve"}
 BOOTSTRAP_VERBS = {"lab", "test", "quick", "setup"}
+#: Programs of commands that run on another machine than the lab's (docs/jupyterhub.md), and what they need.
+ELSEWHERE = {
+    "jupyter-repo2docker": "Docker",
+    "helm": "a Kubernetes cluster",
+    "sudo": "an admin's shell on The Littlest JupyterHub's machine",
+}
 URL = re.compile(r"https?://(?:127\.0\.0\.1|localhost|\[::1\]):\d+[^\s'\")]*")
 
 
@@ -104,9 +114,11 @@ def all_commands() -> list[Command]:
 
 
 def kind(command: Command) -> str:
-    """How the test treats a command: placeholder, bootstrap, npm-setup, node, server, machine-check,
-    slow or quick."""
+    """How the test treats a command: elsewhere, placeholder, bootstrap, npm-setup, node, server,
+    machine-check, slow or quick."""
     words = command.words
+    if words and words[0] in ELSEWHERE:
+        return "elsewhere"
     if PLACEHOLDER.search(" ".join(words)):
         return "placeholder"
     while words and re.fullmatch(r"[A-Z_]+=.*", words[0]):
@@ -138,6 +150,8 @@ def command_problems(command: Command) -> list[str]:
     if not words:
         return ["an empty command"]
     program = words[0]
+    if program in ELSEWHERE:
+        return []  # not run here: test_every_command_for_another_machine_names_files_that_exist
     if program not in PROGRAMS:
         return [f"{program!r} is not on PATH after the set-up: write .venv/bin/custody-lab or .venv/bin/python"]
     if program == "python3" and words[1:3] != ["-m", "custody_lab.bootstrap"]:
@@ -352,6 +366,32 @@ def test_every_benchmark_and_download_names_what_exists_and_what_another_test_ru
     assert (ROOT / script).is_file(), f"{command}: {script} does not exist"
     runs = (ROOT / "tests" / "test_benchmarks.py").read_text(encoding="utf-8")
     assert Path(script).name in runs, f"{command}: tests/test_benchmarks.py never runs {Path(script).name}"
+
+
+ELSEWHERE_COMMANDS = [c for c in COMMANDS if kind(c) == "elsewhere"]
+
+
+@pytest.mark.parametrize("command", ELSEWHERE_COMMANDS, ids=_ids(ELSEWHERE_COMMANDS))
+def test_every_command_for_another_machine_names_files_that_exist(command):
+    """Such a command needs what this machine lacks (:data:`ELSEWHERE`): it is not run, but each
+    repository file it names (``hub/config.yaml``, or ``/srv/custody_lab/hub/...`` of a clone) must
+    exist, and repo2docker's command is the one ``tests/test_binder.py`` runs without Docker."""
+    words = command.words
+    named = [w.removeprefix("/srv/custody_lab/") for w in words if re.match(r"(/srv/custody_lab/)?(hub|binder)/", w)]
+    missing = [n for n in named if not (ROOT / n).exists()]
+    assert not missing, f"{command}: names {missing}, which the repository does not have"
+    if words[0] == "jupyter-repo2docker":
+        binder_test = (ROOT / "tests" / "test_binder.py").read_text(encoding="utf-8")
+        assert "repo2docker_command_of_the_hub_page" in binder_test, (
+            f"{command}: tests/test_binder.py must run this command without Docker"
+        )
+
+
+def test_the_hub_page_gives_commands_for_another_machine():
+    kinds = {kind(c) for c in COMMANDS if c.page == "docs/jupyterhub.md"}
+    assert "elsewhere" in kinds, f"docs/jupyterhub.md: expected repo2docker, helm and TLJH commands, got {kinds}"
+    assert kind(Command("p.md", 1, 1, "sudo tljh-config reload hub")) == "elsewhere"
+    assert kind(Command("p.md", 1, 1, "tljh-config reload hub")) != "elsewhere"
 
 
 # --------------------------------------------------------------------------------------------

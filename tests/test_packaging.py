@@ -48,6 +48,7 @@ def test_the_top_level_is_the_agreed_layout():
         "data",
         "tests",
         "binder",
+        "hub",
         ".ci",
         "benchmarks",
         "docs",
