@@ -37,10 +37,9 @@ c.Spawner.default_url = f"/lab/tree/{START_NOTEBOOK}"
 # Memory per learner, from docs/speed.md's memory table (issue 42 section 1) and the single-user
 # server's own memory measured by tests/delivery/test_jupyterhub.py (158 MB RSS, see
 # docs/jupyterhub.md):
-# - guarantee 512 MB: the server and one notebook's kernel (the largest, 00, ends at 255 MB: 413 MB),
-#   the case of a learner who closes each notebook (closing shuts its kernel down);
-# - limit 1 GB: the server, the open notebook's kernel and the one just left before it is culled
-#   (446 MB at most, 00 + 01: 604 MB), and a notebook's peak while it runs (06: 326 MB, 223 at its end).
+# - guarantee 512 MB: the server and the open notebook's kernel (the largest ends at 198 MB: 356 MB),
+#   and also the kernel just left before it is culled (325 MB at most, 06 + 07: 483 MB);
+# - limit 1 GB: that, plus a notebook's peak while it runs (06: 332 MB, 197 at its end).
 # A learner over the limit has their kernel restarted, not their progress lost (it is on disk).
 # Kubernetes enforces both; TLJH's systemd spawner the limit; the local-process spawner neither.
 # This file is loaded after TLJH's own settings, so these win over its default URL and limits.
