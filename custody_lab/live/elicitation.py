@@ -42,7 +42,8 @@ from ..core.text import visible
 from .approvers import check_approver
 
 #: Words that name a secret a form must not ask for (MCP 2026-07-28, client/elicitation: "passwords,
-#: API keys, access tokens, or payment credentials"); compared case-folded, with ``_``/``-`` as spaces.
+#: API keys, access tokens, or payment credentials"); compared case-folded, word by word (any run of
+#: punctuation or ``_`` separates words).
 SECRET_WORDS: tuple[str, ...] = (
     "password",
     "passphrase",
@@ -65,7 +66,7 @@ Action = Literal["accept", "decline", "cancel"]
 
 
 def _words(text: object) -> str:
-    return " " + re.sub(r"[\s_\-.:/]+", " ", str(text).casefold()) + " "
+    return " " + re.sub(r"[\W_]+", " ", str(text).casefold()) + " "
 
 
 def asks_for_secret(params: Mapping[str, Any]) -> str | None:
@@ -129,6 +130,8 @@ class Answer:
         action: ``"accept"``, ``"decline"`` or ``"cancel"``.
         by: who answered: a named person (``{"person": "Dana Ruiz"}``); checked like every approver.
         content: the form's values sent with ``accept`` (form mode only).
+        arguments: for a tool call, the arguments the person saw (a call with other arguments is
+            another request: this answer does not answer it); ``None`` for a read.
 
     Raises:
         ApproverError: ``by`` is not an approver (a model, an agent, free text).
@@ -138,6 +141,7 @@ class Answer:
     action: Action
     by: Mapping[str, str]
     content: Mapping[str, Any] | None = None
+    arguments: Mapping[str, Any] | None = None
 
     def __post_init__(self) -> None:
         if self.action not in ("accept", "decline", "cancel"):
@@ -152,34 +156,40 @@ class ElicitationDesk:
     Attributes:
         answers: the answers people gave, by target (the latest for a target wins).
         target: the tool or URI of the exchange under way (the recorder sets it).
+        arguments: the arguments of that tool call (``None`` for a read).
         log: one entry per request seen: what was shown, the answer sent, who answered.
     """
 
     answers: Sequence[Answer] = ()
     target: str | None = None
+    arguments: Mapping[str, Any] | None = None
     log: list[dict[str, Any]] = field(default_factory=list)
 
-    def answer_for(self, target: str | None) -> Answer | None:
-        """The latest answer a person gave for ``target``."""
-        return next((a for a in reversed(self.answers) if a.target == target), None)
+    def answer_for(self, target: str | None, arguments: Mapping[str, Any] | None = None) -> Answer | None:
+        """The latest answer a person gave for ``target`` called with exactly ``arguments``."""
+        wanted = dict(arguments or {})
+        return next(
+            (a for a in reversed(self.answers) if a.target == target and dict(a.arguments or {}) == wanted), None
+        )
 
-    def decide(self, params: Mapping[str, Any]) -> dict[str, Any]:
+    def decide(self, params: Mapping[str, Any], key: str | None = None) -> dict[str, Any]:
         """The host's answer to one elicitation request and its log entry (no I/O).
 
         Example:
-            >>> desk = ElicitationDesk([Answer("delete_note", "accept", {"person": "Dana Ruiz"}, {"confirm": True})])
-            >>> desk.target = "delete_note"
+            >>> yes = Answer("delete_note", "accept", {"person": "Dana Ruiz"}, {"confirm": True}, {"note_id": "7"})
+            >>> desk = ElicitationDesk([yes])
+            >>> desk.target, desk.arguments = "delete_note", {"note_id": "7"}
             >>> form = {"mode": "form", "message": "Delete note 7?", "requestedSchema": {"type": "object",
             ...     "properties": {"confirm": {"type": "boolean"}}}}
             >>> entry = desk.decide(form)
             >>> entry["sent"], entry["answeredBy"]
             ({'action': 'accept', 'content': {'confirm': True}}, {'person': 'Dana Ruiz'})
-            >>> desk.target = "link_calendar"
+            >>> desk.arguments = {"note_id": "8"}
             >>> desk.decide(form)["sent"], desk.decide(form)["answeredBy"]
             ({'action': 'decline'}, None)
         """
         secret = asks_for_secret(params)
-        answer = None if secret else self.answer_for(self.target)
+        answer = None if secret else self.answer_for(self.target, self.arguments)
         sent: dict[str, Any] = {"action": answer.action if answer else "decline"}
         if answer is not None and answer.action == "accept" and answer.content is not None:
             sent["content"] = dict(answer.content)
@@ -190,7 +200,9 @@ class ElicitationDesk:
         else:
             why = f"answered by a person ({visible(str(answer.by.get('person', answer.by)))})"
         entry = {
+            "key": key,
             "target": self.target,
+            "arguments": None if self.arguments is None else dict(self.arguments),
             "shown": shown_request(params),
             "secret": secret,
             "sent": sent,
@@ -203,5 +215,5 @@ class ElicitationDesk:
     async def __call__(self, context: Any, params: mt.ElicitRequestParams) -> mt.ElicitResult:
         """The SDK ``Client``'s elicitation callback."""
         wire = params.model_dump(by_alias=True, mode="json", exclude_none=True)
-        sent = self.decide(wire)["sent"]
+        sent = self.decide(wire, str(getattr(context, "request_id", "")) or None)["sent"]
         return mt.ElicitResult(action=sent["action"], content=sent.get("content"))

@@ -64,7 +64,7 @@ from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
 from .lab_content import NOTE_TEMPLATE, PANEL_URI
 from .lab_tasks import LabTasks
 from .live_receipts import utc_now
-from .meta_keys import OPERATION_KEY, PROVENANCE_KEY, SIDE_EFFECTS_KEY
+from .meta_keys import OPERATION_KEY, PROVENANCE_KEY, SIDE_EFFECTS_KEY, URI_KEY
 
 #: The keys of the input requests (server-assigned, unique within the request: MCP 2026-07-28).
 CONFIRM_KEY, FORMAT_KEY, CALENDAR_KEY = "confirm_delete", "note_format", "calendar_login"
@@ -101,6 +101,13 @@ def _form(message: str, properties: dict[str, Any], required: list[str]) -> mt.E
     return mt.ElicitRequest(params=mt.ElicitRequestFormParams(message=message, requested_schema=schema))
 
 
+def _said(text: str, uri: str, provenance: str) -> mt.CallToolResult:
+    """A text result that names what it is about and where it comes from (the lab's ``_meta`` keys)."""
+    return mt.CallToolResult(
+        content=[mt.TextContent(type="text", text=text)], _meta={PROVENANCE_KEY: provenance, URI_KEY: uri}
+    )
+
+
 def _answer(ctx: Context, key: str) -> Any:
     """The client's response under ``key`` (an ``ElicitResult``), or ``None`` when it sent none."""
     return (ctx.input_responses or {}).get(key)
@@ -132,8 +139,9 @@ def flow_extensions(state: Any) -> list[Extension]:
         meta={SIDE_EFFECTS_KEY: False, OPERATION_KEY: "generate"},
         icons=[NOTE_ICON],
     )
-    async def show_notes() -> str:
-        return "\n".join(f"Note {k}: {v}" for k, v in _notes(state).items())
+    async def show_notes() -> mt.CallToolResult:
+        text = "\n".join(f"Note {k}: {v}" for k, v in _notes(state).items())
+        return _said(text, "notes://all", "notes-fixture@1")
 
     apps.add_html_resource(PANEL_URI, PANEL_HTML, name="notes-panel", title="Notes panel")
     return [apps, LabTasks(utc_now)]
@@ -188,7 +196,7 @@ def register_flows(mcp: MCPServer[Any], state: Any) -> None:
             text = f"Note {note_id} deleted."
         else:
             text = f"Note {note_id} was not deleted: the user answered {action!r}."
-        return mt.CallToolResult(content=[mt.TextContent(type="text", text=text)])
+        return _said(text, f"notes://note/{note_id}", "notes-fixture@1")
 
     @mcp.tool(
         title="Link a calendar",
@@ -203,9 +211,7 @@ def register_flows(mcp: MCPServer[Any], state: Any) -> None:
             ask = _form("Paste your calendar API key to link it.", {"api_key": key}, ["api_key"])
             return mt.InputRequiredResult(input_requests={CALENDAR_KEY: ask}, request_state="calendar")
         linked = getattr(answer, "action", None) == "accept"
-        return mt.CallToolResult(
-            content=[mt.TextContent(type="text", text="Calendar linked." if linked else "Calendar not linked.")]
-        )
+        return _said("Calendar linked." if linked else "Calendar not linked.", "calendar://link", "calendar-link@1")
 
     @mcp.tool(
         title="Export the notes",
@@ -214,7 +220,4 @@ def register_flows(mcp: MCPServer[Any], state: Any) -> None:
         meta={SIDE_EFFECTS_KEY: False, OPERATION_KEY: "generate"},
     )
     async def export_notes() -> mt.CallToolResult:
-        return mt.CallToolResult(
-            content=[mt.TextContent(type="text", text=export_text(notes(), utc_now()))],
-            _meta={PROVENANCE_KEY: "notes-export@1"},
-        )
+        return _said(export_text(notes(), utc_now()), "notes://export", "notes-export@1")

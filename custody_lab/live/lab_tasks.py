@@ -210,4 +210,6 @@ class TaskPoller(ClientExtension):
                     return mt.CallToolResult.model_validate(state.result)
                 raise MCPError(INVALID_PARAMS, f"task {created.task_id} ended {state.status}")
             await anyio.sleep((state.poll_interval_ms or _POLL_MS) / 1000)
-        raise MCPError(INVALID_PARAMS, f"task {created.task_id} still {entry['polls'][-1]} after {self.max_polls} polls")
+        raise MCPError(
+            INVALID_PARAMS, f"task {created.task_id} still {entry['polls'][-1]} after {self.max_polls} polls"
+        )
