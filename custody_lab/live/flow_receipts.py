@@ -30,7 +30,9 @@ __all__ = [
     "FIRST_RESULT",
     "NO_AUTHORITY",
     "input_required_block",
+    "asked_block",
     "presentation_block",
+    "retry_block",
     "take_flows",
     "task_block",
 ]
@@ -137,6 +139,51 @@ def presentation_block(described: Mapping[str, Any] | None, mime: str | None) ->
     if mime == APP_MIME:
         block["page"] = "an MCP Apps page: rendered in a sandboxed frame, never as the host's own markup"
     return block
+
+
+def asked_block(result: Mapping[str, Any]) -> dict[str, Any]:
+    """What an ``input_required`` result asked, as a log line says it (``serve``: the server's end).
+
+    Example:
+        >>> ask = {"method": "elicitation/create", "params": {"mode": "form", "message": "Key?",
+        ...     "requestedSchema": {"type": "object", "properties": {"api_key": {"type": "string"}}}}}
+        >>> b = asked_block({"resultType": "input_required", "inputRequests": {"k": ask}, "requestState": "s"})
+        >>> b["requests"][0]["secret"], b["cacheable"]
+        ("the field 'api_key' names an api key", False)
+    """
+    from .elicitation import asks_for_secret, shown_request
+
+    requests = []
+    for key, request in (result.get("inputRequests") or {}).items():
+        params = request.get("params") if isinstance(request, Mapping) else None
+        params = params if isinstance(params, Mapping) else {}
+        method = request.get("method") if isinstance(request, Mapping) else None
+        entry: dict[str, Any] = {"key": visible(str(key)), "method": visible(str(method))}
+        if method == "elicitation/create":
+            entry |= {"shown": shown_request(params), "secret": asks_for_secret(params)}
+        requests.append(entry)
+    return {"requests": requests, "requestState": "requestState" in result, "cacheable": False, "why": FIRST_RESULT}
+
+
+def retry_block(params: Mapping[str, Any]) -> dict[str, Any] | None:
+    """What a retry carried, as the server received it: the action of each response and the field
+    names it filled (never their values: a form's answers are the person's data), or ``None``.
+
+    Example:
+        >>> retry_block({"inputResponses": {"k": {"action": "accept", "content": {"confirm": True}}},
+        ...     "requestState": "v1.x"})
+        {'inputResponses': {'k': {'action': 'accept', 'fields': ['confirm']}}, 'requestState': True}
+    """
+    responses = params.get("inputResponses")
+    if not isinstance(responses, Mapping) and "requestState" not in params:
+        return None
+    carried: dict[str, Any] = {}
+    for key, answer in (responses or {}).items():
+        answer = answer if isinstance(answer, Mapping) else {}
+        content = answer.get("content")
+        fields = [visible(str(k)) for k in content] if isinstance(content, Mapping) else []
+        carried[visible(str(key))] = {"action": visible(str(answer.get("action"))), "fields": fields}
+    return {"inputResponses": carried, "requestState": params.get("requestState") is not None}
 
 
 def take_flows(f: Facts, entries: Sequence[Mapping[str, Any]], tasks: Sequence[Mapping[str, Any]], now: str) -> None:
