@@ -29,7 +29,7 @@ and the exchange facts ``elicitation`` and ``formAsksSecret`` (the rules in
 
 from __future__ import annotations
 
-__all__ = ["SECRET_WORDS", "Answer", "ElicitationDesk", "asks_for_secret", "shown_request"]
+__all__ = ["SECRET_WORDS", "Action", "Answer", "ElicitationDesk", "asks_for_secret", "shown_request"]
 
 import re
 from collections.abc import Mapping, Sequence
@@ -62,6 +62,7 @@ SECRET_WORDS: tuple[str, ...] = (
     "pin",
 )
 
+#: What a person may answer to an elicitation (MCP 2025-06-18 and later).
 Action = Literal["accept", "decline", "cancel"]
 
 

@@ -33,6 +33,8 @@ __all__ = [
     "TaskParams",
     "TaskPoller",
     "TaskState",
+    "TaskUpdateParams",
+    "TasksGet",
 ]
 
 import itertools
@@ -176,7 +178,9 @@ class LabTasks(Extension):
         return {"resultType": "complete"}
 
 
-class _TasksGet(mt.Request[TaskParams, Literal["tasks/get"]]):
+class TasksGet(mt.Request[TaskParams, Literal["tasks/get"]]):
+    """The ``tasks/get`` request (SEP-2663), as the client sends it."""
+
     method: Literal["tasks/get"] = "tasks/get"
     params: TaskParams
 
@@ -200,7 +204,7 @@ class TaskPoller(ClientExtension):
     async def _resolve(self, created: CreateTaskResult, ctx: ClaimContext) -> mt.CallToolResult:
         entry: dict[str, Any] = {"tool": ctx.tool_name, "created": _wire(created), "polls": [], "final": None}
         self.log.append(entry)
-        request = _TasksGet(params=TaskParams(task_id=created.task_id))
+        request = TasksGet(params=TaskParams(task_id=created.task_id))
         for _ in range(self.max_polls):
             state = await ctx.session.send_request(request, TaskState, ctx.read_timeout_seconds)
             entry["polls"].append(state.status)
