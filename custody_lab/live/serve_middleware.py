@@ -196,8 +196,8 @@ class ServedExchanges:
             return
         f: Facts | None = None
         if method == "tasks/get" and result.get("status") == "completed" and result.get("taskId") in self._tasks:
-            name, arguments = self._tasks.pop(result["taskId"])
-            f = call_facts(name, arguments, tool=self._tools.get(name))
+            name, task_arguments = self._tasks.pop(result["taskId"])
+            f = call_facts(name, task_arguments, tool=self._tools.get(name))
             take_call_result(f, result.get("result") or {}, observed=changed)
             f.extra["task"] = task_block({"created": result, "polls": ["completed"], "final": result}, at)
         elif method == "resources/read" and isinstance(target, str):
