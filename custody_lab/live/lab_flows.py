@@ -60,7 +60,10 @@ from mcp.server.apps import Apps
 from mcp.server.extension import Extension
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
+from mcp.shared.exceptions import MCPError
+from mcp.types import INVALID_REQUEST
 
+from ..core.text import visible
 from .lab_content import NOTE_TEMPLATE, PANEL_URI
 from .lab_tasks import LabTasks
 from .live_receipts import utc_now
@@ -106,6 +109,30 @@ def _said(text: str, uri: str, provenance: str) -> mt.CallToolResult:
     return mt.CallToolResult(
         content=[mt.TextContent(type="text", text=text)], _meta={PROVENANCE_KEY: provenance, URI_KEY: uri}
     )
+
+
+def _may_ask(ctx: Context, what: str) -> None:
+    """Refuse to ask a client that cannot be asked this way (MCP 2026-07-28, basic/patterns/mrtr).
+
+    An input-required result exists only in 2026-07-28, and a server MUST NOT put an elicitation in
+    ``inputRequests`` for a client that did not declare the elicitation capability (form mode: a
+    bare ``elicitation: {}`` counts, as the SDK reads it): ``-32021`` names the capability.
+    """
+    if ctx.protocol_version != "2026-07-28":
+        raise MCPError(
+            INVALID_REQUEST,
+            f"{what} asks the user with an input-required result (MCP 2026-07-28); this session "
+            f"negotiated {visible(str(ctx.protocol_version))}",
+        )
+    elicitation = ctx.client_capabilities.elicitation if ctx.client_capabilities else None
+    if elicitation is None or (elicitation.form is None and elicitation.url is not None):
+        required = mt.ClientCapabilities(elicitation=mt.ElicitationCapability(form=mt.FormElicitationCapability()))
+        data = mt.MissingRequiredClientCapabilityErrorData(required_capabilities=required)
+        raise MCPError(
+            mt.MISSING_REQUIRED_CLIENT_CAPABILITY,
+            f"{what} asks the user by a form, and this client declared no form elicitation",
+            data.model_dump(by_alias=True, mode="json", exclude_none=True),
+        )
 
 
 def _answer(ctx: Context, key: str) -> Any:
@@ -167,6 +194,7 @@ def register_flows(mcp: MCPServer[Any], state: Any) -> None:
     async def note(id: str, ctx: Context) -> str | mt.InputRequiredResult:  # noqa: A002 - the template's name
         if id not in notes():
             raise ResourceNotFoundError(f"no note {id!r}; the lab has {', '.join(notes()) or 'none left'}")
+        _may_ask(ctx, f"reading note {id}")
         answer = _answer(ctx, FORMAT_KEY)
         if getattr(answer, "action", None) != "accept":
             choice = {"type": "string", "enum": ["markdown", "plain"], "title": "Format"}
@@ -185,6 +213,7 @@ def register_flows(mcp: MCPServer[Any], state: Any) -> None:
     async def delete_note(note_id: str, ctx: Context) -> mt.CallToolResult | mt.InputRequiredResult:
         if note_id not in notes():
             raise ToolError(f"no note {note_id!r}; the lab has {', '.join(notes()) or 'none left'}")
+        _may_ask(ctx, "delete_note")
         answer = _answer(ctx, CONFIRM_KEY)
         if answer is None:
             confirm = {"type": "boolean", "title": f"Delete note {note_id}", "default": False}
@@ -205,6 +234,7 @@ def register_flows(mcp: MCPServer[Any], state: Any) -> None:
         meta={SIDE_EFFECTS_KEY: True, OPERATION_KEY: "mutate"},
     )
     async def link_calendar(ctx: Context) -> mt.CallToolResult | mt.InputRequiredResult:
+        _may_ask(ctx, "link_calendar")
         answer = _answer(ctx, CALENDAR_KEY)
         if answer is None:
             key = {"type": "string", "title": "Calendar API key", "description": "Paste your API key"}

@@ -127,3 +127,28 @@ def test_the_default_lab_server_offers_none_of_these():
     tools, templates = anyio.run(go)
     assert not tools & {"delete_note", "export_notes", "link_calendar", "show_notes"}, tools
     assert templates == ["crm://customer/{id}"], templates
+
+
+def test_a_client_that_declared_no_elicitation_is_never_asked_and_nothing_is_deleted():
+    from mcp import Client
+    from mcp.shared.exceptions import MCPError
+
+    async def go():
+        lab = LabServer(flows=True)
+        async with Client(lab.mcp) as plain:  # no elicitation callback: the capability is not declared
+            with pytest.raises(MCPError) as info:
+                await plain.call_tool("delete_note", DELETE_7)
+        return lab, info.value
+
+    lab, error = anyio.run(go)
+    assert error.code == -32021 and "elicitation" in str(error.error.data), (error.code, error.error.data)
+    assert lab.state.deleted_notes == set()
+
+
+def test_a_2025_11_25_session_is_told_the_question_needs_2026_07_28():
+    async def go():
+        async with LabSession(LabServer(flows=True), mode="legacy") as s:
+            return await s.call("delete_note", DELETE_7)
+
+    r = anyio.run(go)
+    assert r.rejection == "server-error" and "2026-07-28" in r.receipt["error"], (r.outcome, r.receipt.get("error"))
