@@ -158,12 +158,14 @@ class ElicitationDesk:
         answers: the answers people gave, by target (the latest for a target wins).
         target: the tool or URI of the exchange under way (the recorder sets it).
         arguments: the arguments of that tool call (``None`` for a read).
+        server: the name of the server asking, as the connection reported it (the host shows it).
         log: one entry per request seen: what was shown, the answer sent, who answered.
     """
 
     answers: Sequence[Answer] = ()
     target: str | None = None
     arguments: Mapping[str, Any] | None = None
+    server: str | None = None
     log: list[dict[str, Any]] = field(default_factory=list)
 
     def answer_for(self, target: str | None, arguments: Mapping[str, Any] | None = None) -> Answer | None:
@@ -201,6 +203,7 @@ class ElicitationDesk:
         else:
             why = f"answered by a person ({visible(str(answer.by.get('person', answer.by)))})"
         entry = {
+            "server": None if self.server is None else visible(self.server),
             "key": key,
             "target": self.target,
             "arguments": None if self.arguments is None else dict(self.arguments),

@@ -80,7 +80,14 @@ def input_required_block(entries: Sequence[Mapping[str, Any]], final: Mapping[st
     people = [dict(e["answeredBy"]) for e in entries if e.get("answeredBy")]
     return {
         "requests": [
-            {"key": e.get("key"), "shown": e["shown"], "secret": e.get("secret"), "why": e["why"]} for e in entries
+            {
+                "key": e.get("key"),
+                "server": e.get("server"),
+                "shown": e["shown"],
+                "secret": e.get("secret"),
+                "why": e["why"],
+            }
+            for e in entries
         ],
         "retryCarried": {
             "inputResponses": {str(e.get("key")): e["sent"] for e in entries},

@@ -107,7 +107,10 @@ def _diagram(name: str, frames: Sequence[Frame], receipt: LiveReceipt) -> Diagra
             if request.get("secret"):
                 steps.append(Step("client", "user / host", "gate", visible(f"host refuses: {request['secret']}")))
             else:
-                steps.append(Step("client", "user / host", "local", visible(f"host shows: {shown['message']}")))
+                asker = request.get("server") or "the server"
+                steps.append(
+                    Step("client", "user / host", "local", visible(f"host shows: {asker} asks {shown['message']}"))
+                )
             action = (answered.get(str(request.get("key"))) or {}).get("action", "?")
             by = visible(who.get("person", "?")) if who and not request.get("secret") else "no person answered; host"
             steps.append(Step("user / host", "user / host", "approval", visible(f"{by} → {action}")))

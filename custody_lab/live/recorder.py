@@ -199,6 +199,7 @@ class Recorder:
         asked, tasked = len(self.desk.log) if self.desk else 0, len(self.tasks.log) if self.tasks else 0
         if self.desk is not None:
             self.desk.target, self.desk.arguments = f.target, f.extra.get("arguments")
+            self.desk.server = server_identity(self.client)["name"]
         try:
             result = await self.bounded(what, f.target, awaitable)
         except LiveTimeout as e:

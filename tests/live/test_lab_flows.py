@@ -152,3 +152,9 @@ def test_a_2025_11_25_session_is_told_the_question_needs_2026_07_28():
 
     r = anyio.run(go)
     assert r.rejection == "server-error" and "2026-07-28" in r.receipt["error"], (r.outcome, r.receipt.get("error"))
+
+
+def test_the_host_shows_which_server_asks():
+    _, s, [r] = run([], lambda s: s.call("delete_note", DELETE_7))
+    assert s.desk.log[-1]["server"] == "custody-lab-server", s.desk.log[-1]
+    assert r.receipt["inputRequired"]["requests"][0]["server"] == "custody-lab-server", r.receipt["inputRequired"]
