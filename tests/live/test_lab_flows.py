@@ -158,3 +158,18 @@ def test_the_host_shows_which_server_asks():
     _, s, [r] = run([], lambda s: s.call("delete_note", DELETE_7))
     assert s.desk.log[-1]["server"] == "custody-lab-server", s.desk.log[-1]
     assert r.receipt["inputRequired"]["requests"][0]["server"] == "custody-lab-server", r.receipt["inputRequired"]
+
+
+@pytest.mark.parametrize(("action", "recorded"), [("accept", True), ("decline", False), ("cancel", False)])
+def test_only_an_accept_a_person_gave_on_the_wire_enters_the_consent_log(action, recorded):
+    from custody_lab.live.presentation import ConsentLog, present
+
+    content = {"confirm": True} if action == "accept" else None
+    _, _, [r] = run([Answer("delete_note", action, DANA, content, DELETE_7)], lambda s: s.call("delete_note", DELETE_7))
+    log = ConsentLog()
+    consent = log.record_answer(r)
+    assert (consent is not None) == recorded, (action, consent)
+    label = present(r, connection="here", consents=log).labels["approved by"]
+    assert label.startswith("Dana Ruiz") == recorded, label
+    if recorded:
+        assert (consent.tool, dict(consent.arguments), dict(consent.approved_by)) == ("delete_note", DELETE_7, DANA)
