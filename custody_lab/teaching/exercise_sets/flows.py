@@ -77,7 +77,7 @@ def delete_outcome(action: str | None) -> tuple[str, str | None, bool]:
 
 
 @functools.cache
-def sent_for_note_8() -> str | None:
+def sent_for_note_8() -> str:
     """What the host sends back when the model asks to delete note 8 and only note 7 was answered.
 
     Example:
@@ -88,7 +88,7 @@ def sent_for_note_8() -> str | None:
     from ...live.lab_server import LabServer
     from ...live.session import LabSession
 
-    async def exchange() -> str | None:
+    async def exchange() -> str:
         answers = [Answer("delete_note", "accept", _DANA, {"confirm": True}, {"note_id": "7"})]
         async with LabSession(LabServer(flows=True), answers=answers, timeout=5.0) as s:
             await s.call("delete_note", {"note_id": "8"})
