@@ -244,6 +244,10 @@ EXCHANGE_FACTS: dict[str, str] = {
     "observedSideEffects": "whether the server's state digest changed across the exchange, or null",
     "followUpAllowed": "whether the gate let the client follow the returned link (null: no link followed)",
     "followUpAccepted": "whether the follow-up read of that link was accepted (null: not read)",
+    "elicitation": "what the host sent back to the server's elicitation (MCP 2026-07-28, inside an "
+    "input-required result): accept, decline or cancel (null: the server asked nothing)",
+    "formAsksSecret": "true when a form-mode elicitation asked for a password, API key, token or payment "
+    "credentials (the lab's host policy reads its fields and message); null when no form was asked",
 }
 
 #: JSON-RPC 2.0 §5.1 "Invalid params": a missing resource under MCP 2026-07-28 (SEP-2164); what
@@ -272,6 +276,31 @@ EXCHANGE_RULES: tuple[Rule, ...] = (
         seed=False,
         fires=lambda c, p, ops: ops.is_true(c["timedOut"]),
         look=Look("timeout", "..//", "#9e9ac8"),
+        stage="exchange",
+    ),
+    Rule(
+        code="secret-asked-in-form",
+        test="a form-mode elicitation asked for a password, API key, token or payment credentials "
+        "(MCP 2026-07-28 says servers MUST use URL mode for these); the lab's host policy declined it unshown",
+        source="seed 000 · MCP resources vs tool results start with control",
+        quote="The host still owns permission checks, disclosure, size limits, and treatment of returned content "
+        "as untrusted data.",
+        seed=False,
+        fires=lambda c, p, ops: ops.is_true(c["formAsksSecret"]),
+        look=Look("secret form", "..oo", "#6a51a3"),
+        stage="exchange",
+    ),
+    Rule(
+        code="consent-not-given",
+        test="the call changes state and the person declined or cancelled the server's elicitation: "
+        "the call is not executed and nothing it returns is approved",
+        source="seed 000 · MCP resources vs tool results start with control",
+        quote="That distinction changes consent and timing.",
+        seed=False,
+        fires=lambda c, p, ops: ops.and_(
+            ops.isin(c["elicitation"], ("decline", "cancel")), ops.is_true(c["declaredSideEffects"])
+        ),
+        look=Look("no consent", "..XX", "#54278f"),
         stage="exchange",
     ),
     Rule(

@@ -30,7 +30,11 @@ that with the official Python SDK (``mcp`` 2.x) and no network:
 - :mod:`~custody_lab.live.serve_command`: ``custody-lab serve`` for any client, which
   :mod:`~custody_lab.live.serve_middleware` logs into :mod:`~custody_lab.live.serve_log` (and
   :mod:`~custody_lab.live.serve_refusals`, for the requests the SDK refuses before any handler);
-- :mod:`~custody_lab.live.live_commands`: the ``live`` and ``audit`` subcommands.
+- :mod:`~custody_lab.live.live_commands`: the ``live`` and ``audit`` subcommands;
+- context that flows the other way (MCP 2026-07-28): :mod:`~custody_lab.live.lab_flows` (what
+  ``LabServer(flows=True)`` adds), :mod:`~custody_lab.live.lab_tasks` (the tasks extension, both
+  ends), :mod:`~custody_lab.live.elicitation` (the host's side of elicitation),
+  :mod:`~custody_lab.live.flow_receipts` and :mod:`~custody_lab.live.flow_wire` (``record_flows``).
 
 ``import custody_lab`` never imports ``mcp``. This package's names load their module on first
 use (``custody_lab.live.LabSession`` imports ``mcp``, over a second), so the main CLI can import
@@ -45,6 +49,7 @@ from typing import TYPE_CHECKING
 from ..core.lazy import lazy_exports, typed_exports
 
 __all__ = [
+    "Answer",
     "COMPARED_FIELDS",
     "CaseComparison",
     "ConsentLog",
@@ -68,6 +73,7 @@ __all__ = [
     "LiveTimeout",
     "NOT_COMPARED",
     "Recorder",
+    "asks_for_secret",
     "assemble_context",
     "audit_client",
     "audit_command",
@@ -83,6 +89,7 @@ __all__ = [
     "receipt_html",
     "receipt_log",
     "record_fixture",
+    "record_flows",
     "record_wire",
     "resolve_read_tool_call",
     "run_hostile_tour",
@@ -94,8 +101,10 @@ if TYPE_CHECKING:
     from .audit import audit_client, audit_command
     from .audit_report import format_report
     from .audit_transport import audit_url
+    from .elicitation import Answer, asks_for_secret
     from .fences import fence_lookalikes
     from .fixture_exchanges import FIXTURE_EXCHANGES, Exchange
+    from .flow_wire import record_flows
     from .gate import Gate
     from .hostile_server import HANDOVER_NOTE, HANDOVER_URI, HOSTILE_EXPECTED, HostileServer, run_hostile_tour
     from .lab_server import FRESHNESS, Freshness, LabServer, LabState

@@ -102,13 +102,16 @@ from .audit_fields import (
     receipt_details,
     unexercised_fields,
 )
+from .audit_flows import flow_lines
 from .audit_report import (
     STOP_EXCHANGES,
     AuditReport,
     CapabilityAudit,
 )
 from .audit_reread import reread_listed
+from .elicitation import ElicitationDesk
 from .gate import Gate
+from .lab_tasks import TaskPoller
 from .limits import DEFAULT_CONNECT_TIMEOUT, MAX_LINKS_FOLLOWED
 from .live_errors import LiveError
 from .live_receipts import LiveReceipt, utc_now, wire_fields
@@ -275,6 +278,8 @@ async def audit_client(
     template_values: Sequence[str] = (),
     follow_links: bool = False,
     gate: Gate | None = None,
+    desk: ElicitationDesk | None = None,
+    tasks: TaskPoller | None = None,
 ) -> AuditReport:
     """Audit an entered ``mcp.Client`` (any transport).
 
@@ -284,6 +289,8 @@ async def audit_client(
         follow_links: read each ``resource_link`` of a called tool as a second, recorded read.
         gate: the permission check every read, call and follow-up passes (all allowed by default).
         timeout: seconds each exchange may take.
+        desk, tasks: the client's elicitation callback and task poller, when it was made with them
+            (:mod:`~custody_lab.live.audit_flows`: every request shown, none answered for the user).
         started: when the audit began, on anyio's clock (now, by default). Reads and calls stop
             ``STOP_EXCHANGES * timeout`` after it; the report then says where the audit stopped.
 
@@ -294,7 +301,9 @@ async def audit_client(
     allowed = parse_allow_calls(allow_calls)
     given = parse_template_values(template_values)
     skip_sdk_result_check(client)  # the SDK's own outputSchema check has no bound; the audit's has one
-    recorder = Recorder(client, gate=gate or Gate(deny=()), state_uri=STATE_URI, timeout=timeout)
+    recorder = Recorder(
+        client, gate=gate or Gate(deny=()), state_uri=STATE_URI, timeout=timeout, desk=desk, tasks=tasks
+    )
     try:
         await recorder.load_listing()
     except LiveError as e:
@@ -385,6 +394,7 @@ async def audit_client(
         incomplete=tuple(incomplete),
         presentation=_presentation(client),
         reread=reread,
+        flows=flow_lines(desk.log if desk else (), tasks.log if tasks else (), client.server_capabilities.extensions),
     )
 
 
@@ -457,10 +467,13 @@ def audit_command(
     connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
     template_values: Sequence[str] = (),
     follow_links: bool = False,
+    answers: Sequence[str] = (),
 ) -> AuditReport:
     """Start ``command`` as an MCP server over stdio and audit it (synchronous; for the CLI).
 
-    ``allow_calls``, ``template_values`` and ``follow_links`` are as for :func:`audit_client`.
+    ``allow_calls``, ``template_values`` and ``follow_links`` are as for :func:`audit_client`;
+    ``answers`` are ``--answer TARGET=JSON`` items (:func:`~custody_lab.live.audit_flows.parse_answers`):
+    the only requests of the server's the audit answers as the person named.
 
     Args:
         timeout: seconds each exchange may take; the audit after start-up ends within
@@ -479,9 +492,18 @@ def audit_command(
     if not command:
         raise AuditError("no server command given")
     seconds, start_up = check_options(
-        allow_calls=allow_calls, timeout=timeout, connect_timeout=connect_timeout, template_values=template_values
+        allow_calls=allow_calls,
+        timeout=timeout,
+        connect_timeout=connect_timeout,
+        template_values=template_values,
+        answers=answers,
     )
-    options = {"allow_calls": allow_calls, "template_values": template_values, "follow_links": follow_links}
+    options = {
+        "allow_calls": allow_calls,
+        "template_values": template_values,
+        "follow_links": follow_links,
+        "answers": answers,
+    }
 
     async def go() -> AuditReport:
         return await _audit_stdio(list(command), seconds, options, start_up)

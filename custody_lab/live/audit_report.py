@@ -230,6 +230,8 @@ class AuditReport:
             read or index that changed), ``calledBetween``, ``indexGone``, ``indexAdded``,
             ``reread`` and ``stopped``; empty when the audit did not get that far. A change makes
             ``--strict`` exit 1.
+        flows: context that flowed back (:mod:`~custody_lab.live.audit_flows`): the extensions the
+            server declares, each request it made of the user and what the audit sent, each task.
     """
 
     command: tuple[str, ...]
@@ -243,6 +245,7 @@ class AuditReport:
     presentation: dict[str, Any] = field(default_factory=dict)
     transport: str = "stdio"
     reread: dict[str, Any] = field(default_factory=dict)
+    flows: tuple[str, ...] = ()
 
     @property
     def changes(self) -> list[str]:
@@ -359,6 +362,7 @@ def format_report(report: AuditReport) -> str:
         lines.append(f"PROTOCOL: {visible(finding)}")
     for change in report.changes:
         lines.append(f"READ CHANGED: {visible(change)}")
+    lines += list(report.flows)  # made visible where they were written
     lines += _summary_lines(report)
     return "\n".join(lines)
 

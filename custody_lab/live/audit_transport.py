@@ -49,8 +49,11 @@ from pydantic import ValidationError
 
 from ..core.text import visible
 from .audit import AuditError, audit_client, check_timeout, parse_allow_calls, parse_template_values, timeout_hint
+from .audit_flows import AnswerError, parse_answers
 from .audit_report import TOTAL_EXCHANGES, AuditReport
+from .elicitation import ElicitationDesk
 from .http_guard import HTTP_ERRORS, HttpGuard, url_problem
+from .lab_tasks import TaskPoller
 from .limits import DEFAULT_CONNECT_TIMEOUT
 from .live_errors import LiveError, LiveTimeout, first_problem
 from .session import run_sync
@@ -282,11 +285,22 @@ async def audit_guarded(
             # 10 s; each exchange after the handshake has the lab's bound, limits.bounded): as long as
             # start-up's bound, so this scope is what ends a slow start, and never shorter than an exchange.
             waits = max(connect_timeout, timeout)
-            async with Client(guard.connect(), mode="auto", read_timeout_seconds=waits, cache=None) as client:
+            flows = dict(options)
+            desk, tasks = ElicitationDesk(list(parse_answers(flows.pop("answers", ())))), TaskPoller()
+            async with Client(
+                guard.connect(),
+                mode="auto",
+                read_timeout_seconds=waits,
+                cache=None,
+                elicitation_callback=desk,
+                extensions=[tasks],
+            ) as client:
                 ready = True
                 began = anyio.current_time()
                 scope.deadline = began + limit
-                report = await audit_client(client, timeout=timeout, command=command, started=began, **options)
+                report = await audit_client(
+                    client, timeout=timeout, command=command, started=began, desk=desk, tasks=tasks, **flows
+                )
     except BaseExceptionGroup as group:
         leaf = _known_leaf(group, known)
         if leaf is None:
@@ -316,6 +330,7 @@ def check_options(
     timeout: object = 10.0,
     connect_timeout: object = DEFAULT_CONNECT_TIMEOUT,
     template_values: Sequence[str] = (),
+    answers: Sequence[str] = (),
 ) -> tuple[float, float]:
     """Refuse bad arguments before anything starts; return ``(timeout, connect_timeout)`` in seconds.
 
@@ -331,6 +346,10 @@ def check_options(
     start_up = check_timeout(connect_timeout, "--connect-timeout")
     parse_allow_calls(allow_calls)
     parse_template_values(template_values)
+    try:
+        parse_answers(answers)
+    except AnswerError as e:
+        raise AuditError(str(e)) from e
     return seconds, start_up
 
 
@@ -362,6 +381,7 @@ def audit_url(
     template_values: Sequence[str] = (),
     follow_links: bool = False,
     headers: Sequence[str] = (),
+    answers: Sequence[str] = (),
 ) -> AuditReport:
     """Audit the MCP server at ``url`` over Streamable HTTP (synchronous; for the CLI).
 
@@ -377,10 +397,19 @@ def audit_url(
     """
     target = check_url(url)
     seconds, start_up = check_options(
-        allow_calls=allow_calls, timeout=timeout, connect_timeout=connect_timeout, template_values=template_values
+        allow_calls=allow_calls,
+        timeout=timeout,
+        connect_timeout=connect_timeout,
+        template_values=template_values,
+        answers=answers,
     )
     sent_headers = parse_headers(headers)
-    options = {"allow_calls": allow_calls, "template_values": template_values, "follow_links": follow_links}
+    options = {
+        "allow_calls": allow_calls,
+        "template_values": template_values,
+        "follow_links": follow_links,
+        "answers": answers,
+    }
 
     async def go() -> AuditReport:
         guard = HttpGuard(target, headers=sent_headers, connect_timeout=start_up)

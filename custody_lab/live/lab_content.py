@@ -24,6 +24,8 @@ __all__ = [
     "CUSTOMER_TEMPLATE",
     "DRAFT_URI",
     "HANDBOOK_URI",
+    "NOTE_TEMPLATE",
+    "PANEL_URI",
     "REPORT_URI",
     "RISK_URI",
     "STATIC_PROVENANCE",
@@ -94,6 +96,8 @@ class Freshness:
 
 
 #: The one home of the server's freshness claims, keyed by a listed URI or a template.
+#: The notes template and the MCP Apps page of ``LabServer(flows=True)`` (:mod:`~custody_lab.live.lab_flows`).
+NOTE_TEMPLATE, PANEL_URI = "notes://note/{id}", "ui://notes/panel.html"
 FRESHNESS: MappingProxyType[str, Freshness] = MappingProxyType(
     {
         HANDBOOK_URI: Freshness(DAY_MS, "public", "versioned (v4): these bytes never change under this URI"),
@@ -107,6 +111,10 @@ FRESHNESS: MappingProxyType[str, Freshness] = MappingProxyType(
         ),
         STATUS_URI: Freshness(0, "public", "moves during incidents: stale at once (subscribe, or read again)"),
         STATE_URI: Freshness(0, "public", "the server's state: every side effect changes it"),
+        NOTE_TEMPLATE: Freshness(
+            0, "private", "a note can be deleted at any moment, and it answers one reader's question"
+        ),
+        PANEL_URI: Freshness(DAY_MS, "public", "the notes panel's HTML never changes while the server runs"),
     }
 )
 #: The claim on ``resources/list``, ``resources/templates/list``, ``tools/list``, ``prompts/list`` and

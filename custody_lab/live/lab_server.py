@@ -135,6 +135,7 @@ from .lab_content import (
     static_provenance,
 )
 from .lab_content import data as _data
+from .lab_flows import flow_extensions, register_flows
 from .lab_prompts import PROMPT_NAMES, TONES, register_completions, register_prompts
 from .meta_keys import CHANGES_KEY, OPERATION_KEY, PROVENANCE_KEY, SIDE_EFFECTS_KEY, STATE_URI, URI_KEY
 from .sdk_adapter import connection_of, lowlevel_server
@@ -183,6 +184,7 @@ class LabState:
 
     status_revision: int = 12
     approvals: int = 0
+    deleted_notes: set[str] = field(default_factory=set)  # delete_note (LabServer(flows=True))
     reads: Counter[str] = field(default_factory=Counter)
     calls: Counter[str] = field(default_factory=Counter)
 
@@ -193,7 +195,8 @@ class LabState:
             >>> LabState().ledger()
             {'statusRevision': 12, 'approvals': 0}
         """
-        return {"statusRevision": self.status_revision, "approvals": self.approvals}
+        deleted = {"deletedNotes": sorted(self.deleted_notes)} if self.deleted_notes else {}
+        return {"statusRevision": self.status_revision, "approvals": self.approvals, **deleted}
 
     def provenance(self, uri: str) -> str | None:
         """Where the content at ``uri`` comes from, or ``None`` when the lab cannot say.
@@ -233,6 +236,7 @@ class LabServer:
         freshness: claims that replace :data:`FRESHNESS`'s, by URI or template. The honest table is
             the default; a lesson passes a false claim on purpose (notebook 07: a status "fresh for
             a minute") to show what a client's cache then serves.
+        flows: add what flows the other way (:mod:`~custody_lab.live.lab_flows`, MCP 2026-07-28).
 
     Example:
         >>> lab = LabServer()
@@ -246,6 +250,7 @@ class LabServer:
         name: str = SERVER_NAME,
         version: str = SERVER_VERSION,
         freshness: Mapping[str, Freshness] | None = None,
+        flows: bool = False,
     ) -> None:
         self.state = LabState()
         self.bus = InMemorySubscriptionBus()
@@ -262,7 +267,10 @@ class LabServer:
             subscriptions=self.bus,
             cache_hints=hints,
             log_level="WARNING",
+            extensions=flow_extensions(self.state) if flows else None,
         )
+        if flows:
+            register_flows(self.mcp, self.state)
         self._register_resources()
         self._register_tools()
         register_prompts(self.mcp)

@@ -148,6 +148,15 @@ def configure_audit(p: argparse.ArgumentParser) -> None:
         "completion); repeatable",
     )
     p.add_argument(
+        "--answer",
+        action="append",
+        default=[],
+        metavar="TARGET=JSON",
+        help="a person's answer to the server's elicitation for this tool or URI, e.g. delete_note='{\"action\": "
+        '"accept", "by": "Dana Ruiz", "content": {"confirm": true}, "arguments": {"note_id": "7"}}\'; without one '
+        "the audit declines every request (it never answers for you), and a form asking for a secret always",
+    )
+    p.add_argument(
         "--follow-links",
         action="store_true",
         help=f"read each resource_link a called tool returns (at most {MAX_LINKS_FOLLOWED} a result): a second read "
@@ -229,6 +238,7 @@ def run_audit(args: argparse.Namespace) -> int:
             "connect_timeout": args.connect_timeout,
             "template_values": tuple(args.template_values),
             "follow_links": args.follow_links,
+            "answers": tuple(args.answer),
         }
         if url is not None:
             from .audit_transport import audit_url

@@ -119,6 +119,22 @@ class ConsentLog:
         self.entries.append(consent)
         return consent
 
+    def record_answer(self, live: LiveReceipt) -> Consent | None:
+        """Record the approval a person gave on the wire, if this call's receipt holds one.
+
+        MCP 2026-07-28: a form-mode elicitation answered ``accept`` is the user's consent to that
+        interaction. When the host sent ``accept`` for this tool call on a person's answer (the
+        receipt's ``inputRequired.answeredBy``), that person approved this call with these
+        arguments; the entry is the same :class:`Consent` the capstone's archive keeps. A decline, a
+        cancel, an answer nobody gave or a read records nothing (``None``).
+        """
+        asked = live.receipt.get("inputRequired") or {}
+        sent = (live.receipt.get("exchange") or {}).get("elicitation")
+        by = asked.get("answeredBy")
+        if live.receipt.get("method") != "tools/call" or sent != "accept" or not by:
+            return None
+        return self.approve(str(live.receipt.get("target")), live.receipt.get("arguments") or {}, by=by)
+
     def find(self, tool: str, arguments: Mapping[str, Any] | None) -> Consent | None:
         """The latest approval of exactly this tool and these arguments, or ``None``."""
         wanted = dict(arguments or {})

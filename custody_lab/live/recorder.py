@@ -47,7 +47,10 @@ from mcp.shared.exceptions import MCPError
 
 from ..core.model import Policy
 from ..core.receipts import digest
+from .elicitation import ElicitationDesk
+from .flow_receipts import take_flows
 from .gate import Gate, refuse_call, refuse_embedded, refuse_follow_up, refuse_read, refuse_undeclared
+from .lab_tasks import TaskPoller
 from .limits import DEFAULT_TIMEOUT, bounded
 from .live_errors import LiveTimeout
 from .live_receipts import (
@@ -107,6 +110,8 @@ class Recorder:
         clock: Callable[[], str] = utc_now,
         allow_unknown_side_effects: bool = False,
         frames: list[Frame] | None = None,
+        desk: ElicitationDesk | None = None,
+        tasks: TaskPoller | None = None,
     ) -> None:
         self.client = client
         self.gate = gate or Gate()
@@ -117,6 +122,8 @@ class Recorder:
         self.clock = clock
         self.allow_unknown_side_effects = allow_unknown_side_effects
         self._frames = frames
+        #: the host's elicitation callback and the client's task poller, when the client has them
+        self.desk, self.tasks = desk, tasks
         #: what the server lists (resources, templates, tools), loaded by :meth:`load_listing`
         self.listing = ServerListing()
         self.receipts: list[LiveReceipt] = []
@@ -189,6 +196,10 @@ class Recorder:
         """Send one request between two state digests: ``(result, observed side effects)``, or
         ``(None, None)`` with ``f`` marked failed (a timeout or an error answer)."""
         before = await self.state_digest()
+        asked, tasked = len(self.desk.log) if self.desk else 0, len(self.tasks.log) if self.tasks else 0
+        if self.desk is not None:
+            self.desk.target, self.desk.arguments = f.target, f.extra.get("arguments")
+            self.desk.server = server_identity(self.client)["name"]
         try:
             result = await self.bounded(what, f.target, awaitable)
         except LiveTimeout as e:
@@ -197,10 +208,22 @@ class Recorder:
         except MCPError as e:
             failed(f, f"{e.code}: {e.error.message}", errorCode=e.code)
             return None, None
+        finally:
+            f.extra["_flows"] = (asked, tasked)
         after = await self.state_digest()
         return result, None if before is None or after is None else before != after
 
+    def _take_flows(self, f: Facts) -> None:
+        """The exchange's elicitations and task, from the desk's and the poller's logs."""
+        marks = f.extra.pop("_flows", None)
+        if marks is None:  # refused before anything was sent
+            return
+        entries = self.desk.log[marks[0] :] if self.desk else []
+        tasks = self.tasks.log[marks[1] :] if self.tasks else []
+        take_flows(f, entries, tasks, self.clock())
+
     def _finish(self, f: Facts) -> LiveReceipt:
+        self._take_flows(f)
         server = server_identity(self.client)
         live = build_receipt(
             f, server=server, protocol_version=self.client.protocol_version, policy=self.policy, now=self.clock()

@@ -54,6 +54,12 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--port", type=int, default=None, help=f"the HTTP port (with --http; default {DEFAULT_PORT})")
     p.add_argument("--log", default=None, help=f"the JSON-lines receipt log (default {default_log_path()})")
     p.add_argument(
+        "--flows",
+        action="store_true",
+        help="also serve what flows the other way (MCP 2026-07-28): input-required reads and calls, "
+        "elicitation, a task, an icon and a ui:// page",
+    )
+    p.add_argument(
         "--token",
         default=None,
         help=f"with --http: the token clients must send (default: ${TOKEN_ENV}, else a new one each run; "
@@ -86,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
 
     given = args.log is not None
     log = ReceiptLog(args.log if given else default_log_path(), private=not given)
-    lab = LabServer()
+    lab = LabServer(flows=getattr(args, "flows", False))
     served = ServedExchanges(lab, log)
     lab.observe(served)
     print(f"custody-lab serve: each exchange is appended to {visible(str(log.path))}", file=sys.stderr)

@@ -42,6 +42,7 @@ from pydantic import ValidationError
 from ..core.errors import CustodyLabError
 from ..core.model import Policy
 from ..core.text import visible
+from .flow_receipts import FINAL_RESULT, asked_block, retry_block, task_block
 from .lab_server import LabServer
 from .live_receipts import (
     Facts,
@@ -86,6 +87,8 @@ class ServedExchanges:
         self._listed: dict[str, dict[str, Any]] | None = None
         self._templates: dict[str, dict[str, Any]] = {}
         self._tools: dict[str, dict[str, Any]] = {}
+        #: tasks this server created, by id: the tool and arguments, for the receipt of the result
+        self._tasks: dict[str, tuple[str, dict[str, Any]]] = {}
         #: ids of stdio requests that reached the middleware and whose answer has not gone out yet
         self.reached_ids: set[Any] = set()
 
@@ -189,8 +192,15 @@ class ServedExchanges:
             entry["protocolVersion"] = negotiated if isinstance(negotiated, str) else None
             requested = params.get("protocolVersion")
             entry["requestedVersion"] = requested if isinstance(requested, str) else None
+        if self._flowed(entry, method, target, params, result):
+            return
         f: Facts | None = None
-        if method == "resources/read" and isinstance(target, str):
+        if method == "tasks/get" and result.get("status") == "completed" and result.get("taskId") in self._tasks:
+            name, task_arguments = self._tasks.pop(result["taskId"])
+            f = call_facts(name, task_arguments, tool=self._tools.get(name))
+            take_call_result(f, result.get("result") or {}, observed=changed)
+            f.extra["task"] = task_block({"created": result, "polls": ["completed"], "final": result}, at)
+        elif method == "resources/read" and isinstance(target, str):
             matched = None if target in (self._listed or {}) else match_template(self._templates, target)
             listed = (self._listed or {}).get(target) or (self._templates.get(matched[0]) if matched else None)
             f = read_facts(target, listed=listed, matched=matched)
@@ -205,6 +215,12 @@ class ServedExchanges:
             counts = {k: len(v) for k, v in result.items() if isinstance(v, list)}
             entry["items"] = counts or None
         receipt: dict[str, Any] | None = None
+        carried = retry_block(params) if method in ("resources/read", "tools/call") else None
+        if f is not None and carried is not None:
+            f.extra["inputRequired"] = {"retryCarried": carried, "finalResult": {"cached": False, "why": FINAL_RESULT}}
+            actions = [r["action"] for r in carried["inputResponses"].values()]
+            if actions:
+                f.exchange["elicitation"] = actions[-1]
         if f is not None:
             if error is not None:
                 failed(f, f"{error['code']}: {error['message']}", errorCode=error["code"])
@@ -214,6 +230,28 @@ class ServedExchanges:
         entry["outcome"] = None if receipt is None else receipt.get("selected") or receipt.get("rejection")
         entry["receipt"] = receipt
         self.log.append(entry)
+
+    def _flowed(
+        self, entry: dict[str, Any], method: str, target: Any, params: Mapping[str, Any], result: Mapping[str, Any]
+    ) -> bool:
+        """Log an answer that delivered nothing yet (``input_required``, or a task created); True if so.
+
+        Neither is a receipt: no content reached the client. An ``input_required`` line says what was
+        asked (made visible) and that it is not cacheable; a task line, the task, whose receipt is
+        written when a ``tasks/get`` answers it completed.
+        """
+        kind = result.get("resultType")
+        if kind == "input_required":
+            entry["inputRequired"] = asked_block(result)
+        elif kind == "task" and method == "tools/call" and isinstance(result.get("taskId"), str):
+            arguments = params.get("arguments")
+            self._tasks[result["taskId"]] = (str(target), dict(arguments) if isinstance(arguments, Mapping) else {})
+            entry["task"] = {k: result.get(k) for k in ("taskId", "status", "createdAt", "pollIntervalMs")}
+        else:
+            return False
+        entry["outcome"], entry["receipt"] = kind, None
+        self.log.append(entry)
+        return True
 
 
 def _target(method: str, params: Mapping[str, Any]) -> str | None:

@@ -28,9 +28,11 @@ from mcp.server.mcpserver import MCPServer
 from mcp.shared.exceptions import MCPDeprecationWarning
 
 from ..core.model import Policy
+from .elicitation import Answer, ElicitationDesk
 from .fixture_exchanges import FIXTURE_EXCHANGES, Exchange
 from .gate import Gate
 from .lab_server import LabServer
+from .lab_tasks import TaskPoller
 from .limits import DEFAULT_TIMEOUT, bounded
 from .live_errors import LiveError, LiveTimeout
 from .live_receipts import LiveReceipt, utc_now
@@ -101,6 +103,8 @@ class LabSession:
         mode: ``"modern"`` (2026-07-28) or ``"legacy"`` (2025-11-25, initialize handshake).
         frames: record every JSON-RPC frame (the session then runs over in-memory streams).
         gate, policy, timeout, clock, allow_unknown_side_effects: see :class:`Recorder`.
+        answers: what people answered to a server's elicitation, by tool or URI
+            (:class:`~custody_lab.live.elicitation.Answer`); a request nobody answered is declined.
         cache: keep the SDK's response cache on (it serves fresh entries per ``ttlMs``).
     """
 
@@ -116,6 +120,7 @@ class LabSession:
         cache: bool = True,
         clock: Callable[[], str] = utc_now,
         allow_unknown_side_effects: bool = False,
+        answers: Sequence[Answer] = (),
     ) -> None:
         if mode not in ("modern", "legacy"):
             raise LiveError(f"mode must be 'modern' or 'legacy'; got {mode!r}")
@@ -130,6 +135,10 @@ class LabSession:
         self._notices: dict[str, tuple[Any, Any]] = {}
         self._client: Client | None = None
         self._recorder: Recorder | None = None
+        #: the host at an elicitation: answers only with a person's answer for that tool or URI
+        self.desk = ElicitationDesk(list(answers))
+        #: the client's end of the tasks extension (polls a task until it ends)
+        self.tasks = TaskPoller()
 
     async def _on_message(self, message: Any) -> None:
         if isinstance(message, mt.ResourceUpdatedNotification):
@@ -153,6 +162,8 @@ class LabSession:
             "message_handler": self._on_message,
             "cache": cache,
             "read_timeout_seconds": self.timeout + 1.0,
+            "elicitation_callback": self.desk,
+            "extensions": [self.tasks],
         }
         if self.record_frames:
             transport = tapped_transport(lowlevel_server(self.server), self.frames)
@@ -175,6 +186,8 @@ class LabSession:
                 clock=self._clock,
                 allow_unknown_side_effects=self._allow_unknown,
                 frames=self.frames,
+                desk=self.desk,
+                tasks=self.tasks,
             )
             await self._recorder.load_listing()
         except BaseException:

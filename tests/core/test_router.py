@@ -269,6 +269,12 @@ EXCHANGE_DECISIONS = [
         {"followUpAllowed": True, "followUpAccepted": False},
         "link-follow-up-failed",
     ),
+    # MCP 2026-07-28 elicitation: a form asking for a secret is declined by the host (the lab's host policy) ...
+    (RISK_CALL, {"formAsksSecret": True, "elicitation": "decline"}, "secret-asked-in-form"),
+    (HANDBOOK_READ, {"formAsksSecret": True, "elicitation": "decline"}, "secret-asked-in-form"),
+    # ... and a call that changes state is not executed without the person's accept
+    ({**RISK_CALL, "sideEffects": True}, {"declaredSideEffects": True, "elicitation": "decline"}, "consent-not-given"),
+    ({**RISK_CALL, "sideEffects": True}, {"declaredSideEffects": True, "elicitation": "cancel"}, "consent-not-given"),
     # refused before anything ran: nothing came back, so custody is incomplete too, but the refusal decides
     ({**RISK_CALL, "uri": None, "mime": None, "provenance": None, "allowed": False}, {}, "permission-denied"),
     ({**RISK_CALL, "uri": None, "mime": None, "provenance": None, "sideEffects": None}, {}, "side-effects-unknown"),
@@ -290,7 +296,14 @@ def test_each_exchange_fact_decides_through_the_same_loop_with_one_failed_step(c
 
 @pytest.mark.parametrize(
     "facts",
-    [{}, {"requestedUri": "kb://handbook/v4", "observedSideEffects": False}, {"followUpAllowed": True}],
+    [
+        {},
+        {"requestedUri": "kb://handbook/v4", "observedSideEffects": False},
+        {"followUpAllowed": True},
+        # a read's question declined: the read changes nothing, so "no consent" does not refuse it
+        {"elicitation": "decline", "formAsksSecret": False},
+        {"elicitation": "accept", "formAsksSecret": False},
+    ],
 )
 def test_an_exchange_that_kept_its_promises_is_decided_by_the_case_rules_alone(facts):
     d = cl.route(HANDBOOK_READ, exchange=facts)
@@ -332,3 +345,15 @@ def test_the_side_effect_promise_rule_names_the_labs_meta_declaration_not_the_re
     fact, test = EXCHANGE_FACTS["declaredSideEffects"], rule("read-only-hint-violated").test
     assert SIDE_EFFECTS_KEY in fact and "readOnlyHint or" not in fact, fact
     assert "_meta" in test and "declared itself read-only" not in test, test
+
+
+@pytest.mark.parametrize("action", ["accept", None])
+def test_a_call_that_changes_state_is_executed_only_after_an_accept_or_when_nothing_was_asked(action):
+    case = {**RISK_CALL, "sideEffects": True}
+    d = cl.route(case, exchange={"declaredSideEffects": True, "elicitation": action, "formAsksSecret": False})
+    assert d.accepted, f"elicitation {action!r}: expected accepted, got {d.outcome}"
+
+
+def test_a_declined_question_on_a_call_declared_free_of_side_effects_is_not_a_missing_consent():
+    d = cl.route(RISK_CALL, exchange={"declaredSideEffects": False, "elicitation": "decline"})
+    assert d.accepted, f"declared read-only, declined: expected accepted, got {d.outcome}"

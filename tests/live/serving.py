@@ -79,11 +79,17 @@ def stop(server: subprocess.Popen) -> None:
 
 @contextmanager
 def serve_http(
-    log: Path, *, env: Mapping[str, str] | None = None, stderr: int | None = subprocess.PIPE
+    log: Path,
+    *,
+    env: Mapping[str, str] | None = None,
+    stderr: int | None = subprocess.PIPE,
+    extra: tuple[str, ...] = (),
 ) -> Iterator[tuple[str, subprocess.Popen]]:
-    """``custody-lab serve --http`` on a free port with :data:`TOKEN`: its URL and the process."""
+    """``custody-lab serve --http`` (and ``extra`` arguments) on a free port with :data:`TOKEN`: its URL
+    and the process."""
     port = free_port()
     argv = [sys.executable, "-m", "custody_lab.cli", "serve", "--http", "--port", str(port), "--log", str(log)]
+    argv += extra
     full_env = {**os.environ, TOKEN_ENV: TOKEN, **(env or {})}
     server = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=stderr, cwd=ROOT, env=full_env)
     try:

@@ -487,7 +487,7 @@ def test_markdown_html_escapes_everything_but_code_and_bold():
 
 
 def test_a_check_results_html_shows_the_labs_code_marks_as_code_never_as_backticks():
-    """Issue 37 §4: 11 outputs in notebook 05 and 3 in 09 showed Markdown backticks literally."""
+    """Issue 37 §4: 11 outputs in notebook 05 and 3 in 09 (the capstone, now 10) showed Markdown backticks literally."""
     seen = 0
     for exercise_id, mistake in MISTAKES:
         result = check(exercise_id, mistake.example)

@@ -14,7 +14,7 @@ the problem and the learner's own value, never the fix (``STYLE.md``, "Exercises
 - a measurement changed instead of the design: ``bytes`` is what the payload weighs; lowering it
   under the embed limit changes the record, not the payload (seed 000, "Budget large context
   without hiding truncation");
-- freshness (:data:`FRESHNESS_RULE`, the sentence notebooks 01 and 09 both print): ``current``
+- freshness (:data:`FRESHNESS_RULE`, the sentence notebooks 01 and 10 both print): ``current``
   says whether the copy was fresh when it was read, so it honestly becomes true only by reading
   again, which the host can do itself for a side-effect-free resource read
   (:func:`can_read_again`); ``requiresCurrent`` says what the use needs, so dropping a
@@ -65,7 +65,7 @@ MEASUREMENTS: tuple[str, ...] = ("bytes",)
 #: host's permission check answered (an exercise's scenario may add more, as ``facts``).
 ALWAYS_FACTS: tuple[str, ...] = (*MEASUREMENTS, "allowed")
 
-#: The one sentence about freshness that notebook 01 (refuse and fix) and notebook 09 (§2) both
+#: The one sentence about freshness that notebook 01 (refuse and fix) and notebook 10 (§2) both
 #: print, and that :func:`fix_findings` applies.
 FRESHNESS_RULE = (
     "`current` records whether the copy was fresh when it was read, so the honest way to make it true "

@@ -45,6 +45,7 @@ SET_MODULES: tuple[str, ...] = (
     "hints",
     "agent",
     "present",
+    "flows",
     "server_review",
 )
 
