@@ -27,6 +27,7 @@ from ..core.errors import CaseError
 from ..core.model import FIELD_SPECS, INITIATORS, MAX_BYTES, OPERATIONS, SHAPES, Policy
 from .arrow_text import arrow_chunks, arrow_text_masks, known_masks
 from .columns import OUTPUT_COLUMNS, TEXT_FIELDS, Codes, Cols, Text, Tri, all_false, everywhere, nothing
+from ._identity import per_object
 from .object_columns import enum_codes, text_masks
 
 _REQUIRED = ("initiator", "shape", "bytes", "current", "allowed", "sideEffects")
@@ -149,6 +150,34 @@ def _bytes(frame: pd.DataFrame) -> np.ndarray:
     return arr.astype(np.int64, copy=False)
 
 
+_FALSE, _TRUE, _UNKNOWN, _NOT_FLAG = 0, 1, 2, 3
+
+
+def _flag_kind(value: Any) -> int:
+    """One value of a flag column: False, True, missing (as ``pd.isna`` says) or not a flag."""
+    if isinstance(value, (bool, np.bool_)):
+        return _TRUE if value else _FALSE
+    if value is None or (pd.api.types.is_scalar(value) and pd.isna(value)):
+        return _UNKNOWN
+    return _NOT_FLAG
+
+
+def _flag_kinds(values: np.ndarray) -> np.ndarray | None:
+    """Each value's :func:`_flag_kind`, when the column repeats few distinct objects (a column of
+    ``True``, ``False`` and ``NaN`` / ``None``, as ``pd.DataFrame`` or ``pd.read_csv`` builds one:
+    each distinct object is decided once); ``None`` when it holds many, or something not a flag
+    (the value-by-value check then names those rows).
+
+    Example:
+        >>> _flag_kinds(np.array([True, False, None, np.nan], dtype=object)).tolist()
+        [1, 0, 2, 2]
+    """
+    kinds = per_object(values, _flag_kind, np.int8)
+    if kinds is None or (kinds == _NOT_FLAG).any():
+        return None
+    return kinds
+
+
 def _bool(frame: pd.DataFrame, name: str, na: str) -> Any:
     """A boolean column. ``na``: "error" (must be given), "false" (missing = False) or "unknown"."""
     s = frame[name]
@@ -159,6 +188,8 @@ def _bool(frame: pd.DataFrame, name: str, na: str) -> Any:
     elif isinstance(dt, pd.BooleanDtype):
         value = s.to_numpy(dtype=bool, na_value=False)
         missing = s.isna().to_numpy()
+    elif dt == np.dtype(object) and (kinds := _flag_kinds(s.to_numpy(dtype=object))) is not None:
+        value, missing = kinds == _TRUE, kinds == _UNKNOWN  # True/False/missing objects, each decided once
     elif dt == np.dtype(object):
         raw = s.to_numpy(dtype=object)
         missing = pd.isna(raw)
