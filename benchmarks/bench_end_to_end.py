@@ -70,12 +70,16 @@ def main(argv: list[str] | None = None) -> int:
         for _ in range(args.repeat):
             theirs.append(timed([node, str(NODE_SCRIPT), str(path)]))
             ours.append(timed([*lab, "sweep", str(path)]))
-    print(f"end to end, {args.rows:,}-row inventory CSV ({size / 1e6:.0f} MB) → every decision · node {node_version(node)}")
+    print(
+        f"end to end, {args.rows:,}-row inventory CSV ({size / 1e6:.0f} MB) → every decision · "
+        f"node {node_version(node)}"
+    )
     node_wall, node_cpu, node_out = min(theirs)
     lab_wall, lab_cpu, lab_out = min(ours)
     summary = json.loads(node_out)
     print(
-        f"Node route_csv.mjs      : {node_wall * 1e3:7.0f} ms wall, {node_cpu * 1e3:.0f} ms CPU (best of {len(theirs)}: "
+        f"Node route_csv.mjs      : {node_wall * 1e3:7.0f} ms wall, {node_cpu * 1e3:.0f} ms CPU "
+        f"(best of {len(theirs)}: "
         f"{', '.join(f'{w * 1e3:.0f}' for w, _, _ in theirs)}) · inside the script {summary['seconds'] * 1e3:.0f} ms · "
         f"{summary['rows']:,} rows"
     )

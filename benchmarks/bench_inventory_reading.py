@@ -115,7 +115,12 @@ def main(argv: list[str] | None = None) -> int:
         write_json(rows_of(n, False), as_json)
         lines = []
         for label, path, anchors, target in (
-            ("(1) quoted CSV", quoted, {"pandas.read_csv(engine='pyarrow')": lambda p: pd.read_csv(p, engine="pyarrow")}, 3),
+            (
+                "(1) quoted CSV",
+                quoted,
+                {"pandas.read_csv(engine='pyarrow')": lambda p: pd.read_csv(p, engine="pyarrow")},
+                3,
+            ),
             (
                 "(2) quoted line breaks",
                 broken,
@@ -144,7 +149,10 @@ def main(argv: list[str] | None = None) -> int:
         for name, t in theirs.items():
             mark = f" · {_met(ours / t, target)}" if t is first else ""
             print(f"{'':<24}    {name} {t * 1e3:7.0f} ms · {ours / t:5.1f} ×{mark}")
-        print(f"{'':<24}    peak memory {peak:6.0f} MB · {peak * 1e6 / size:.1f} × the file · {_met(peak * 1e6 / size, 3)}")
+        print(
+            f"{'':<24}    peak memory {peak:6.0f} MB · {peak * 1e6 / size:.1f} × the file · "
+            f"{_met(peak * 1e6 / size, 3)}"
+        )
     return 0
 
 

@@ -56,8 +56,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from custody_lab.core.model import INITIATORS, OPERATIONS, SHAPES
 from custody_lab import route
+from custody_lab.core.model import INITIATORS, OPERATIONS, SHAPES
 from custody_lab.sweep import grid, load_inventory, sweep
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -311,7 +311,7 @@ def main(argv: list[str] | None = None) -> int:
 
     anchors = {}
     for name, runs, how in (
-        ("(1) realistic", node_runs, "the same cases, blank text as \"\", unknown sideEffects as false"),
+        ("(1) realistic", node_runs, 'the same cases, blank text as "", unknown sideEffects as false'),
         ("(2) synthetic", synth_node, "the synthetic cases of (c)"),
     ):
         if not runs:

@@ -249,8 +249,7 @@ def _line_break_outside_free_text(header: list[str], columns: dict[str, pa.Chunk
     """Some cell of a column other than ``title`` / ``description`` holds a line break (the
     row-by-row reader reports it and reads the lines after it again: its reading, not ours)."""
     return any(
-        FIELD_SPECS[h].kind != "text" and pc.any(pc.match_substring_regex(columns[h], "[\r\n]")).as_py()
-        for h in header
+        FIELD_SPECS[h].kind != "text" and pc.any(pc.match_substring_regex(columns[h], "[\r\n]")).as_py() for h in header
     )
 
 

@@ -25,9 +25,9 @@ import pandas as pd
 from ..core.blank import is_blank
 from ..core.errors import CaseError
 from ..core.model import FIELD_SPECS, INITIATORS, MAX_BYTES, OPERATIONS, SHAPES, Policy
+from ._identity import per_object
 from .arrow_text import arrow_chunks, arrow_text_masks, known_masks
 from .columns import OUTPUT_COLUMNS, TEXT_FIELDS, Codes, Cols, Text, Tri, all_false, everywhere, nothing
-from ._identity import per_object
 from .object_columns import enum_codes, text_masks
 
 _REQUIRED = ("initiator", "shape", "bytes", "current", "allowed", "sideEffects")
