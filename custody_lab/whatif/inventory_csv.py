@@ -248,9 +248,8 @@ def _syntax_only_the_line_reader_reads(raw: bytes) -> bool:
 def _line_break_outside_free_text(header: list[str], columns: dict[str, pa.ChunkedArray]) -> bool:
     """Some cell of a column other than ``title`` / ``description`` holds a line break (the
     row-by-row reader reports it and reads the lines after it again: its reading, not ours)."""
-    return any(
-        FIELD_SPECS[h].kind != "text" and pc.any(pc.match_substring_regex(columns[h], "[\r\n]")).as_py() for h in header
-    )
+    # A line feed alone is looked for: a carriage return is in the file only as part of "\r\n".
+    return any(FIELD_SPECS[h].kind != "text" and pc.any(pc.match_substring(columns[h], "\n")).as_py() for h in header)
 
 
 def read_csv_frame(path: str | Path, progress: Progress | None = None) -> pd.DataFrame | LoadResult | None:
