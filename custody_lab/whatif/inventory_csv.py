@@ -76,8 +76,32 @@ def _cell_value(name: str, raw: str) -> Any:
         raise _RowByRow from e
 
 
+#: At most this many exact spellings are looked for one comparison each before hashing the column.
+_FEW_SPELLINGS = 2
+
+
 def _per_distinct(col: pa.ChunkedArray, name: str) -> tuple[list[Any], np.ndarray]:
-    """The column's distinct values read once each (:func:`_cell_value`), and each row's index."""
+    """The column's distinct values read once each (:func:`_cell_value`), and each row's index.
+
+    A flag, or a closed set of at most :data:`_FEW_SPELLINGS` values, written exactly as its
+    values are spelled (``true`` / ``false``, ``model`` / ``application``) is found by a comparison
+    a spelling, cheaper than hashing every cell; those spellings are read by :func:`_cell_value`
+    too. Any other cell sends the column to the hash of its distinct values.
+
+    Example:
+        >>> _per_distinct(pa.chunked_array([["true", "false", "true"]]), "current")
+        ([True, False], array([0, 1, 0], dtype=int8))
+        >>> _per_distinct(pa.chunked_array([["true", " TRUE"]]), "current")[0]
+        [True, True]
+    """
+    spec = FIELD_SPECS[name]
+    spellings = ["true", "false"] if spec.kind == "bool" else list(spec.choices)
+    if len(spellings) <= _FEW_SPELLINGS and len(col):
+        index = np.full(len(col), -1, dtype=np.int8)
+        for k, spelling in enumerate(spellings):
+            index[pc.equal(col, spelling).to_numpy(zero_copy_only=False)] = k
+        if index.min() >= 0:
+            return [_cell_value(name, v) for v in spellings], index
     encoded = pc.dictionary_encode(col).combine_chunks()
     values = [_cell_value(name, v) for v in encoded.dictionary.to_pylist()]
     return values, encoded.indices.to_numpy(zero_copy_only=False)
@@ -101,8 +125,9 @@ def _bool(name: str, values: list[Any], index: np.ndarray) -> Any:
 
 
 def _bytes(col: pa.ChunkedArray) -> np.ndarray:
-    plain = pc.match_substring_regex(col, r"^[0-9]{1,10}$")  # the common case: digits only
-    if pc.all(plain).as_py():
+    # The common case: one to ten ASCII digits (no sign, no space), read by a cast.
+    length = pc.binary_length(col)
+    if pc.all(pc.ascii_is_decimal(col)).as_py() and pc.min(length).as_py() >= 1 and pc.max(length).as_py() <= 10:
         out = pc.cast(col, pa.int64()).to_numpy()
     else:
         values, index = _per_distinct(col, "bytes")
@@ -203,7 +228,7 @@ def _checked(cols: dict[str, pa.ChunkedArray], n: int) -> dict[str, Any]:
     """
     if "id" not in cols or arrow_text_masks(cols["id"].chunks)[1].any():
         raise _RowByRow  # no id, a blank id, or a row of blank cells (which is skipped)
-    if pc.count_distinct(cols["id"]).as_py() != n:
+    if len(pc.unique(cols["id"])) != n:
         raise _RowByRow  # a duplicate id
     checked: dict[str, Any] = {}
     for spec in FIELDS:

@@ -174,6 +174,7 @@ def test_a_file_whose_syntax_only_the_line_reader_reads_exactly_is_left_to_it(tm
     ("why", "row", "header"),
     [
         ("a bad size", GOOD.format(id="a", size="1e3"), HEADER),
+        ("a size of thirty digits", GOOD.format(id="a", size="9" * 30), HEADER),
         ("a duplicate id", GOOD.format(id="r1", size=1), HEADER),
         ("a blank id", GOOD.format(id=" ", size=1), HEADER),
         ("a row of blank cells", ",,,,,,,,,,,,", HEADER),
