@@ -26,7 +26,7 @@ from ..core.blank import is_blank
 from ..core.errors import CaseError
 from ..core.model import FIELD_SPECS, INITIATORS, MAX_BYTES, OPERATIONS, SHAPES, Policy
 from ._identity import per_object
-from .arrow_text import arrow_chunks, arrow_text_masks, known_masks
+from .arrow_text import arrow_chunks, arrow_codes, arrow_text_masks, known_masks
 from .columns import OUTPUT_COLUMNS, TEXT_FIELDS, Codes, Cols, Text, Tri, all_false, everywhere, nothing
 from .object_columns import enum_codes, text_masks
 
@@ -84,13 +84,16 @@ def _enum(frame: pd.DataFrame, name: str, choices: tuple[str, ...]) -> Codes:
             bad = codes < 0
     else:
         # Python objects: their few distinct objects decided once each, or one C hash lookup a
-        # value (object_columns). Arrow strings (or anything that needs it): factorize as they
-        # are, then map the few distinct values to codes once; a missing value (-1) takes the
-        # last slot, which is "bad".
-        arrow = arrow_chunks(s) is not None
-        found = None if arrow else enum_codes(s.to_numpy(dtype=object), choices, _choice, strings=_is_str(s.dtype))
+        # value (object_columns); Arrow strings by Arrow's comparison or hash kernels (arrow_text).
+        # Anything else: factorize, then map the few distinct values to codes once; a missing
+        # value (-1) takes the last slot, which is "bad".
+        chunks = arrow_chunks(s)
+        if chunks is not None:
+            found = arrow_codes(chunks, choices)
+        else:
+            found = enum_codes(s.to_numpy(dtype=object), choices, _choice, strings=_is_str(s.dtype))
         if found is None:
-            found, distinct = pd.factorize(s if arrow else s.to_numpy(dtype=object))
+            found, distinct = pd.factorize(s.to_numpy(dtype=object))
             table = np.array([_choice(choices, v) for v in distinct] + [-1], dtype=np.int8)
             found = table.take(found)
         codes = found
