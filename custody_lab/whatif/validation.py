@@ -88,6 +88,7 @@ def _enum(frame: pd.DataFrame, name: str, choices: tuple[str, ...]) -> Codes:
         # Anything else: factorize, then map the few distinct values to codes once; a missing
         # value (-1) takes the last slot, which is "bad".
         chunks = arrow_chunks(s)
+        found: np.ndarray | None
         if chunks is not None:
             found = arrow_codes(chunks, choices)
         else:
