@@ -300,3 +300,15 @@ def test_a_blank_written_into_a_loaded_column_is_seen_the_mark_does_not_survive_
     assert known_masks(copied["uri"]) is None and known_masks(frame["uri"]) is not None
     assert sweep(copied)["outcome"].tolist() == ["embedded-resource", "custody-incomplete", "embedded-resource"]
     assert sweep(frame.iloc[1:])["outcome"].tolist() == ["embedded-resource"] * 2  # a slice: checked in full
+
+
+def test_a_file_parsed_in_pieces_is_cut_between_records_never_inside_a_quoted_line_break(tmp_path):
+    rows = [HEADER + ",description"]
+    rows += [GOOD.format(id=f"r{i}", size=i) + (',"a\nb"' if i % 2 else ",c") for i in range(300)]
+    path = tmp_path / "inv.csv"
+    path.write_bytes(("\n".join(rows) + "\n").encode())
+    done: list[int] = []
+    got = read_csv_frame(path, progress=lambda at, total: done.append(at))  # progress: ten pieces
+    assert isinstance(got, pd.DataFrame), f"expected the file read column-wise in pieces, got {type(got)}"
+    assert len(done) >= 10, f"expected progress at each of ten pieces, got {done}"
+    pd.testing.assert_frame_equal(got, to_frame(read_cases(path).cases))
