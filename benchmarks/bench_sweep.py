@@ -1,27 +1,39 @@
 """How fast is ``sweep`` against the seed's own Node router, on a realistic inventory? Prints figures.
 
-    python benchmarks/bench_sweep.py [--rows 1000000] [--repeat 9] [--node-repeat 3] [--no-live]
+    python benchmarks/bench_sweep.py [--rows 1000000] [--repeat 9] [--node-rounds 5] [--no-live]
 
-The headline is a **realistic** frame, as a loaded inventory has it: a distinct URI and
-provenance on every row, a handful of MIME types, bytes clustered around the 4096-byte limit,
-written to a CSV and read back with ``load_inventory`` (what a designer's sweep starts from). The
-seed's own Node ``route`` (``tests/reference/seed_router.mjs``, which builds the custody object of
-every row) routes the same cases with the same URIs, MIME types and provenances; it runs
-``--node-repeat`` times before the Python timings and as many times after them, in the same run,
-and its figure is the median of all of those. Every Python figure is the median of ``--repeat``
-runs; each sweep line also prints its best and worst run and the best against Node's best run
-(on a busy machine the spread is the noise to read the figures with). The decisions of every
-frame are compared row by row with Node's (sha256 of the newline-joined outcomes).
+The cases are **realistic**, as an inventory has them: a distinct id, URI and provenance on every
+row, a handful of MIME types, bytes clustered around the 4096-byte limit, and about 3 % of rows
+with a field left blank (an empty URI or MIME type, a provenance of only whitespace, a
+``sideEffects`` nobody gave, a missing ``requiresCurrent``). The sweep reads them as:
 
-It prints: sweep ms and the ratio to Node on (1) the realistic frame as ``load_inventory``
-returns it (pyarrow strings, categoricals), (2) the same cases with plain Python ``str`` columns
-(``string[python]``, no pyarrow), (3) object columns, (4) the synthetic frame of earlier
-versions (one URI, MIME type and provenance for every row, labelled as such); ``load_inventory``
-on the CSV against ``pandas.read_csv(engine="pyarrow")`` on the same file, and the loader's peak
-memory against the file size; ``grid()``'s build against the sweep it feeds; the peak memory of a
-sweep; and (unless ``--no-live``) ``custody-lab live``'s exchanges against ``import mcp``
-(``benchmarks/bench_live.py``). Each figure is printed next to issue 15's target. Nothing here
-asserts a time: speed is a figure to read, not a test to pass.
+(a) the frame ``load_inventory`` returns for the CSV those cases are written to (pyarrow strings
+    with every blank cell already missing, categoricals for the closed sets);
+(b) a plain pandas frame a user builds with ``pd.DataFrame({...})`` from Python lists: string
+    columns as pandas 3 makes them (``str``, Arrow-backed), ``current`` / ``allowed`` True/False
+    (``bool``), ``sideEffects`` / ``requiresCurrent`` True/False/NaN (``object``);
+(c) the synthetic frame of earlier versions (one URI, MIME type and provenance for every row,
+    categoricals, no blanks): the lower line, the cost of the rules alone.
+
+Two Node loops are the anchors: the seed's own ``route`` (``tests/reference/seed_router.mjs``,
+which builds the custody object of every row) over (1) the same realistic cases and (2) the
+synthetic ones. Each runs in its own process, once before the Python timings and once after;
+its rows are built from a columnar JSON file into objects with the seed's keys (blank text as
+``""``, an unknown ``sideEffects`` as ``false``, which the seed cannot tell apart) before its loop
+runs ``--node-rounds`` times. The first round is cold (the JIT compiles), the later rounds are
+warm and their median is the anchor, as every Python figure is the median of ``--repeat`` warm
+runs (after a first, untimed sweep). Wall and CPU time are printed for both sides.
+
+Decisions: every row in the seed's domain (no blank custody text, ``sideEffects`` given) must get
+exactly Node's outcome; every other row the outcome ``custody_lab.route`` gives that case alone
+(the lab's host-policy rules ``custody-incomplete`` and ``side-effects-unknown``, which the seed
+has not). Both are checked in the run, row by row.
+
+It also prints ``load_inventory`` on the CSV against ``pandas.read_csv(engine="pyarrow")`` and
+the loader's peak memory against the file size, ``grid()``'s build against the sweep it feeds,
+the peak memory of a sweep, and (unless ``--no-live``) ``custody-lab live``'s exchanges
+(``benchmarks/bench_live.py``). Each figure is printed next to its target. Nothing here asserts a
+time: speed is a figure to read, not a test to pass.
 """
 
 from __future__ import annotations
@@ -44,6 +56,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from custody_lab import route
 from custody_lab.core.model import INITIATORS, OPERATIONS, SHAPES
 from custody_lab.sweep import grid, load_inventory, sweep
 
@@ -80,8 +93,33 @@ def realistic_text(n: int) -> dict[str, list[str]]:
     }
 
 
+def with_blanks(cols: dict[str, np.ndarray], text: dict[str, list[str]], seed: int = 20261207) -> dict[str, np.ndarray]:
+    """Leave about 3 % of rows with a field blank, in place: an empty URI (1 %) or MIME type
+    (0.5 %), a provenance of only spaces (0.5 %), ``sideEffects`` not given (code 2, 1 %),
+    ``requiresCurrent`` not given (code 2, 1 %: false, as in the seed). Returns the mask of rows
+    outside the seed's domain (blank custody text or unknown side effects)."""
+    n = len(cols["bytes"])
+    rng = np.random.default_rng(seed)
+    text["mime"] = [MIMES[k] for k in cols["mime"].tolist()]
+    outside = np.zeros(n, dtype=bool)
+    for name, share, blank in (("uri", 0.01, ""), ("mime", 0.005, ""), ("provenance", 0.005, "  ")):
+        rows = np.flatnonzero(rng.random(n) < share)
+        for i in rows.tolist():
+            text[name][i] = blank
+        outside[rows] = True
+    unknown = rng.random(n) < 0.01
+    cols["sideEffects"] = np.where(unknown, 2, cols["sideEffects"]).astype(np.int8)
+    cols["requiresCurrent"] = np.where(rng.random(n) < 0.01, 2, cols["requiresCurrent"]).astype(np.int8)
+    return outside | unknown
+
+
+def _flag_text(codes: np.ndarray) -> np.ndarray:
+    return np.where(codes == 1, "true", np.where(codes == 0, "false", ""))
+
+
 def realistic_csv(cols: dict[str, np.ndarray], text: dict[str, list[str]], path: Path) -> None:
-    """Write the realistic cases as an inventory CSV (the seed's keys; flags as true/false)."""
+    """Write the realistic cases as an inventory CSV (the seed's keys; flags as true/false, a flag
+    nobody gave as an empty cell)."""
     n = len(cols["bytes"])
     frame = pd.DataFrame(
         {
@@ -90,13 +128,39 @@ def realistic_csv(cols: dict[str, np.ndarray], text: dict[str, list[str]], path:
             "operation": np.array(OPERATIONS)[np.arange(n) % len(OPERATIONS)],
             "shape": np.array(SHAPES)[cols["shape"]],
             "uri": text["uri"],
-            "mime": np.array(MIMES)[cols["mime"]],
+            "mime": text["mime"],
             "bytes": cols["bytes"],
-            **{flag: np.where(cols[flag] == 1, "true", "false") for flag in FLAGS},
+            **{flag: _flag_text(cols[flag]) for flag in FLAGS},
             "provenance": text["provenance"],
         }
     )
     frame.to_csv(path, index=False)
+
+
+def _flag_objects(codes: np.ndarray) -> list[object]:
+    return np.array([False, True, np.nan], dtype=object)[codes].tolist()
+
+
+def plain_frame(cols: dict[str, np.ndarray], text: dict[str, list[str]]) -> pd.DataFrame:
+    """The same cases as a user builds them: ``pd.DataFrame`` of Python lists (pandas 3 makes the
+    text ``str``, Arrow-backed; True/False/NaN flags ``object``; blank text stays as written)."""
+    n = len(cols["bytes"])
+    return pd.DataFrame(
+        {
+            "id": [f"c{i}" for i in range(n)],
+            "initiator": np.array(INITIATORS)[cols["initiator"]].tolist(),
+            "operation": np.array(OPERATIONS)[np.arange(n) % len(OPERATIONS)].tolist(),
+            "shape": np.array(SHAPES)[cols["shape"]].tolist(),
+            "uri": text["uri"],
+            "mime": text["mime"],
+            "bytes": cols["bytes"].tolist(),
+            "current": (cols["current"] == 1).tolist(),
+            "allowed": (cols["allowed"] == 1).tolist(),
+            "sideEffects": _flag_objects(cols["sideEffects"]),
+            "provenance": text["provenance"],
+            "requiresCurrent": _flag_objects(cols["requiresCurrent"]),
+        }
+    )
 
 
 def synthetic_frame(cols: dict[str, np.ndarray]) -> pd.DataFrame:
@@ -110,18 +174,10 @@ def synthetic_frame(cols: dict[str, np.ndarray]) -> pd.DataFrame:
             "uri": pd.Categorical.from_codes(one, categories=["u://x"]),
             "mime": pd.Categorical.from_codes(one, categories=["m/x"]),
             "bytes": cols["bytes"],
-            **{flag: cols[flag].astype(bool) for flag in FLAGS},
+            **{flag: cols[flag] == 1 for flag in FLAGS},
             "provenance": pd.Categorical.from_codes(one, categories=["p"]),
         }
     )
-
-
-def with_text_as(frame: pd.DataFrame, dtype: object) -> pd.DataFrame:
-    """The same cases with the enumerations and custody text as ``dtype`` columns."""
-    out = frame.copy()
-    for name in ("initiator", "operation", "shape", *TEXT):
-        out[name] = out[name].astype(dtype)
-    return out
 
 
 def outcomes_sha256(outcome: pd.Series) -> str:
@@ -129,18 +185,19 @@ def outcomes_sha256(outcome: pd.Series) -> str:
     return hashlib.sha256(("\n".join(outcome.astype(str).tolist()) + "\n").encode()).hexdigest()
 
 
-def times_of(fn: Callable[[], object], repeat: int) -> list[float]:
-    """``repeat`` wall-clock timings of ``fn()``, in seconds."""
-    times = []
+def runs_of(fn: Callable[[], object], repeat: int) -> tuple[list[float], list[float]]:
+    """``repeat`` timings of ``fn()``: wall seconds and this process's CPU seconds."""
+    wall, cpu = [], []
     for _ in range(repeat):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         fn()
-        times.append(time.perf_counter() - t0)
-    return times
+        wall.append(time.perf_counter() - t0)
+        cpu.append(time.process_time() - c0)
+    return wall, cpu
 
 
 def median_of(fn: Callable[[], object], repeat: int) -> float:
-    return statistics.median(times_of(fn, repeat))
+    return statistics.median(runs_of(fn, repeat)[0])
 
 
 def node_payload(cols: dict[str, np.ndarray], text: dict[str, list[str]] | None, path: Path) -> None:
@@ -148,52 +205,81 @@ def node_payload(cols: dict[str, np.ndarray], text: dict[str, list[str]] | None,
     payload.update({k: v.tolist() for k, v in cols.items() if k != "mime"})
     if text is not None:
         payload.update(text)
-        payload["mime"] = [MIMES[k] for k in cols["mime"].tolist()]
     path.write_text(json.dumps(payload, separators=(",", ":")))
 
 
-def run_node(path: Path, repeat: int) -> list[dict]:
-    """The seed's route loop in ``repeat`` fresh processes (each prints its loop time and hash)."""
+def run_node(path: Path, rounds: int, out: Path | None = None) -> dict | None:
+    """The seed's route loop, ``rounds`` times in one fresh process (wall and CPU per round, and the
+    outcomes' hash; with ``out``, the outcomes one a line)."""
     node = shutil.which("node")
     if node is None:
-        return []
-    runs = []
-    for _ in range(repeat):
-        out = subprocess.run([node, str(ORACLE), "columns", str(path)], capture_output=True, text=True, check=True)
-        runs.append(json.loads(out.stdout))
-    return runs
+        return None
+    argv = [node, str(ORACLE), "columns", str(path), str(rounds), *([str(out)] if out else [])]
+    return json.loads(subprocess.run(argv, capture_output=True, text=True, check=True).stdout)
 
 
 def _met(value: float, target: float) -> str:
     return f"target ≤ {target:g}: {'met' if value <= target else 'NOT met'}"
 
 
+def _warm(runs: list[dict], key: str) -> list[float]:
+    return [t for r in runs for t in r[key][1:]] or [t for r in runs for t in r[key]]
+
+
+def lab_outcomes(frame: pd.DataFrame, rows: np.ndarray) -> list[str]:
+    """``custody_lab.route``'s outcome for each of ``rows`` of ``frame``, one case at a time."""
+    out = []
+    for case in frame.iloc[rows].astype(object).to_dict("records"):
+        clean = {k: (None if isinstance(v, float) and np.isnan(v) else v) for k, v in case.items()}
+        clean = {k: v for k, v in clean.items() if not (k == "requiresCurrent" and v is None)}
+        decision = route(clean).to_dict()
+        out.append(decision.get("selected") or decision["rejection"])
+    return out
+
+
+def decisions(ours: np.ndarray, node: np.ndarray | None, outside: np.ndarray, lab: list[str]) -> str:
+    """Rows in the seed's domain against Node's outcomes; the others against ``route`` alone."""
+    inside = ~outside
+    same_lab = ours[outside].tolist() == lab
+    if node is None:
+        return "no Node: not compared" + ("" if same_lab else "; rows outside the seed's domain DIFFER from route")
+    same_node = bool((ours[inside] == node[inside]).all())
+    return (
+        f"{'identical to Node' if same_node else 'DIFFERENT from Node'} on the {inside.sum():,} rows in the seed's "
+        f"domain; {'as route decides' if same_lab else 'DIFFERENT from route on'} the {outside.sum():,} outside it"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--repeat", type=int, default=9, help="Python timings (the median is used)")
-    parser.add_argument("--node-repeat", type=int, default=3, help="Node runs before and again after Python")
+    parser.add_argument("--node-rounds", type=int, default=5, help="loops per Node process (the first is cold)")
     parser.add_argument("--load-repeat", type=int, default=3, help="load_inventory and read_csv timings")
     parser.add_argument("--no-live", action="store_true", help="skip the live-exchange figures")
     args = parser.parse_args(argv)
     n = args.rows
     print(
         f"sweep vs the seed's Node route · {n:,} cases · python {sys.version.split()[0]}, numpy {np.__version__}, "
-        f"pandas {pd.__version__}"
+        f"pandas {pd.__version__}, node {node_version()}"
     )
     cols = random_columns(n)
+    synth_cols = {k: v.copy() for k, v in cols.items()}
     text = realistic_text(n)
+    outside = with_blanks(cols, text)
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         csv_path = work / "inventory.csv"
         realistic_csv(cols, text, csv_path)
         size = csv_path.stat().st_size
-        real_json, synth_json = work / "real.json", work / "synth.json"
+        real_json, synth_json, node_out = work / "real.json", work / "synth.json", work / "node-outcomes.txt"
         node_payload(cols, text, real_json)
-        node_payload(cols, None, synth_json)
+        node_payload(synth_cols, None, synth_json)
 
-        node_runs = run_node(real_json, args.node_repeat)  # before the Python timings
-        synth_node = run_node(synth_json, args.node_repeat)
+        first = run_node(real_json, args.node_rounds, node_out)  # before the Python timings
+        node_runs = [first] if first else []
+        synth_node = [r for r in [run_node(synth_json, args.node_rounds)] if r]
+        node = np.array(node_out.read_text().split("\n")[:-1]) if first else None
 
         loaded = load_inventory(csv_path)
         t_load = median_of(lambda: load_inventory(csv_path), args.load_repeat)
@@ -201,56 +287,68 @@ def main(argv: list[str] | None = None) -> int:
         probe = subprocess.run(
             [sys.executable, __file__, "--load-probe", str(csv_path)], capture_output=True, text=True, check=True
         )
+        t0 = time.perf_counter()
+        plain = plain_frame(cols, text)
+        t_build = time.perf_counter() - t0
         frames = {
-            "(1) realistic, as load_inventory returns it": (loaded, 0.04),
-            "(2) realistic, plain Python str columns": (with_text_as(loaded, pd.StringDtype("python")), 0.25),
-            "(3) realistic, object columns": (with_text_as(loaded, object), 0.5),
-            "(4) synthetic frame (one URI/MIME/provenance)": (synthetic_frame(cols), None),
+            "(a) as load_inventory returns it": (loaded, 0.05),
+            "(b) plain pd.DataFrame(...) of Python lists": (plain, 0.15),
+            "(c) synthetic (one URI/MIME/provenance)": (synthetic_frame(synth_cols), None),
         }
+        lab = lab_outcomes(plain, np.flatnonzero(outside))
         timed = {}
         for label, (frame, _) in frames.items():
-            sweep(frame)  # warm up
-            timed[label] = (
-                times_of(lambda frame=frame: sweep(frame), args.repeat),
-                outcomes_sha256(sweep(frame)["outcome"]),
-            )
+            result = sweep(frame)  # warm up (and the decisions to check)
+            timed[label] = (runs_of(lambda frame=frame: sweep(frame), args.repeat), result["outcome"])
 
-        node_runs += run_node(real_json, args.node_repeat)  # and after them
-        synth_node += run_node(synth_json, args.node_repeat)
+        node_runs += [r for r in [run_node(real_json, args.node_rounds)] if r]  # and after them
+        synth_node += [r for r in [run_node(synth_json, args.node_rounds)] if r]
 
-    w = 48  # the width of a figure's label
+    w = 50  # the width of a figure's label
 
     def show(label: str, text: str) -> None:
         print(f"{label:<{w}}: {text}")
 
-    if node_runs:
-        t_node = statistics.median(r["seconds"] for r in node_runs)
-        best_node = min(r["seconds"] for r in node_runs)
-        node_hash = {r["outcomesSha256"] for r in node_runs}
-        all_runs = ", ".join(f"{r['seconds'] * 1e3:.0f}" for r in node_runs)
+    anchors = {}
+    for name, runs, how in (
+        ("(1) realistic", node_runs, 'the same cases, blank text as "", unknown sideEffects as false'),
+        ("(2) synthetic", synth_node, "the synthetic cases of (c)"),
+    ):
+        if not runs:
+            show(f"seed Node route {name}", "node is not installed — no ratio, no cross-check")
+            anchors[name] = (float("nan"), float("nan"))
+            continue
+        wall, cpu = _warm(runs, "times"), _warm(runs, "cpu")
+        anchors[name] = (statistics.median(wall), statistics.median(cpu))
+        cold = ", ".join(f"{r['times'][0] * 1e3:.0f}" for r in runs)
         show(
-            "seed Node route, custody object per row", f"{t_node * 1e3:7.1f} ms median of {len(node_runs)} ({all_runs})"
+            f"seed Node route {name}",
+            f"{anchors[name][0] * 1e3:7.1f} ms wall, {anchors[name][1] * 1e3:.1f} ms CPU · median of {len(wall)} warm "
+            f"loops in {len(runs)} processes (all warm: {', '.join(f'{t * 1e3:.0f}' for t in wall)}; cold first "
+            f"loops {cold})",
         )
-    else:
-        t_node, best_node, node_hash = float("nan"), float("nan"), set()
-        show("seed Node route", "node is not installed — no ratio, no cross-check")
+        show("", f"  rows: objects with the seed's keys built from columnar JSON before the loop ({how});")
+        show("", "  loop: route(row) building the custody object per row, as the seed does")
     synth_hash = {r["outcomesSha256"] for r in synth_node}
-    for label, (times, digest) in timed.items():
+    for label, ((wall, cpu), outcome) in timed.items():
         target = frames[label][1]
-        seconds, best = statistics.median(times), min(times)
-        ratio = seconds / t_node
-        want = synth_hash if label.startswith("(4)") else node_hash
-        same = "identical to Node" if digest in want and len(want) == 1 else "DIFFERENT from Node"
-        goal = _met(ratio, target) if target is not None else "(second line, for comparison)"
+        synthetic = label.startswith("(c)")
+        node_wall, node_cpu = anchors["(2) synthetic" if synthetic else "(1) realistic"]
+        seconds, cpu_s = statistics.median(wall), statistics.median(cpu)
+        ratio = seconds / node_wall
+        goal = _met(ratio, target) if target is not None else "(lower line)"
         show(
             f"sweep {label}",
-            f"{seconds * 1e3:7.1f} ms · {ratio:6.3f} × Node ({1 / ratio:5.1f}× faster) · {goal} · {same}",
+            f"{seconds * 1e3:7.1f} ms wall · {ratio:6.3f} × Node · CPU {cpu_s * 1e3:.1f} ms = "
+            f"{cpu_s / node_cpu:.3f} × Node's · {goal}",
         )
-        show(
-            "",
-            f"  best {best * 1e3:.1f} ms, worst {max(times) * 1e3:.1f} ms of {len(times)} · "
-            f"best against Node's best: {best / best_node:.3f} ×",
-        )
+        show("", f"  best {min(wall) * 1e3:.1f} ms, worst {max(wall) * 1e3:.1f} ms of {len(wall)}")
+        if synthetic:
+            same = outcomes_sha256(outcome) in synth_hash and len(synth_hash) == 1
+            show("", f"  decisions: {'identical to Node' if same else 'DIFFERENT from Node'} (sha256)")
+        else:
+            show("", f"  decisions: {decisions(outcome.astype(str).to_numpy(), node, outside, lab)}")
+    show("", f"  (b) built in {t_build * 1e3:.0f} ms; dtypes: {dict(plain.dtypes.astype(str))}")
     show(
         f"load_inventory, {n:,}-row CSV ({size / 1e6:.0f} MB)",
         f"{t_load * 1e3:7.0f} ms · pandas.read_csv(engine='pyarrow') {t_pandas * 1e3:.0f} ms · "
@@ -283,6 +381,13 @@ def main(argv: list[str] | None = None) -> int:
             spec.loader.exec_module(live)
             live._live_against_import_mcp(live.FRESH)
     return 0
+
+
+def node_version() -> str:
+    node = shutil.which("node")
+    if node is None:
+        return "absent"
+    return subprocess.run([node, "--version"], capture_output=True, text=True, check=False).stdout.strip()
 
 
 def load_probe(path: str) -> int:

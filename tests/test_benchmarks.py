@@ -36,12 +36,17 @@ def run(script: str, *args: str, timeout: float = 600) -> str:
 
 def test_bench_sweep_prints_every_frame_against_node_with_identical_decisions():
     fe.need(shutil.which("node"), "node is not on PATH; bench_sweep.py compares with the seed's Node router")
-    out = run("bench_sweep.py", "--rows", "20000", "--repeat", "2", "--node-repeat", "1", "--load-repeat", "1")
-    for label in ("(1) realistic", "(2) realistic, plain Python str", "(3) realistic, object", "(4) synthetic"):
-        line = next((ln for ln in out.splitlines() if label in ln), "")
-        assert "identical to Node" in line, f"{label}: {line!r}\n{out}"
-    for figure in ("load_inventory", "grid()", "peak memory", "custody-lab live"):
+    out = run("bench_sweep.py", "--rows", "20000", "--repeat", "2", "--node-rounds", "2", "--load-repeat", "1")
+    lines = out.splitlines()
+    for label in ("(a) as load_inventory", "(b) plain pd.DataFrame", "(c) synthetic"):
+        at = next((k for k, ln in enumerate(lines) if label in ln), None)
+        assert at is not None, f"bench_sweep.py printed no {label!r} line:\n{out}"
+        verdict = next((ln for ln in lines[at : at + 3] if "decisions:" in ln), "")
+        assert "identical to Node" in verdict and "DIFFERENT" not in verdict, f"{label}: {verdict!r}\n{out}"
+        assert "CPU" in lines[at], f"{label}: no CPU time: {lines[at]!r}"
+    for figure in ("seed Node route (1) realistic", "warm loops", "load_inventory", "grid()", "peak memory"):
         assert figure in out, f"bench_sweep.py printed no {figure!r} figure:\n{out}"
+    assert "custody-lab live" in out, f"bench_sweep.py printed no live figure:\n{out}"
 
 
 @pytest.mark.parametrize(
@@ -53,10 +58,19 @@ def test_bench_sweep_prints_every_frame_against_node_with_identical_decisions():
         ("bench_chart.py", ("--full", "1", "--frames", "5"), "ms"),
         ("bench_sniff.py", ("--repeat", "1", "--no-big"), "ms"),
         ("bench_hostile_inputs.py", ("--quick", "--repeat", "1"), "refused: MAX_CONTENT_BYTES"),
+        ("bench_inventory_reading.py", ("--rows", "3000", "--repeat", "1"), "pandas.read_json"),
+        ("bench_lab_start.py", ("--starts", "1"), "target ≤ 10 s"),
     ],
 )
 def test_each_benchmark_script_finishes_and_prints_its_figures(script, args, expected):
     assert expected in run(script, *args), script
+
+
+def test_bench_end_to_end_routes_every_row_on_both_sides():
+    fe.need(shutil.which("node"), "node is not on PATH; bench_end_to_end.py compares with Node")
+    out = run("bench_end_to_end.py", "--rows", "5000", "--repeat", "1")
+    assert "5,000 rows" in out and "total" in out and "5,000" in out.split("custody-lab sweep")[1], out
+    assert "× wall" in out, out
 
 
 def test_bench_memory_prints_each_notebooks_floor_peak_and_final_and_the_learners_sum():

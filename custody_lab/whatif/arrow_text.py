@@ -19,11 +19,12 @@ does not is written down and tested): a changed, sliced or rebuilt column is che
 
 from __future__ import annotations
 
-__all__ = ["arrow_chunks", "arrow_text_masks", "known_masks", "mark_without_blanks"]
+__all__ = ["arrow_chunks", "arrow_codes", "arrow_text_masks", "known_masks", "mark_without_blanks"]
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from ..core.blank import ASCII_SPACE_MAX, WIDE_SPACE_MIN_LEAD, is_blank
 from ._identity import IdentityMarks
@@ -146,3 +147,21 @@ def arrow_text_masks(chunks: list[pa.Array]) -> tuple[np.ndarray, np.ndarray]:
         _chunk_masks(chunk, na[at : at + len(chunk)], empty[at : at + len(chunk)])
         at += len(chunk)
     return na, empty
+
+
+def arrow_codes(chunks: list[pa.Array], choices: tuple[str, ...]) -> np.ndarray:
+    """Each value's index in ``choices`` (-1 for anything else, a missing value included), by
+    Arrow's own hash lookup: only a value equal to a choice, character for character, is one.
+
+    Example:
+        >>> s = pd.Series(["model", "Model", None, "application"], dtype="str")
+        >>> arrow_codes(arrow_chunks(s), ("application", "model")).tolist()
+        [1, -1, -1, 0]
+    """
+    n = sum(len(c) for c in chunks)
+    out, at = np.full(n, -1, dtype=np.int8), 0
+    for chunk in chunks:
+        index = pc.index_in(chunk, value_set=pa.array(choices, type=chunk.type)).fill_null(-1)
+        out[at : at + len(chunk)] = index.to_numpy(zero_copy_only=False)
+        at += len(chunk)
+    return out

@@ -12,11 +12,18 @@ split them, go through the core's row function (:func:`~custody_lab.core.csv_tab
 the one loader (:func:`~custody_lab.core.loading.load_table`), with the row's line number read
 from the file's line ends. The file is not read again; the messages are the core's own.
 
+A quoted cell may hold a line break (``title`` and ``description`` may): where each record
+starts, and so its line number, is read from the file's bytes by
+:class:`~custody_lab.whatif.csv_layout.CsvLayout`, which also proves every quote is where RFC 4180
+puts one, at numpy speed.
+
 It returns ``None`` — "the line-by-line reader reads this file" — only for a file whose *syntax*
 only that reader reads exactly, decided before anything is parsed (a quote anywhere but around a
-whole cell, a quoted line break, a NUL byte, a bare carriage return, a line longer than the csv
-module's field limit, a quoted or blank header), or one pyarrow's parser refuses (text that is not
-UTF-8, a row with more or fewer cells than the header): those files are then read once, by
+whole cell, a NUL byte, a bare carriage return, a record longer than the csv module's field
+limit or over more lines than that reader joins, a quoted or blank header), one pyarrow's parser
+refuses (text that is not UTF-8, a row with more or fewer cells than the header), or one with a
+line break in a cell of any other column than ``title`` / ``description`` (that reader reports it
+and reads the lines after it again): those files are then read once, by
 :func:`~custody_lab.core.tables.read_table`.
 """
 
@@ -25,7 +32,6 @@ from __future__ import annotations
 __all__ = ["read_csv_frame"]
 
 import csv
-import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -37,12 +43,13 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from ..core.blank import ASCII_SPACE_MAX, is_blank, strip_blank
-from ..core.csv_table import csv_cell, csv_row, header_problems
+from ..core.csv_table import MAX_RECORD_LINES, csv_cell, csv_row, header_problems
 from ..core.errors import CaseError
 from ..core.loading import LoadResult, Progress, load_table
 from ..core.model import FIELD_SPECS, FIELDS, MAX_BYTES, check_value
 from ..core.table_entry import Entry, Table
 from .arrow_text import arrow_text_masks, mark_without_blanks
+from .csv_layout import CsvLayout
 
 _BOM = b"\xef\xbb\xbf"
 #: The file is parsed in pieces of about this size: the parser's working memory stays a small
@@ -69,8 +76,32 @@ def _cell_value(name: str, raw: str) -> Any:
         raise _RowByRow from e
 
 
+#: At most this many exact spellings are looked for one comparison each before hashing the column.
+_FEW_SPELLINGS = 2
+
+
 def _per_distinct(col: pa.ChunkedArray, name: str) -> tuple[list[Any], np.ndarray]:
-    """The column's distinct values read once each (:func:`_cell_value`), and each row's index."""
+    """The column's distinct values read once each (:func:`_cell_value`), and each row's index.
+
+    A flag, or a closed set of at most :data:`_FEW_SPELLINGS` values, written exactly as its
+    values are spelled (``true`` / ``false``, ``model`` / ``application``) is found by a comparison
+    a spelling, cheaper than hashing every cell; those spellings are read by :func:`_cell_value`
+    too. Any other cell sends the column to the hash of its distinct values.
+
+    Example:
+        >>> _per_distinct(pa.chunked_array([["true", "false", "true"]]), "current")
+        ([True, False], array([0, 1, 0], dtype=int8))
+        >>> _per_distinct(pa.chunked_array([["true", " TRUE"]]), "current")[0]
+        [True, True]
+    """
+    spec = FIELD_SPECS[name]
+    spellings = ["true", "false"] if spec.kind == "bool" else list(spec.choices)
+    if len(spellings) <= _FEW_SPELLINGS and len(col):
+        index = np.full(len(col), -1, dtype=np.int8)
+        for k, spelling in enumerate(spellings):
+            index[pc.equal(col, spelling).to_numpy(zero_copy_only=False)] = k
+        if index.min() >= 0:
+            return [_cell_value(name, v) for v in spellings], index
     encoded = pc.dictionary_encode(col).combine_chunks()
     values = [_cell_value(name, v) for v in encoded.dictionary.to_pylist()]
     return values, encoded.indices.to_numpy(zero_copy_only=False)
@@ -94,8 +125,9 @@ def _bool(name: str, values: list[Any], index: np.ndarray) -> Any:
 
 
 def _bytes(col: pa.ChunkedArray) -> np.ndarray:
-    plain = pc.match_substring_regex(col, r"^[0-9]{1,10}$")  # the common case: digits only
-    if pc.all(plain).as_py():
+    # The common case: one to ten ASCII digits (no sign, no space), read by a cast.
+    length = pc.binary_length(col)
+    if pc.all(pc.ascii_is_decimal(col)).as_py() and pc.min(length).as_py() >= 1 and pc.max(length).as_py() <= 10:
         out = pc.cast(col, pa.int64()).to_numpy()
     else:
         values, index = _per_distinct(col, "bytes")
@@ -165,85 +197,13 @@ def _with_nulls(chunk: pa.Array, missing: np.ndarray) -> pa.Array:
     return pa.Array.from_buffers(chunk.type, len(chunk), [validity, offsets, data], int(missing.sum()))
 
 
-#: A field as both readers read it alike: unquoted without any quote, or quoted whole with its
-#: quotes doubled inside and no line break (a line break in a quoted cell is the row-by-row
-#: reader's to read: only ``title`` and ``description`` may hold one).
-_FIELD = rb'(?:[^",\r\n]*|"(?:[^"\r\n]|"")*")'
-_QUOTED_LINE = re.compile(rb"%s(?:,%s)*\r?" % (_FIELD, _FIELD))
-_LINE_WITH_QUOTE = re.compile(rb'^[^"\n]*"[^\n]*', re.MULTILINE)
-
-
-def _plain_quotes(raw: bytes) -> bool:
-    r"""Every line with a quote is a row of well-formed fields (so pyarrow and Python's strict csv
-    reader split it into the same cells).
-
-    Example:
-        >>> _plain_quotes(b'a,"b, c",d\n'), _plain_quotes(b'a,"b"c\n'), _plain_quotes(b'a,"b\nc"\n')
-        (True, False, False)
-    """
-    if b'"' not in raw:
-        return True
-    return all(_QUOTED_LINE.fullmatch(m.group()) for m in _LINE_WITH_QUOTE.finditer(raw))
-
-
-class _Lines:
-    r"""Where the file's lines end, read from each piece's bytes just before it is parsed: the
-    longest line, and the line number of each non-empty line after the header (pyarrow's rows, in
-    order: no quoted cell holds a line break here, and pyarrow skips empty lines).
-
-    Example:
-        >>> raw = b"h\r\na\r\n\r\nbc\n\nd"
-        >>> lines = _Lines()
-        >>> lines.add(raw, 0, 8), lines.add(raw, 8, len(raw))
-        (None, None)
-        >>> lines.longest, lines.rows.tolist()
-        (2, [2, 4, 6])
-    """
-
-    def __init__(self) -> None:
-        self.count = 0  # lines seen so far
-        self.longest = 0
-        self._rows: list[np.ndarray] = []
-
-    def add(self, raw: bytes, a: int, b: int) -> None:
-        """The lines of ``raw[a:b]`` (whole lines: a piece starts at a line start)."""
-        data = np.frombuffer(raw, dtype=np.uint8, count=b - a, offset=a)
-        # Scanned a megabyte at a time: the comparison's temporary stays small.
-        step = 1 << 20
-        breaks = np.concatenate(
-            [np.flatnonzero(data[k : k + step] == 10) + k for k in range(0, data.size, step)] or [np.zeros(0, np.intp)]
-        )
-        starts = np.concatenate(([0], breaks + 1))
-        ends = np.concatenate((breaks, [data.size]))
-        if starts[-1] == data.size:  # the piece ends with a line end
-            starts, ends = starts[:-1], ends[:-1]
-        length = ends - starts
-        if length.size:
-            self.longest = max(self.longest, int(length.max()))
-        # A line is empty when it holds nothing, or only the "\r" of "\r\n" (bare ones are declined).
-        empty = (length == 0) | ((length == 1) & (data[np.minimum(starts, max(data.size - 1, 0))] == 13))
-        if self.count == 0:
-            empty[:1] = True  # the header is not a row
-        rows = np.flatnonzero(~empty)
-        self._rows.append(rows + self.count + 1)
-        self.count += len(starts)
-
-    def __len__(self) -> int:
-        """How many rows (non-empty lines after the header) there are."""
-        return sum(map(len, self._rows))
-
-    @property
-    def rows(self) -> np.ndarray:
-        return np.concatenate(self._rows) if self._rows else np.zeros(0, dtype=np.intp)
-
-
 def _header_line(raw: bytes, start: int) -> str:
     end = raw.find(b"\n", start)
     return raw[start : end if end >= 0 else len(raw)].decode("utf-8", "strict").rstrip("\r")
 
 
 def _entries(
-    header: list[str], cols: dict[str, pa.ChunkedArray], lines: _Lines, source: str, size: int
+    header: list[str], cols: dict[str, pa.ChunkedArray], lines: CsvLayout, source: str, size: int
 ) -> Iterator[Entry]:
     """Every row's entry by the core's row function, from the cells this parse split (block by
     block, so the rows are never all Python strings at once). A row's offset, for progress
@@ -268,7 +228,7 @@ def _checked(cols: dict[str, pa.ChunkedArray], n: int) -> dict[str, Any]:
     """
     if "id" not in cols or arrow_text_masks(cols["id"].chunks)[1].any():
         raise _RowByRow  # no id, a blank id, or a row of blank cells (which is skipped)
-    if pc.count_distinct(cols["id"]).as_py() != n:
+    if len(pc.unique(cols["id"])) != n:
         raise _RowByRow  # a duplicate id
     checked: dict[str, Any] = {}
     for spec in FIELDS:
@@ -306,21 +266,15 @@ def _convert(cols: dict[str, pa.ChunkedArray], n: int, checked: dict[str, Any]) 
     return pd.DataFrame({k: (v.array if isinstance(v, pd.Series) else v) for k, v in data.items()})
 
 
-def _parts(raw: bytes, start: int, count: int) -> list[tuple[int, int]]:
-    """``raw[start:]`` cut into about ``count`` pieces at line ends (every line end is a row end
-    here: no quoted cell holds a line break), as (start, stop) offsets; the first has the header."""
-    cuts, size = [start], len(raw)
-    for k in range(1, count):
-        at = raw.find(b"\n", max(start + (size - start) * k // count, cuts[-1]))
-        if at < 0:
-            break
-        cuts.append(at + 1)
-    cuts.append(size)
-    return [(a, b) for a, b in zip(cuts, cuts[1:]) if b > a]
-
-
 def _syntax_only_the_line_reader_reads(raw: bytes) -> bool:
-    return b"\x00" in raw or (b"\r" in raw and raw.count(b"\r") != raw.count(b"\r\n")) or not _plain_quotes(raw)
+    return b"\x00" in raw or (b"\r" in raw and raw.count(b"\r") != raw.count(b"\r\n"))
+
+
+def _line_break_outside_free_text(header: list[str], columns: dict[str, pa.ChunkedArray]) -> bool:
+    """Some cell of a column other than ``title`` / ``description`` holds a line break (the
+    row-by-row reader reports it and reads the lines after it again: its reading, not ours)."""
+    # A line feed alone is looked for: a carriage return is in the file only as part of "\r\n".
+    return any(FIELD_SPECS[h].kind != "text" and pc.any(pc.match_substring(columns[h], "\n")).as_py() for h in header)
 
 
 def read_csv_frame(path: str | Path, progress: Progress | None = None) -> pd.DataFrame | LoadResult | None:
@@ -355,9 +309,13 @@ def read_csv_frame(path: str | Path, progress: Progress | None = None) -> pd.Dat
     problems = header_problems(header, f"{source} line 1")
     if problems:  # the whole file is refused, as the line-by-line reader refuses it
         return load_table(Table(source, problems=tuple(problems)))
-    lines = _Lines()
+    lines = CsvLayout(raw, start)
+    if not lines.well_formed or lines.longest > csv.field_size_limit() or lines.most_lines > MAX_RECORD_LINES:
+        return None  # a quote where only that reader reads it exactly, or a cell it may refuse as too long
     names = [f"c{i}" for i in range(len(header))]
-    parse = pacsv.ParseOptions(quote_char='"', double_quote=True, newlines_in_values=False, ignore_empty_lines=True)
+    parse = pacsv.ParseOptions(
+        quote_char='"', double_quote=True, newlines_in_values=lines.quoted_breaks, ignore_empty_lines=True
+    )
     convert = pacsv.ConvertOptions(
         column_types=dict.fromkeys(names, pa.string()), strings_can_be_null=False, null_values=[]
     )
@@ -366,11 +324,8 @@ def read_csv_frame(path: str | Path, progress: Progress | None = None) -> pd.Dat
         progress(0, total)
     try:
         pieces = max(total // _PIECE_BYTES, 10 if progress is not None else 1)
-        for i, (a, b) in enumerate(_parts(raw, start, pieces)):
+        for i, (a, b) in enumerate(lines.parts(raw, start, pieces)):
             options = pacsv.ReadOptions(column_names=names, skip_rows=1 if i == 0 else 0)
-            lines.add(raw, a, b)
-            if lines.longest > csv.field_size_limit():
-                return None  # a cell may be over the csv module's limit: that reader says so, by line
             piece = pa.py_buffer(memoryview(raw)[a:b])
             # Parsed in parallel blocks, then one chunk a column per piece (the sweep reads a
             # column's chunks one by one: few large ones are faster than many small ones).
@@ -385,6 +340,8 @@ def read_csv_frame(path: str | Path, progress: Progress | None = None) -> pd.Dat
     n, columns = table.num_rows, dict(zip(header, table.columns))
     del tables, table
     if n != len(lines):  # pragma: no cover - pyarrow split the rows otherwise than the lines
+        return None
+    if lines.quoted_breaks and _line_break_outside_free_text(header, columns):
         return None
     try:
         checked = _checked(columns, n) if n else None

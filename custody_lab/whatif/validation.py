@@ -25,7 +25,8 @@ import pandas as pd
 from ..core.blank import is_blank
 from ..core.errors import CaseError
 from ..core.model import FIELD_SPECS, INITIATORS, MAX_BYTES, OPERATIONS, SHAPES, Policy
-from .arrow_text import arrow_chunks, arrow_text_masks, known_masks
+from ._identity import per_object
+from .arrow_text import arrow_chunks, arrow_codes, arrow_text_masks, known_masks
 from .columns import OUTPUT_COLUMNS, TEXT_FIELDS, Codes, Cols, Text, Tri, all_false, everywhere, nothing
 from .object_columns import enum_codes, text_masks
 
@@ -83,13 +84,17 @@ def _enum(frame: pd.DataFrame, name: str, choices: tuple[str, ...]) -> Codes:
             bad = codes < 0
     else:
         # Python objects: their few distinct objects decided once each, or one C hash lookup a
-        # value (object_columns). Arrow strings (or anything that needs it): factorize as they
-        # are, then map the few distinct values to codes once; a missing value (-1) takes the
-        # last slot, which is "bad".
-        arrow = arrow_chunks(s) is not None
-        found = None if arrow else enum_codes(s.to_numpy(dtype=object), choices, _choice, strings=_is_str(s.dtype))
+        # value (object_columns); Arrow strings by Arrow's comparison or hash kernels (arrow_text).
+        # Anything else: factorize, then map the few distinct values to codes once; a missing
+        # value (-1) takes the last slot, which is "bad".
+        chunks = arrow_chunks(s)
+        found: np.ndarray | None
+        if chunks is not None:
+            found = arrow_codes(chunks, choices)
+        else:
+            found = enum_codes(s.to_numpy(dtype=object), choices, _choice, strings=_is_str(s.dtype))
         if found is None:
-            found, distinct = pd.factorize(s if arrow else s.to_numpy(dtype=object))
+            found, distinct = pd.factorize(s.to_numpy(dtype=object))
             table = np.array([_choice(choices, v) for v in distinct] + [-1], dtype=np.int8)
             found = table.take(found)
         codes = found
@@ -149,6 +154,34 @@ def _bytes(frame: pd.DataFrame) -> np.ndarray:
     return arr.astype(np.int64, copy=False)
 
 
+_FALSE, _TRUE, _UNKNOWN, _NOT_FLAG = 0, 1, 2, 3
+
+
+def _flag_kind(value: Any) -> int:
+    """One value of a flag column: False, True, missing (as ``pd.isna`` says) or not a flag."""
+    if isinstance(value, (bool, np.bool_)):
+        return _TRUE if value else _FALSE
+    if value is None or (pd.api.types.is_scalar(value) and pd.isna(value)):
+        return _UNKNOWN
+    return _NOT_FLAG
+
+
+def _flag_kinds(values: np.ndarray) -> np.ndarray | None:
+    """Each value's :func:`_flag_kind`, when the column repeats few distinct objects (a column of
+    ``True``, ``False`` and ``NaN`` / ``None``, as ``pd.DataFrame`` or ``pd.read_csv`` builds one:
+    each distinct object is decided once); ``None`` when it holds many, or something not a flag
+    (the value-by-value check then names those rows).
+
+    Example:
+        >>> _flag_kinds(np.array([True, False, None, np.nan], dtype=object)).tolist()
+        [1, 0, 2, 2]
+    """
+    kinds = per_object(values, _flag_kind, np.int8)
+    if kinds is None or (kinds == _NOT_FLAG).any():
+        return None
+    return kinds
+
+
 def _bool(frame: pd.DataFrame, name: str, na: str) -> Any:
     """A boolean column. ``na``: "error" (must be given), "false" (missing = False) or "unknown"."""
     s = frame[name]
@@ -159,6 +192,8 @@ def _bool(frame: pd.DataFrame, name: str, na: str) -> Any:
     elif isinstance(dt, pd.BooleanDtype):
         value = s.to_numpy(dtype=bool, na_value=False)
         missing = s.isna().to_numpy()
+    elif dt == np.dtype(object) and (kinds := _flag_kinds(s.to_numpy(dtype=object))) is not None:
+        value, missing = kinds == _TRUE, kinds == _UNKNOWN  # True/False/missing objects, each decided once
     elif dt == np.dtype(object):
         raw = s.to_numpy(dtype=object)
         missing = pd.isna(raw)

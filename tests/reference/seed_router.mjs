@@ -4,9 +4,9 @@
 //
 //   node seed_router.mjs fixture          -> prints the seed payload with its sha256 (as the artifact)
 //   node seed_router.mjs batch < cases    -> reads a JSON array of cases, prints one outcome a line
-//   node seed_router.mjs columns FILE     -> reads the columnar JSON FILE, prints a JSON summary
+//   node seed_router.mjs columns FILE [ROUNDS [OUT]] -> reads the columnar JSON FILE, prints a JSON summary
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 
 const sha256 = (value) => createHash("sha256").update(value).digest("hex");
 const policy = Object.freeze({ embedLimitBytes: 4096, now: "2026-09-04T12:00:00.000Z" });
@@ -45,23 +45,32 @@ if (mode === "fixture") {
   // Columnar input: {"n", "initiator":[..codes], "shape":[..], "bytes":[..], "current", "allowed",
   // "sideEffects", "requiresCurrent": arrays of 0/1, "initiators":[names], "shapes":[names]}; optional
   // "uri", "mime", "provenance": one string a row (a realistic frame), else the same on every row.
+  //   columns FILE [ROUNDS [OUTCOMES]]: the loop runs ROUNDS times in this process (default 1; the
+  //   later rounds are warm), each round's wall and CPU seconds printed; OUTCOMES gets one outcome a line.
   const d = JSON.parse(readFileSync(process.argv[3], "utf8"));
+  const rounds = Math.max(1, Number(process.argv[4] || 1));
   const rows = new Array(d.n);
   for (let i = 0; i < d.n; i++) {
     rows[i] = { id:"c" + i, initiator:d.initiators[d.initiator[i]], operation:"read", shape:d.shapes[d.shape[i]],
       uri:d.uri ? d.uri[i] : "u://x", mime:d.mime ? d.mime[i] : "m/x", bytes:d.bytes[i], current:d.current[i] === 1, allowed:d.allowed[i] === 1,
       sideEffects:d.sideEffects[i] === 1, provenance:d.provenance ? d.provenance[i] : "p", requiresCurrent:d.requiresCurrent[i] === 1 };
   }
-  const t0 = process.hrtime.bigint();
   const outcomes = new Array(d.n);
-  for (let i = 0; i < d.n; i++) {
-    const r = route(rows[i]);
-    outcomes[i] = r.accepted ? r.selected : r.rejection;
+  const times = [], cpu = [];
+  for (let k = 0; k < rounds; k++) {
+    const t0 = process.hrtime.bigint(), c0 = process.cpuUsage();
+    for (let i = 0; i < d.n; i++) {
+      const r = route(rows[i]);
+      outcomes[i] = r.accepted ? r.selected : r.rejection;
+    }
+    times.push(Number(process.hrtime.bigint() - t0) / 1e9);
+    const c = process.cpuUsage(c0);
+    cpu.push((c.user + c.system) / 1e6);
   }
-  const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
   const hash = createHash("sha256");
   for (let i = 0; i < d.n; i++) hash.update(outcomes[i] + "\n");
-  console.log(JSON.stringify({ n:d.n, seconds, outcomesSha256:hash.digest("hex") }));
+  if (process.argv[5]) writeFileSync(process.argv[5], outcomes.join("\n") + "\n");
+  console.log(JSON.stringify({ n:d.n, seconds:times[0], times, cpu, outcomesSha256:hash.digest("hex") }));
 } else {
   console.error("usage: node seed_router.mjs fixture CASES.json | batch < cases.json | columns FILE");
   process.exit(2);

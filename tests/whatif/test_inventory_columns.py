@@ -44,8 +44,8 @@ TRICKY_TEXT = [
     '"a""b"',
 ]
 CELLS = {
-    "id": ["a", "b", "c", "d", " ", "", "é", '"x,y"'],
-    "title": ["", " ", "t", "null", '"with, comma"'],
+    "id": ["a", "b", "c", "d", " ", "", "é", '"x,y"', '"x\ny"'],
+    "title": ["", " ", "t", "null", '"with, comma"', '"two\nlines"', '"crlf\r\nin it"', '"\n\n"'],
     "initiator": ["model", "application", " model", "robot", ""],
     "operation": ["read", "mutate", "READ", ""],
     "shape": ["embedded-resource", "resource-link", "listed-resource", " embedded-resource", "blob"],
@@ -119,6 +119,31 @@ def test_an_ordinary_inventory_takes_the_column_wise_path_with_quotes_crlf_bom_a
     assert frame["uri"].dtype.storage == "pyarrow" and isinstance(frame["shape"].dtype, pd.CategoricalDtype)
 
 
+def test_quoted_line_breaks_in_free_text_are_read_column_by_column_with_each_rows_first_line(tmp_path):
+    rows = [HEADER + ",description"]
+    rows += [GOOD.format(id=f"r{i}", size=i) + ',"first line\nsecond, line\r\n\nlast ""quoted"""' for i in range(3)]
+    path = tmp_path / "inv.csv"
+    path.write_bytes(("\r\n".join(rows) + "\r\n").encode())
+    assert _same_reading(path), "expected the column-wise reader to read quoted line breaks, it fell back"
+    assert read_csv_frame(path)["description"].iloc[0] == 'first line\nsecond, line\r\n\nlast "quoted"'
+    # A bad row after them is named by the line it starts on (each good row spans 4 lines).
+    path.write_bytes(("\r\n".join([*rows, GOOD.format(id="bad", size="1e3") + ",d"]) + "\r\n").encode())
+    got = read_csv_frame(path)
+    assert isinstance(got, LoadResult) and got.problems == read_cases(path).problems
+    assert [p.location for p in got.problems] == ["inv.csv line 14"], got.problems
+
+
+def test_a_file_of_well_formed_quotes_is_not_declined_and_a_stray_quote_anywhere_is(tmp_path):
+    good = [GOOD.format(id=f"r{i}", size=i).replace(",Title,", ',"Ti""tle, x",') for i in range(200)]
+    path = tmp_path / "inv.csv"
+    path.write_bytes(("\n".join([HEADER, *good]) + "\n").encode())
+    assert read_csv_frame(path) is not None
+    for stray in ('Ti"tle', '"Title" ', ' "Title"', '"Ti"tle"'):
+        bad = good[:150] + [good[150].replace('"Ti""tle, x"', stray)] + good[151:]
+        path.write_bytes(("\n".join([HEADER, *bad]) + "\n").encode())
+        assert read_csv_frame(path) is None, f"{stray!r}: a quote the strict csv reader reads otherwise was accepted"
+
+
 @pytest.mark.parametrize(
     ("why", "row"),
     [
@@ -149,6 +174,7 @@ def test_a_file_whose_syntax_only_the_line_reader_reads_exactly_is_left_to_it(tm
     ("why", "row", "header"),
     [
         ("a bad size", GOOD.format(id="a", size="1e3"), HEADER),
+        ("a size of thirty digits", GOOD.format(id="a", size="9" * 30), HEADER),
         ("a duplicate id", GOOD.format(id="r1", size=1), HEADER),
         ("a blank id", GOOD.format(id=" ", size=1), HEADER),
         ("a row of blank cells", ",,,,,,,,,,,,", HEADER),
@@ -274,3 +300,15 @@ def test_a_blank_written_into_a_loaded_column_is_seen_the_mark_does_not_survive_
     assert known_masks(copied["uri"]) is None and known_masks(frame["uri"]) is not None
     assert sweep(copied)["outcome"].tolist() == ["embedded-resource", "custody-incomplete", "embedded-resource"]
     assert sweep(frame.iloc[1:])["outcome"].tolist() == ["embedded-resource"] * 2  # a slice: checked in full
+
+
+def test_a_file_parsed_in_pieces_is_cut_between_records_never_inside_a_quoted_line_break(tmp_path):
+    rows = [HEADER + ",description"]
+    rows += [GOOD.format(id=f"r{i}", size=i) + (',"a\nb"' if i % 2 else ",c") for i in range(300)]
+    path = tmp_path / "inv.csv"
+    path.write_bytes(("\n".join(rows) + "\n").encode())
+    done: list[int] = []
+    got = read_csv_frame(path, progress=lambda at, total: done.append(at))  # progress: ten pieces
+    assert isinstance(got, pd.DataFrame), f"expected the file read column-wise in pieces, got {type(got)}"
+    assert len(done) >= 10, f"expected progress at each of ten pieces, got {done}"
+    pd.testing.assert_frame_equal(got, to_frame(read_cases(path).cases))

@@ -167,3 +167,35 @@ def test_object_and_python_string_frames_sweep_as_the_arrow_frame(layout):
         got = sweep(base.astype(dict.fromkeys(names, dtype)))["outcome"].tolist()
         diff = [i for i, (a, b) in enumerate(zip(got, want)) if a != b]
         assert not diff, f"{layout}, {dtype}: rows {diff[:5]} differ from the arrow frame"
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_a_true_false_nan_flag_column_is_read_as_one_value_at_a_time_and_a_stray_value_is_named(path):
+    """Object flag columns as ``pd.DataFrame`` builds them (True/False with NaN or None): unknown
+    side effects, a missing ``requiresCurrent`` false, and anything else named by its row."""
+    n = 9_000
+    flags = np.array([True, False, np.nan, None, np.True_, np.False_], dtype=object)[np.arange(n) % 6]
+    frame = pd.DataFrame(
+        {
+            "initiator": "application",
+            "shape": "listed-resource",
+            "bytes": np.zeros(n, dtype=np.int64),
+            "current": False,
+            "allowed": True,
+            "sideEffects": pd.Series(flags, dtype=object),
+            "requiresCurrent": pd.Series(flags, dtype=object),
+            "uri": "u://x",
+            "mime": "m/x",
+            "provenance": "p",
+        }
+    )
+    with forced(path):
+        got = sweep(frame)["outcome"].astype(str).tolist()
+    # True requires current content (and this is not current); False and missing do not.
+    want = {0: "stale-content", 1: "listed-resource", 4: "stale-content", 5: "listed-resource"}
+    expected = [want.get(i % 6, "side-effects-unknown") for i in range(n)]
+    assert got == expected, f"{path}: expected {expected[:6]} repeated, got {got[:6]}..."
+    frame.loc[8_765, "sideEffects"] = "yes"
+    with forced(path), pytest.raises(CaseError) as e:
+        columns_of(frame)
+    assert e.value.field == "sideEffects" and "row 8765: 'yes'" in str(e.value), f"{path}: got {e.value}"
