@@ -1,6 +1,7 @@
 // End to end in Node, for benchmarks/bench_end_to_end.py: read an inventory CSV with plain fs, split
-// it, and route every row with the seed's own route (tests/reference/seed_router.mjs, transcribed
-// unchanged: the custody object is built per row), then print how many rows got each outcome.
+// it, and route every row with the seed's own route (imported from tests/reference/seed_router.mjs,
+// the seed's code transcribed unchanged: the custody object is built per row), then print how
+// many rows got each outcome.
 //
 //   node benchmarks/route_csv.mjs inventory.csv     -> {"rows", "seconds", "cpuSeconds", "counts"}
 //
@@ -8,21 +9,7 @@
 // with one goes through a small RFC 4180 field reader (doubled quotes, commas inside quotes). A
 // quoted line break is not read (the benchmark's file has none; such a file is refused, exit 2).
 import { readFileSync } from "node:fs";
-
-const policy = Object.freeze({ embedLimitBytes: 4096, now: "2026-09-04T12:00:00.000Z" });
-
-function route(input) {
-  const custody = { actor:input.initiator, permissionChecked:true, uri:input.uri, mime:input.mime, provenance:input.provenance, bytes:input.bytes, retrievedAt:policy.now, sideEffects:input.sideEffects };
-  if (!input.allowed) return { id:input.id, accepted:false, rejection:"permission-denied", custody };
-  if (!input.current && input.requiresCurrent) return { id:input.id, accepted:false, rejection:"stale-content", custody };
-  if (input.initiator === "application" && input.sideEffects) return { id:input.id, accepted:false, rejection:"resource-mislabeled-side-effect", custody };
-  if (input.shape === "embedded-resource" && input.bytes > policy.embedLimitBytes) return { id:input.id, accepted:false, rejection:"embed-over-budget", custody };
-  const legal = input.initiator === "application"
-    ? ["listed-resource","templated-resource"].includes(input.shape)
-    : ["resource-link","embedded-resource","structured-tool-result"].includes(input.shape);
-  if (!legal) return { id:input.id, accepted:false, rejection:"control-shape-mismatch", custody };
-  return { id:input.id, accepted:true, selected:input.shape, custody };
-}
+import { route } from "../tests/reference/seed_router.mjs";
 
 function quotedFields(line) {
   const out = [];
