@@ -63,7 +63,7 @@ def test_present_caps_and_culls_kernels_and_requires_a_token_unless_told_not_to(
         "--VoilaConfiguration.multi_kernel_manager_class=custody_lab.delivery.voila_kernels.CappedKernelManager",
         "--CappedKernelManager.max_kernels=3",
         "--MappingKernelManager.cull_idle_timeout=120",
-        "--MappingKernelManager.cull_interval=60",
+        "--MappingKernelManager.cull_interval=15",
         "--Voila.auto_token=True",
     ):
         assert flag in argv, f"missing {flag}: {argv}"
@@ -128,6 +128,9 @@ def test_present_serves_the_labs_own_template_and_tells_the_kernels_the_theme(mo
     assert run.env.get("CUSTODY_LAB_THEME") == theme, (
         f"--theme {theme}: kernels get {run.env.get('CUSTODY_LAB_THEME')!r}"
     )
+    # each page's kernel keeps its own progress in memory (issue 27 §3), whatever the shell set
+    assert run.env.get("CUSTODY_LAB_PROGRESS") == "", f"kernels get {run.env.get('CUSTODY_LAB_PROGRESS')!r}"
+    assert run.argv[1:3] == ["-m", "custody_lab.delivery.voila_app"], run.argv[:3]
     first = Path(run.env["JUPYTER_PATH"].split(os.pathsep)[0])
     template = first / "voila" / "templates" / "custody-lab"
     assert (template / "index.html.j2").is_file(), f"JUPYTER_PATH starts with {first}, which has no {template.name}"
