@@ -55,9 +55,7 @@ class Server:
 
     def kernels(self) -> list[str]:
         """The ids of the running kernels, from the server's ``GET /api/kernels``."""
-        request = urllib.request.Request(
-            f"{self.root}api/kernels", headers={"Authorization": f"token {self.token}"}
-        )
+        request = urllib.request.Request(f"{self.root}api/kernels", headers={"Authorization": f"token {self.token}"})
         with urllib.request.urlopen(request, timeout=scaled(30)) as response:
             return [k["id"] for k in json.load(response)]
 
@@ -227,9 +225,7 @@ def test_every_glossary_and_cheat_sheet_link_of_a_presented_page_opens_the_term(
     page, _ = open_page(browser, present_01.url)
     try:
         wait_until_ready(page)
-        links = page.eval_on_selector_all(
-            "a[href*='docs/']", "els => els.map(a => [a.getAttribute('href'), a.href])"
-        )
+        links = page.eval_on_selector_all("a[href*='docs/']", "els => els.map(a => [a.getAttribute('href'), a.href])")
         targets = sorted({href for raw, href in links if re.search(r"docs/(glossary|cheatsheet)\.md", raw)})
         assert any("glossary.md#" in t for t in targets) and any("cheatsheet.md" in t for t in targets), links
         # a learner clicks one: the rendered glossary, scrolled to the term

@@ -159,7 +159,8 @@ def _build() -> type:
 
 def main() -> None:
     """Run the server (``python -m custody_lab.delivery.voila_app``, as ``voila`` is run)."""
-    _build().launch_instance()
+    app: Any = _build()
+    app.launch_instance()
 
 
 if __name__ == "__main__":

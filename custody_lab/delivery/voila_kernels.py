@@ -42,7 +42,8 @@ def limit_message(max_kernels: int, cull_idle: int = 0) -> str:
         "(custody-lab present "
         "--max-kernels N). Close a tab of this presentation you no longer need, then reload this page."
         + (
-            f" A tab that closed without telling the server (a crash, a lost network) frees its kernel after {cull_idle} s idle."
+            f" A tab that closed without telling the server (a crash, a lost network) frees its kernel "
+            f"after {cull_idle} s idle."
             if cull_idle > 0
             else ""
         )

@@ -114,7 +114,7 @@ def test_present_prints_the_url_with_a_fresh_token_which_voila_reads_from_the_en
     assert f"http://127.0.0.1:{port}/?token={token}" in out, out
     assert "--Voila.auto_token=True" in run.argv and f"--port={port}" in run.argv, run.argv
     assert token not in " ".join(run.argv), "the token is on the command line, where `ps` shows it"
-    assert "at most 8 at once" in out and "600 s idle" in out, out
+    assert "at most 8 at once" in out and "30 s idle" in out and "shut down at once" in out, out
     assert "warning" not in err, f"no warning expected on 127.0.0.1 with a token: {err!r}"
     second = _present(monkeypatch, capsys, "--port", str(port))[1]
     assert second.env["JUPYTER_TOKEN"] != token, "two presentations got the same token"

@@ -87,7 +87,6 @@ def test_importing_the_module_imports_no_jupyter_package():
 
 
 def test_the_app_voila_is_given_is_voilas_own_with_the_labs_routes():
-    pytest.importorskip("voila")
     from voila.app import Voila
 
     cls = voila_app._build()
