@@ -14,6 +14,8 @@ One module for each part:
   (:func:`write_lab_settings`, :func:`write_lab_overrides`), :func:`run_lab`;
 - :mod:`.present`: ``custody-lab present`` — :func:`present_argv`, :func:`voila_env`,
   :func:`run_present`;
+- :mod:`.voila_app`: the Voila app ``present`` runs: a closed page's kernel shut down at once,
+  ``/api/kernels``, and the lab's glossary and cheat sheet rendered for the page's links;
 - :mod:`.voila_kernels`: the capped kernel manager ``present`` gives Voila;
 - :mod:`.exposure`: free ports, loopback addresses and the warnings printed before a start;
 - :mod:`.launch`: the command line printed (tokens hidden), then this process replaced by it, so

@@ -4,16 +4,31 @@
                                  [--no-token] [--max-kernels N] [--cull-idle SECONDS]
 
 The notebook as a Voila app: outputs and widgets, no code cells; a token (printed with the URL)
-unless ``--no-token``; at most N kernels at once (:mod:`.voila_kernels`), and a kernel with no open
-page is shut down after SECONDS idle; the page is the lab's Voila template (:data:`VOILA_TEMPLATE`:
-nothing fetched from another host, code-only instructions hidden), and ``--theme`` reaches the
-kernels as ``CUSTODY_LAB_THEME``.
+unless ``--no-token``; at most N kernels at once (:mod:`.voila_kernels`); the page is the lab's Voila
+template (:data:`VOILA_TEMPLATE`: nothing fetched from another host, code-only instructions hidden),
+and ``--theme`` reaches the kernels as ``CUSTODY_LAB_THEME``. The server is Voila's own app with the
+additions of :mod:`.voila_app` (a closed page's kernel shut down, ``/api/kernels``, the rendered
+``/docs/glossary.md`` and ``/docs/cheatsheet.md``).
+
+**How kernels are freed.** Each page load starts one kernel. A page that is reloaded or closed
+tells the server as it unloads, and its kernel is shut down at once (:mod:`.voila_app`). A page
+that goes without a word (a crashed tab, a lost network) leaves a kernel no page is connected to:
+it is shut down after SECONDS idle (``--cull-idle``, default :data:`CULL_IDLE_SECONDS`), checked
+every :data:`CULL_INTERVAL_SECONDS` at most, so within a minute by default. An open page keeps its
+kernel however long it stays idle.
+
+**Where progress is kept.** Each presented page keeps its exercise progress in its own kernel's
+memory (:func:`voila_env` sets ``CUSTODY_LAB_PROGRESS`` empty, :mod:`custody_lab.teaching.progress_store`):
+a fresh page shows nothing passed, whatever a rehearsal did, and nothing is written into the
+repository folder. JupyterLab (``custody-lab lab``) keeps its one progress file as before.
 """
 
 from __future__ import annotations
 
 __all__ = [
     "CULL_IDLE_SECONDS",
+    "CULL_INTERVAL_SECONDS",
+    "PRESENT_APP",
     "MAX_KERNELS",
     "NOT_TRUSTED_NOTE",
     "PRESENT_PORT",
@@ -34,6 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.paths import REPO_ROOT
+from ..teaching.progress_store import ENV_VAR as PROGRESS_ENV
 from ..whatif.theme import THEME_VARIABLE
 from . import launch
 from .exposure import DeliveryError, choose_port, exposure_warnings, url_host
@@ -44,8 +60,13 @@ from .voila_kernels import MANAGER
 PRESENT_PORT = 8866
 #: The most kernels running at once (Voila has no limit of its own; each is ~140 MB).
 MAX_KERNELS = 8
-#: Seconds a kernel with no open page may stay idle before it is shut down.
-CULL_IDLE_SECONDS = 600
+#: Seconds a kernel with no open page may stay idle before it is shut down (a page that unloads
+#: frees its kernel at once; this is for pages that go without a word).
+CULL_IDLE_SECONDS = 30
+#: The longest time between two checks for such kernels.
+CULL_INTERVAL_SECONDS = 15
+#: The module ``present`` runs: Voila's app with the lab's additions (:mod:`.voila_app`).
+PRESENT_APP = "custody_lab.delivery.voila_app"
 #: The Voila template ``present`` serves (``custody_lab/share/jupyter/voila/templates/``): Voila's
 #: "lab" template without its Font Awesome CDN links (Voila's bundle has the font), hiding text
 #: marked ``class="custody-code-only"``. Voila finds it through ``JUPYTER_PATH``.
@@ -82,17 +103,17 @@ def present_argv(
             beyond it gets HTTP 503.
         cull_idle: seconds after which jupyter_server shuts down an idle kernel that no page is
             connected to (``MappingKernelManager.cull_idle_timeout``), checked every
-            ``min(60, cull_idle)`` seconds. An open page keeps its kernel.
+            ``min(CULL_INTERVAL_SECONDS, cull_idle)`` seconds. An open page keeps its kernel.
 
     Example:
         >>> argv = present_argv("notebooks/01-x.ipynb", port=8866, no_browser=True, python="py")
         >>> argv[:4], "--Voila.auto_token=True" in argv
-        (['py', '-m', 'voila', 'notebooks/01-x.ipynb'], True)
+        (['py', '-m', 'custody_lab.delivery.voila_app', 'notebooks/01-x.ipynb'], True)
     """
     argv = [
         str(python or sys.executable),
         "-m",
-        "voila",
+        PRESENT_APP,
         str(notebook),
         f"--Voila.ip={ip}",
         f"--VoilaConfiguration.template={VOILA_TEMPLATE}",
@@ -102,7 +123,7 @@ def present_argv(
         f"--VoilaConfiguration.multi_kernel_manager_class={MANAGER}",
         f"--CappedKernelManager.max_kernels={int(max_kernels)}",
         f"--MappingKernelManager.cull_idle_timeout={int(cull_idle)}",
-        f"--MappingKernelManager.cull_interval={max(1, min(60, int(cull_idle)))}",
+        f"--MappingKernelManager.cull_interval={max(1, min(CULL_INTERVAL_SECONDS, int(cull_idle)))}",
     ]
     if token:
         argv.append("--Voila.auto_token=True")
@@ -116,17 +137,20 @@ def present_argv(
 
 def voila_env(theme: str, base: Mapping[str, str] | None = None) -> dict[str, str]:
     """The environment of ``present``'s Voila server and kernels: the lab's templates first on
-    ``JUPYTER_PATH`` (Voila looks for :data:`VOILA_TEMPLATE` there) and the theme in
-    :data:`THEME_ENV`, so charts drawn by the kernels can follow the page.
+    ``JUPYTER_PATH`` (Voila looks for :data:`VOILA_TEMPLATE` there), the theme in
+    :data:`THEME_ENV`, so charts drawn by the kernels can follow the page, and
+    ``CUSTODY_LAB_PROGRESS`` empty, so each page's kernel keeps its own progress in memory and
+    writes no file (whatever the facilitator's shell had set).
 
     Example:
-        >>> env = voila_env("dark", {"JUPYTER_PATH": "/elsewhere"})
-        >>> env["CUSTODY_LAB_THEME"], env["JUPYTER_PATH"].split(os.pathsep)[1]
-        ('dark', '/elsewhere')
+        >>> env = voila_env("dark", {"JUPYTER_PATH": "/elsewhere", "CUSTODY_LAB_PROGRESS": "p.json"})
+        >>> env["CUSTODY_LAB_THEME"], env["JUPYTER_PATH"].split(os.pathsep)[1], env["CUSTODY_LAB_PROGRESS"]
+        ('dark', '/elsewhere', '')
     """
     env = dict(os.environ if base is None else base)
     env["JUPYTER_PATH"] = os.pathsep.join(p for p in (str(TEMPLATE_ROOT), env.get("JUPYTER_PATH", "")) if p)
     env[THEME_ENV] = theme
+    env[PROGRESS_ENV] = ""  # progress_store: in memory only, so one page's progress is its own
     return env
 
 
@@ -220,8 +244,9 @@ def run_present(args: argparse.Namespace) -> int:
     query = f"?token={token}" if token else ""
     say(f"presenting {path.name} at http://{url_host(args.ip)}:{port}/{query}")
     say(
-        f"kernels: at most {args.max_kernels} at once (one per open page); a kernel no page is "
-        f"connected to is shut down after {args.cull_idle} s idle"
+        f"kernels: at most {args.max_kernels} at once (one per open page); a closed or reloaded page's "
+        f"kernel is shut down at once, and one no page is connected to after {args.cull_idle} s idle"
     )
+    say("progress: each page keeps its own, in its kernel's memory; no progress file is written")
     say(NOT_TRUSTED_NOTE)
     return launch.exec_server(argv, Path.cwd(), env)

@@ -16,7 +16,8 @@ pass whose tries were not recorded (``passed_after`` ``None``).
 Where it lives (:func:`progress_path`):
 
 1. ``$CUSTODY_LAB_PROGRESS`` when it is set: that file (the tests point it at a temporary path;
-   an empty value means "keep progress in memory only");
+   an empty value means "keep progress in memory only", which ``custody-lab present`` sets for its
+   kernels so that each presented page's progress is its own, :mod:`custody_lab.delivery.present`);
 2. inside a Jupyter kernel, ``.custody-lab-progress.json`` in the working directory, which is the
    notebook's folder, or in the user's home when that folder is not writable (on Binder the file
    lasts as long as the session);

@@ -42,6 +42,12 @@ class _Kernels:
         monkeypatch.setattr(AsyncMappingKernelManager, "start_kernel", start_kernel)
 
 
+@pytest.fixture(autouse=True)
+def short_wait(monkeypatch):
+    """A start at the limit waits FREEING_WAIT_SECONDS for a kernel to go; these tests need not."""
+    monkeypatch.setattr(voila_kernels, "FREEING_WAIT_SECONDS", 0.3)
+
+
 def _manager(max_kernels: int):
     return voila_kernels.CappedKernelManager(max_kernels=max_kernels)
 
@@ -64,6 +70,24 @@ def test_the_limit_message_names_the_limit_the_flag_and_what_to_do():
         message = limit_message(n)
         assert words in message, f"limit {n}: expected {words!r} in {message!r}"
         assert "--max-kernels N" in message and "reload" in message, message
+    assert "after 30 s idle" in limit_message(2, 30) and "idle" not in limit_message(2), limit_message(2, 30)
+
+
+def test_at_the_limit_a_start_waits_for_a_kernel_being_shut_down_as_a_reloaded_page_asks(monkeypatch):
+    """A reloaded page asks for its new kernel while its old one is still being shut down."""
+    monkeypatch.setattr(voila_kernels, "FREEING_WAIT_SECONDS", scaled(5))
+    manager = _manager(1)
+
+    async def go(kernels: _Kernels) -> None:
+        assert await manager.start_kernel() == "k1"
+        new = asyncio.ensure_future(manager.start_kernel())
+        await asyncio.sleep(0.2)
+        assert not new.done() and kernels.running == ["k1"], "the start at the limit did not wait"
+        kernels.running.remove("k1")  # the old page's shutdown completes
+        assert await asyncio.wait_for(new, scaled(5)) == "k1" and kernels.running == ["k1"], kernels.running
+
+    with pytest.MonkeyPatch.context() as mp:
+        asyncio.run(go(_Kernels(mp, manager)))
 
 
 def test_a_start_beyond_the_limit_is_refused_with_http_503_and_the_message():
@@ -103,7 +127,7 @@ def test_kernels_still_starting_count_against_the_limit():
         first = asyncio.ensure_future(manager.start_kernel())
         await asyncio.sleep(0)  # the first start is under way, not yet listed
         assert kernels.running == [], kernels.running
-        with pytest.raises(tornado.web.HTTPError, match="503"):  # refused at once, never left waiting
+        with pytest.raises(tornado.web.HTTPError, match="503"):  # refused after the short wait, never left hanging
             await asyncio.wait_for(manager.start_kernel(), scaled(10))
         kernels.release.set()
         assert await first == "k1"
