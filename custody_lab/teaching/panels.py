@@ -68,6 +68,9 @@ class ExercisePanel(widgets.VBox):
             value="",
             placeholder=f"type {ex.wanted}",
             description="Answer:",
+            # sent when the box is left (a click on Check leaves it) or Enter is pressed, so it reaches the
+            # kernel before the click: as typed, updates wait behind a busy kernel while the click does not
+            continuous_update=False,
             layout=widgets.Layout(flex="1 1 220px", width="auto", min_width="200px"),
         )
         self.check_button = widgets.Button(

@@ -7,8 +7,9 @@ the diff against the baseline, the receipt, the case's own (untrusted) words and
 matrix. The widget holds no routing logic: it calls the core and renders what comes back.
 
 The baseline is a case *and* a policy: the diff line names a changed embed limit as it names a
-changed input, and "Reset to baseline" restores both. The "type bytes" box is exact: the bytes
-slider moves in steps of 1, so the page never rounds a typed 4097 to a step (a slider with step 10
+changed input, and "Reset to baseline" restores both. The box beside each slider is exact: it
+uses the number typed or says beside it why not (:class:`~.controls.StrictIntSlider`), and the
+sliders move in steps of 1, so the page never rounds a typed 4097 to a step (a slider with step 10
 showed 4100 and sent it back). Every row of controls wraps at a narrow width (a 1280 px window at
 200 % zoom is 640 CSS px), so no control ends up outside the output area.
 """
@@ -93,9 +94,9 @@ class CaseExplorer(W.VBox):
             self._matrix = CustodyMatrix(self.policy, context_cases=self._fixture.all_cases)
 
         self.controls: dict[str, W.ValueWidget] = self._make_controls()
-        # A box to type an exact size; the slider clamps, the box does not, so a typo such as a
-        # negative size is shown as the CaseError it is instead of being silently corrected.
-        self.bytes_box = W.IntText(description="type bytes", layout=fit("190px", min_width="150px"), **_WIDE)
+        # The bytes slider's own box types an exact size (its note says why a typed one was not
+        # used); the name is kept for code that reads it.
+        self.bytes_box = self.controls["bytes"].box
         ids = [c.id for c in self._fixture.all_cases]
         self.preset = W.Dropdown(
             options=_options(ids if self.baseline.id in ids else [self.baseline.id, *ids]),
@@ -128,9 +129,8 @@ class CaseExplorer(W.VBox):
         for widget in self.controls.values():
             widget.observe(self._on_input, names="value")
             if isinstance(widget, StrictIntSlider):
-                widget.on_refuse(self._fail)
+                widget.on_refuse(self._refused)  # the slider's own note shows it, beside the control
         self.preset.observe(self._on_preset, names="value")
-        self.bytes_box.observe(self._on_bytes_box, names="value")
         self.reset_button.on_click(lambda _b: self.reset())
         self.load_button.on_click(lambda _b: self.load_json(self.paste.value))
 
@@ -139,7 +139,8 @@ class CaseExplorer(W.VBox):
             [
                 wrapping_row([self.preset, self.reset_button]),
                 wrapping_row([c["initiator"], c["operation"], c["shape"], c["sideEffects"]]),
-                wrapping_row([c["bytes"], self.bytes_box, c["embedLimitBytes"]]),
+                c["bytes"].row,
+                c["embedLimitBytes"].row,
                 wrapping_row([c["current"], c["requiresCurrent"], c["allowed"]]),  # a checkbox's words follow it
                 wrapping_row([c["uri"], c["mime"], c["provenance"]]),
             ],
@@ -227,28 +228,11 @@ class CaseExplorer(W.VBox):
             if self.policy.embed_limit_bytes > c["embedLimitBytes"].max:
                 c["embedLimitBytes"].max = self.policy.embed_limit_bytes * 2
             c["embedLimitBytes"].value = self.policy.embed_limit_bytes
-            self.bytes_box.value = case.bytes
 
     # -- the one observer path ----------------------------------------------------------------
     def _on_input(self, _change: dict[str, Any]) -> None:
         if not self._quiet:
             self.apply_controls()
-
-    def _on_bytes_box(self, change: dict[str, Any]) -> None:
-        if self._quiet:
-            return
-        try:
-            check_value(FIELD_SPECS["bytes"], change["new"])
-        except CaseError as e:
-            self._fail(str(e))
-            return
-        slider = self.controls["bytes"]
-        if change["new"] > slider.max:
-            slider.max = change["new"] * 2
-        if slider.value == change["new"]:
-            self.apply_controls()
-        else:
-            slider.value = change["new"]
 
     def _on_preset(self, change: dict[str, Any]) -> None:
         if not self._quiet:
@@ -280,9 +264,10 @@ class CaseExplorer(W.VBox):
             self._fail(str(e))
             return
         self.case, self.policy = case, policy
-        with self._hold():
-            self.bytes_box.value = case.bytes
         self.refresh()
+
+    def _refused(self, message: str) -> None:
+        self.error = message
 
     def _fail(self, message: str) -> None:
         self.error = message
