@@ -171,8 +171,8 @@ class StrictIntSlider(W.IntSlider):
         self._refuse_callbacks: list[Callable[[str], None]] = []
         kwargs.setdefault("readout", False)
         super().__init__(**kwargs)
-        self.lowest = self.min if lowest is None else lowest
-        self.widen = widen
+        self.lowest: int = int(self.min) if lowest is None else lowest
+        self.widen: bool = widen
         name = self.description or "this slider"
         self.box = W.Text(
             value=str(self.value),
@@ -225,12 +225,13 @@ class StrictIntSlider(W.IntSlider):
         except NumberError as e:
             self.refuse(str(e))
             return
-        if number > self.max:
-            self.max = number * 2
-        if number < self.min:
-            self.min = number
-        if number == self.value:
+        slider: W.IntSlider = self  # the traits as IntSlider declares them
+        if number > slider.max:
+            slider.max = number * 2
+        if number < slider.min:
+            slider.min = number
+        if number == slider.value:
             self.note.value = ""
             self.box.value = str(number)  # " 12" shows as "12"
         else:
-            self.value = number
+            slider.value = number
