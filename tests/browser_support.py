@@ -304,10 +304,15 @@ def wait_for_run_all(page: Any, code_cells: int, timeout: float = SLOW) -> None:
     raise AssertionError(f"Run All did not finish within {timeout / 1000:.0f} s; prompts: {texts}")
 
 
-def set_slider(page: Any, slider: Any, value: int) -> None:
-    """Type a value into an IntSlider's editable readout, as a learner can."""
-    readout = slider.locator(".widget-readout")
-    readout.click()
+def number_box(slider: Any) -> Any:
+    """The ``input`` of the box beside a lab slider (its readout is off: a typed readout clamps)."""
+    return slider.locator("xpath=..").locator(".custody-number-box input")
+
+
+def set_slider(page: Any, slider: Any, value: int | str) -> None:
+    """Type a value into the box beside a lab slider and press Enter, as a learner does."""
+    box = number_box(slider)
+    box.click()
     page.keyboard.press("Control+A")
     page.keyboard.type(str(value))
     page.keyboard.press("Enter")

@@ -152,7 +152,7 @@ def drive_the_explorer(page, explorer, move_bytes) -> None:
     assert over == "embed-over-budget", f"core: {CASE} over the limit gives {over!r}, expected 'embed-over-budget'"
     bs.choose(explorer, "preset", CASE)  # as a learner does (the notebook's own cells may have moved on)
     expect(explorer.locator(".custody-outcome")).to_contain_text(baseline, timeout=bs.SLOW)
-    expect(bs.labelled(explorer, "widget-slider", "bytes").locator(".widget-readout")).to_have_text(
+    expect(bs.number_box(bs.labelled(explorer, "widget-slider", "bytes"))).to_have_value(
         str(cl.load_fixture().case(CASE).bytes)
     )
     before_chart = bs.chart_src(explorer)
@@ -170,7 +170,7 @@ def drive_the_explorer(page, explorer, move_bytes) -> None:
     fired_before = bs.fired_rule(explorer)
     assert fired_before == "embed-over-budget", f"trace: fired rule {fired_before!r}, expected 'embed-over-budget'"
 
-    bytes_now = int(slider.locator(".widget-readout").text_content() or "0")
+    bytes_now = int(bs.number_box(slider).input_value() or "0")
     switched = expected_outcome(bytes=bytes_now, initiator="application")
     assert switched != "embed-over-budget", f"core: switching the initiator should change the outcome; got {switched!r}"
     bs.choose(explorer, "initiator", "application")

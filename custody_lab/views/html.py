@@ -13,6 +13,8 @@ from __future__ import annotations
 
 __all__ = [
     "BOX",
+    "CHART_THEME_STYLE",
+    "LIGHT_CHART_CLASS",
     "FONT",
     "KINDS",
     "NOWRAP",
@@ -97,6 +99,15 @@ TABS_CLASS = "custody-tabs"
 TABS_STYLE = (
     f"<style>.jupyter-widgets.jupyter-widget-tab.{TABS_CLASS} > .lm-TabBar .lm-TabBar-tab:not(.lm-mod-current)"
     "{color:var(--jp-ui-font-color1, #111111)}</style>"
+)
+
+#: The class of a chart drawn in the light theme (no ``theme=``, no ``$CUSTODY_LAB_THEME``): on a
+#: page in a dark JupyterLab theme, :data:`CHART_THEME_STYLE` turns it dark (inverts its lightness and
+#: turns the hues back), so a chart follows the theme the learner picked in JupyterLab, which the
+#: kernel cannot see. JupyterLab and Voila mark the page with ``data-jp-theme-light``.
+LIGHT_CHART_CLASS = "custody-chart-light"
+CHART_THEME_STYLE = (
+    f"<style>body[data-jp-theme-light='false'] .{LIGHT_CHART_CLASS}{{filter:invert(1) hue-rotate(180deg)}}</style>"
 )
 
 UNTRUSTED_LABEL = (

@@ -167,7 +167,7 @@ class StrictIntSlider(W.IntSlider):
         (40000, True, '')
     """
 
-    def __init__(self, *, lowest: int | None = None, widen: bool = True, **kwargs: Any) -> None:
+    def __init__(self, *, lowest: int | None = None, widen: bool = True, box_label: str = "", **kwargs: Any) -> None:
         self._refuse_callbacks: list[Callable[[str], None]] = []
         kwargs.setdefault("readout", False)
         super().__init__(**kwargs)
@@ -176,6 +176,8 @@ class StrictIntSlider(W.IntSlider):
         name = self.description or "this slider"
         self.box = W.Text(
             value=str(self.value),
+            description=box_label,
+            style={"description_width": "initial"},
             continuous_update=False,  # read when Enter is pressed or the box is left, never half-typed
             placeholder="a whole number",
             tooltip=f"{name}: type an exact whole number and press Enter",

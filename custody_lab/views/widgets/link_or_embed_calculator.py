@@ -28,9 +28,11 @@ from ...protocol.link_or_embed import (
     resource_link_block,
     same_uri_invariant,
 )
+from ...whatif.theme import theme_of
 from ..context_costs import advice_html, costs_table_html, cumulative_alt, plot_cumulative, uri_check_html
 from ..html import box, scroll, untrusted
 from .controls import StrictIntSlider, fit, fits_words, wrapping_row
+from .picture import follow_page_theme
 from .render import caption_html
 
 
@@ -125,6 +127,7 @@ class LinkOrEmbedCalculator(widgets.VBox):
         self.advice = widgets.HTML()
         self.table = widgets.HTML()
         self.plot = widgets.Image(format="png", layout=widgets.Layout(max_width="min(720px, 100%)", height="auto"))
+        plot_style = follow_page_theme(self.plot, theme_of())  # plot_cumulative draws in theme_of()
         self.plot_caption = widgets.HTML()  # the plot's alternative text, under it
         self.error = widgets.HTML()
         self.costs: ShapeCosts | None = None
@@ -158,6 +161,7 @@ class LinkOrEmbedCalculator(widgets.VBox):
                 self.advice,
                 self.table,
                 self.plot,
+                plot_style,
                 self.plot_caption,
                 widgets.HTML(
                     "<b>Same URI (seed 001's caching advice, the lab's host policy):</b> a link or "

@@ -29,8 +29,10 @@ from ...whatif.compare import Comparison, compare
 from ...whatif.io import load_inventory
 from ...whatif.plots import policy_comparison, policy_label
 from ...whatif.sweep import sweep
+from ...whatif.theme import theme_of
 from ..html import FONT, ROW_STYLES, ViewError, box, code, escape, scroll, small, table, untrusted
 from .controls import StrictIntSlider, fit
+from .picture import follow_page_theme
 from .render import error_html
 
 _RIGHT = "text-align:right"
@@ -201,6 +203,7 @@ class WhatIfPanel(W.VBox):
         self.pager.on_refuse(self._refused)
         self.pager.observe(self._on_page, names="value")
         self.chart = W.Image(format="png", layout=W.Layout(max_width="min(900px, 100%)"))
+        chart_style = follow_page_theme(self.chart, theme_of())  # policy_comparison draws in theme_of()
         for widget in self.controls.values():
             widget.observe(self._on_input, names="value")
         self.controls["embedLimitBytes"].on_refuse(self._refused)  # its own note shows it
@@ -211,7 +214,7 @@ class WhatIfPanel(W.VBox):
             self.summary,
         ]
         if chart:
-            children.append(self.chart)
+            children += [self.chart, chart_style]
         children += [self.pager.row, self.table]
         super().__init__(children=children)
         self.before = sweep(self.frame, self.baseline)
