@@ -316,9 +316,9 @@ def smallest_text_px(picture: dict) -> float:
     from custody_lab.whatif.theme import MIN_TEXT
 
     dpi = (
-        CustodyMatrix(cl.Policy()).figure.dpi
-        if "custody-chart" in picture["cls"]
-        else inspect.signature(sequence_figure).parameters["dpi"].default
+        inspect.signature(sequence_figure).parameters["dpi"].default
+        if "custody-sequence" in picture["cls"].split()
+        else CustodyMatrix(cl.Policy()).figure.dpi
     )
     return MIN_TEXT * dpi / 72 * picture["shown"] / picture["natural"]
 

@@ -19,6 +19,7 @@ __all__ = [
     "KINDS",
     "NOWRAP",
     "ROW_STYLES",
+    "SCROLL_STYLE",
     "TABS_CLASS",
     "TABS_STYLE",
     "TONES",
@@ -216,15 +217,21 @@ def box(body: str, kind: Kind = "plain", *, cls: str | None = None, style: str =
     return f'<div{klass} style="{css}">{body}</div>'
 
 
+#: A box that scrolls sideways: ``contain:inline-size`` keeps its content's width out of the width
+#: of the boxes around it (a widget's HTML is a flex item, which would otherwise grow to hold a wide
+#: table or picture and spill past the output area).
+SCROLL_STYLE = "overflow-x:auto;max-width:100%;contain:inline-size"
+
+
 def scroll(content_html: str) -> str:
     """HTML (a table, a ``<pre>``) in a box of its own that scrolls sideways when it is wider than
     the output area, so no column is hidden and nothing spills outside it.
 
     Example:
         >>> scroll("<table></table>")
-        '<div class="custody-scroll" style="overflow-x:auto;max-width:100%"><table></table></div>'
+        '<div class="custody-scroll" style="overflow-x:auto;max-width:100%;contain:inline-size"><table></table></div>'
     """
-    return f'<div class="custody-scroll" style="overflow-x:auto;max-width:100%">{content_html}</div>'
+    return f'<div class="custody-scroll" style="{SCROLL_STYLE}">{content_html}</div>'
 
 
 def small(text_html: str) -> str:

@@ -136,6 +136,14 @@ def refusal(name: str, value: object, low: int, high: int) -> str:
     return f"{name} cannot be set to {shown}: this control goes from {low:,} to {high:,} (nothing was changed)"
 
 
+#: A slider's words may take two lines and at most 40 % of its width, so that its track keeps the
+#: rest in a narrow output area (272 px at 200 % zoom with JupyterLab's file browser open).
+_LABEL_STYLE = (
+    "<style>.custody-number > .widget-slider > .widget-label"
+    "{white-space:normal;max-width:40%;min-width:0;line-height:1.2;height:auto}</style>"
+)
+
+
 def _note_html(message: str, kept: int) -> str:
     """The note beside a control that did not use a number: why, and the value it kept."""
     return box(f"⚠ {untrusted(message)} — nothing was changed: it stays {kept:,}.", "error", cls="custody-number-note")
@@ -185,7 +193,7 @@ class StrictIntSlider(W.IntSlider):
         )
         self.box.add_class("custody-number-box")
         self.note = W.HTML()
-        self.row = wrapping_row([self, self.box, self.note])
+        self.row = wrapping_row([self, self.box, self.note, W.HTML(_LABEL_STYLE, layout=W.Layout(display="none"))])
         self.row.add_class("custody-number")
         self.observe(self._echo, names="value")
         self.box.observe(self._on_typed, names="value")

@@ -117,7 +117,8 @@ class LinkOrEmbedCalculator(widgets.VBox):
         )
         self.separate_permission = widgets.Checkbox(
             value=False,
-            description="needs a permission of its own (beyond the tool call's)",
+            description="needs a permission of its own",
+            tooltip="reading it needs a permission beyond the tool call's",
             style=style,
             layout=fits_words(),
         )

@@ -31,7 +31,7 @@ from ...whatif.plots import policy_comparison, policy_label
 from ...whatif.sweep import sweep
 from ...whatif.theme import theme_of
 from ..html import FONT, ROW_STYLES, ViewError, box, code, escape, scroll, small, table, untrusted
-from .controls import StrictIntSlider, fit
+from .controls import StrictIntSlider, fit, fits_words
 from .picture import follow_page_theme
 from .render import error_html
 
@@ -185,6 +185,7 @@ class WhatIfPanel(W.VBox):
                 value=self.baseline.require_current,
                 description="always require current content",
                 indent=False,
+                layout=fits_words(),
             ),
         }
         self.message = W.HTML()
