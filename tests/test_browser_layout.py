@@ -234,7 +234,7 @@ def test_each_number_typed_into_each_numeric_control_is_used_exactly_or_refused_
         for label in labels:
             slider = bs.labelled(area, "widget-slider", label)
             assert slider.count() == 1, f"{name}: no single slider {label!r}"
-            handle, note = slider.locator(".noUi-handle"), slider.locator("xpath=..").locator(".widget-html").last
+            handle, note = slider.locator(".noUi-handle"), slider.locator("xpath=..").locator(".widget-html.custody-number-note")
             box = bs.number_box(slider)
             for typed, used, why in TYPED:
                 if label == "page" and used is not None:

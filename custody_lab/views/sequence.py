@@ -343,9 +343,11 @@ def picker(pages: Mapping[str, Callable[[], str]], *, description: str = "case")
     """
     import ipywidgets as widgets
 
+    from .widgets.controls import fit
+
     if not pages:
         raise ViewError("picker: pages is empty; give at least one name -> page function")
-    choice = widgets.Dropdown(options=list(pages), description=description)
+    choice = widgets.Dropdown(options=list(pages), description=description, layout=fit("300px"))
     page = widgets.HTML(pages[str(choice.value)]())
 
     def show(change: Mapping[str, Any]) -> None:

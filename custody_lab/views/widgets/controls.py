@@ -193,6 +193,7 @@ class StrictIntSlider(W.IntSlider):
         )
         self.box.add_class("custody-number-box")
         self.note = W.HTML()
+        self.note.add_class("custody-number-note")
         self.row = wrapping_row([self, self.box, self.note, W.HTML(_LABEL_STYLE, layout=W.Layout(display="none"))])
         self.row.add_class("custody-number")
         self.observe(self._echo, names="value")
