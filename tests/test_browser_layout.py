@@ -124,7 +124,7 @@ def open_widgets(surface: str, request: pytest.FixtureRequest, page) -> None:
     from playwright.sync_api import expect
 
     if surface == "jupyterlab":
-        page.goto(request.getfixturevalue("lab")(CHECK_NOTEBOOK))
+        bs.open_page(page, request.getfixturevalue("lab")(CHECK_NOTEBOOK))
         bs.wait_for_kernel_idle(page)
         bs.run_all_cells(page)
         bs.wait_for_run_all(page, code_cells(request.getfixturevalue("workspace") / "root" / CHECK_NOTEBOOK))
@@ -133,7 +133,7 @@ def open_widgets(surface: str, request: pytest.FixtureRequest, page) -> None:
         # hold with it open, so it stays open here
         expect(page.locator(".jp-SideBar.jp-mod-left .lm-TabBar-tab.lm-mod-current")).to_have_count(1)
     else:
-        page.goto(request.getfixturevalue("voila_check"), timeout=bs.SLOW)
+        bs.open_page(page, request.getfixturevalue("voila_check"))
         page.get_by_role("heading", name="The end").wait_for(state="attached", timeout=bs.SLOW)
 
 
@@ -234,7 +234,10 @@ def test_each_number_typed_into_each_numeric_control_is_used_exactly_or_refused_
         for label in labels:
             slider = bs.labelled(area, "widget-slider", label)
             assert slider.count() == 1, f"{name}: no single slider {label!r}"
-            handle, note = slider.locator(".noUi-handle"), slider.locator("xpath=..").locator(".widget-html.custody-number-note")
+            handle, note = (
+                slider.locator(".noUi-handle"),
+                slider.locator("xpath=..").locator(".widget-html.custody-number-note"),
+            )
             box = bs.number_box(slider)
             for typed, used, why in TYPED:
                 if label == "page" and used is not None:

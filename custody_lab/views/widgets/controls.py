@@ -189,7 +189,7 @@ class StrictIntSlider(W.IntSlider):
             continuous_update=False,  # read when Enter is pressed or the box is left, never half-typed
             placeholder="a whole number",
             tooltip=f"{name}: type an exact whole number and press Enter",
-            layout=W.Layout(width="110px", min_width="90px"),
+            layout=W.Layout(width="190px" if box_label else "110px", min_width="90px", max_width=FULL),
         )
         self.box.add_class("custody-number-box")
         self.note = W.HTML()
