@@ -12,6 +12,10 @@ Issue 16. ``custody-lab present notebooks/01-… --theme dark`` (the facilitator
   ``background-color`` of the element and its ancestors, composited up to the first opaque one,
   else the page's body). A failure lists each offending text with its two colours and its ratio.
 
+And (issue 27 §4) in JupyterLab whose learner picked *JupyterLab Dark* in its settings, with no
+``CUSTODY_LAB_THEME``, the explorer's chart is dark by its own pixels (a light-drawn chart turns dark
+on a page JupyterLab marks dark).
+
 The fixtures ``browser`` and ``page`` are tests/test_browser.py's own; a screenshot of each page goes
 to ``test-artifacts/``.
 """

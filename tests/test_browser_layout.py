@@ -10,6 +10,13 @@ Voila:
 * at a 640×450 viewport (a 1280 px window at 200 % zoom is 640 CSS px) every control of every
   widget lies inside its output area, no button or dropdown cuts its words, no slider shrinks to a
   stub, tables scroll inside their own box, and the trace's "✓ passed" stays on one line;
+* (issue 27) each of ``1e9``, ``12.5``, ``25000``, ``-5``, ``abc``, ``1,800`` typed into each numeric
+  control of every widget is used exactly (the slider's handle, which the kernel moves) or refused
+  with the reason beside the control (the note, which quotes the typed text and the value kept); an
+  answer typed at machine speed on a busy kernel and checked at once is graded whole;
+* the 640 px check runs with JupyterLab's file browser open (JupyterLab 4.6 has no setting that
+  closes it on a narrow window), covers the what-if panel, and measures the explorer's chart and
+  the sequence diagrams: their smallest text is at least the lab's 12.5 px (``MIN_TEXT_PX``);
 * screenshots at 1280×900 and 640×450 go to ``test-artifacts/`` (look at them).
 
 The fixtures ``browser``, ``page``, ``lab`` and ``voila_check`` are tests/test_browser.py's own;
