@@ -15,6 +15,7 @@ from __future__ import annotations
 __all__ = [
     "FULL",
     "MAX_DIGITS",
+    "READ_ON_SUBMIT",
     "NumberError",
     "StrictIntSlider",
     "fit",
@@ -36,6 +37,13 @@ from ..html import box, untrusted
 #: The whole width of the output area less the 2 px margin ipywidgets gives each side of a
 #: control (``width: 100%`` plus that margin ends 2 px outside the output area).
 FULL = "calc(100% - 4px)"
+
+#: For a box a button (or Enter) reads: its value is sent when the box is left or Enter is pressed,
+#: never keystroke by keystroke. A click on the button leaves the box, so the value reaches the
+#: kernel before the click does. Sent as typed, the page holds back every update that follows one
+#: still in flight on a busy kernel, while a click goes at once: a Check graded 'orders://A-' for a
+#: typed 'orders://A-1002' (issue 27 §1; tests/test_browser_layout.py reproduces it).
+READ_ON_SUBMIT: dict[str, Any] = {"continuous_update": False}
 
 #: The most digits a typed number may have: no size, count or limit of the lab comes near 10**15.
 MAX_DIGITS = 15
@@ -186,7 +194,7 @@ class StrictIntSlider(W.IntSlider):
             value=str(self.value),
             description=box_label,
             style={"description_width": "initial"},
-            continuous_update=False,  # read when Enter is pressed or the box is left, never half-typed
+            **READ_ON_SUBMIT,  # read when Enter is pressed or the box is left, never half-typed
             placeholder="a whole number",
             tooltip=f"{name}: type an exact whole number and press Enter",
             layout=W.Layout(width="190px" if box_label else "110px", min_width="90px", max_width=FULL),

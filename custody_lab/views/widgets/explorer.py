@@ -33,7 +33,7 @@ from ...core.router import route
 from ...core.text import visible
 from ..html import TABS_CLASS, TABS_STYLE
 from . import render
-from .controls import FULL, StrictIntSlider, fit, fits_words, wrapping_row
+from .controls import FULL, READ_ON_SUBMIT, StrictIntSlider, fit, fits_words, wrapping_row
 from .picture import Picture
 
 #: The longest paste the box reads: a case is one small JSON object (the fixture's are under 1 KB).
@@ -113,6 +113,7 @@ class CaseExplorer(W.VBox):
         self.paste = W.Textarea(
             placeholder='Paste a case as JSON, e.g. {"id": "mine", "initiator": "model", …}',
             layout=fit(FULL, height="70px"),
+            **READ_ON_SUBMIT,  # "Load pasted case" reads it: the value reaches the kernel before the click
         )
         self.load_button = W.Button(description="Load pasted case", icon="upload", layout=fits_words())
 

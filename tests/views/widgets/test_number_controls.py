@@ -15,7 +15,16 @@ import pytest
 
 from custody_lab.views.context_costs import budget_panel
 from custody_lab.views.widgets.controls import NumberError, StrictIntSlider, read_whole_number
-from custody_lab.widgets import BlobViewer, CaseExplorer, LinkOrEmbedCalculator, TemplateReader, WhatIfPanel
+from custody_lab.widgets import (
+    BlobViewer,
+    CaseExplorer,
+    ExercisePanel,
+    LinkOrEmbedCalculator,
+    PredictPanel,
+    PredictThenSee,
+    TemplateReader,
+    WhatIfPanel,
+)
 
 #: What the issue's browser run typed into each control, and the reason a refused one must give.
 TYPED = [
@@ -117,3 +126,21 @@ def test_anything_but_plain_digits_in_range_is_refused_naming_the_control(text, 
     with pytest.raises(NumberError, match=why) as caught:
         read_whole_number(text, "page", low, high)
     assert caught.value.control == "page" and str(caught.value).startswith("page: "), str(caught.value)
+
+
+BUTTON_READ_BOXES = {
+    "exercise answer": lambda: ExercisePanel("blob-01").answer,
+    "prediction": lambda: PredictPanel("route-02").prediction,
+    "prediction then see": lambda: PredictThenSee("blob-01", lambda: "shown").prediction,
+    "pasted blob": lambda: BlobViewer().blob_box,
+    "declared MIME": lambda: BlobViewer().mime_box,
+    "pasted case": lambda: CaseExplorer("handbook", chart=False).paste,
+    "number box": lambda: StrictIntSlider(value=1, min=0, max=5).box,
+}
+
+
+@pytest.mark.parametrize("name", BUTTON_READ_BOXES)
+def test_every_box_a_button_reads_sends_its_value_before_the_click(name):
+    # sent as typed, a busy kernel got the click before the last keystrokes (issue 27 §1)
+    box = BUTTON_READ_BOXES[name]()
+    assert box.continuous_update is False, f"{name}: continuous_update={box.continuous_update}"
