@@ -22,11 +22,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 import pytest
 
-from .timing import scaled_ms
+from .timing import scaled, scaled_ms
 
 ROOT = Path(__file__).resolve().parent.parent
 #: Screenshots and server logs (gitignored; CI keeps the folder as artifacts, ``CUSTODY_LAB_ARTIFACTS``
@@ -175,6 +175,34 @@ class DialogWatcher:
         dialog.dismiss()
 
 
+#: Seconds a test gives JupyterLab or Voila to start answering (``serve_lab``/``serve_voila``'s
+#: ``timeout``), scaled: a deadline, never a pause.
+SERVER_START = scaled(90)
+
+
+def open_page(page: Any, url: str) -> None:
+    """Go to ``url`` and return once the server has answered (``commit``), never waiting for the
+    page's ``load`` event: Voila sends its page while it runs the notebook, so ``load`` comes only
+    after the last cell, longer than a navigation timeout on a busy machine. The caller then waits
+    for what it needs on the page (a heading, a widget), with its own deadline."""
+    page.goto(url, wait_until="commit", timeout=SLOW)
+
+
+def save_notebook(page: Any, notebook: str) -> None:
+    """Save the open notebook (Ctrl+S) and return once the server has written it: its answer to
+    JupyterLab's ``PUT /api/contents/<notebook>``. Reading the file before that can catch it half
+    written (``NotJSONError: ''``)."""
+    path = "/api/contents/" + quote(notebook)
+
+    def is_the_save(response: Any) -> bool:
+        return response.request.method == "PUT" and urlsplit(response.url).path.endswith(path)
+
+    with page.expect_response(is_the_save, timeout=SLOW) as saving:
+        page.keyboard.press("Control+s")
+    response = saving.value
+    assert response.ok, f"saving {notebook}: the server answered {response.status} {response.status_text}"
+
+
 def screenshot(page: Any, name: str) -> Path:
     """Save a screenshot of the viewport to ``test-artifacts/<name>.png`` (gitignored)."""
     ARTIFACTS.mkdir(exist_ok=True)
@@ -304,10 +332,15 @@ def wait_for_run_all(page: Any, code_cells: int, timeout: float = SLOW) -> None:
     raise AssertionError(f"Run All did not finish within {timeout / 1000:.0f} s; prompts: {texts}")
 
 
-def set_slider(page: Any, slider: Any, value: int) -> None:
-    """Type a value into an IntSlider's editable readout, as a learner can."""
-    readout = slider.locator(".widget-readout")
-    readout.click()
+def number_box(slider: Any) -> Any:
+    """The ``input`` of the box beside a lab slider (its readout is off: a typed readout clamps)."""
+    return slider.locator("xpath=..").locator(".custody-number-box input")
+
+
+def set_slider(page: Any, slider: Any, value: int | str) -> None:
+    """Type a value into the box beside a lab slider and press Enter, as a learner does."""
+    box = number_box(slider)
+    box.click()
     page.keyboard.press("Control+A")
     page.keyboard.type(str(value))
     page.keyboard.press("Enter")

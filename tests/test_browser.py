@@ -18,7 +18,6 @@ exactly what the package decides.
 from __future__ import annotations
 
 import re
-import time
 from pathlib import Path
 
 import nbformat
@@ -28,7 +27,6 @@ import custody_lab as cl
 from custody_lab import delivery
 
 from . import browser_support as bs
-from .timing import scaled
 
 ROOT = bs.ROOT
 NOTEBOOK_01 = "notebooks/01-route-a-custody-case.ipynb"
@@ -109,6 +107,7 @@ def lab(workspace):
             env={**bs.isolated_jupyter_env(workspace / "lab-env"), "TMPDIR": str(kernel_tmp)},
             log=log,
             extra=[f"--LabApp.workspaces_dir={workspace / 'lab-workspaces'}"],
+            timeout=bs.SERVER_START,
         )
         base = url.split("/lab/")[0]
         token = url.split("token=")[1]
@@ -123,7 +122,11 @@ def voila_01(workspace):
     assert (ROOT / NOTEBOOK_01).is_file(), f"{NOTEBOOK_01} is missing: scenario 2 presents it"
     with _log("server-voila-01") as log:
         process, url = delivery.serve_voila(
-            NOTEBOOK_01, cwd=ROOT, log=log, env=bs.isolated_jupyter_env(workspace / "voila-01-env")
+            NOTEBOOK_01,
+            cwd=ROOT,
+            log=log,
+            env=bs.isolated_jupyter_env(workspace / "voila-01-env"),
+            timeout=bs.SERVER_START,
         )
         yield url
         assert delivery.stop(process) is not None
@@ -134,7 +137,10 @@ def voila_check(workspace):
     """``custody-lab present`` on the generated browser-check notebook."""
     with _log("server-voila-check") as log:
         process, url = delivery.serve_voila(
-            workspace / "root" / CHECK_NOTEBOOK, log=log, env=bs.isolated_jupyter_env(workspace / "voila-check-env")
+            workspace / "root" / CHECK_NOTEBOOK,
+            log=log,
+            env=bs.isolated_jupyter_env(workspace / "voila-check-env"),
+            timeout=bs.SERVER_START,
         )
         yield url
         assert delivery.stop(process) is not None
@@ -152,7 +158,7 @@ def drive_the_explorer(page, explorer, move_bytes) -> None:
     assert over == "embed-over-budget", f"core: {CASE} over the limit gives {over!r}, expected 'embed-over-budget'"
     bs.choose(explorer, "preset", CASE)  # as a learner does (the notebook's own cells may have moved on)
     expect(explorer.locator(".custody-outcome")).to_contain_text(baseline, timeout=bs.SLOW)
-    expect(bs.labelled(explorer, "widget-slider", "bytes").locator(".widget-readout")).to_have_text(
+    expect(bs.number_box(bs.labelled(explorer, "widget-slider", "bytes"))).to_have_value(
         str(cl.load_fixture().case(CASE).bytes)
     )
     before_chart = bs.chart_src(explorer)
@@ -170,7 +176,7 @@ def drive_the_explorer(page, explorer, move_bytes) -> None:
     fired_before = bs.fired_rule(explorer)
     assert fired_before == "embed-over-budget", f"trace: fired rule {fired_before!r}, expected 'embed-over-budget'"
 
-    bytes_now = int(slider.locator(".widget-readout").text_content() or "0")
+    bytes_now = int(bs.number_box(slider).input_value() or "0")
     switched = expected_outcome(bytes=bytes_now, initiator="application")
     assert switched != "embed-over-budget", f"core: switching the initiator should change the outcome; got {switched!r}"
     bs.choose(explorer, "initiator", "application")
@@ -183,7 +189,7 @@ def drive_the_explorer(page, explorer, move_bytes) -> None:
 
 def test_in_jupyterlab_the_explorer_of_notebook_01_rejects_an_oversize_embed_and_redraws(lab, page):
     assert (ROOT / NOTEBOOK_01).is_file(), f"{NOTEBOOK_01} is missing: scenario 1 runs it"
-    page.goto(lab(NOTEBOOK_01))
+    bs.open_page(page, lab(NOTEBOOK_01))
     try:
         bs.wait_for_kernel_idle(page)
         bs.run_all_cells(page)
@@ -200,7 +206,7 @@ def test_in_jupyterlab_the_explorer_of_notebook_01_rejects_an_oversize_embed_and
 
 
 def test_presented_with_voila_notebook_01_shows_widgets_without_code_and_reacts_the_same(voila_01, page):
-    page.goto(voila_01)
+    bs.open_page(page, voila_01)
     try:
         # Voila streams the page cell by cell: the last cell (the recap) means every cell has run
         page.get_by_role("heading", name=re.compile("Recap")).wait_for(state="attached", timeout=bs.SLOW)
@@ -226,12 +232,12 @@ def test_hostile_text_pasted_into_the_explorer_is_shown_literally_and_never_runs
     from playwright.sync_api import expect
 
     if surface == "jupyterlab":
-        page.goto(request.getfixturevalue("lab")(CHECK_NOTEBOOK))
+        bs.open_page(page, request.getfixturevalue("lab")(CHECK_NOTEBOOK))
         bs.wait_for_kernel_idle(page)
         bs.run_all_cells(page)
         bs.wait_for_run_all(page, code_cells(request.getfixturevalue("workspace") / "root" / CHECK_NOTEBOOK))
     else:
-        page.goto(request.getfixturevalue("voila_check"))
+        bs.open_page(page, request.getfixturevalue("voila_check"))
     try:
         explorer = bs.find_explorer(page)
         explorer.get_by_role("tab", name="Paste a case").click()
@@ -272,7 +278,7 @@ def test_an_exercise_check_gives_the_specific_hint_then_success(voila_check, pag
     # Voila kernel reads, and the page must show this check as solved, not shown.
     right = exercises.get("blob-01").reference()
 
-    page.goto(voila_check)
+    bs.open_page(page, voila_check)
     try:
         panel = page.locator(".jp-OutputArea-output", has=page.get_by_role("button", name="Check"))
         bs.scroll_until_attached(page, panel)
@@ -311,7 +317,9 @@ CODE_ONLY = "Shift+Enter"  # 00's "run each cell with Shift+Enter", marked class
 def voila_00(workspace):
     """``custody-lab present notebooks/00-start-here.ipynb``."""
     with _log("server-voila-00") as log:
-        process, url = delivery.serve_voila(START, cwd=ROOT, log=log, env=bs.isolated_jupyter_env(workspace / "v00"))
+        process, url = delivery.serve_voila(
+            START, cwd=ROOT, log=log, env=bs.isolated_jupyter_env(workspace / "v00"), timeout=bs.SERVER_START
+        )
         yield url
         assert delivery.stop(process) is not None
 
@@ -319,7 +327,7 @@ def voila_00(workspace):
 def test_with_the_network_blocked_a_presented_page_asks_no_host_but_127_0_0_1_and_hides_run_instructions(
     voila_00, page
 ):
-    page.goto(voila_00)
+    bs.open_page(page, voila_00)
     try:
         page.get_by_role("heading", name=re.compile("Recap")).wait_for(state="attached", timeout=bs.SLOW)
         page.wait_for_load_state("networkidle")
@@ -349,7 +357,7 @@ def test_every_notebook_runs_in_jupyterlab_offline_without_stderr_or_temporary_f
     kernel_tmp = workspace / "kernel-tmp"
     before = set(kernel_tmp.iterdir())
     saved_path = workspace / "root" / notebook
-    page.goto(lab(notebook))
+    bs.open_page(page, lab(notebook))
     try:
         bs.wait_for_kernel_idle(page)
         if notebook == START:
@@ -358,10 +366,9 @@ def test_every_notebook_runs_in_jupyterlab_offline_without_stderr_or_temporary_f
             assert CODE_ONLY in text, f"JupyterLab should show 00's {CODE_ONLY!r}; its first cell reads {text[:300]!r}"
         bs.run_all_cells(page)
         bs.wait_for_run_all(page, code_cells(path), timeout=5 * bs.SLOW)
-        page.keyboard.press("Control+s")  # the workspace's copy, to read the outputs the page got
-        deadline = time.monotonic() + scaled(30)
-        while time.monotonic() < deadline and not _outputs(saved_path):
-            page.wait_for_timeout(250)
+        # the workspace's copy, to read the outputs the page got: read only once the server has
+        # written it (reading while JupyterLab rewrote it gave NotJSONError: '')
+        bs.save_notebook(page, notebook)
     finally:
         shots = bs.screenshots(page, f"notebook-{path.stem}")
     assert all(shot.stat().st_size > 0 for shot in shots), shots

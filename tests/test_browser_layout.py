@@ -4,12 +4,19 @@ Issue 16. Driven through Debian's Chromium (``tests/browser_support.py``), in Ju
 Voila:
 
 * typing 4097 into the explorer's "type bytes" box gives the case 4097 and ``embed-over-budget``,
-  and 4096 gives accepted; the box, the slider's readout and the receipt all keep the typed number
+  and 4096 gives accepted; the box, the slider's handle and the receipt all keep the typed number
   (a slider with step 10 made the page round 4097 to 4100 and send that back to the kernel); the
   calculator's payload slider keeps a typed 4097 too;
 * at a 640×450 viewport (a 1280 px window at 200 % zoom is 640 CSS px) every control of every
   widget lies inside its output area, no button or dropdown cuts its words, no slider shrinks to a
   stub, tables scroll inside their own box, and the trace's "✓ passed" stays on one line;
+* (issue 27) each of ``1e9``, ``12.5``, ``25000``, ``-5``, ``abc``, ``1,800`` typed into each numeric
+  control of every widget is used exactly (the slider's handle, which the kernel moves) or refused
+  with the reason beside the control (the note, which quotes the typed text and the value kept); an
+  answer typed at machine speed on a busy kernel and checked at once is graded whole;
+* the 640 px check runs with JupyterLab's file browser open (JupyterLab 4.6 has no setting that
+  closes it on a narrow window), covers the what-if panel, and measures the explorer's chart and
+  the sequence diagrams: their smallest text is at least the lab's 12.5 px (``MIN_TEXT_PX``);
 * screenshots at 1280×900 and 640×450 go to ``test-artifacts/`` (look at them).
 
 The fixtures ``browser``, ``page``, ``lab`` and ``voila_check`` are tests/test_browser.py's own;
@@ -20,9 +27,12 @@ with every widget of the lab. Expected outcomes are computed with the core.
 
 from __future__ import annotations
 
+import inspect
+
 import pytest
 
 import custody_lab as cl
+from custody_lab.whatif.theme import MIN_TEXT_PX
 
 from . import browser_support as bs
 from .test_browser import CASE, CHECK_NOTEBOOK, browser, code_cells, lab, page, voila_check
@@ -52,6 +62,15 @@ WIDGETS = {
         ".custody-sequence-box",
     ),
     "budget panel": ("from custody_lab.views.context_costs import budget_panel\nbudget_panel()", ".custody-ledger"),
+    "what-if panel": ("from custody_lab.widgets import WhatIfPanel\nWhatIfPanel()", ".whatif-table"),
+    # a kernel slow to take each update of the box (a loaded machine): the page holds back the
+    # updates that follow one in flight, while a click is sent at once
+    "busy check panel": (
+        "import time\n\nimport ipywidgets as W\nfrom custody_lab.widgets import ExercisePanel\n\n"
+        'busy = ExercisePanel("blob-01")\nbusy.answer.observe(lambda _change: time.sleep(0.3), names="value")\n'
+        'W.VBox([W.HTML("<b>Busy-kernel check</b>"), busy])',
+        "text=Busy-kernel check",
+    ),
 }
 
 #: The ipywidgets controls a learner reaches (a closed tab's controls have no box and are skipped).
@@ -109,16 +128,19 @@ def workspace():
 
 def open_widgets(surface: str, request: pytest.FixtureRequest, page) -> None:
     """Open the every-widget notebook as a learner does: Run All in JupyterLab, the page in Voila."""
+    from playwright.sync_api import expect
+
     if surface == "jupyterlab":
-        page.goto(request.getfixturevalue("lab")(CHECK_NOTEBOOK))
+        bs.open_page(page, request.getfixturevalue("lab")(CHECK_NOTEBOOK))
         bs.wait_for_kernel_idle(page)
         bs.run_all_cells(page)
         bs.wait_for_run_all(page, code_cells(request.getfixturevalue("workspace") / "root" / CHECK_NOTEBOOK))
-        # JupyterLab opens with its file browser beside the notebook (300 px of a 640 px window);
-        # a learner at 200 % zoom closes it, as this does (clicking the sidebar's open tab)
-        page.locator(".jp-SideBar.jp-mod-left .lm-TabBar-tab.lm-mod-current").click()
+        # JupyterLab opens with its file browser beside the notebook (about 300 px of a 640 px
+        # window) and JupyterLab 4.6 has no setting to close it on a narrow window: the widgets must
+        # hold with it open, so it stays open here
+        expect(page.locator(".jp-SideBar.jp-mod-left .lm-TabBar-tab.lm-mod-current")).to_have_count(1)
     else:
-        page.goto(request.getfixturevalue("voila_check"))
+        bs.open_page(page, request.getfixturevalue("voila_check"))
         page.get_by_role("heading", name="The end").wait_for(state="attached", timeout=bs.SLOW)
 
 
@@ -147,20 +169,21 @@ def test_typing_4097_in_the_bytes_box_gives_the_case_4097_and_embed_over_budget_
     try:
         explorer = bs.find_explorer(page)
         box = bs.labelled(explorer, "widget-text", "type bytes").locator("input")
-        readout = bs.labelled(explorer, "widget-slider", "bytes").locator(".widget-readout")
+        # the slider has no readout (a typed readout clamps): its handle says where it stands
+        readout = bs.labelled(explorer, "widget-slider", "bytes").locator(".noUi-handle")
         for typed in (limit + 1, limit, limit + 1):
             box.fill(str(typed))
             box.press("Enter")
             words = "embed-over-budget" if typed > limit else "ACCEPTED"
             expect(explorer.locator(".custody-outcome")).to_contain_text(words, timeout=bs.QUICK)
-            expect(readout).to_have_text(str(typed))
+            expect(readout).to_have_attribute("aria-valuenow", f"{typed}.0")
             # a rounding slider would answer after a round trip: the receipt is the kernel's own
             # word, so wait for it to show the typed size, then read everything again
             explorer.get_by_role("tab", name="Receipt").click()
             expect(explorer.locator(".custody-receipt")).to_contain_text(f'"bytes": {typed}', timeout=bs.QUICK)
             seen = {
                 "box": box.input_value(),
-                "slider": (readout.text_content() or "").strip(),
+                "slider": (readout.get_attribute("aria-valuenow") or "").removesuffix(".0"),
                 "receipt has bytes": f'"bytes": {typed}' in (explorer.locator(".custody-receipt").text_content() or ""),
                 "outcome": words in bs.outcome_text(explorer),
             }
@@ -174,11 +197,93 @@ def test_typing_4097_in_the_bytes_box_gives_the_case_4097_and_embed_over_budget_
         payload = bs.labelled(calculator, "widget-slider", "payload bytes")
         bs.set_slider(page, payload, limit + 1)
         expect(calculator).to_contain_text(f"{limit + 1} bytes", timeout=bs.QUICK)
-        shown = (payload.locator(".widget-readout").text_content() or "").strip()
-        assert shown == str(limit + 1), f"{surface}: typed {limit + 1} in 'payload bytes': readout {shown!r}"
+        shown = (payload.locator(".noUi-handle").get_attribute("aria-valuenow") or "").removesuffix(".0")
+        assert shown == str(limit + 1), f"{surface}: typed {limit + 1} in 'payload bytes': slider at {shown!r}"
         expect(calculator).to_contain_text(f"{limit + 1} bytes")
     finally:
         bs.screenshot(page, f"layout-1-typed-bytes-{surface}-last")
+
+
+#: Every numeric control of the every-widget notebook, by the widget that holds it and its label;
+#: the test counts the number rows of each widget, so a control missing here fails it.
+NUMBER_CONTROLS = {
+    "explorer": ("bytes", "embed limit"),
+    "calculator": ("payload bytes", "calls reusing it", "inline budget (bytes)"),
+    "budget panel": ("tool-definition bytes", "records listed one by one", "embedded result bytes"),
+    "what-if panel": ("embed limit (bytes)", "page"),
+}
+#: What issue 27 §1's browser run typed, and what each must do: the number used, or the reason.
+TYPED = (
+    ("1e9", None, "exponent"),
+    ("12.5", None, "no decimal point"),
+    ("25000", 25000, None),
+    ("-5", None, "or more"),
+    ("abc", None, "not a whole number"),
+    ("1,800", None, "without separators"),
+)
+
+
+def test_each_number_typed_into_each_numeric_control_is_used_exactly_or_refused_beside_it(request, page):
+    """Issue 27 §1: an IntText turned 1e9 into 19 and 12.5 into 125, and readouts clamped 25000.
+
+    The kernel's word is read back: the slider's handle (the kernel's value, synced to the page)
+    and the note beside the control, which quotes what was typed and the value the kernel kept.
+    """
+    from playwright.sync_api import expect
+
+    page.set_viewport_size({"width": 1280, "height": 900})
+    open_widgets("jupyterlab", request, page)
+    seen: list[str] = []
+    for name, labels in NUMBER_CONTROLS.items():
+        area = output_of(page, WIDGETS[name][1])
+        rows = area.locator(".custody-number")
+        assert rows.count() == len(labels), f"{name}: {rows.count()} number rows, expected {labels}"
+        for label in labels:
+            slider = bs.labelled(area, "widget-slider", label)
+            assert slider.count() == 1, f"{name}: no single slider {label!r}"
+            handle, note = (
+                slider.locator(".noUi-handle"),
+                slider.locator("xpath=..").locator(".widget-html.custody-number-note"),
+            )
+            box = bs.number_box(slider)
+            for typed, used, why in TYPED:
+                if label == "page" and used is not None:
+                    used, why = None, "goes up to"  # a page past the last is refused, never clamped
+                before = handle.get_attribute("aria-valuenow") or ""
+                box.fill(typed)
+                box.press("Enter")
+                if used is None:
+                    expect(note).to_contain_text(f"you typed '{typed}'", timeout=bs.QUICK)
+                    expect(note).to_contain_text(why)
+                    expect(note).to_contain_text(f"it stays {float(before):,.0f}")
+                    expect(handle).to_have_attribute("aria-valuenow", before)
+                else:
+                    expect(handle).to_have_attribute("aria-valuenow", f"{used}.0", timeout=bs.QUICK)
+                    expect(note).to_have_text("")
+                    expect(box).to_have_value(str(used))
+                seen.append(f"{name} / {label}: {typed!r}")
+            bs.bring_into_view(slider)
+        bs.screenshot(page, f"layout-0-typed-numbers-{name.replace(' ', '-')}")
+    assert len(seen) == sum(map(len, NUMBER_CONTROLS.values())) * len(TYPED), seen
+
+
+def test_an_answer_typed_at_machine_speed_and_checked_at_once_is_graded_whole(request, page):
+    """Issue 27 §1: typing orders://A-1002 fast and clicking Check graded 'orders://A-'."""
+    from playwright.sync_api import expect
+
+    page.set_viewport_size({"width": 1280, "height": 900})
+    open_widgets("jupyterlab", request, page)
+    panel = output_of(page, WIDGETS["busy check panel"][1])
+    answer = bs.labelled(panel, "widget-text", "Answer:").locator("input")
+    typed = "orders://A-1002"
+    answer.press_sequentially(typed)  # no delay between keys
+    panel.get_by_role("button", name="Check").click()
+    try:
+        expect(panel).to_contain_text("Your answer was read as", timeout=bs.QUICK)
+        read = panel.get_by_text("Your answer was read as").text_content() or ""
+        assert f"'{typed}'" in read, f"typed {typed!r} and clicked Check at once: the kernel graded {read!r}"
+    finally:
+        bs.screenshot(page, "layout-0-quick-check")
 
 
 # -- 200 % zoom --------------------------------------------------------------------------------------
@@ -208,6 +313,26 @@ def layout_problems(name: str, measured: dict) -> list[str]:
     return problems
 
 
+#: The charts on the page whose text the lab keeps at its minimum: each shown width and the PNG's own.
+PICTURES = """(area) => [...area.querySelectorAll('img.custody-chart, img.custody-sequence')]
+    .filter(img => img.getBoundingClientRect().width > 0)
+    .map(img => ({cls: img.className, shown: img.getBoundingClientRect().width, natural: img.naturalWidth}))"""
+
+
+def smallest_text_px(picture: dict) -> float:
+    """How tall the smallest text of a chart (``MIN_TEXT`` points) is on the page, in CSS px."""
+    from custody_lab.chart import CustodyMatrix
+    from custody_lab.views.sequence import sequence_figure
+    from custody_lab.whatif.theme import MIN_TEXT
+
+    dpi = (
+        inspect.signature(sequence_figure).parameters["dpi"].default
+        if "custody-sequence" in picture["cls"].split()
+        else CustodyMatrix(cl.Policy()).figure.dpi
+    )
+    return MIN_TEXT * dpi / 72 * picture["shown"] / picture["natural"]
+
+
 @pytest.mark.parametrize("surface", ["jupyterlab", "voila"])
 def test_at_640_css_px_every_widget_control_lies_inside_its_output_area_and_reads_whole(surface, request, page):
     page.set_viewport_size({"width": 1280, "height": 900})
@@ -216,15 +341,20 @@ def test_at_640_css_px_every_widget_control_lies_inside_its_output_area_and_read
     bs.screenshot(page, f"layout-2-explorer-1280x900-{surface}")
     page.set_viewport_size({"width": 640, "height": 450})
     bs.wait_for_layout(page)
-    problems, counted = [], {}
+    problems, counted, pictures = [], {}, {}
     for name, (_source, marker) in WIDGETS.items():
         area = output_of(page, marker)
         measured = area.evaluate(MEASURE, CONTROLS)
         counted[name] = len(measured["controls"])
         problems += layout_problems(name, measured)
+        for picture in area.evaluate(PICTURES):
+            pictures[name] = smallest_text_px(picture)
+            if pictures[name] < MIN_TEXT_PX - 0.05:
+                problems.append(f"{name}: the chart's smallest text is {pictures[name]:.1f} px (under {MIN_TEXT_PX})")
         bs.screenshot(page, f"layout-3-{name.replace(' ', '-')}-640x450-{surface}")
     assert counted["explorer"] >= 14, f"{surface}: found only {counted['explorer']} explorer controls: {counted}"
     assert all(counted.values()), f"{surface}: a widget with no controls measured: {counted}"
+    assert {"explorer", "wire picker"} <= set(pictures), f"{surface}: charts measured: {pictures}"
     assert not problems, f"{surface} at 640×450:\n" + "\n".join(problems)
 
 

@@ -14,7 +14,7 @@ __all__ = ["ExercisePanel", "ProgressPanel"]
 import ipywidgets as widgets
 
 from ..views.html import small
-from ..views.widgets.controls import fits_words, wrapping_row
+from ..views.widgets.controls import READ_ON_SUBMIT, fits_words, wrapping_row
 from .exercises import (
     TRIES_BEFORE_SHOW,
     CheckResult,
@@ -68,6 +68,7 @@ class ExercisePanel(widgets.VBox):
             value="",
             placeholder=f"type {ex.wanted}",
             description="Answer:",
+            **READ_ON_SUBMIT,  # the value reaches the kernel before a click on Check
             layout=widgets.Layout(flex="1 1 220px", width="auto", min_width="200px"),
         )
         self.check_button = widgets.Button(

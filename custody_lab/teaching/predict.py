@@ -27,7 +27,7 @@ import ipywidgets as widgets
 
 from ..core.errors import CustodyLabError
 from ..views.html import code, escape, small
-from ..views.widgets.controls import fits_words, wrapping_row
+from ..views.widgets.controls import READ_ON_SUBMIT, fits_words, wrapping_row
 from ..views.widgets.explorer import CaseExplorer
 from .exercise_sets import CaseChange
 from .exercises import CheckResult, Exercise, ExerciseError, check, get, input_for
@@ -40,6 +40,7 @@ def _prediction_box(exercise: Exercise) -> widgets.Text:
         value="",
         placeholder=f"type {exercise.wanted}",
         description="I predict:",
+        **READ_ON_SUBMIT,  # the value reaches the kernel before a click on Check
         layout=widgets.Layout(flex="1 1 220px", width="auto", min_width="200px"),
     )
 

@@ -365,7 +365,7 @@ def budget_panel(tool_bytes: int = 239, listed_records: int = 0, embed_bytes: in
         "embed_bytes": slider(embed_bytes, 20000, "embedded result bytes"),
     }
     view = widgets.HTML()
-    panel = widgets.VBox([*sliders.values(), view])
+    panel = widgets.VBox([*(s.row for s in sliders.values()), view])
 
     def redraw(_change: object = None) -> None:
         ledger = budget_ledger(*(s.value for s in sliders.values()))

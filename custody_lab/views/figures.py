@@ -37,7 +37,7 @@ from ..core.model import Policy
 from ..protocol.link_or_embed import ShapeCosts
 from ..whatif.theme import Theme
 from .context_costs import cumulative_alt, plot_cumulative
-from .html import ViewError, escape, table
+from .html import CHART_THEME_STYLE, LIGHT_CHART_CLASS, ViewError, escape, table
 from .table import Table
 
 if TYPE_CHECKING:  # the what-if plots load pandas when one is drawn (the sweep's frames are pandas)
@@ -93,9 +93,12 @@ class DescribedFigure:
         else:
             rows = t.astype(object).where(t.notna(), None).itertuples(index=False, name=None)
         body = table(rows, head=[str(c) for c in t.columns], style="border-collapse:collapse")
+        # drawn on a light background (the light theme): it turns dark on a dark page
+        light = f' class="{LIGHT_CHART_CLASS}"' if sum(self.figure.get_facecolor()[:3]) > 1.5 else ""
         return (
             f'<figure class="{_FIGURE_CLASS}" style="margin:4px 0;max-width:100%">'
-            f'<img src="data:image/png;base64,{data}" alt="{escape(self.alt)}" style="max-width:100%;height:auto">'
+            f'{CHART_THEME_STYLE}<img{light} src="data:image/png;base64,{data}" alt="{escape(self.alt)}" '
+            'style="max-width:100%;height:auto">'
             f"<figcaption>{escape(self.alt)}</figcaption>"
             f"<details><summary>Text equivalent (the chart's numbers as a table)</summary>{body}</details>"
             "</figure>"

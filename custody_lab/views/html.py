@@ -13,10 +13,13 @@ from __future__ import annotations
 
 __all__ = [
     "BOX",
+    "CHART_THEME_STYLE",
+    "LIGHT_CHART_CLASS",
     "FONT",
     "KINDS",
     "NOWRAP",
     "ROW_STYLES",
+    "SCROLL_STYLE",
     "TABS_CLASS",
     "TABS_STYLE",
     "TONES",
@@ -97,6 +100,15 @@ TABS_CLASS = "custody-tabs"
 TABS_STYLE = (
     f"<style>.jupyter-widgets.jupyter-widget-tab.{TABS_CLASS} > .lm-TabBar .lm-TabBar-tab:not(.lm-mod-current)"
     "{color:var(--jp-ui-font-color1, #111111)}</style>"
+)
+
+#: The class of a chart drawn in the light theme (no ``theme=``, no ``$CUSTODY_LAB_THEME``): on a
+#: page in a dark JupyterLab theme, :data:`CHART_THEME_STYLE` turns it dark (inverts its lightness and
+#: turns the hues back), so a chart follows the theme the learner picked in JupyterLab, which the
+#: kernel cannot see. JupyterLab and Voila mark the page with ``data-jp-theme-light``.
+LIGHT_CHART_CLASS = "custody-chart-light"
+CHART_THEME_STYLE = (
+    f"<style>body[data-jp-theme-light='false'] .{LIGHT_CHART_CLASS}{{filter:invert(1) hue-rotate(180deg)}}</style>"
 )
 
 UNTRUSTED_LABEL = (
@@ -205,15 +217,21 @@ def box(body: str, kind: Kind = "plain", *, cls: str | None = None, style: str =
     return f'<div{klass} style="{css}">{body}</div>'
 
 
+#: A box that scrolls sideways: ``contain:inline-size`` keeps its content's width out of the width
+#: of the boxes around it (a widget's HTML is a flex item, which would otherwise grow to hold a wide
+#: table or picture and spill past the output area).
+SCROLL_STYLE = "overflow-x:auto;max-width:100%;contain:inline-size"
+
+
 def scroll(content_html: str) -> str:
     """HTML (a table, a ``<pre>``) in a box of its own that scrolls sideways when it is wider than
     the output area, so no column is hidden and nothing spills outside it.
 
     Example:
         >>> scroll("<table></table>")
-        '<div class="custody-scroll" style="overflow-x:auto;max-width:100%"><table></table></div>'
+        '<div class="custody-scroll" style="overflow-x:auto;max-width:100%;contain:inline-size"><table></table></div>'
     """
-    return f'<div class="custody-scroll" style="overflow-x:auto;max-width:100%">{content_html}</div>'
+    return f'<div class="custody-scroll" style="{SCROLL_STYLE}">{content_html}</div>'
 
 
 def small(text_html: str) -> str:

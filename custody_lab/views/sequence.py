@@ -55,9 +55,9 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, Rectangle
 
-from ..whatif.theme import MIN_TEXT, Theme, drawable, theme_of
+from ..whatif.theme import MIN_TEXT, Theme, drawable, legible_width, theme_of
 from .chart.style import RC, draw_text
-from .html import ViewError, box, escape, untrusted
+from .html import CHART_THEME_STYLE, LIGHT_CHART_CLASS, ViewError, box, escape, scroll, untrusted
 
 Lifeline = Literal["model", "user / host", "client", "server"]
 StepKind = Literal["request", "response", "notification", "local", "action", "approval", "gate"]
@@ -315,16 +315,21 @@ def sequence_html(seq: Sequence, *, theme: str | Theme | None = None) -> str:
         >>> 'alt="Sequence diagram: &lt;b&gt;.' in html and "<li>client → server" in html and "<i>" not in html
         True
     """
-    png = base64.b64encode(figure_png(sequence_figure(seq, theme=theme))).decode("ascii")
+    fig = sequence_figure(seq, theme=theme)
+    png = base64.b64encode(figure_png(fig)).decode("ascii")
+    # never narrower than the width at which its smallest text is the lab's 12.5 px: it scrolls
+    # sideways in its own box instead; drawn light, it turns dark on a dark page
+    width = legible_width(fig.get_figwidth() * fig.dpi, fig.dpi)
+    light = f" {LIGHT_CHART_CLASS}" if theme_of(theme).name == "light" else ""
     items = "".join(f"<li>{untrusted(step_line(n, s).split('. ', 1)[1])}</li>" for n, s in enumerate(seq.steps, 1))
     caption = f"<p>{untrusted(seq.caption)}</p>" if seq.caption else ""
-    image = (
-        f'<img class="custody-sequence" src="data:image/png;base64,{png}" alt="{escape(alt_text(seq))}" '
-        'style="max-width:100%;height:auto">'
+    image = scroll(
+        f'<img class="custody-sequence{light}" src="data:image/png;base64,{png}" alt="{escape(alt_text(seq))}" '
+        f'style="width:{width}px;max-width:none;height:auto">'
     )
     roles = f"<p>{untrusted(seq.role_line())}</p>" if seq.roles else ""
     text = f"<p><b>The same steps as text</b> ({untrusted(seq.title)}):</p>{roles}<ol>{items}</ol>{caption}"
-    return box(image + text, "plain", cls="custody-sequence-box")
+    return box(CHART_THEME_STYLE + image + text, "plain", cls="custody-sequence-box")
 
 
 def picker(pages: Mapping[str, Callable[[], str]], *, description: str = "case") -> Any:
@@ -338,9 +343,11 @@ def picker(pages: Mapping[str, Callable[[], str]], *, description: str = "case")
     """
     import ipywidgets as widgets
 
+    from .widgets.controls import fit
+
     if not pages:
         raise ViewError("picker: pages is empty; give at least one name -> page function")
-    choice = widgets.Dropdown(options=list(pages), description=description)
+    choice = widgets.Dropdown(options=list(pages), description=description, layout=fit("300px"))
     page = widgets.HTML(pages[str(choice.value)]())
 
     def show(change: Mapping[str, Any]) -> None:

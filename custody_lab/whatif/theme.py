@@ -14,8 +14,21 @@ No module here imports matplotlib at import time.
 
 from __future__ import annotations
 
-__all__ = ["MARGIN", "MIN_TEXT", "THEMES", "THEME_VARIABLE", "Theme", "ThemeError", "contrast", "drawable", "theme_of"]
+__all__ = [
+    "MARGIN",
+    "MIN_TEXT",
+    "MIN_TEXT_PX",
+    "THEMES",
+    "THEME_VARIABLE",
+    "Theme",
+    "ThemeError",
+    "contrast",
+    "drawable",
+    "legible_width",
+    "theme_of",
+]
 
+import math
 import os
 from dataclasses import dataclass
 from functools import lru_cache
@@ -26,6 +39,10 @@ from ..core.errors import CustodyLabError
 #: The smallest text any chart draws, in points: at 100 dpi a 9 pt label is 12.5 px, which still
 #: reads on a 1024 x 768 projector from the back of a room (the lab's own choice, issue 16).
 MIN_TEXT = 9.0
+#: The smallest text a reader may see, in CSS pixels (the lab's minimum: 9 pt at 100 dpi). A chart
+#: shown narrower than :func:`legible_width` shrinks its text below it; tests/test_browser_layout.py
+#: measures the pictures on the page against it.
+MIN_TEXT_PX = 12.5
 #: The clear space every chart keeps between its text and the figure's edge (and between a bar's
 #: label and the end of its axes), in inches: a label never touches the edge it sits by.
 MARGIN = 0.15
@@ -136,6 +153,18 @@ def theme_of(theme: str | Theme | None = None) -> Theme:
         return THEMES[theme]
     except KeyError as e:
         raise ThemeError(f"{where}: unknown theme {theme!r}; the themes are {', '.join(THEMES)}") from e
+
+
+def legible_width(width_px: float, dpi: float) -> int:
+    """The narrowest a ``width_px``-wide chart drawn at ``dpi`` may be shown, in CSS pixels, so that
+    its smallest text (:data:`MIN_TEXT` points) is still :data:`MIN_TEXT_PX` pixels.
+
+    Example:
+        >>> legible_width(900, 100), legible_width(864, 96)
+        (900, 900)
+    """
+    smallest = MIN_TEXT * dpi / 72  # the smallest text's height in the picture's own pixels
+    return math.ceil(width_px * MIN_TEXT_PX / smallest - 1e-9)
 
 
 def _luminance(color: str) -> float:

@@ -54,7 +54,10 @@ def test_bytes_shape_bands_cover_every_row_once_and_merge_only_equal_results(swe
 
 def test_the_html_has_the_alt_text_on_the_image_and_the_table_under_text_equivalent(swept):
     html = figures.bytes_shape_map(swept).html()
-    assert '<img src="data:image/png;base64,' in html and 'alt="A map of share accepted by shape' in html
+    assert (
+        '<img class="custody-chart-light" src="data:image/png;base64,' in html
+        and 'alt="A map of share accepted by shape' in html
+    )
     assert "<summary>Text equivalent" in html and "<th>from bytes</th>" in html
     bundle = figures.bytes_shape_map(swept)._repr_mimebundle_()
     assert set(bundle) == {"text/html", "text/plain"} and "from bytes" in bundle["text/plain"]
@@ -89,7 +92,8 @@ def test_the_case_explorer_says_in_words_what_its_matrix_shows_and_follows_each_
 
     ex = CaseExplorer("approve-draft")
     assert "is accepted as embedded-resource" in ex.chart_caption.value
-    assert ex.children.index(ex.chart_caption) == ex.children.index(ex.chart) + 1  # shown right under the chart
+    assert ex.children.index(ex.chart_caption) == ex.children.index(ex.picture) + 1  # shown right under the chart
+    assert ex.picture.image is ex.chart
     ex.controls["bytes"].value = 5000
     assert "5000 bytes) is refused with embed-over-budget" in ex.chart_caption.value, ex.chart_caption.value
     assert "<td>approve-draft</td><td>True</td>" in ex.matrix_text.value  # the explored row comes first

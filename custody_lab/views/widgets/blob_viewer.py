@@ -24,7 +24,7 @@ from ...protocol.catalog import Catalog, ResourceNotFound
 from ...protocol.template_reading import DRAWN_IMAGES
 from ..catalog_html import untrusted_text_html
 from ..html import Markup, box, code, field_table, pre, scroll, small, tone, untrusted
-from .controls import FULL, fit, fits_words, wrapping_row
+from .controls import FULL, READ_ON_SUBMIT, fit, fits_words, wrapping_row
 
 #: The dropdown value meaning "use the pasted blob".
 PASTE = "(paste)"
@@ -130,12 +130,14 @@ class BlobViewer(widgets.VBox):
             placeholder="paste base64 text here (only what goes in a blob field)",
             description="Blob:",
             layout=fit(FULL, height="90px"),
+            **READ_ON_SUBMIT,  # Show reads it: the value reaches the kernel before the click
         )
         self.mime_box = widgets.Text(
             placeholder="e.g. image/png",
             description="Declared MIME:",
             style={"description_width": "initial"},
             layout=fit("300px"),
+            **READ_ON_SUBMIT,
         )
         self.show_button = widgets.Button(description="Show", button_style="primary", icon="eye", layout=fits_words())
         self.summary = widgets.HTML()

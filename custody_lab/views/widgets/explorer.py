@@ -7,8 +7,9 @@ the diff against the baseline, the receipt, the case's own (untrusted) words and
 matrix. The widget holds no routing logic: it calls the core and renders what comes back.
 
 The baseline is a case *and* a policy: the diff line names a changed embed limit as it names a
-changed input, and "Reset to baseline" restores both. The "type bytes" box is exact: the bytes
-slider moves in steps of 1, so the page never rounds a typed 4097 to a step (a slider with step 10
+changed input, and "Reset to baseline" restores both. The box beside each slider is exact: it
+uses the number typed or says beside it why not (:class:`~.controls.StrictIntSlider`), and the
+sliders move in steps of 1, so the page never rounds a typed 4097 to a step (a slider with step 10
 showed 4100 and sent it back). Every row of controls wraps at a narrow width (a 1280 px window at
 200 % zoom is 640 CSS px), so no control ends up outside the output area.
 """
@@ -32,7 +33,8 @@ from ...core.router import route
 from ...core.text import visible
 from ..html import TABS_CLASS, TABS_STYLE
 from . import render
-from .controls import FULL, StrictIntSlider, fit, fits_words, wrapping_row
+from .controls import FULL, READ_ON_SUBMIT, StrictIntSlider, fit, fits_words, wrapping_row
+from .picture import Picture
 
 #: The longest paste the box reads: a case is one small JSON object (the fixture's are under 1 KB).
 _PASTE_LIMIT = 100_000
@@ -93,9 +95,9 @@ class CaseExplorer(W.VBox):
             self._matrix = CustodyMatrix(self.policy, context_cases=self._fixture.all_cases)
 
         self.controls: dict[str, W.ValueWidget] = self._make_controls()
-        # A box to type an exact size; the slider clamps, the box does not, so a typo such as a
-        # negative size is shown as the CaseError it is instead of being silently corrected.
-        self.bytes_box = W.IntText(description="type bytes", layout=fit("190px", min_width="150px"), **_WIDE)
+        # The bytes slider's own box types an exact size (its note says why a typed one was not
+        # used); the name is kept for code that reads it.
+        self.bytes_box = self.controls["bytes"].box
         ids = [c.id for c in self._fixture.all_cases]
         self.preset = W.Dropdown(
             options=_options(ids if self.baseline.id in ids else [self.baseline.id, *ids]),
@@ -111,6 +113,7 @@ class CaseExplorer(W.VBox):
         self.paste = W.Textarea(
             placeholder='Paste a case as JSON, e.g. {"id": "mine", "initiator": "model", …}',
             layout=fit(FULL, height="70px"),
+            **READ_ON_SUBMIT,  # "Load pasted case" reads it: the value reaches the kernel before the click
         )
         self.load_button = W.Button(description="Load pasted case", icon="upload", layout=fits_words())
 
@@ -120,7 +123,15 @@ class CaseExplorer(W.VBox):
         self.receipt = W.HTML()
         self.untrusted = W.HTML()
         self.message = W.HTML()
-        self.chart = W.Image(format="png", layout=W.Layout(max_width="min(900px, 100%)", height="auto"))
+        #: the chart (never shown so narrow that its text falls under the lab's 12.5 px: it scrolls
+        #: sideways instead) and the picture's box around it
+        self.picture: Picture | None = None
+        self.chart = W.Image(format="png")
+        if self._matrix is not None:
+            fig = self._matrix.figure
+            w, h = fig.get_size_inches() * fig.dpi
+            self.picture = Picture(w, h, fig.dpi, self._matrix.theme)
+            self.chart = self.picture.image
         #: the chart's alternative text, shown under it (an Image widget has no alt attribute, and
         #: a tooltip on it kept the image from drawing in JupyterLab)
         self.chart_caption = W.HTML()
@@ -128,9 +139,8 @@ class CaseExplorer(W.VBox):
         for widget in self.controls.values():
             widget.observe(self._on_input, names="value")
             if isinstance(widget, StrictIntSlider):
-                widget.on_refuse(self._fail)
+                widget.on_refuse(self._refused)  # the slider's own note shows it, beside the control
         self.preset.observe(self._on_preset, names="value")
-        self.bytes_box.observe(self._on_bytes_box, names="value")
         self.reset_button.on_click(lambda _b: self.reset())
         self.load_button.on_click(lambda _b: self.load_json(self.paste.value))
 
@@ -139,7 +149,8 @@ class CaseExplorer(W.VBox):
             [
                 wrapping_row([self.preset, self.reset_button]),
                 wrapping_row([c["initiator"], c["operation"], c["shape"], c["sideEffects"]]),
-                wrapping_row([c["bytes"], self.bytes_box, c["embedLimitBytes"]]),
+                c["bytes"].row,
+                c["embedLimitBytes"].row,
                 wrapping_row([c["current"], c["requiresCurrent"], c["allowed"]]),  # a checkbox's words follow it
                 wrapping_row([c["uri"], c["mime"], c["provenance"]]),
             ],
@@ -159,8 +170,8 @@ class CaseExplorer(W.VBox):
         tabs.add_class(TABS_CLASS)  # readable unselected titles; the rule is in a hidden HTML widget
         tabs_style = W.HTML(TABS_STYLE, layout=W.Layout(display="none"))
         children: list[W.Widget] = [inputs, self.message, self.outcome, self.diff, self.untrusted]
-        if self._matrix is not None:
-            children += [self.chart, self.chart_caption]
+        if self.picture is not None:
+            children += [self.picture, self.chart_caption]
         children += [tabs, tabs_style]
         super().__init__(children=children, layout=W.Layout(max_width="100%"))
         self.decision: Decision = route(self.case, self.policy)
@@ -189,6 +200,7 @@ class CaseExplorer(W.VBox):
                 max=20000,
                 step=1,
                 description="bytes",
+                box_label="type bytes",
                 continuous_update=True,
                 layout=fit("420px", min_width="260px"),
                 **_WIDE,
@@ -227,28 +239,11 @@ class CaseExplorer(W.VBox):
             if self.policy.embed_limit_bytes > c["embedLimitBytes"].max:
                 c["embedLimitBytes"].max = self.policy.embed_limit_bytes * 2
             c["embedLimitBytes"].value = self.policy.embed_limit_bytes
-            self.bytes_box.value = case.bytes
 
     # -- the one observer path ----------------------------------------------------------------
     def _on_input(self, _change: dict[str, Any]) -> None:
         if not self._quiet:
             self.apply_controls()
-
-    def _on_bytes_box(self, change: dict[str, Any]) -> None:
-        if self._quiet:
-            return
-        try:
-            check_value(FIELD_SPECS["bytes"], change["new"])
-        except CaseError as e:
-            self._fail(str(e))
-            return
-        slider = self.controls["bytes"]
-        if change["new"] > slider.max:
-            slider.max = change["new"] * 2
-        if slider.value == change["new"]:
-            self.apply_controls()
-        else:
-            slider.value = change["new"]
 
     def _on_preset(self, change: dict[str, Any]) -> None:
         if not self._quiet:
@@ -280,9 +275,10 @@ class CaseExplorer(W.VBox):
             self._fail(str(e))
             return
         self.case, self.policy = case, policy
-        with self._hold():
-            self.bytes_box.value = case.bytes
         self.refresh()
+
+    def _refused(self, message: str) -> None:
+        self.error = message
 
     def _fail(self, message: str) -> None:
         self.error = message

@@ -28,14 +28,17 @@ from ...protocol.link_or_embed import (
     resource_link_block,
     same_uri_invariant,
 )
+from ...whatif.theme import theme_of
 from ..context_costs import advice_html, costs_table_html, cumulative_alt, plot_cumulative, uri_check_html
 from ..html import box, scroll, untrusted
 from .controls import StrictIntSlider, fit, fits_words, wrapping_row
+from .picture import follow_page_theme
 from .render import caption_html
 
 
-def _slider(value: int, scale: tuple[int, int], description: str) -> StrictIntSlider:
-    """A slider over ``scale`` (low, high), widened to hold ``value`` (the value asked for).
+def _slider(value: int, scale: tuple[int, int], description: str, lowest: int = 0) -> StrictIntSlider:
+    """A slider over ``scale`` (low, high), widened to hold ``value`` (the value asked for); its box
+    takes any whole number from ``lowest`` (the advisor says what it makes of it).
 
     Its step is 1: the page snaps a slider's value to its step and sends the snapped value back, so
     a coarser step would turn a typed 4097-byte payload into 4100 right at the 4096-byte budget.
@@ -43,6 +46,7 @@ def _slider(value: int, scale: tuple[int, int], description: str) -> StrictIntSl
     low, high = scale
     return StrictIntSlider(
         value=value,
+        lowest=min(lowest, value),
         min=min(low, value),
         max=max(high, value),
         step=1,
@@ -64,9 +68,10 @@ class LinkOrEmbedCalculator(widgets.VBox):
     permission of its own; it is likely to change); the advice, the bytes and a plot. The toggles
     change the advice (seed 000's other two reasons for a link), not the bytes.
 
-    The sliders' ranges widen to hold the values given here; a value set later from code that a
-    slider cannot take (``budget.value = 0``) is refused with a message instead of being moved to
-    the slider's end, and a value the advisor refuses is shown the same way.
+    The sliders' ranges widen to hold the values given here and the numbers typed in the box beside
+    each; a value set later from code that a slider cannot take (``budget.value = 0``) is refused
+    with a note beside that slider instead of being moved to its end, and a value the advisor
+    refuses is shown under the toggles.
 
     Below them, the same-URI check (seed 001's caching advice, the lab's host policy): type the URI
     and name a tool puts in its link, or the URI of an embed, and see whether the catalog registers
@@ -105,14 +110,15 @@ class LinkOrEmbedCalculator(widgets.VBox):
         style = {"description_width": "initial"}
         wide = fit("460px")
         self.size = _slider(payload_bytes, (100, 60000), "payload bytes")
-        self.reuse = _slider(reuse, (1, 20), "calls reusing it")
+        self.reuse = _slider(reuse, (1, 20), "calls reusing it", lowest=1)
         self.budget = _slider(budget, (512, 16384), "inline budget (bytes)")
         self.binary = widgets.Checkbox(
             value=False, description="binary payload (sent as base64)", style=style, layout=fits_words()
         )
         self.separate_permission = widgets.Checkbox(
             value=False,
-            description="needs a permission of its own (beyond the tool call's)",
+            description="needs a permission of its own",
+            tooltip="reading it needs a permission beyond the tool call's",
             style=style,
             layout=fits_words(),
         )
@@ -122,6 +128,7 @@ class LinkOrEmbedCalculator(widgets.VBox):
         self.advice = widgets.HTML()
         self.table = widgets.HTML()
         self.plot = widgets.Image(format="png", layout=widgets.Layout(max_width="min(720px, 100%)", height="auto"))
+        plot_style = follow_page_theme(self.plot, theme_of())  # plot_cumulative draws in theme_of()
         self.plot_caption = widgets.HTML()  # the plot's alternative text, under it
         self.error = widgets.HTML()
         self.costs: ShapeCosts | None = None
@@ -140,16 +147,14 @@ class LinkOrEmbedCalculator(widgets.VBox):
 
         for control in (self.size, self.reuse, self.budget, self.binary, self.separate_permission, self.changes_often):
             control.observe(lambda _c: self.redraw(), names="value")
-        for slider in (self.size, self.reuse, self.budget):
-            slider.on_refuse(self._fail)
         for control in (self.uri_box, self.name_box, self.block_type):
             control.observe(lambda _c: self.recheck(), names="value")
         super().__init__(
             [
                 widgets.HTML("<b>How many bytes enter context?</b>"),
-                self.size,
-                self.reuse,
-                self.budget,
+                self.size.row,
+                self.reuse.row,
+                self.budget.row,
                 self.binary,
                 self.separate_permission,
                 self.changes_often,
@@ -157,6 +162,7 @@ class LinkOrEmbedCalculator(widgets.VBox):
                 self.advice,
                 self.table,
                 self.plot,
+                plot_style,
                 self.plot_caption,
                 widgets.HTML(
                     "<b>Same URI (seed 001's caching advice, the lab's host policy):</b> a link or "

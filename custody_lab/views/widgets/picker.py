@@ -24,6 +24,7 @@ import ipywidgets as W
 
 from ...core.errors import CustodyLabError
 from ..html import box, escape, pre
+from .controls import fit, fits_words
 
 
 def result_html(result: object) -> str:
@@ -49,9 +50,9 @@ def result_html(result: object) -> str:
 
 def _control(name: str, choice: object) -> W.ValueWidget:
     if isinstance(choice, bool):
-        return W.Checkbox(value=choice, description=name)
+        return W.Checkbox(value=choice, description=name, layout=fits_words())
     if isinstance(choice, Sequence) and not isinstance(choice, str) and choice:
-        return W.Dropdown(options=list(choice), value=choice[0], description=name)
+        return W.Dropdown(options=list(choice), value=choice[0], description=name, layout=fit("300px"))
     raise TypeError(f"{name}: a Picker choice is a non-empty list or tuple (a drop-down) or a bool (a checkbox)")
 
 

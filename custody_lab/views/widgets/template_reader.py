@@ -88,10 +88,9 @@ class TemplateReader(widgets.VBox):
         self.picker = widgets.Dropdown(
             options=options,
             value=start if start in known else CUSTOM,
-            description="Resource template:",
-            style={"description_width": "initial"},
-            layout=fit("560px"),
+            layout=fit("560px"),  # its words on a line of their own: the choices keep the width
         )
+        self.picker_label = widgets.HTML("Resource template:")
         self.template_box = widgets.Text(
             value=start,
             description="Template:",
@@ -115,6 +114,7 @@ class TemplateReader(widgets.VBox):
         self.read_button.on_click(lambda _button: self.read())
         super().__init__(
             [
+                self.picker_label,
                 self.picker,
                 self.template_box,
                 self.about,

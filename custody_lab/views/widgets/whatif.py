@@ -29,8 +29,10 @@ from ...whatif.compare import Comparison, compare
 from ...whatif.io import load_inventory
 from ...whatif.plots import policy_comparison, policy_label
 from ...whatif.sweep import sweep
+from ...whatif.theme import theme_of
 from ..html import FONT, ROW_STYLES, ViewError, box, code, escape, scroll, small, table, untrusted
-from .controls import StrictIntSlider
+from .controls import StrictIntSlider, fit, fits_words
+from .picture import follow_page_theme
 from .render import error_html
 
 _RIGHT = "text-align:right"
@@ -173,45 +175,48 @@ class WhatIfPanel(W.VBox):
                 value=self.baseline.embed_limit_bytes,
                 min=0,
                 max=max(16384, self.baseline.embed_limit_bytes),
-                step=64,
+                step=1,  # the page snaps a value to the step: 64 turned a typed 100 into 128
                 description="embed limit (bytes)",
                 continuous_update=False,
                 style={"description_width": "initial"},
-                layout=W.Layout(width="100%", max_width="520px"),  # narrower in a 640 px window
+                layout=fit("420px", min_width="220px"),  # narrower in a 640 px window
             ),
             "requireCurrent": W.Checkbox(
                 value=self.baseline.require_current,
                 description="always require current content",
                 indent=False,
+                layout=fits_words(),
             ),
         }
         self.message = W.HTML()
         self.summary = W.HTML()
         self.table = W.HTML(layout=W.Layout(max_width="100%"))
-        self.pager = W.BoundedIntText(
+        # a page number is typed in the slider's box; one outside the pages is refused, not clamped
+        self.pager = StrictIntSlider(
             value=1,
             min=1,
             max=1,
+            widen=False,
             description="page",
-            layout=W.Layout(width="150px"),
             style={"description_width": "initial"},
+            layout=fit("300px", min_width="160px"),
         )
+        self.pager.on_refuse(self._refused)
         self.pager.observe(self._on_page, names="value")
         self.chart = W.Image(format="png", layout=W.Layout(max_width="min(900px, 100%)"))
+        chart_style = follow_page_theme(self.chart, theme_of())  # policy_comparison draws in theme_of()
         for widget in self.controls.values():
             widget.observe(self._on_input, names="value")
-        self.controls["embedLimitBytes"].on_refuse(self._fail)
+        self.controls["embedLimitBytes"].on_refuse(self._refused)  # its own note shows it
         children: list[W.Widget] = [
-            W.HBox(
-                [self.controls["embedLimitBytes"], self.controls["requireCurrent"]],
-                layout=W.Layout(flex_flow="row wrap", align_items="center"),  # the checkbox wraps below at 640 px
-            ),
+            self.controls["embedLimitBytes"].row,
+            self.controls["requireCurrent"],
             self.message,
             self.summary,
         ]
         if chart:
-            children.append(self.chart)
-        children += [self.pager, self.table]
+            children += [self.chart, chart_style]
+        children += [self.pager.row, self.table]
         super().__init__(children=children)
         self.before = sweep(self.frame, self.baseline)
         self.result = self.before
@@ -237,6 +242,9 @@ class WhatIfPanel(W.VBox):
         self.policy, self.result, self.comparison, self.error = policy, result, comparison, None
         self.message.value = ""
         self._render()
+
+    def _refused(self, message: str) -> None:
+        self.error = message
 
     def _fail(self, message: str) -> None:
         self.error = message

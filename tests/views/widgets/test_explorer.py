@@ -169,21 +169,48 @@ def test_an_unknown_preset_id_is_a_clear_error():
         CaseExplorer("nope", chart=False)
 
 
-def test_a_negative_size_typed_in_the_box_shows_the_case_error_and_keeps_the_last_good_state(fresh):
-    good = fresh.decision
-    fresh.bytes_box.value = -5
-    assert fresh.error and "'bytes'" in fresh.error and "0 or more" in fresh.error
-    assert "⚠ Not applied" in fresh.message.value and fresh.decision == good
-    fresh.bytes_box.value = 9000
-    assert fresh.error is None and fresh.decision.rejection == "embed-over-budget"
-    assert fresh.controls["bytes"].value == 9000
-    fresh.controls["bytes"].value = 1200
-    assert fresh.bytes_box.value == 1200
+def test_a_negative_size_typed_in_the_box_is_refused_beside_it_and_keeps_the_last_good_state(fresh):
+    good, slider = fresh.decision, fresh.controls["bytes"]
+    fresh.bytes_box.value = "-5"
+    assert fresh.error and "bytes" in fresh.error and "0 or more" in fresh.error, fresh.error
+    assert "-5" in slider.note.value and "nothing was changed" in slider.note.value, slider.note.value
+    assert fresh.decision == good and slider.value == fresh.case.bytes, (fresh.decision, slider.value)
+    fresh.bytes_box.value = "9000"
+    assert slider.note.value == "" and fresh.decision.rejection == "embed-over-budget", slider.note.value
+    assert slider.value == 9000
+    slider.value = 1200
+    assert fresh.bytes_box.value == "1200"
 
 
 def test_a_size_above_the_slider_range_typed_in_the_box_widens_the_slider(fresh):
-    fresh.bytes_box.value = 50000
+    fresh.bytes_box.value = "50000"
     assert fresh.controls["bytes"].max >= 50000 and fresh.case.bytes == 50000
+
+
+# What a person may type into a number box: each is used exactly, or refused with the reason and
+# the case left as it was (issue 27 §1: an IntText turned 1e9 into 19 and 12.5 into 125).
+TYPED = [
+    ("1e9", None, "exponent"),
+    ("12.5", None, "whole number"),
+    ("25000", 25000, None),
+    ("-5", None, "0 or more"),
+    ("abc", None, "not a whole number"),
+    ("1,800", None, "without separators"),
+]
+
+
+@pytest.mark.parametrize("control", ["bytes", "embedLimitBytes"])
+@pytest.mark.parametrize(("typed", "used", "why"), TYPED)
+def test_each_number_box_uses_exactly_the_number_typed_or_says_why_not(fresh, control, typed, used, why):
+    slider = fresh.controls[control]
+    before = (fresh.case.bytes, fresh.policy.embed_limit_bytes)
+    slider.box.value = typed
+    now = fresh.case.bytes if control == "bytes" else fresh.policy.embed_limit_bytes
+    if used is None:
+        assert (fresh.case.bytes, fresh.policy.embed_limit_bytes) == before, f"{control} {typed!r}: changed"
+        assert why in slider.note.value and repr(typed) in slider.note.value.replace("&#x27;", "'"), slider.note.value
+    else:
+        assert (now, slider.value, slider.note.value) == (used, used, ""), f"{control} {typed!r}: {now}"
 
 
 def test_a_changed_embed_limit_is_named_in_the_diff_line_with_the_outcome_it_flipped(fresh):
@@ -229,15 +256,15 @@ def test_an_explorer_built_with_a_policy_resets_to_that_policy():
 
 @pytest.mark.parametrize(("typed", "outcome"), [(4096, "accepted"), (4097, "embed-over-budget"), (1234, "accepted")])
 def test_a_size_typed_in_the_box_is_the_case_exactly_and_the_slider_shows_it(fresh, typed, outcome):
-    fresh.bytes_box.value = typed
+    fresh.bytes_box.value = str(typed)
     got = (
         fresh.case.bytes,
         fresh.controls["bytes"].value,
         fresh.bytes_box.value,
         fresh.decision.rejection or "accepted",
     )
-    assert got == (typed, typed, typed, outcome), (
-        f"typed {typed}: expected (case, slider, box, outcome) {(typed,) * 3 + (outcome,)}, got {got}"
+    assert got == (typed, typed, str(typed), outcome), (
+        f"typed {typed}: expected (case, slider, box, outcome) {(typed, typed, str(typed), outcome)}, got {got}"
     )
 
 

@@ -10,6 +10,7 @@ import pytest
 
 from custody_lab.core.paths import data_path
 from custody_lab.sweep import load_inventory
+from custody_lab.views.html import SCROLL_STYLE
 from custody_lab.views.widgets.whatif import PAGE_ROWS, WhatIfPanel, table_html
 
 SUPPORT_DESK = data_path("inventories", "support-desk.csv")
@@ -80,9 +81,9 @@ def test_the_panel_reflows_at_640_px_controls_wrap_and_the_table_scrolls_in_its_
     row = panel.children[0]
     slider = panel.controls["embedLimitBytes"]
     assert row.layout.flex_flow == "row wrap", f"expected the controls row to wrap, got {row.layout.flex_flow!r}"
-    assert (slider.layout.width, slider.layout.max_width) == ("100%", "520px"), (
-        f"expected a slider that shrinks below 520 px, got width {slider.layout.width!r}, max {slider.layout.max_width!r}"
+    assert slider.row is row and slider.layout.max_width == "calc(100% - 4px)", (
+        f"expected the slider's row first and a slider no wider than the output area, got {slider.layout.max_width!r}"
     )
-    assert 'style="overflow-x:auto;max-width:100%"><table class="whatif-table"' in panel.table.value, (
+    assert f'style="{SCROLL_STYLE}"><table class="whatif-table"' in panel.table.value, (
         "expected the table inside a box that scrolls sideways"
     )
