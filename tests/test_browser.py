@@ -274,8 +274,8 @@ def test_an_exercise_check_gives_the_specific_hint_then_success(voila_check, pag
 
     wrong = exercises.check("blob-01", 140)
     assert wrong.hint and wrong.mistake == "counted-base64-characters", f"core: 140 gave {wrong}"
-    # The reference without reveal(): reveal() would record "revealed" in the progress file the
-    # Voila kernel reads, and the page must show this check as solved, not shown.
+    # The reference without reveal(): reveal() records "revealed" in this process's progress, and
+    # the page (its kernel's own progress) must show this check as solved, not shown.
     right = exercises.get("blob-01").reference()
 
     bs.open_page(page, voila_check)
