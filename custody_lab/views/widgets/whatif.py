@@ -41,6 +41,14 @@ _SHOWN = ("id", "title", "shape", "bytes", "outcome")
 _CHART_DPI = 72  # the chart's pixels per inch (a 792 px wide image)
 
 
+def _chart_state(fig: Any) -> tuple[Any, ...]:
+    """Everything the before/after chart draws but its legend's "after" line: bars, numbers, title."""
+    ax = fig.axes[0]
+    bars = tuple(rect.get_width() for container in ax.containers for rect in container)
+    texts = tuple((t.get_text(), t.get_position(), t.get_fontweight()) for t in ax.texts)
+    return bars, texts, ax.get_title(loc="left"), ax.get_legend().get_texts()[0].get_text()
+
+
 def _codes(swept: pd.DataFrame) -> np.ndarray:
     """A swept frame's outcome codes (its ``outcome`` column is a categorical of every outcome)."""
     return np.asarray(swept["outcome"].cat.codes.to_numpy())
@@ -180,6 +188,7 @@ class WhatIfPanel(W.VBox):
         self._chart_on = chart
         self._figure: Any = None  # the chart's figure, kept between moves
         self._chart_key: tuple[Any, ...] | None = None
+        self._under_line: np.ndarray | None = None  # the chart's pixels without its "after" line
         self.controls: dict[str, W.ValueWidget] = {
             "embedLimitBytes": StrictIntSlider(
                 value=self.baseline.embed_limit_bytes,
@@ -316,20 +325,34 @@ class WhatIfPanel(W.VBox):
     def _draw_chart(self) -> None:
         """The before/after chart as PNG: nothing is drawn when it would show the same numbers
         and words; a move that changes only those updates the kept figure in place and draws it
-        again in its kept layout; anything else (other outcomes, a longer bar) draws it anew."""
+        again in its kept layout; anything else (other outcomes, a longer bar) draws it anew.
+
+        When the update changes only the legend's "after" line (a new limit that moves no count),
+        only that line is drawn, over the kept pixels of the chart without it: nothing else of
+        the figure overlaps it, so the pixels are those of a whole drawing.
+        """
         c = self.comparison
         key = (c.summary.to_numpy().tobytes(), tuple(c.summary.index), c.before, c.after, c.changed, c.cases)
         if key == self._chart_key:
             return
         fig = self._figure
+        was = _chart_state(fig) if fig is not None else None
         if fig is None or not update_policy_comparison(fig, c):
             fig = policy_comparison(c)
             FigureCanvasAgg(fig)
             fig.set_dpi(_CHART_DPI)
             fig.canvas.draw()  # the constrained layout, at the chart's resolution
             fig.set_layout_engine("none")  # kept by every later update
-            self._figure = fig
-        else:
+            self._figure, was = fig, None
+        line = fig.axes[0].get_legend().get_texts()[1]
+        renderer = fig.canvas.get_renderer()
+        if was is None or _chart_state(fig) != was:  # draw it all; keep the pixels under the line
+            line.set_visible(False)
             fig.canvas.draw()
+            self._under_line = np.asarray(fig.canvas.buffer_rgba()).copy()
+            line.set_visible(True)
+        else:
+            np.asarray(fig.canvas.buffer_rgba())[:] = self._under_line
+        line.draw(renderer)
         self._chart_key = key
         self.chart.value = png(np.asarray(fig.canvas.buffer_rgba()))
