@@ -93,7 +93,7 @@ def blob_viewer(repeat: int) -> None:
     import base64
 
     from custody_lab.protocol.blobs.base64_codec import decode_report
-    from custody_lab.protocol.blobs.sniffing import _json_verdict, as_text, nests_deeper_than
+    from custody_lab.protocol.blobs.sniffing import as_text, json_verdict, nests_deeper_than
     from custody_lab.views.widgets.blob_viewer import BlobViewer
 
     def cpu_ms(fn: Callable[[], object]) -> float:
@@ -133,7 +133,7 @@ def blob_viewer(repeat: int) -> None:
             # for the refusal, the same scan again in sniff_mime, then the parse) and as it does now.
             text = data.decode("utf-8")
             was = cpu_ms(lambda t=text: (nests_deeper_than(t), nests_deeper_than(t), json.loads(t)))
-            now = cpu_ms(lambda t=text: _json_verdict(t))
+            now = cpu_ms(lambda t=text: json_verdict(t))
             print(f"  its JSON checks: before issue 29 {was:.1f} ms (scan, scan, parse); now {now:.1f} ms (one parse)")
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from .base64_codec import DEFAULT_MAX_BYTES, decode_report
 from .errors import BlobError
-from .sniffing import MAX_JSON_DEPTH, _json_verdict, _sniff, as_text, judge, starts_like_json
+from .sniffing import MAX_JSON_DEPTH, as_text, json_verdict, judge, sniff_decoded, starts_like_json
 
 
 @dataclass(frozen=True)
@@ -155,7 +155,7 @@ def read_contents(item: Mapping, *, max_bytes: int | None = DEFAULT_MAX_BYTES) -
         notes = report.notes
 
     # One look at JSON-like text decides both the refusal and (for the same text) the sniff.
-    verdict = _json_verdict(text) if text is not None and starts_like_json(text) else (False, False)
+    verdict = json_verdict(text) if text is not None and starts_like_json(text) else (False, False)
     if verdict[0]:
         raise BlobError(
             f"contents item {uri!r} field {kind!r} holds JSON nested more than {MAX_JSON_DEPTH} levels "
@@ -164,7 +164,7 @@ def read_contents(item: Mapping, *, max_bytes: int | None = DEFAULT_MAX_BYTES) -
             reason="too-deep",
         )
     sniff_text = text if kind == "blob" else as_text(data)  # a blob's text is as_text(data) already
-    sniffed = _sniff(data, sniff_text, verdict[1] if sniff_text == text else None) if data else None
+    sniffed = sniff_decoded(data, sniff_text, verdict[1] if sniff_text == text else None) if data else None
     mismatch, reason = judge(declared, sniffed, data, text)
     return ContentsReading(
         uri=uri,

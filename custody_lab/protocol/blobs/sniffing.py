@@ -13,9 +13,11 @@ __all__ = [
     "MAX_JSON_DEPTH",
     "SNIFF_HEAD_CHARS",
     "as_text",
+    "json_verdict",
     "judge",
     "nests_deeper_than",
     "starts_like_json",
+    "sniff_decoded",
     "sniff_mime",
 ]
 
@@ -176,7 +178,7 @@ def nests_deeper_than(text: str, limit: int = MAX_JSON_DEPTH) -> bool:
     return next(filter(limit.__lt__, accumulate(map(_STEP.__getitem__, brackets))), None) is not None
 
 
-def _json_verdict(text: str) -> tuple[bool, bool]:
+def json_verdict(text: str) -> tuple[bool, bool]:
     """For text that starts like JSON: whether it nests more than :data:`MAX_JSON_DEPTH` levels
     (as :func:`nests_deeper_than` says), and whether it is an object or array that parses and
     nests no deeper (a JSON container).
@@ -186,6 +188,10 @@ def _json_verdict(text: str) -> tuple[bool, bool]:
     string is a character of the string's value), so its values are measured instead of its text
     being scanned again; text that does not parse is scanned. The parser is CPython's ``json``,
     which raises ``RecursionError`` before its stack runs out (that text is scanned too).
+
+    Example:
+        >>> json_verdict("[[1]]"), json_verdict("[" * 300), json_verdict("[" * 300 + "]" * 300)
+        ((False, True), (True, False), (True, False))
     """
     if text.count("[") + text.count("{") <= MAX_JSON_DEPTH:  # too few brackets to be deep
         return False, _parses_as_container(text)
@@ -261,12 +267,18 @@ def sniff_mime(data: bytes) -> str | None:
     data = bytes(data)
     if not data:
         return None
-    return _sniff(data, as_text(data))
+    return sniff_decoded(data, as_text(data))
 
 
-def _sniff(data: bytes, text: str | None, json_container: bool | None = None) -> str | None:
+def sniff_decoded(data: bytes, text: str | None, json_container: bool | None = None) -> str | None:
     """:func:`sniff_mime` of non-empty ``data`` whose :func:`as_text` is ``text``; a caller that
-    already has :func:`_json_verdict` of that text passes its ``container`` (else it is found)."""
+    already has :func:`json_verdict` of that text passes its ``container`` (else it is found).
+
+    Example:
+        >>> data = b'{"a": [1]}'
+        >>> sniff_decoded(data, as_text(data)), sniff_decoded(data, as_text(data), json_verdict('{"a": [1]}')[1])
+        ('application/json', 'application/json')
+    """
     signature = _binary_signature(data)
     if signature is not None:
         return signature[0]
@@ -276,7 +288,7 @@ def _sniff(data: bytes, text: str | None, json_container: bool | None = None) ->
     if markup is not None:
         return markup
     if json_container is None:
-        json_container = starts_like_json(text) and _json_verdict(text)[1]
+        json_container = starts_like_json(text) and json_verdict(text)[1]
     if json_container:
         return "application/json"
     return "text/plain"
