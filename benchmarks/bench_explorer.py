@@ -6,11 +6,13 @@ Measures, in this run on this machine:
   * route + receipt (route a case, serialise its receipt canonically, digest it) per case;
   * control change -> fully updated panel (outcome, trace, diff, receipt, matrix PNG), median/p95,
     over a learner-like sequence of changes (bytes across the limit, shape and initiator flips);
+  * the embed-limit control (issue 29) against every other input, interleaved, wall and CPU, and the
+    map drawn whole for each new limit (what the control cost before issue 29);
   * the reference: a full matplotlib redraw + PNG of the annotated matrix, per change;
   * the explorer map's PNG step, before and after issue 15: one zlib stream over the whole frame
     (the previous encoder) vs re-encoding only the 16-row bands that differ from the map's
     background (``PngBands``; the same bytes as a full banded encode).
-Targets from the issues: median update <= 30 ms; route + receipt <= 1 ms; a cheaper PNG step.
+Targets from the issues: median update <= 30 ms (the embed limit's too); route + receipt <= 1 ms; a cheaper PNG step.
 """
 
 from __future__ import annotations
@@ -93,6 +95,38 @@ def main() -> None:
 
     change(0)  # warm caches
     u = summary("control change -> panel fully updated", timed(change, len(steps) * 2))
+
+    # Issue 29: the embed-limit control against every other input, interleaved in this run, wall
+    # and CPU; and the map's old way for a new limit (the whole map drawn again) as the before.
+    limits = [3000 + 37 * i for i in range(120)]
+    others = [steps[i % len(steps)] for i in range(len(limits))]
+    lim_wall, lim_cpu, other_wall, other_cpu = [], [], [], []
+    for limit, other in zip(limits, others):
+        for changes, wall, cpu in (({"embedLimitBytes": limit}, lim_wall, lim_cpu), (other, other_wall, other_cpu)):
+            w0, c0 = time.perf_counter(), time.process_time()
+            explorer.set(**changes)
+            wall.append((time.perf_counter() - w0) * 1000)
+            cpu.append((time.process_time() - c0) * 1000)
+    explorer.set(embedLimitBytes=4096)
+    whole_matrix = CustodyMatrix(context_cases=fixture.all_cases, cache_size=0)
+    whole_wall, whole_cpu = [], []
+    for limit in limits[:15]:
+        w0, c0 = time.perf_counter(), time.process_time()
+        whole_matrix.policy = cl.Policy(embed_limit_bytes=limit)
+        whole_matrix._build()  # what set_policy did for every new limit before issue 29
+        whole_wall.append((time.perf_counter() - w0) * 1000)
+        whole_cpu.append((time.process_time() - c0) * 1000)
+    lw, lc = statistics.median(lim_wall), statistics.median(lim_cpu)
+    ow, oc = statistics.median(other_wall), statistics.median(other_cpu)
+    print(
+        f"embed-limit change -> panel updated: median {lw:.1f} ms wall, {lc:.1f} ms CPU (n={len(lim_wall)}); "
+        f"any other input, interleaved: {ow:.1f} ms wall, {oc:.1f} ms CPU"
+    )
+    print(
+        f"  the map alone, drawn whole for a new limit (before issue 29): median "
+        f"{statistics.median(whole_wall):.1f} ms wall, {statistics.median(whole_cpu):.1f} ms CPU (n=15)"
+    )
+    print(f"  target (issue 29): embed-limit change <= 30 ms -> {'met' if lw <= 30 else 'NOT met'} (wall)")
 
     from custody_lab.chart import matrix_figure
 

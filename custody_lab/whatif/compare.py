@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["Comparison", "compare"]
+__all__ = ["Comparison", "compare", "compare_outcomes"]
 
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -11,8 +11,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..core.errors import CaseError
 from ..core.model import Policy
-from .columns import OUTCOME_DTYPE, OUTCOMES, row_ids
+from .columns import OUTCOME_DTYPE, OUTCOMES
 from .sweep import outcome_codes
 from .validation import as_policy, columns_of
 
@@ -70,11 +71,44 @@ def compare(
     """
     cols = columns_of(frame, assume_present=assume_present)
     a, b = as_policy(policy_a), as_policy(policy_b)
-    before, after = outcome_codes(cols, a), outcome_codes(cols, b)
+    return compare_outcomes(frame, a, b, outcome_codes(cols, a), outcome_codes(cols, b))
+
+
+def _ids_at(frame: pd.DataFrame, rows: np.ndarray) -> Any:
+    """The ids (the ``id`` column, else the index labels) of the given rows, in their own column
+    type: only those rows are taken, none turned into Python objects."""
+    if "id" in frame.columns:
+        return frame["id"].array.take(rows)
+    return frame.index.take(rows).array
+
+
+def compare_outcomes(
+    frame: pd.DataFrame, before_policy: Policy, after_policy: Policy, before: np.ndarray, after: np.ndarray
+) -> Comparison:
+    """The :class:`Comparison` of outcome codes already decided for the frame's rows under two
+    policies (what :func:`compare` builds once it has swept both; a panel that keeps the first
+    policy's codes sweeps only the second).
+
+    Args:
+        frame: the cases the codes are for (their ``id`` column, else index, names the changes).
+        before_policy: the policy ``before`` was decided under; after_policy: ``after``'s.
+        before: per row, the code of its outcome in :data:`~custody_lab.whatif.columns.OUTCOMES`.
+        after: the same, under ``after_policy``.
+
+    Example:
+        >>> frame = pd.DataFrame({"id": ["a", "b"]})
+        >>> c = compare_outcomes(frame, Policy(), Policy(), np.array([0, 1]), np.array([0, 2]))
+        >>> c.changed, c.changes["id"].tolist()
+        (1, ['b'])
+    """
+    before, after = np.asarray(before), np.asarray(after)
+    if not len(before) == len(after) == len(frame):
+        raise CaseError(f"outcome codes: {len(before)} before and {len(after)} after for {len(frame)} rows", None)
+    a, b = before_policy, after_policy
     changed = np.flatnonzero(before != after)
     changes = pd.DataFrame(
         {
-            "id": pd.array(list(row_ids(frame).take(changed)), dtype=object),
+            "id": _ids_at(frame, changed),
             "before": pd.Categorical.from_codes(before.take(changed), dtype=OUTCOME_DTYPE),
             "after": pd.Categorical.from_codes(after.take(changed), dtype=OUTCOME_DTYPE),
         }
@@ -94,4 +128,4 @@ def compare(
             {"before": changes["before"], "after": changes["after"], "cases": pd.Series([], dtype=np.int64)}
         )
     )
-    return Comparison(a, b, changes, summary, transitions, cols.n)
+    return Comparison(a, b, changes, summary, transitions, len(frame))

@@ -10,7 +10,14 @@ module.
 
 from __future__ import annotations
 
-__all__ = ["OUTCOME_STYLE", "bytes_shape_map", "outcome_share", "policy_comparison", "policy_label"]
+__all__ = [
+    "OUTCOME_STYLE",
+    "bytes_shape_map",
+    "outcome_share",
+    "policy_comparison",
+    "policy_label",
+    "update_policy_comparison",
+]
 
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -73,19 +80,28 @@ def _room_for_bar_labels(fig: Any, ax: Any, labels: list[Any]) -> None:
     and so ``W``, may move) until every label fits.
     """
     for _ in range(4):
-        fig.draw_without_rendering()
-        box = ax.get_window_extent()
         x0, x1 = ax.get_xlim()
-        need = x1 - x0
-        for t in labels:
-            a = float(t.get_position()[0]) - x0
-            reach = t.get_window_extent().x1 - ax.transData.transform((t.get_position()[0], 0))[0]
-            room = box.width - MARGIN * fig.dpi - reach
-            if room > 0:
-                need = max(need, a * box.width / room)
+        need = _label_room(fig, ax, labels)
         if need <= (x1 - x0) * (1 + 1e-6):
             return
         ax.set_xlim(x0, x0 + need * 1.001)
+
+
+def _label_room(fig: Any, ax: Any, labels: list[Any], *, draw: bool = True) -> float:
+    """How many data units the x axis needs for every label at a bar's end to end inside it
+    (after a layout pass, unless ``draw`` is off: the layout is then the one already drawn)."""
+    if draw:
+        fig.draw_without_rendering()
+    box = ax.get_window_extent()
+    x0, x1 = ax.get_xlim()
+    need = x1 - x0
+    for t in labels:
+        a = float(t.get_position()[0]) - x0
+        reach = t.get_window_extent().x1 - ax.transData.transform((t.get_position()[0], 0))[0]
+        room = box.width - MARGIN * fig.dpi - reach
+        if room > 0:
+            need = max(need, a * box.width / room)
+    return need
 
 
 def _label(ax: Any, theme: Theme, x: float, y: float, text: str, *, pad: float) -> Any:
@@ -373,48 +389,48 @@ def policy_comparison(comparison: Comparison, *, title: str | None = None, theme
         return _policy_comparison(plt, look, comparison, title)
 
 
-def _policy_comparison(plt: Any, look: Theme, comparison: Comparison, title: str | None) -> Any:
+def _comparison_words(comparison: Comparison, title: str | None) -> dict[str, Any]:
+    """What the before/after chart shows: its bars' lengths, its words and where they sit."""
     summary = comparison.summary
-    dark = look.name == "dark"
     outcomes = [str(o) for o in summary.index]
-    fig, ax = _figure(plt, 11, 1.6 + 0.5 * len(outcomes))
-    y = np.arange(len(outcomes))
     before = summary["before"].to_numpy()
     after = summary["after"].to_numpy()
     top = max(int(before.max()), int(after.max()), 1)
-    ax.barh(
-        y - 0.2,
-        before,
-        height=0.38,
-        color="#3a3a3a" if dark else "#e8e8e8",
-        hatch="//",
-        edgecolor=look.edge,
-        linewidth=0.6,
-        label=f"before: {policy_label(comparison.before)}",
-    )
-    ax.barh(
-        y + 0.2,
-        after,
-        height=0.38,
-        color="#a8a8a8" if dark else "#4d4d4d",
-        edgecolor=look.edge,
-        linewidth=0.6,
-        label=f"after: {policy_label(comparison.after)}",
-    )
     ends = []
     for yi, (b, a) in enumerate(zip(before, after)):
-        ends.append(ax.text(b + top * 0.01, yi - 0.2, f"{b}", va="center", fontsize=MIN_TEXT))
+        ends.append((b + top * 0.01, yi - 0.2, f"{b}", "normal"))
         change = a - b
         delta = f"   ({'+' if change > 0 else '−'}{abs(change)})" if change else ""
-        text = ax.text(
-            a + top * 0.01,
-            yi + 0.2,
-            f"{a}{delta}",
-            va="center",
-            fontsize=MIN_TEXT,
-            fontweight="bold" if change else "normal",
+        ends.append((a + top * 0.01, yi + 0.2, f"{a}{delta}", "bold" if change else "normal"))
+    return {
+        "outcomes": outcomes,
+        "before": before,
+        "after": after,
+        "top": top,
+        "ends": ends,
+        "labels": (f"before: {policy_label(comparison.before)}", f"after: {policy_label(comparison.after)}"),
+        "title": title or f"{comparison.changed} of {comparison.cases:,} cases change outcome",
+    }
+
+
+def _policy_comparison(plt: Any, look: Theme, comparison: Comparison, title: str | None) -> Any:
+    words = _comparison_words(comparison, title)
+    dark = look.name == "dark"
+    outcomes = words["outcomes"]
+    fig, ax = _figure(plt, 11, 1.6 + 0.5 * len(outcomes))
+    y = np.arange(len(outcomes))
+    top = words["top"]
+    for key, shift, face, hatch, label in (
+        ("before", -0.2, "#3a3a3a" if dark else "#e8e8e8", "//", words["labels"][0]),
+        ("after", 0.2, "#a8a8a8" if dark else "#4d4d4d", None, words["labels"][1]),
+    ):
+        ax.barh(  # the first container holds the before bars, the second the after bars
+            y + shift, words[key], height=0.38, color=face, hatch=hatch, edgecolor=look.edge, linewidth=0.6, label=label
         )
-        ends.append(text)
+    ends = [
+        ax.text(x, yi, text, va="center", fontsize=MIN_TEXT, fontweight=weight, gid=f"end:{i}")
+        for i, (x, yi, text, weight) in enumerate(words["ends"])
+    ]
     ax.set_yticks(y, [f"{o}  [{OUTCOME_STYLE[o][0]}]" for o in outcomes])
     ax.invert_yaxis()
     from matplotlib.ticker import MaxNLocator
@@ -422,9 +438,50 @@ def _policy_comparison(plt: Any, look: Theme, comparison: Comparison, title: str
     ax.set_xlim(0, top * 1.18)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("cases")
-    ax.set_title(title or f"{comparison.changed} of {comparison.cases:,} cases change outcome", loc="left", pad=44)
+    ax.set_title(words["title"], loc="left", pad=44)
     ax.spines[["top", "right"]].set_visible(False)
     ax.legend(loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=1, frameon=False, fontsize=MIN_TEXT)
     _room_for_bar_labels(fig, ax, ends)
     plt.close(fig)
     return fig
+
+
+def update_policy_comparison(fig: Any, comparison: Comparison, *, title: str | None = None) -> bool:
+    """Show another comparison on a figure :func:`policy_comparison` drew, in place, when only
+    its numbers and words change: the same outcomes, the same longest bar, and every bar's
+    number still inside the axes (the x axis and the layout stay as they are).
+
+    Returns:
+        ``True`` when the figure now shows ``comparison``; ``False`` (figure untouched) when it
+        must be drawn again with :func:`policy_comparison`.
+
+    Example:
+        >>> from custody_lab.sweep import compare, grid
+        >>> cases = grid()
+        >>> fig = policy_comparison(compare(cases, None, {"embedLimitBytes": 2048}))
+        >>> update_policy_comparison(fig, compare(cases, None, {"embedLimitBytes": 2049}))
+        True
+        >>> fig.axes[0].get_legend().get_texts()[1].get_text()
+        'after: embed ≤ 2049 B, current when the case asks'
+    """
+    ax = fig.axes[0]
+    words = _comparison_words(comparison, title)
+    shown = [str(t.get_text()).rsplit("  [", 1)[0] for t in ax.get_yticklabels()]
+    if shown != words["outcomes"] or ax.get_xlim()[1] != words["top"] * 1.18 or len(ax.containers) != 2:
+        return False
+    bars = dict(zip(("before", "after"), ax.containers))
+    ends = {t.get_gid(): t for t in ax.texts}
+    old = [(t.get_position(), t.get_text(), t.get_fontweight()) for t in (ends[f"end:{i}"] for i in range(len(ends)))]
+    for i, (x, yi, text, weight) in enumerate(words["ends"]):
+        ends[f"end:{i}"].set(position=(x, yi), text=text, fontweight=weight)
+    if _label_room(fig, ax, list(ends.values()), draw=False) > ax.get_xlim()[1] * (1 + 1e-6):
+        for t, (position, text, weight) in zip((ends[f"end:{i}"] for i in range(len(ends))), old):
+            t.set(position=position, text=text, fontweight=weight)
+        return False
+    for key in ("before", "after"):
+        for rect, width in zip(bars[key], words[key]):
+            rect.set_width(width)
+    for text, label in zip(ax.get_legend().get_texts(), words["labels"]):
+        text.set_text(label)
+    ax.set_title(words["title"], loc="left", pad=44)
+    return True

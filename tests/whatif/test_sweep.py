@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -34,6 +35,7 @@ from custody_lab.sweep import (
     sweep,
     to_frame,
 )
+from custody_lab.whatif.compare import compare_outcomes
 
 ROOT = Path(__file__).resolve().parents[2]
 ORACLE = Path(__file__).resolve().parents[1] / "reference" / "seed_router.mjs"
@@ -922,3 +924,30 @@ def test_cl_sweep_is_callable_before_and_after_the_submodule_is_imported():
     first, second = out.strip().split("] [")
     assert first + "]" == "[" + second, out
     assert "embed-over-budget" in out and "embedded-resource" in out, out
+
+
+def test_compare_keeps_the_ids_of_the_changed_rows_in_their_own_column_type():
+    inventory = load_inventory(SUPPORT_DESK)
+    c = compare(inventory, None, load_policy(STRICT))
+    assert c.changes["id"].dtype == inventory["id"].dtype  # taken, not turned into Python objects
+    for dtype in ("category", pd.ArrowDtype(pa.string())):  # types a detour through objects would lose
+        typed = inventory.assign(id=inventory["id"].astype(dtype))
+        ids = compare(typed, None, load_policy(STRICT)).changes["id"]
+        assert ids.dtype == typed["id"].dtype and ids.tolist() == c.changes["id"].tolist()
+    assert c.changes["id"].tolist() == [
+        i
+        for i, a, b in zip(
+            inventory["id"], sweep(inventory)["outcome"], sweep(inventory, load_policy(STRICT))["outcome"]
+        )
+        if a != b
+    ]
+    no_ids = inventory.drop(columns="id").set_index(pd.RangeIndex(100, 100 + len(inventory)))
+    assert compare(no_ids, None, load_policy(STRICT)).changes["id"].tolist() == [
+        100 + i for i in range(len(inventory)) if inventory["id"].iloc[i] in set(c.changes["id"])
+    ]
+
+
+def test_compare_outcomes_refuses_codes_of_another_length_and_names_the_counts():
+    frame = load_inventory(SUPPORT_DESK)
+    with pytest.raises(cl.CaseError, match="outcome codes: 14 before and 15 after for 15 rows"):
+        compare_outcomes(frame, cl.Policy(), cl.Policy(), np.zeros(14, np.int8), np.zeros(15, np.int8))

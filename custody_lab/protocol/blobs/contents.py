@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from .base64_codec import DEFAULT_MAX_BYTES, decode_report
 from .errors import BlobError
-from .sniffing import MAX_JSON_DEPTH, as_text, judge, nests_deeper_than, sniff_mime, starts_like_json
+from .sniffing import MAX_JSON_DEPTH, as_text, json_verdict, judge, sniff_decoded, starts_like_json
 
 
 @dataclass(frozen=True)
@@ -154,14 +154,17 @@ def read_contents(item: Mapping, *, max_bytes: int | None = DEFAULT_MAX_BYTES) -
         ratio = base64_chars / len(data) if data else None
         notes = report.notes
 
-    if text is not None and starts_like_json(text) and nests_deeper_than(text, MAX_JSON_DEPTH):
+    # One look at JSON-like text decides both the refusal and (for the same text) the sniff.
+    verdict = json_verdict(text) if text is not None and starts_like_json(text) else (False, False)
+    if verdict[0]:
         raise BlobError(
             f"contents item {uri!r} field {kind!r} holds JSON nested more than {MAX_JSON_DEPTH} levels "
             "deep; the lab does not parse it (nesting that deep is how a hostile server exhausts a "
             "parser's stack)",
             reason="too-deep",
         )
-    sniffed = sniff_mime(data)
+    sniff_text = text if kind == "blob" else as_text(data)  # a blob's text is as_text(data) already
+    sniffed = sniff_decoded(data, sniff_text, verdict[1] if sniff_text == text else None) if data else None
     mismatch, reason = judge(declared, sniffed, data, text)
     return ContentsReading(
         uri=uri,

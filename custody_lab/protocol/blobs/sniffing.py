@@ -13,15 +13,18 @@ __all__ = [
     "MAX_JSON_DEPTH",
     "SNIFF_HEAD_CHARS",
     "as_text",
+    "json_verdict",
     "judge",
     "nests_deeper_than",
     "starts_like_json",
+    "sniff_decoded",
     "sniff_mime",
 ]
 
 import json
 import re
 from itertools import accumulate
+from typing import Any
 
 from ..mime import essence, is_text
 from .errors import BlobTypeError
@@ -53,7 +56,9 @@ _TEXT_SNIFFS = frozenset({"text/plain", "application/json", "application/xml", "
 #: Text may hold at most this percentage of control characters (other than tab, CR, LF); more
 #: means binary that happens to be valid UTF-8.
 CONTROL_LIMIT_PERCENT = 1
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x0c\x0e-\x1f\x7f]")
+#: each byte mapped to 1 when it is a control character counted against text (every C0 control
+#: but tab, LF and CR; and DEL), else to 0
+_CONTROL_FLAGS = bytes(int(b < 0x20 and b not in (0x09, 0x0A, 0x0D) or b == 0x7F) for b in range(256))
 #: Markup sniffing reads at most this many characters: a prolog, comments and a DOCTYPE longer
 #: than that leave the bytes "text/plain" (or "application/xml" after an ``<?xml`` prolog).
 SNIFF_HEAD_CHARS = 64 * 1024
@@ -83,13 +88,16 @@ def as_text(data: bytes) -> str | None:
         >>> as_text(b"\\x01" + b"a" * 99) is not None, as_text(b"\\x01\\x02" + b"a" * 98), as_text(b"\\xff")
         (True, None, None)
     """
+    raw = bytes(data)
     try:
-        text = bytes(data).decode("utf-8")
+        text = raw.decode("utf-8")
     except UnicodeDecodeError:
         return None
-    if "\x00" in text:
+    if b"\x00" in raw:
         return None
-    controls = sum(1 for _ in _CONTROL.finditer(text))
+    # Counted on the bytes, in C: in UTF-8 a C0 control or DEL is one byte of its own value, and
+    # no byte of a longer character is below 0x80, so each such byte is one control character.
+    controls = raw.translate(_CONTROL_FLAGS).count(1)
     if controls * 100 > CONTROL_LIMIT_PERCENT * len(text):
         return None
     return text
@@ -170,14 +178,57 @@ def nests_deeper_than(text: str, limit: int = MAX_JSON_DEPTH) -> bool:
     return next(filter(limit.__lt__, accumulate(map(_STEP.__getitem__, brackets))), None) is not None
 
 
-def _is_json_container(text: str) -> bool:
-    if not starts_like_json(text) or nests_deeper_than(text):
-        return False
+def json_verdict(text: str) -> tuple[bool, bool]:
+    """For text that starts like JSON: whether it nests more than :data:`MAX_JSON_DEPTH` levels
+    (as :func:`nests_deeper_than` says), and whether it is an object or array that parses and
+    nests no deeper (a JSON container).
+
+    Few brackets: :func:`nests_deeper_than` answers at once and a shallow text is parsed. Many: the
+    text is parsed first, and a document that parses is as deep as its values (a bracket in a
+    string is a character of the string's value), so its values are measured instead of its text
+    being scanned again; text that does not parse is scanned. The parser is CPython's ``json``,
+    which raises ``RecursionError`` before its stack runs out (that text is scanned too).
+
+    Example:
+        >>> json_verdict("[[1]]"), json_verdict("[" * 300), json_verdict("[" * 300 + "]" * 300)
+        ((False, True), (True, False), (True, False))
+    """
+    if text.count("[") + text.count("{") <= MAX_JSON_DEPTH:  # too few brackets to be deep
+        return False, _parses_as_container(text)
+    try:
+        value = json.loads(text.lstrip("\ufeff \t\r\n"))
+    except RecursionError:  # deeper than the interpreter lets the parser go: scanned instead
+        return nests_deeper_than(text), False
+    except ValueError:
+        return nests_deeper_than(text), False
+    deep = _deeper_than(value, MAX_JSON_DEPTH)
+    return deep, not deep and isinstance(value, dict | list)
+
+
+def _parses_as_container(text: str) -> bool:
     try:
         value = json.loads(text.lstrip("\ufeff \t\r\n"))
     except ValueError:
         return False
     return isinstance(value, dict | list)
+
+
+def _deeper_than(value: object, limit: int) -> bool:
+    """Whether a parsed JSON value nests its objects and arrays more than ``limit`` levels (no
+    recursion: one level of containers at a time)."""
+    level: list[Any] = [value] if isinstance(value, (dict, list)) else []
+    depth = 0
+    while level:
+        depth += 1
+        if depth > limit:
+            return True
+        level = [
+            child
+            for node in level
+            for child in (node.values() if type(node) is dict else node)
+            if isinstance(child, (dict, list))
+        ]
+    return False
 
 
 def _binary_signature(data: bytes) -> tuple[str, str] | None:
@@ -216,16 +267,29 @@ def sniff_mime(data: bytes) -> str | None:
     data = bytes(data)
     if not data:
         return None
+    return sniff_decoded(data, as_text(data))
+
+
+def sniff_decoded(data: bytes, text: str | None, json_container: bool | None = None) -> str | None:
+    """:func:`sniff_mime` of non-empty ``data`` whose :func:`as_text` is ``text``; a caller that
+    already has :func:`json_verdict` of that text passes its ``container`` (else it is found).
+
+    Example:
+        >>> data = b'{"a": [1]}'
+        >>> sniff_decoded(data, as_text(data)), sniff_decoded(data, as_text(data), json_verdict('{"a": [1]}')[1])
+        ('application/json', 'application/json')
+    """
     signature = _binary_signature(data)
     if signature is not None:
         return signature[0]
-    text = as_text(data)
     if text is None:
         return None
     markup = _markup_type(text)
     if markup is not None:
         return markup
-    if _is_json_container(text):
+    if json_container is None:
+        json_container = starts_like_json(text) and json_verdict(text)[1]
+    if json_container:
         return "application/json"
     return "text/plain"
 

@@ -8,7 +8,7 @@ embed limit. Text from a case is drawn with mathtext and TeX switched off (:func
 
 from __future__ import annotations
 
-__all__ = ["Layout", "draw_static", "export", "label_case", "matrix_figure", "new_figure"]
+__all__ = ["Layout", "draw_policy_layer", "draw_static", "export", "label_case", "matrix_figure", "new_figure"]
 
 
 from collections.abc import Iterable, Mapping, Sequence
@@ -45,6 +45,7 @@ from .regions import (
     YBOTTOM,
     YTOP,
     ChartError,
+    Region,
     as_case,
     matrix_regions,
     safe_text,
@@ -97,6 +98,8 @@ class Layout:
     clusters: list[list[int]] = field(default_factory=list)
     limit_box: Box | None = None
     marker_r: float = 5.0
+    #: the artists the policy moves (regions, their words, separator, limit, cases, title)
+    artists: list[Any] = field(default_factory=list)
 
 
 def _axes(fig: Figure) -> Any:
@@ -135,57 +138,21 @@ def draw_static(
     marker encoding (the explored case can be any of them), otherwise only those drawn.
     """
     ax = _axes(fig)
-    layout = Layout(ax, policy, theme, marker_r=MARKER_SIZE * fig.dpi / 72 / 2 + 1.5)
-    renderer = renderer_of(fig)
-    px = fig.dpi / 72  # pixels per point
-
-    # Regions: hatch + fill, then their words in the top strip of the band.
     regions = matrix_regions(policy)
-    for reg in regions:
-        kind = REGION_KINDS[reg.kind]
-        y = ROW_OF[reg.shape].y
-        x0 = max(reg.x0, 0)
-        patch = Rectangle(
-            (x0, y - 0.5),
-            reg.x1 - x0,
-            1.0,
-            facecolor=kind.fill(theme),
-            edgecolor="none",
-            hatch=kind.hatch,
-            hatchcolor=theme.hatch,
-            linewidth=0,
-            zorder=0,
-        )
-        patch.set_hatch_linewidth(0.6)
-        patch.set_gid(f"region:{reg.shape}:{reg.kind}")
-        ax.add_patch(patch)
-        shift = ScaledTranslation(3 / 72, -2 / 72, fig.dpi_scale_trans)
-        t = draw_text(
-            ax,
-            x0,
-            y - 0.5,
-            reg.text,
-            transform=ax.transData + shift,
-            ha="left",
-            va="top",
-            fontsize=MIN_TEXT,
-            style="italic",
-            color=theme.text,
-            zorder=2,
-            bbox={"boxstyle": "square,pad=0.1", "facecolor": theme.box, "edgecolor": "none", "alpha": 0.9},
-        )
-        t.set_gid(f"region-label:{reg.shape}:{reg.kind}")
-        box = t.get_window_extent(renderer)
-        left = ax.transData.transform((x0, y))[0]
-        right = ax.transData.transform((reg.x1, y))[0]
-        if box.x1 > right - 3 or box.x0 < left:
-            t.set_visible(False)  # too narrow for its words: the hatch and the legend still say it
-        else:
-            layout.region_labels.append(t)
-            layout.text_boxes.append((box.x0 - 1, box.y0 - 1, box.x1 + 1, box.y1 + 1))
+    layout = draw_policy_layer(fig, ax, placed, policy, theme, regions, title=title, faint=faint)
+    _draw_groups(fig, ax, theme)
+    drawn = {(c.initiator, d.accepted) for c, d in placed}
+    used = Encodings(
+        markers=frozenset(MARKER_WORDS if faint else drawn),
+        kinds=frozenset(r.kind for r in regions),
+        ring=ring_legend,
+    )
+    draw_legend(fig, theme, used)
+    return layout
 
-    # The two groups: a separator line and a bracketed label at the far left.
-    ax.axhline(SEPARATOR_Y, color=theme.ink, linewidth=1.0, zorder=1)
+
+def _draw_groups(fig: Figure, ax: Any, theme: Theme) -> None:
+    """The two groups: a separator line and a bracketed label at the far left."""
     bracket = blended_transform_factory(fig.dpi_scale_trans, ax.transData)
     for initiator, words in GROUPS:
         ys = [r.y for r in ROWS if r.initiator == initiator]
@@ -205,10 +172,82 @@ def draw_static(
             linespacing=1.15,
         ).set_gid(f"group:{initiator}")
 
+
+def draw_policy_layer(
+    fig: Figure,
+    ax: Any,
+    placed: Sequence[tuple[Case, Decision]],
+    policy: Policy,
+    theme: Theme,
+    regions: Sequence[Region],
+    *,
+    title: str,
+    faint: bool,
+) -> Layout:
+    """What the policy moves: regions and their words, separator, limit line, the cases, the title.
+
+    Every artist drawn is listed in the returned layout's ``artists`` (in drawing order), so a map
+    can take them away and draw another policy's over the same axes, legend and group labels.
+    """
+    layout = Layout(ax, policy, theme, marker_r=MARKER_SIZE * fig.dpi / 72 / 2 + 1.5)
+    renderer = renderer_of(fig)
+    px = fig.dpi / 72  # pixels per point
+    mine = layout.artists
+
+    # Regions: hatch + fill, then their words in the top strip of the band.
+    for reg in regions:
+        kind = REGION_KINDS[reg.kind]
+        y = ROW_OF[reg.shape].y
+        x0 = max(reg.x0, 0)
+        patch = Rectangle(
+            (x0, y - 0.5),
+            reg.x1 - x0,
+            1.0,
+            facecolor=kind.fill(theme),
+            edgecolor="none",
+            hatch=kind.hatch,
+            hatchcolor=theme.hatch,
+            linewidth=0,
+            zorder=0,
+        )
+        patch.set_hatch_linewidth(0.6)
+        patch.set_gid(f"region:{reg.shape}:{reg.kind}")
+        mine.append(ax.add_patch(patch))
+        shift = ScaledTranslation(3 / 72, -2 / 72, fig.dpi_scale_trans)
+        t = draw_text(
+            ax,
+            x0,
+            y - 0.5,
+            reg.text,
+            transform=ax.transData + shift,
+            ha="left",
+            va="top",
+            fontsize=MIN_TEXT,
+            style="italic",
+            color=theme.text,
+            zorder=2,
+            bbox={"boxstyle": "square,pad=0.1", "facecolor": theme.box, "edgecolor": "none", "alpha": 0.9},
+        )
+        t.set_gid(f"region-label:{reg.shape}:{reg.kind}")
+        mine.append(t)
+        box = t.get_window_extent(renderer)
+        left = ax.transData.transform((x0, y))[0]
+        right = ax.transData.transform((reg.x1, y))[0]
+        if box.x1 > right - 3 or box.x0 < left:
+            t.set_visible(False)  # too narrow for its words: the hatch and the legend still say it
+        else:
+            layout.region_labels.append(t)
+            layout.text_boxes.append((box.x0 - 1, box.y0 - 1, box.x1 + 1, box.y1 + 1))
+
+    # The line between the two groups (their bracketed labels are drawn once, by draw_static).
+    mine.append(ax.axhline(SEPARATOR_Y, color=theme.ink, linewidth=1.0, zorder=1))
+
     # The policy's embed limit (seed 000: "a local teaching policy, not a protocol maximum").
     limit = policy.embed_limit_bytes
     xl = min(limit, XMAX)
-    ax.axvline(xl, color=theme.ink, linestyle=(0, (5, 3)), linewidth=1.3, zorder=3).set_gid("limit-line")
+    line = ax.axvline(xl, color=theme.ink, linestyle=(0, (5, 3)), linewidth=1.3, zorder=3)
+    line.set_gid("limit-line")
+    mine.append(line)
     note = f"embed limit {limit:,} B" + (" (beyond 1 MB)" if limit > XMAX else "")
     top_of_axes = blended_transform_factory(ax.transData, ax.transAxes)
     lim = draw_text(
@@ -223,6 +262,7 @@ def draw_static(
         fontweight="bold",
     )
     lim.set_gid("limit-label")
+    mine.append(lim)
     # Case labels keep off the limit line: its strip is a box no label may cover.
     line_x = ax.transData.transform((xl, 0))[0]
     axbox0 = ax.get_window_extent(renderer)
@@ -238,12 +278,12 @@ def draw_static(
     alpha = 0.35 if faint else 1.0
     layout.positions, layout.clusters = _positions(ax, placed, px)
     for (case, d), (x, y) in zip(placed, layout.positions):
-        _draw_marker(ax, theme, case, d, x, y, alpha=alpha)
+        mine += _draw_marker(ax, theme, case, d, x, y, alpha=alpha)
         cx, cy = ax.transData.transform((x, y))
         r = layout.marker_r
         layout.marker_boxes.append((cx - r, cy - r, cx + r, cy + r))
 
-    draw_text(
+    heading = draw_text(
         fig,
         EDGE / fig.get_size_inches()[0],
         1 - 0.12 / fig.get_size_inches()[1],
@@ -252,14 +292,9 @@ def draw_static(
         va="top",
         fontsize=11,
         fontweight="bold",
-    ).set_gid("title")
-    drawn = {(c.initiator, d.accepted) for c, d in placed}
-    used = Encodings(
-        markers=frozenset(MARKER_WORDS if faint else drawn),
-        kinds=frozenset(r.kind for r in regions),
-        ring=ring_legend,
     )
-    draw_legend(fig, theme, used)
+    heading.set_gid("title")
+    mine.append(heading)
     return layout
 
 
@@ -303,7 +338,7 @@ def _draw_marker(
 ) -> list[Line2D]:
     color = initiator_color(theme, case.initiator)
     face = color if d.accepted else theme.box
-    (m,) = ax.plot(
+    m = Line2D(  # added as ax.plot would, without its colour cycle (every colour is given)
         [x],
         [y],
         linestyle="none",
@@ -318,10 +353,10 @@ def _draw_marker(
         path_effects=halo(theme) if alpha == 1.0 else None,  # faint context markers stay faint
     )
     m.set_gid(f"case:{case.id}")
-    out = [m]
+    out = [ax.add_line(m)]
     if not d.accepted:
-        (c,) = ax.plot([x], [y], **cross(theme), markersize=size * 0.7, alpha=alpha, zorder=6, clip_on=False)
-        out.append(c)
+        c = Line2D([x], [y], **cross(theme), markersize=size * 0.7, alpha=alpha, zorder=6, clip_on=False)
+        out.append(ax.add_line(c))
     return out
 
 

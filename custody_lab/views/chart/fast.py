@@ -18,6 +18,10 @@ import matplotlib
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.markers import MarkerStyle
+from matplotlib.patches import Patch
+from matplotlib.text import Text
 from matplotlib.transforms import Bbox
 
 from ...core.model import Case, Decision, Policy
@@ -25,8 +29,8 @@ from ...core.receipts import canonical_json
 from ...core.router import route
 from ...core.text import visible
 from ...whatif.theme import Theme, theme_of
-from .draw import draw_static, label_case, new_figure
-from .regions import MARK_DY, ROW_OF, as_case, matrix_rows, short_status, x_of
+from .draw import draw_policy_layer, draw_static, label_case, new_figure
+from .regions import MARK_DY, ROW_OF, Region, as_case, matrix_regions, matrix_rows, short_status, x_of
 from .style import (
     EDGE,
     INITIATOR_MARKER,
@@ -87,8 +91,10 @@ class CustodyMatrix:
         self._figsize = figsize
         self._cache: OrderedDict[tuple[Any, ...], bytes] = OrderedDict()
         self._cache_size = cache_size
-        #: How many times the static map has been drawn (1 after construction).
+        #: How many times the static map has been drawn (1 after construction), whole or its policy layer.
         self.background_draws = 0
+        #: How many of those drew only the policy's layer over the kept axes and legend.
+        self.policy_draws = 0
         self.figure: Figure = new_figure(figsize, dpi, self.theme)
         self._encoder = PngBands()
         self.canvas: FigureCanvasAgg = self.figure.canvas  # type: ignore[assignment]
@@ -105,16 +111,10 @@ class CustodyMatrix:
         look = self.theme
         with matplotlib.rc_context(theme_rc(look)):
             placed = self._context_decisions(self.policy)
-            self._context_outcomes = tuple(d.outcome for _, d in placed)
             self._layout = draw_static(
-                fig,
-                placed,
-                self.policy,
-                look,
-                faint=True,
-                ring_legend=True,
-                title=f"Custody matrix · embed limit {self.policy.embed_limit_bytes:,} B",
+                fig, placed, self.policy, look, faint=True, ring_legend=True, title=self._title()
             )
+            self._kinds = frozenset(r.kind for r in matrix_regions(self.policy))
             ax = self._layout.ax
             kw: dict[str, Any] = {"linestyle": "none", "animated": True, "clip_on": False}
             self._ring = ax.plot([], [], **{**ring(look), **kw, "markeredgewidth": 1.8}, zorder=9)[0]
@@ -154,33 +154,113 @@ class CustodyMatrix:
             w, h = self._figsize
             self._status = draw_text(fig, EDGE / w, 1 - 0.42 / h, "", ha="left", va="top", fontsize=10, animated=True)
             self._status.set_gid("status")
-            # A context case explored unchanged is drawn exactly on its (dodged) ghost.
-            self._twins = {(c.id, c.shape, c.bytes): pos for (c, _), pos in zip(placed, self._layout.positions)}
+            # The base a policy's layer is drawn over: the map without it, its spines and axes.
+            hidden = [a for a in [*self._layout.artists, *self._axes_lines()] if a.get_visible()]
+            for artist in hidden:
+                artist.set_visible(False)
             self.canvas.draw()
-            self._background = self.canvas.copy_from_bbox(fig.bbox)
+            self._base_pixels = np.asarray(self.canvas.buffer_rgba()).copy()
+            for artist in hidden:
+                artist.set_visible(True)
+            self.canvas.draw()
+            self._signatures = {a: _signature(a, renderer_of(fig)) for a in self._layout.artists}
             # The status line sits on plain background: keep each distinct line's pixels.
             self._status.set_text("Ag|→")
             ext = self._status.get_window_extent(renderer_of(self.figure))
             self._status_strip = Bbox.from_extents(fig.bbox.x0, ext.y0 - 3, fig.bbox.x1, ext.y1 + 3)
             self._status_pixels: dict[str, Any] = {}
-            self._encoder.set_reference(np.asarray(self.canvas.buffer_rgba()))
-        self.background_draws += 1
+            self._remember(placed)
         self._cache.clear()
 
     def set_policy(self, policy: Policy | None) -> None:
         """Use another policy; redraw the static map only if it would look different.
 
         The map changes when the embed limit moves (the regions move) or when a context case's
-        outcome changes; any other policy change only affects the next :meth:`render`.
+        outcome changes; any other policy change only affects the next :meth:`render`. Only what
+        the policy moves is redrawn (:meth:`_redraw_policy_layer`): the axes, their ticks, the group
+        labels and the legend stay as they were drawn, unless the legend's region kinds change.
         """
         policy = policy or Policy()
         if policy == self.policy:
             return
-        outcomes = tuple(d.outcome for _, d in self._context_decisions(policy))
+        placed = self._context_decisions(policy)
+        outcomes = tuple(d.outcome for _, d in placed)
         redraw = policy.embed_limit_bytes != self.policy.embed_limit_bytes or outcomes != self._context_outcomes
         self.policy = policy
-        if redraw:
+        if not redraw:
+            return
+        regions = matrix_regions(policy)
+        if frozenset(r.kind for r in regions) == self._kinds:
+            self._redraw_policy_layer(placed, regions)
+        else:
             self._build()
+
+    def _redraw_policy_layer(self, placed: list[tuple[Case, Decision]], regions: tuple[Region, ...]) -> None:
+        """Redraw only the pixels the new policy changes, as a full draw would give them.
+
+        The old and the new policy's artists are compared (kind, words, colours, where they
+        sit); every place where one of them differs is a dirty rectangle. Each rectangle gets the
+        base pixels back (the map without the policy's layer and without the spines drawn over
+        it) and then every artist that reaches into it, clipped to it, in the order a full draw
+        uses. Agg clips at whole pixels, so the pixels are those :meth:`_build` would give.
+        """
+        fig, ax = self.figure, self._layout.ax
+        renderer = renderer_of(fig)
+        before = self._signatures
+        for artist in self._layout.artists:
+            artist.remove()
+        with matplotlib.rc_context(theme_rc(self.theme)):
+            self._layout = draw_policy_layer(
+                fig, ax, placed, self.policy, self.theme, regions, title=self._title(), faint=True
+            )
+            after = self._signatures = {a: _signature(a, renderer) for a in self._layout.artists}
+            height = int(fig.bbox.height)
+            dirty = [_pixel_box(box, height) for box in _changes(list(before.values()), list(after.values()))]
+            self.canvas.restore_region(self._background)
+            pixels = np.asarray(self.canvas.buffer_rgba())
+            axes_artists = sorted(  # stable, as Axes.draw sorts its children
+                [a for a in self._layout.artists if a.axes is ax] + self._axes_lines(), key=lambda a: a.get_zorder()
+            )
+            order = axes_artists + [a for a in self._layout.artists if a.axes is None]
+            reach = [(a, Bbox.from_extents(*after[a][-1]) if a in after else _reach(a, renderer)) for a in order]
+            reach = [(a, box) for a, box in reach if a.get_visible()]
+            rects = _merge(dirty)
+            strip = _pixel_box(tuple(self._status_strip.extents), height)
+            if any(r[0] < strip[2] and strip[0] < r[2] and r[1] < strip[3] and strip[1] < r[3] for r in rects):
+                self._status_pixels = {}  # the status line's kept pixels hold a part of the map that changed
+            for x0, y0, x1, y1 in rects:
+                # Agg's pixel clip of markers and text includes the box's far edge: keep a frame
+                # of the pixels around the box and put it back after drawing.
+                around = (slice(max(y0 - 2, 0), y1 + 2), slice(max(x0 - 2, 0), x1 + 2))
+                frame = pixels[around].copy()
+                pixels[y0:y1, x0:x1] = self._base_pixels[y0:y1, x0:x1]
+                clip = Bbox.from_extents(x0, height - y1, x1, height - y0)  # display space: y up
+                for artist, box in reach:
+                    if box.overlaps(clip):
+                        _draw_clipped(artist, renderer, clip)
+                drawn = pixels[y0:y1, x0:x1].copy()
+                pixels[around] = frame
+                pixels[y0:y1, x0:x1] = drawn
+        self._remember(placed)
+        self.policy_draws += 1
+
+    def _axes_lines(self) -> list[Any]:
+        """The axes' own lines drawn over the regions' edges: the spines (ticks and their words lie
+        outside the axes, where no region is drawn, so the base keeps them)."""
+        return list(self._layout.ax.spines.values())
+
+    def _title(self) -> str:
+        return f"Custody matrix · embed limit {self.policy.embed_limit_bytes:,} B"
+
+    def _remember(self, placed: list[tuple[Case, Decision]]) -> None:
+        """Keep the drawn map as the frames' background (and its geometry for the labels)."""
+        fig = self.figure
+        self._context_outcomes = tuple(d.outcome for _, d in placed)
+        # A context case explored unchanged is drawn exactly on its (dodged) ghost.
+        self._twins = {(c.id, c.shape, c.bytes): pos for (c, _), pos in zip(placed, self._layout.positions)}
+        self._background = self.canvas.copy_from_bbox(fig.bbox)
+        self._encoder.set_reference(np.asarray(self.canvas.buffer_rgba()))
+        self.background_draws += 1
 
     # -- one frame ----------------------------------------------------------------------------
 
@@ -278,6 +358,107 @@ class CustodyMatrix:
         return self._encoder.encode(np.asarray(self.canvas.buffer_rgba()))
 
 
+#: pixels added around each artist's extent: antialiasing, line widths, a text's box and halo
+_MARGIN = 4
+
+
+def _reach(artist: Any, renderer: Any) -> Bbox:
+    """The display-space box an artist's pixels can reach (its extent plus :data:`_MARGIN`)."""
+    box = artist.get_window_extent(renderer)
+    patch = artist.get_bbox_patch() if isinstance(artist, Text) else None
+    if patch is not None:  # the box around a text: its pad, in points, on every side
+        pad = float(getattr(patch.get_boxstyle(), "pad", 0.3))  # a style's pad, in font sizes
+        return box.padded(pad * artist.get_fontsize() * renderer.points_to_pixels(1) + _MARGIN)
+    return box.padded(_MARGIN)
+
+
+def _signature(artist: Any, renderer: Any) -> tuple[Any, ...]:
+    """What decides an artist's pixels, with where they can reach last (two artists with the
+    same signature draw the same pixels)."""
+    look: tuple[Any, ...] = (type(artist).__name__, artist.get_gid(), artist.get_visible(), artist.get_zorder())
+    if isinstance(artist, Text):
+        look += (artist.get_text(), artist.get_horizontalalignment(), artist.get_position())
+    elif isinstance(artist, Line2D):
+        marker = MarkerStyle(artist.get_marker())
+        look += (
+            tuple(np.asarray(artist.get_xdata(), float)),
+            tuple(np.asarray(artist.get_ydata(), float)),
+            artist.get_marker(),
+            str(artist.get_color()),
+            str(artist.get_markeredgecolor()),
+            str(artist.get_markerfacecolor()) if marker.is_filled() else "",  # an "x" has no face
+        )
+    elif isinstance(artist, Patch):
+        look += (str(artist.get_facecolor()), artist.get_hatch())
+    box = _reach(artist, renderer)
+    return (*look, tuple(round(float(v), 3) for v in box.extents))
+
+
+def _changes(before: list[tuple[Any, ...]], after: list[tuple[Any, ...]]) -> list[tuple[float, ...]]:
+    """Display boxes holding every pixel that differs between two sets of artist signatures.
+
+    An artist in only one set changes the pixels it reaches. A rectangle that only moved its
+    edges (the same fill and hatch; Agg anchors a hatch to the canvas, not to the patch) changes
+    only the strips between its old and its new edges.
+    """
+    old, new = set(before), set(after)
+    gone, came = [s for s in before if s not in new], [s for s in after if s not in old]
+    boxes: list[tuple[float, ...]] = []
+    moved = {s[:-1]: s[-1] for s in gone if s[0] == "Rectangle" and s[1] is not None}
+    for s in came:
+        was = moved.pop(s[:-1], None) if s[0] == "Rectangle" and s[1] is not None else None
+        if was is None:
+            boxes.append(s[-1])
+            continue
+        (a0, b0, a1, b1), (c0, d0, c1, d1) = was, s[-1]
+        pad = 2 * _MARGIN  # each edge's own margin, on either side of it
+        for x, y in ((a0, c0), (a1, c1)):
+            if x != y:
+                boxes.append((min(x, y) - pad, min(b0, d0), max(x, y) + pad, max(b1, d1)))
+        for x, y in ((b0, d0), (b1, d1)):
+            if x != y:
+                boxes.append((min(a0, c0), min(x, y) - pad, max(a1, c1), max(x, y) + pad))
+    boxes += list(moved.values())
+    boxes += [s[-1] for s in gone if not (s[0] == "Rectangle" and s[1] is not None)]
+    return boxes
+
+
+def _pixel_box(extents: tuple[float, ...], height: int) -> tuple[int, int, int, int]:
+    """Display extents as whole-pixel array bounds (x0, row0, x1, row1), rows counted from the top."""
+    x0, y0, x1, y1 = extents
+    return max(int(np.floor(x0)), 0), max(int(np.floor(height - y1)), 0), int(np.ceil(x1)), int(np.ceil(height - y0))
+
+
+def _merge(boxes: list[tuple[int, int, int, int]]) -> list[tuple[int, int, int, int]]:
+    """Overlapping boxes (x0, row0, x1, row1) joined into their bounding boxes until none overlap
+    (an artist is then drawn once for a cluster of changes, not once a piece)."""
+    out: list[tuple[int, int, int, int]] = []
+    for box in boxes:
+        while True:
+            hit = next((o for o in out if o[0] < box[2] and box[0] < o[2] and o[1] < box[3] and box[1] < o[3]), None)
+            if hit is None:
+                break
+            out.remove(hit)
+            box = (min(box[0], hit[0]), min(box[1], hit[1]), max(box[2], hit[2]), max(box[3], hit[3]))
+        out.append(box)
+    return out
+
+
+def _draw_clipped(artist: Any, renderer: Any, clip: Bbox) -> None:
+    """Draw an artist with its pixels limited to ``clip`` (and to its own clip box, if it has one)."""
+    was_on, was_box = artist.get_clip_on(), artist.get_clip_box()
+    box = clip if not was_on or was_box is None else Bbox.intersection(clip, was_box)
+    if box is None:
+        return
+    artist.set_clip_box(box)
+    artist.set_clip_on(True)
+    try:
+        artist.draw(renderer)
+    finally:
+        artist.set_clip_box(was_box)
+        artist.set_clip_on(was_on)
+
+
 def _png_chunk(tag: bytes, data: bytes) -> bytes:
     return struct.pack(">I", len(data)) + tag + data + struct.pack(">I", zlib.crc32(tag + data))
 
@@ -343,8 +524,16 @@ class PngBands:
         self._bands: list[tuple[bytes, int, int]] = []
 
     def set_reference(self, rgba: np.ndarray) -> None:
-        self._reference = np.ascontiguousarray(rgba).view(np.uint32).reshape(rgba.shape[:2]).copy()
-        self._bands = [_band(rgba[y : y + BAND_ROWS]) for y in range(0, rgba.shape[0], BAND_ROWS)]
+        """Compress the background's bands (only those that differ from the last background's)."""
+        height, width = rgba.shape[:2]
+        new = np.ascontiguousarray(rgba).view(np.uint32).reshape(height, width).copy()
+        old = self._reference
+        same = np.zeros(height, bool) if old is None or old.shape != new.shape else ~np.not_equal(new, old).any(axis=1)
+        self._bands = [
+            self._bands[k] if same[y : y + BAND_ROWS].all() else _band(rgba[y : y + BAND_ROWS])
+            for k, y in enumerate(range(0, height, BAND_ROWS))
+        ]
+        self._reference = new
 
     def encode(self, rgba: np.ndarray) -> bytes:
         height, width = rgba.shape[:2]

@@ -41,7 +41,7 @@ __all__ = [
 ]
 
 import unicodedata
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -214,12 +214,12 @@ def _kind(row: Row, advised: str | None) -> str:
     return "prefer-other"
 
 
-def _first_change(shape: str, lo: int, hi: int, policy: Policy | None) -> int:
-    """The smallest byte count in (lo, hi] whose advice differs from the advice at ``lo``."""
-    base = region_advice(shape, lo, policy)
+def _first_change(advice: Callable[[int], str | None], lo: int, hi: int) -> int:
+    """The smallest byte count in (lo, hi] whose ``advice`` differs from the advice at ``lo``."""
+    base = advice(lo)
     while hi - lo > 1:
         mid = (lo + hi) // 2
-        if region_advice(shape, mid, policy) == base:
+        if advice(mid) == base:
             lo = mid
         else:
             hi = mid
@@ -230,7 +230,8 @@ def matrix_regions(policy: Policy | None = None) -> tuple[Region, ...]:
     """Every row split into stretches where the advisor's answer is constant (0 B .. 1 MB).
 
     The advisor is sampled on a log grid plus the policy's limit, and each change is located to
-    the byte by bisection, so the map follows the advisor even if its thresholds change.
+    the byte by bisection, so the map follows the advisor even if its thresholds change. Rows with
+    the same typical need (the embed and link rows) ask the advisor once for each size.
 
     Example:
         >>> [(r.x1, r.kind) for r in matrix_regions() if r.shape == "embedded-resource"]
@@ -240,17 +241,25 @@ def matrix_regions(policy: Policy | None = None) -> tuple[Region, ...]:
     grid = {0, XMAX, *(round(10 ** (i / 20)) for i in range(0, 121))}
     grid.update(v for v in (limit, limit + 1) if 0 <= v <= XMAX)
     samples = sorted(v for v in grid if 0 <= v <= XMAX)
+    known: dict[tuple[Any, int], str | None] = {}
     out: list[Region] = []
     for row in ROWS:
+
+        def advice(n: int, row: Row = row) -> str | None:
+            key = (row.need, n)
+            if key not in known:
+                known[key] = region_advice(row.shape, n, policy)
+            return known[key]
+
         start = 0
-        current = region_advice(row.shape, 0, policy)
+        current = advice(0)
         prev = 0
         for x in samples[1:]:
-            advised = region_advice(row.shape, x, policy)
+            advised = advice(x)
             if advised != current:
-                change = _first_change(row.shape, prev, x, policy)
+                change = _first_change(advice, prev, x)
                 out.append(_region(row, start, change - 1, current))
-                start, current = change - 1, region_advice(row.shape, change, policy)
+                start, current = change - 1, advice(change)
             prev = x
         out.append(_region(row, start, XMAX, current))
     return tuple(out)

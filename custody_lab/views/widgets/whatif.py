@@ -2,9 +2,11 @@
 
 ``WhatIfPanel()`` is an ipywidgets ``VBox`` over a capability inventory (by default
 ``data/inventories/support-desk.csv``). Moving the embed-limit slider or ticking "always require
-current content" builds a new :class:`~custody_lab.core.model.Policy`, calls
-:func:`custody_lab.sweep.compare` against the starting policy, and redraws the summary, the
-table and the before/after chart. The table shows one page (:data:`PAGE_ROWS` rows; the rows that
+current content" builds a new :class:`~custody_lab.core.model.Policy`, sweeps the inventory once
+under it, compares its outcomes with the starting policy's (kept from the first sweep:
+:func:`~custody_lab.whatif.compare.compare_outcomes`), and redraws the summary, the table and the
+before/after chart (the chart's figure is kept and updated in place when only its numbers and
+words change, and not drawn at all when they do not). The table shows one page (:data:`PAGE_ROWS` rows; the rows that
 changed outcome come first), so a slider move renders as much HTML for a million capabilities as
 for fifteen; the ``page`` box turns the pages. The widget decides nothing itself; the HTML
 comes from :func:`summary_html` and :func:`table_html`, which tests call directly.
@@ -14,28 +16,44 @@ from __future__ import annotations
 
 __all__ = ["PAGE_ROWS", "WhatIfPanel", "changed_rows", "page_count", "summary_html", "table_html"]
 
-import io
 from pathlib import Path
 from typing import Any
 
 import ipywidgets as W
 import numpy as np
 import pandas as pd
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 
 from ...core.errors import CustodyLabError
 from ...core.model import Policy
 from ...core.paths import data_path
-from ...whatif.compare import Comparison, compare
+from ...whatif.compare import Comparison, compare_outcomes
 from ...whatif.io import load_inventory
-from ...whatif.plots import policy_comparison, policy_label
+from ...whatif.plots import policy_comparison, policy_label, update_policy_comparison
 from ...whatif.sweep import sweep
 from ...whatif.theme import theme_of
+from ..chart.fast import png
 from ..html import FONT, ROW_STYLES, ViewError, box, code, escape, scroll, small, table, untrusted
 from .controls import StrictIntSlider, fit, fits_words
 from .picture import follow_page_theme
 from .render import error_html
 
 _RIGHT = "text-align:right"
+_SHOWN = ("id", "title", "shape", "bytes", "outcome")
+_CHART_DPI = 72  # the chart's pixels per inch (a 792 px wide image)
+
+
+def _chart_state(fig: Any) -> tuple[Any, ...]:
+    """Everything the before/after chart draws but its legend's "after" line: bars, numbers, title."""
+    ax = fig.axes[0]
+    bars = tuple(rect.get_width() for container in ax.containers for rect in container)
+    texts = tuple((t.get_text(), t.get_position(), t.get_fontweight()) for t in ax.texts)
+    return bars, texts, ax.get_title(loc="left"), ax.get_legend().get_texts()[0].get_text()
+
+
+def _codes(swept: pd.DataFrame) -> np.ndarray:
+    """A swept frame's outcome codes (its ``outcome`` column is a categorical of every outcome)."""
+    return np.asarray(swept["outcome"].cat.codes.to_numpy())
 
 
 def summary_html(comparison: Comparison) -> str:
@@ -114,7 +132,7 @@ def table_html(
         pick = np.concatenate([where, rest])[first:stop]
     else:
         pick = np.arange(first, stop)
-    shown = swept.iloc[pick]
+    shown = swept[[c for c in _SHOWN if c in swept.columns]].iloc[pick]  # only the columns shown are taken
     marks = changed[pick]
     was: list[str] = before["outcome"].iloc[pick].astype(str).tolist() if before is not None else [""] * len(pick)
     ids = shown["id"] if "id" in shown.columns else pd.Series(shown.index, index=shown.index)
@@ -170,6 +188,9 @@ class WhatIfPanel(W.VBox):
         self.policy = self.baseline
         self.error: str | None = None
         self._chart_on = chart
+        self._figure: Any = None  # the chart's figure, kept between moves
+        self._chart_key: tuple[Any, ...] | None = None
+        self._under_line: np.ndarray | None = None  # the chart's pixels without its "after" line
         self.controls: dict[str, W.ValueWidget] = {
             "embedLimitBytes": StrictIntSlider(
                 value=self.baseline.embed_limit_bytes,
@@ -219,8 +240,10 @@ class WhatIfPanel(W.VBox):
         children += [self.pager.row, self.table]
         super().__init__(children=children)
         self.before = sweep(self.frame, self.baseline)
+        self._before_codes = _codes(self.before)
         self.result = self.before
-        self.comparison = compare(self.frame, self.baseline, self.policy)
+        codes = self._before_codes
+        self.comparison = compare_outcomes(self.frame, self.baseline, self.policy, codes, codes)
         self._render()
 
     def _on_input(self, _change: dict[str, Any]) -> None:
@@ -234,8 +257,8 @@ class WhatIfPanel(W.VBox):
                 now=self.baseline.now,
                 require_current=bool(self.controls["requireCurrent"].value),
             )
-            result = sweep(self.frame, policy)
-            comparison = compare(self.frame, self.baseline, policy)
+            result = sweep(self.frame, policy)  # one sweep a move: the starting policy's codes are kept
+            comparison = compare_outcomes(self.frame, self.baseline, policy, self._before_codes, _codes(result))
         except CustodyLabError as e:  # a bad value is shown, never raised into the notebook
             self._fail(str(e))
             return
@@ -305,7 +328,39 @@ class WhatIfPanel(W.VBox):
             self.pager.observe(self._on_page, names="value")
         self._render_table()
         if self._chart_on:
-            fig = policy_comparison(self.comparison)
-            buffer = io.BytesIO()
-            fig.savefig(buffer, format="png", dpi=72)
-            self.chart.value = buffer.getvalue()
+            self._draw_chart()
+
+    def _draw_chart(self) -> None:
+        """The before/after chart as PNG: nothing is drawn when it would show the same numbers
+        and words; a move that changes only those updates the kept figure in place and draws it
+        again in its kept layout; anything else (other outcomes, a longer bar) draws it anew.
+
+        When the update changes only the legend's "after" line (a new limit that moves no count),
+        only that line is drawn, over the kept pixels of the chart without it: nothing else of
+        the figure overlaps it, so the pixels are those of a whole drawing.
+        """
+        c = self.comparison
+        key = (c.summary.to_numpy().tobytes(), tuple(c.summary.index), c.before, c.after, c.changed, c.cases)
+        if key == self._chart_key:
+            return
+        fig = self._figure
+        was = _chart_state(fig) if fig is not None else None
+        if fig is None or not update_policy_comparison(fig, c):
+            fig = policy_comparison(c)
+            FigureCanvasAgg(fig)
+            fig.set_dpi(_CHART_DPI)
+            fig.canvas.draw()  # the constrained layout, at the chart's resolution
+            fig.set_layout_engine("none")  # kept by every later update
+            self._figure, was = fig, None
+        line = fig.axes[0].get_legend().get_texts()[1]
+        renderer = fig.canvas.get_renderer()
+        if was is None or _chart_state(fig) != was:  # draw it all; keep the pixels under the line
+            line.set_visible(False)
+            fig.canvas.draw()
+            self._under_line = np.asarray(fig.canvas.buffer_rgba()).copy()
+            line.set_visible(True)
+        else:
+            np.asarray(fig.canvas.buffer_rgba())[:] = self._under_line
+        line.draw(renderer)
+        self._chart_key = key
+        self.chart.value = png(np.asarray(fig.canvas.buffer_rgba()))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 import subprocess
@@ -220,3 +221,37 @@ def test_judging_deep_json_directly_says_it_cannot_confirm_the_type() -> None:
     actual = judge("application/json", sniff_mime(text.encode()), text.encode(), text)
     expected = (False, f"cannot confirm application/json: the text nests more than {MAX_JSON_DEPTH} levels deep")
     assert actual == expected, f"input={MAX_JSON_DEPTH + 1} nested arrays expected={expected} actual={actual}"
+
+
+@pytest.mark.parametrize(
+    ("text", "sniffed"),
+    [
+        ("[" * 256 + "]" * 256, "application/json"),  # as deep as allowed
+        ("[" * 255 + "[]," * 9 + "[]" + "]" * 255, "application/json"),  # the same, with more brackets
+        ('{"a":' * 256 + "1" + "}" * 256, "application/json"),
+        ("[" + '"[[[[",' * 300 + "[[1]]]", "application/json"),  # brackets in strings are words
+        ("[" + "[1]," * 300 + "[]]", "application/json"),  # many brackets, two levels
+        ("[" + "[1]," * 300 + "[]", "text/plain"),  # the same, unclosed: it does not parse
+    ],
+)
+def test_json_with_many_brackets_is_judged_by_its_depth_as_parsed(text, sniffed):
+    assert sniff_mime(text.encode()) == sniffed
+    assert read_contents({"uri": "x://doc", "text": text}).sniffed_mime == sniffed
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[" * 257 + "]" * 257,  # parses, one level too deep
+        "[" * 256 + "[]," * 9 + "[]" + "]" * 256,
+        '{"a":' * 257 + "1" + "}" * 257,
+        "[" * 300 + "1",  # does not parse: the scan finds it
+        "[" + '"]]]",' * 300 + "[" * 257,  # closing brackets in strings do not undo the depth
+        "[" * 100_000 + "]" * 100_000,  # past the parser's own limit
+    ],
+)
+def test_json_nested_too_deep_is_text_to_the_sniffer_and_refused_by_read_contents(text):
+    assert sniff_mime(text.encode()) == "text/plain"
+    with pytest.raises(BlobError) as err:
+        read_contents({"uri": "x://doc", "blob": base64.b64encode(text.encode()).decode()})
+    assert err.value.reason == "too-deep"

@@ -429,6 +429,20 @@ def test_set_policy_with_a_new_limit_redraws_the_map_and_changes_the_image(matri
     assert len(matrix.figure.legends) == 1 and len(matrix.figure.axes) == 1, "the old map was not cleared"
 
 
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_a_moved_limit_redraws_only_the_policys_layer_and_gives_a_fresh_maps_pixels(fixture, theme):
+    # The limit goes across context cases (500: the live-status pair), to both ends and back.
+    m = CustodyMatrix(context_cases=fixture.all_cases, cache_size=0, theme=theme)
+    case = fixture.case("approve-draft")
+    for n, limit in enumerate([500, 4097, 0, 20000, 100, 1056, 1725, 1437, 951, 4096], start=1):
+        m.set_policy(cl.Policy(embed_limit_bytes=limit))
+        moved = m.render(case)
+        fresh = CustodyMatrix(cl.Policy(embed_limit_bytes=limit), context_cases=fixture.all_cases, theme=theme)
+        assert m.policy_draws == n and m.background_draws == n + 1
+        differ = int((pixels(moved) != pixels(fresh.render(case))).any(axis=2).sum())
+        assert differ == 0, f"limit {limit}: {differ} pixels differ from a map drawn whole"
+
+
 def test_set_policy_with_the_same_limit_does_not_redraw(matrix, fixture):
     case = fixture.case("approve-draft")
     before = matrix.render(case)

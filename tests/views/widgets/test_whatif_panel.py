@@ -3,6 +3,7 @@ ones first) and the counts, whether the inventory has 15 capabilities or a milli
 
 from __future__ import annotations
 
+import io
 import re
 
 import numpy as np
@@ -12,6 +13,7 @@ from custody_lab.core.paths import data_path
 from custody_lab.sweep import load_inventory
 from custody_lab.views.html import SCROLL_STYLE
 from custody_lab.views.widgets.whatif import PAGE_ROWS, WhatIfPanel, table_html
+from custody_lab.whatif.plots import policy_comparison
 
 SUPPORT_DESK = data_path("inventories", "support-desk.csv")
 
@@ -87,3 +89,37 @@ def test_the_panel_reflows_at_640_px_controls_wrap_and_the_table_scrolls_in_its_
     assert f'style="{SCROLL_STYLE}"><table class="whatif-table"' in panel.table.value, (
         "expected the table inside a box that scrolls sideways"
     )
+
+
+def _pixels(png: bytes) -> np.ndarray:
+    from PIL import Image
+
+    return np.asarray(Image.open(io.BytesIO(png)).convert("RGB"))
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_a_slider_move_shows_the_chart_a_fresh_drawing_of_its_comparison_gives(theme, monkeypatch):
+    # The kept figure is updated in place (its layout kept) or drawn anew: either way, the pixels
+    # of policy_comparison(...) saved at 72 dpi.
+    monkeypatch.setenv("CUSTODY_LAB_THEME", theme)
+    panel = WhatIfPanel()
+    for limit in (100, 2048, 3000, 9000, 0, 4096):
+        panel.set(embed_limit_bytes=limit)
+        fresh = io.BytesIO()
+        policy_comparison(panel.comparison).savefig(fresh, format="png", dpi=72)
+        shown, drawn = _pixels(panel.chart.value), _pixels(fresh.getvalue())
+        assert shown.shape == drawn.shape, f"limit {limit}: {shown.shape} vs {drawn.shape}"
+        differ = int((shown != drawn).any(axis=2).sum())
+        assert differ == 0, f"limit {limit}: {differ} pixels differ from a fresh chart"
+
+
+def test_a_move_that_changes_nothing_the_chart_shows_keeps_its_png_and_a_new_bar_count_redraws():
+    panel = WhatIfPanel()
+    panel.set(embed_limit_bytes=2048)
+    first = panel.chart.value
+    panel.set(require_current=False)  # the same policy: the same numbers and words
+    assert panel.chart.value is first
+    panel.set(embed_limit_bytes=2049)  # the legend names the new limit
+    assert panel.chart.value != first
+    legend = [t.get_text() for t in panel._figure.axes[0].get_legend().get_texts()]
+    assert legend[1].startswith("after: embed ≤ 2049 B"), legend
