@@ -19,7 +19,7 @@ from .core.errors import CaseError, CaseFileError, CustodyLabError, PolicyError,
 from .core.explain import diff, flip_sentence
 from .core.loading import LoadResult, load_cases, load_fixture, parse_cases, read_cases
 from .core.model import APPLICATION_SHAPES, MODEL_SHAPES, SHAPES, Case, Custody, Decision, Policy, TraceStep
-from .core.paths import data_path
+from .core.paths import data_path, work_folder
 from .core.receipts import actor_labels, canonical_json, digest, extended_receipt, fixture_payload, receipt
 from .core.router import route
 from .core.rules import RESOURCE_NOT_FOUND_CODES, RULES, Rule
@@ -70,6 +70,7 @@ __all__ = [
     "size_reuse_table",
     "sweep",
     "visible",
+    "work_folder",
 ]
 
 __version__ = "0.1.0"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import os
+import time
 from pathlib import Path
 
 import nbformat
@@ -160,8 +161,6 @@ def run_notebook(nb: nbformat.NotebookNode, folder: Path, timeout: float) -> _Ti
     swallow the reply's wake-up so the cell ends only at its timeout, without an error: issue 38's
     600 s stall of notebook 03's ``@interact`` cell).
     """
-    import time
-
     from nbclient import NotebookClient
 
     seen = _Timings()
@@ -227,7 +226,11 @@ def test_notebook_03_runs_three_times_with_no_cell_reaching_its_timeout():
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_notebook_runs_top_to_bottom_without_an_error(path):
     nb = nbformat.read(path, as_version=4)
+    began = time.time_ns()
     seen = run_notebook(nb, path.parent, timeout=scaled(600))
+    out = path.parent / "out"
+    stale = [f for f in WRITES.get(path.name, ()) if not (out / f).is_file() or (out / f).stat().st_mtime_ns < began]
+    assert not stale, f"{path.name} did not write {stale} into notebooks/out/ (cl.work_folder), beside the notebook"
     assert not seen.captured, (
         f"{path.name}: cells {sorted(set(seen.captured))} write into an ipywidgets Output widget while they run "
         "(@interact, `with out:`); a runner then answers on the shell channel and can stall for its whole "
@@ -239,6 +242,76 @@ def test_notebook_runs_top_to_bottom_without_an_error(path):
     assert not unworded, f"{path.name}: images without alternative text in cells {unworded}"
     shown_early = answers_shown_early(nb)
     assert not shown_early, f"{path.name}: answers on the page before their question: " + "; ".join(shown_early)
+
+
+#: The files each notebook writes into its work folder (``cl.work_folder``): ``notebooks/out/`` in
+#: JupyterLab, a temporary folder of the page's own when presented (issue 27 §3).
+WRITES = {
+    "02-read-the-custody-matrix.ipynb": ("matrix.png", "matrix.svg", "strict.png"),
+    "06-ask-what-if.ipynb": ("support-desk-strict.csv", "policy-comparison.svg", "from-the-command-line.csv"),
+    "10-design-your-servers-custody.ipynb": ("capstone/notes_server.py", "capstone/notes-server-receipts.jsonl"),
+}
+
+
+def folder_files(folder: Path) -> dict[str, int]:
+    """Every file under ``folder`` that git sees as changed, untracked or ignored
+    (``git status --porcelain --ignored``, each file of an ignored folder listed), by its path in the
+    repository, with its modification time in nanoseconds: a file written again changes its entry,
+    a new one adds one."""
+    import subprocess
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], cwd=folder, capture_output=True, text=True, check=True).stdout
+
+    top = Path(git("rev-parse", "--show-toplevel").strip())
+    listed = git("status", "--porcelain", "--ignored=traditional", "--untracked-files=all", "--no-renames", "--", ".")
+    found = {}
+    for line in listed.splitlines():
+        path = top / line[3:].strip('"')
+        if path.is_file():
+            found[line[3:].strip('"')] = path.stat().st_mtime_ns
+    return found
+
+
+def test_the_file_listing_sees_a_new_ignored_file_and_one_written_again(tmp_path):
+    import subprocess
+
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / ".gitignore").write_text("out/\n")
+    (tmp_path / "notebooks" / "out").mkdir(parents=True)
+    (tmp_path / "notebooks" / "out" / "a.png").write_text("a")
+    before = folder_files(tmp_path / "notebooks")
+    assert set(before) == {"notebooks/out/a.png"}, before
+    os.utime(tmp_path / "notebooks" / "out" / "a.png", ns=(1, 1))
+    (tmp_path / "notebooks" / "out" / "capstone").mkdir()
+    (tmp_path / "notebooks" / "out" / "capstone" / "b.py").write_text("b")
+    after = folder_files(tmp_path / "notebooks")
+    assert {p for p in after if before.get(p) != after[p]} == {"notebooks/out/a.png", "notebooks/out/capstone/b.py"}
+
+
+@pytest.mark.notebook
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(WRITES))
+def test_a_presented_notebook_writes_nothing_into_the_repository_folder(name, monkeypatch):
+    """Run as ``custody-lab present`` runs its kernels (``voila_env``): the page's charts, CSV files
+    and server go to a temporary folder of its own, and nothing under ``notebooks/`` is new or
+    written again (issue 27 §3). The normal run (:func:`test_notebook_runs_top_to_bottom_without_an_error`)
+    checks that the same files land in ``notebooks/out/`` in JupyterLab."""
+    from custody_lab.delivery import voila_env
+
+    path = ROOT / "notebooks" / name
+    for key, value in voila_env("light").items():
+        monkeypatch.setenv(key, value)
+    before = folder_files(path.parent)
+    nb = nbformat.read(path, as_version=4)
+    run_notebook(nb, path.parent, timeout=scaled(600))
+    errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
+    assert not errors, f"{name}: {errors[0].ename}: {errors[0].evalue}"
+    after = folder_files(path.parent)
+    written = sorted(p for p in after if before.get(p) != after[p])
+    assert not written, f"{name}, presented, wrote into the repository folder: {written}"
+    printed = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.outputs)
+    assert any(f in printed for f in WRITES[name]), f"{name}: no output names the files it wrote"
 
 
 def images_without_words(nb: nbformat.NotebookNode) -> list[int]:

@@ -1,9 +1,14 @@
-"""Where the lab's files are: the repository's ``data/`` and ``notebooks/`` folders."""
+"""Where the lab's files are: the repository's ``data/`` and ``notebooks/`` folders, and the folder
+a notebook writes its own files into (:func:`work_folder`)."""
 
 from __future__ import annotations
 
-__all__ = ["DATA_DIR", "NOTEBOOKS_DIR", "REPO_ROOT", "data_path"]
+__all__ = ["DATA_DIR", "NOTEBOOKS_DIR", "PRESENTED_ENV", "REPO_ROOT", "data_path", "work_folder"]
 
+import atexit
+import os
+import shutil
+import tempfile
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[2]  # custody_lab/core/paths.py -> the repository
@@ -24,3 +29,38 @@ def data_path(*parts: str) -> Path:
             "install it from a checkout with `pip install -e .`"
         )
     return path
+
+
+#: Set (to ``1``) by ``custody-lab present`` for its kernels (``voila_env``): this kernel is a
+#: presented page, which writes nothing into the repository folder.
+PRESENTED_ENV = "CUSTODY_LAB_PRESENTED"
+_page_folder: Path | None = None
+
+
+def work_folder(*parts: str) -> Path:
+    """The folder a notebook writes its charts, CSV files and servers into, created when missing.
+
+    In JupyterLab (and anywhere ``$CUSTODY_LAB_PRESENTED`` is unset or empty) it is ``out/`` in the
+    working directory, which in a kernel is the notebook's folder: ``notebooks/out/`` (gitignored),
+    beside the notebooks, where the file browser opens the files. In a page of ``custody-lab
+    present`` it is a private temporary folder of this kernel's own (``custody-lab-page-…``),
+    removed when the kernel exits, so a presented page leaves nothing in the repository folder.
+    ``parts`` name a subfolder.
+
+    Example (as a presented page's kernel):
+        >>> os.environ[PRESENTED_ENV] = "1"
+        >>> folder = work_folder("capstone")
+        >>> folder.parent.name.startswith("custody-lab-page-"), folder.name, folder.is_dir()
+        (True, 'capstone', True)
+        >>> del os.environ[PRESENTED_ENV]
+    """
+    global _page_folder
+    if os.environ.get(PRESENTED_ENV):
+        if _page_folder is None:
+            _page_folder = Path(tempfile.mkdtemp(prefix="custody-lab-page-"))
+            atexit.register(shutil.rmtree, _page_folder, ignore_errors=True)
+        folder = _page_folder.joinpath(*parts)
+    else:
+        folder = Path("out", *parts)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder

@@ -19,7 +19,9 @@ kernel however long it stays idle.
 
 **Where progress is kept.** Each presented page keeps its exercise progress in its own kernel's
 memory (:func:`voila_env` sets ``CUSTODY_LAB_PROGRESS`` empty, :mod:`custody_lab.teaching.progress_store`):
-a fresh page shows nothing passed, whatever a rehearsal did, and nothing is written into the
+a fresh page shows nothing passed, whatever a rehearsal did. The charts, CSV files and servers a
+page writes go into a temporary folder of its kernel's own, removed when the kernel exits
+(``CUSTODY_LAB_PRESENTED``, :func:`custody_lab.work_folder`), so nothing is written into the
 repository folder. JupyterLab (``custody-lab lab``) keeps its one progress file as before.
 """
 
@@ -48,7 +50,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..core.paths import REPO_ROOT
+from ..core.paths import PRESENTED_ENV, REPO_ROOT
 from ..teaching.progress_store import ENV_VAR as PROGRESS_ENV
 from ..whatif.theme import THEME_VARIABLE
 from . import launch
@@ -140,17 +142,22 @@ def voila_env(theme: str, base: Mapping[str, str] | None = None) -> dict[str, st
     ``JUPYTER_PATH`` (Voila looks for :data:`VOILA_TEMPLATE` there), the theme in
     :data:`THEME_ENV`, so charts drawn by the kernels can follow the page, and
     ``CUSTODY_LAB_PROGRESS`` empty, so each page's kernel keeps its own progress in memory and
-    writes no file (whatever the facilitator's shell had set).
+    writes no file (whatever the facilitator's shell had set), and ``CUSTODY_LAB_PRESENTED=1``, so
+    the files a page writes go into a temporary folder of its kernel's own
+    (:func:`custody_lab.work_folder`), not into ``notebooks/out/``.
 
     Example:
         >>> env = voila_env("dark", {"JUPYTER_PATH": "/elsewhere", "CUSTODY_LAB_PROGRESS": "p.json"})
         >>> env["CUSTODY_LAB_THEME"], env["JUPYTER_PATH"].split(os.pathsep)[1], env["CUSTODY_LAB_PROGRESS"]
         ('dark', '/elsewhere', '')
+        >>> env["CUSTODY_LAB_PRESENTED"]
+        '1'
     """
     env = dict(os.environ if base is None else base)
     env["JUPYTER_PATH"] = os.pathsep.join(p for p in (str(TEMPLATE_ROOT), env.get("JUPYTER_PATH", "")) if p)
     env[THEME_ENV] = theme
     env[PROGRESS_ENV] = ""  # progress_store: in memory only, so one page's progress is its own
+    env[PRESENTED_ENV] = "1"  # work_folder: a page's files go to a temporary folder of its own
     return env
 
 
