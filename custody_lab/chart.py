@@ -25,7 +25,15 @@ from .views.chart import (
     matrix_table,
     region_advice,
 )
-from .views.figures import DescribedFigure, bytes_shape_map, cumulative, outcome_share, policy_comparison
+from .views.figures import (
+    DescribedFigure,
+    ShownPng,
+    bytes_shape_map,
+    cumulative,
+    outcome_share,
+    policy_comparison,
+    show_png,
+)
 
 __all__ = [
     "REGION_KINDS",
@@ -37,6 +45,7 @@ __all__ = [
     "Region",
     "RegionKind",
     "Row",
+    "ShownPng",
     "bytes_shape_map",
     "cumulative",
     "export",
@@ -46,4 +55,5 @@ __all__ = [
     "outcome_share",
     "policy_comparison",
     "region_advice",
+    "show_png",
 ]

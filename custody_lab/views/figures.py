@@ -8,7 +8,9 @@ notebooks export charts with it) and the figure itself.
 
 :func:`outcome_share`, :func:`bytes_shape_map` and :func:`policy_comparison` draw the what-if
 plots of :mod:`custody_lab.whatif.plots` and attach the text of :mod:`custody_lab.whatif.plot_text`;
-:func:`described` wraps any other figure with the words its caller supplies.
+:func:`described` wraps any other figure with the words its caller supplies, and :func:`show_png`
+shows a chart already exported as a PNG file (with its ``alt``; drawn light, it turns dark on a dark
+page, as every chart of the lab does).
 
 The what-if plots' tables are pandas frames (the sweep made them); the other figures' tables are
 :class:`~custody_lab.views.table.Table` values, so ``custody_lab.chart`` loads pandas only when a
@@ -19,18 +21,21 @@ from __future__ import annotations
 
 __all__ = [
     "DescribedFigure",
+    "ShownPng",
     "bytes_shape_map",
     "cumulative",
     "cumulative_text",
     "described",
     "outcome_share",
     "policy_comparison",
+    "show_png",
 ]
 
 import base64
 import io
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..core.model import Policy
@@ -86,19 +91,16 @@ class DescribedFigure:
 
     def html(self) -> str:
         """The image with ``alt``, its caption, and the table equivalent under a "Text equivalent" summary."""
-        data = base64.b64encode(self.png()).decode("ascii")
         t = self.table
         if isinstance(t, Table):
             rows: Any = ([r.get(c) for c in t.columns] for r in t.rows)
         else:
             rows = t.astype(object).where(t.notna(), None).itertuples(index=False, name=None)
         body = table(rows, head=[str(c) for c in t.columns], style="border-collapse:collapse")
-        # drawn on a light background (the light theme): it turns dark on a dark page
-        light = f' class="{LIGHT_CHART_CLASS}"' if sum(self.figure.get_facecolor()[:3]) > 1.5 else ""
+        light = sum(self.figure.get_facecolor()[:3]) > 1.5
         return (
             f'<figure class="{_FIGURE_CLASS}" style="margin:4px 0;max-width:100%">'
-            f'{CHART_THEME_STYLE}<img{light} src="data:image/png;base64,{data}" alt="{escape(self.alt)}" '
-            'style="max-width:100%;height:auto">'
+            f"{_img(self.png(), self.alt, light)}"
             f"<figcaption>{escape(self.alt)}</figcaption>"
             f"<details><summary>Text equivalent (the chart's numbers as a table)</summary>{body}</details>"
             "</figure>"
@@ -106,6 +108,68 @@ class DescribedFigure:
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
         return {"text/html": self.html(), "text/plain": self.text()}
+
+
+def _img(png: bytes, alt: str, light: bool) -> str:
+    """A PNG as an ``<img>`` with its ``alt``; drawn ``light`` (the light theme), it carries the class
+    that turns it dark on a dark page, and the rule that does it."""
+    data = base64.b64encode(png).decode("ascii")
+    cls = f' class="{LIGHT_CHART_CLASS}"' if light else ""
+    return (
+        f'{CHART_THEME_STYLE}<img{cls} src="data:image/png;base64,{data}" alt="{escape(alt)}" '
+        'style="max-width:100%;height:auto">'
+    )
+
+
+_PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+@dataclass(frozen=True)
+class ShownPng:
+    """A chart exported as a PNG file, shown with its alternative text (see :func:`show_png`)."""
+
+    path: Path
+    alt: str
+    light: bool
+    png: bytes
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+        return {"text/html": _img(self.png, self.alt, self.light), "text/plain": f"{self.alt} ({self.path})"}
+
+
+def show_png(path: str | Path, alt: str) -> ShownPng:
+    """Show a chart exported as a PNG file (``chart.export``) with ``alt`` as its alternative text.
+
+    Like every chart of the lab, one drawn on a light background (its top-left pixel) turns dark on
+    a page in a dark theme (JupyterLab Dark, ``present --theme dark``); the file itself is unchanged.
+
+    Raises:
+        ViewError: ``alt`` is empty, or the file is missing or not a PNG (the message names the path).
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> from custody_lab.views.chart import export, matrix_figure
+        >>> png = export(matrix_figure([]), pathlib.Path(tempfile.mkdtemp()) / "m.png")
+        >>> shown = show_png(png, "An empty custody matrix")
+        >>> shown.light, 'class="custody-chart-light"' in shown._repr_mimebundle_()["text/html"]
+        (True, True)
+    """
+    if not isinstance(alt, str) or not alt.strip():
+        raise ViewError("a shown chart needs alternative text (alt): a non-empty string")
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except OSError as e:
+        raise ViewError(f"cannot show {p}: {e.strerror or e}") from e
+    if not data.startswith(_PNG_SIGNATURE):
+        raise ViewError(f"cannot show {p}: it is not a PNG file (export the chart with a .png suffix)")
+    import matplotlib.image as mpimg  # matplotlib drew the chart: it is loaded already
+
+    try:
+        corner = mpimg.imread(io.BytesIO(data), format="png")[0, 0]
+    except (ValueError, SyntaxError, OSError) as e:
+        raise ViewError(f"cannot show {p}: its PNG data cannot be read ({e})") from e
+    return ShownPng(p, alt, sum(float(v) for v in corner[:3]) > 1.5, data)
 
 
 def _is_table(value: object) -> bool:

@@ -126,3 +126,33 @@ def test_the_link_or_embed_calculator_shows_its_charts_words_under_it():
 
     calc = LinkOrEmbedCalculator()
     assert "Two lines, bytes in context" in calc.plot_caption.value
+
+
+def test_show_png_marks_a_light_chart_to_follow_a_dark_page_and_leaves_a_dark_one(tmp_path):
+    """An exported chart shown in a notebook follows the page's theme as the lab's other charts do:
+    drawn light it carries the class the dark page's rule inverts; drawn dark it does not."""
+    import matplotlib.pyplot as plt
+
+    from custody_lab.views.chart import export, matrix_figure
+    from custody_lab.views.html import CHART_THEME_STYLE, LIGHT_CHART_CLASS
+
+    light = figures.show_png(export(matrix_figure([]), tmp_path / "light.png"), 'alt <with> "quotes"')
+    html = light._repr_mimebundle_()["text/html"]
+    assert light.light and f'class="{LIGHT_CHART_CLASS}"' in html and html.startswith(CHART_THEME_STYLE)
+    assert 'alt="alt &lt;with&gt; &quot;quotes&quot;"' in html, html[-300:]
+
+    fig = plt.figure(figsize=(2, 1), facecolor="#111111")
+    fig.savefig(tmp_path / "dark.png", facecolor=fig.get_facecolor())
+    plt.close(fig)
+    dark = figures.show_png(tmp_path / "dark.png", "a dark chart")
+    assert not dark.light and f'class="{LIGHT_CHART_CLASS}"' not in dark._repr_mimebundle_()["text/html"]
+
+
+def test_show_png_names_the_path_it_cannot_show(tmp_path):
+    (tmp_path / "m.svg").write_text("<svg/>", encoding="utf-8")
+    with pytest.raises(ViewError, match=r"m\.svg: it is not a PNG"):
+        figures.show_png(tmp_path / "m.svg", "the matrix")
+    with pytest.raises(ViewError, match=r"cannot show .*missing\.png"):
+        figures.show_png(tmp_path / "missing.png", "the matrix")
+    with pytest.raises(ViewError, match="alternative text"):
+        figures.show_png(tmp_path / "m.svg", " ")
