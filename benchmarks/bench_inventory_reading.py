@@ -27,8 +27,6 @@ import json
 import subprocess
 import sys
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
@@ -37,6 +35,9 @@ import pyarrow.csv as pacsv
 from custody_lab.core.paths import data_path
 from custody_lab.sweep import load_inventory
 from custody_lab.whatif.inventory_csv import read_csv_frame
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_loading import best  # noqa: E402  (one timing helper for the loading benchmarks)
 
 BOOLS = ("current", "allowed", "sideEffects", "requiresCurrent")
 
@@ -78,15 +79,6 @@ def write_json(rows: list[dict[str, str]], path: Path) -> None:
         return out
 
     path.write_text(json.dumps([case(r) for r in rows], indent=2), encoding="utf-8")
-
-
-def best(fn: Callable[[], object], repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
 
 
 def peak_mb(path: Path) -> float:

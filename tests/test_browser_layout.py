@@ -36,6 +36,7 @@ from custody_lab.whatif.theme import MIN_TEXT_PX
 
 from . import browser_support as bs
 from .test_browser import CASE, CHECK_NOTEBOOK, browser, code_cells, lab, page, voila_check
+from .views.widgets.test_number_controls import TYPED  # what issue 27 §1's run typed, and what each must do
 
 __all__ = ["browser", "lab", "page", "voila_check"]  # fixtures used by name below
 
@@ -212,15 +213,6 @@ NUMBER_CONTROLS = {
     "budget panel": ("tool-definition bytes", "records listed one by one", "embedded result bytes"),
     "what-if panel": ("embed limit (bytes)", "page"),
 }
-#: What issue 27 §1's browser run typed, and what each must do: the number used, or the reason.
-TYPED = (
-    ("1e9", None, "exponent"),
-    ("12.5", None, "no decimal point"),
-    ("25000", 25000, None),
-    ("-5", None, "or more"),
-    ("abc", None, "not a whole number"),
-    ("1,800", None, "without separators"),
-)
 
 
 def test_each_number_typed_into_each_numeric_control_is_used_exactly_or_refused_beside_it(request, page):
