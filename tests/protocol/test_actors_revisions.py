@@ -295,6 +295,6 @@ def test_notebook_02s_alt_text_counts_what_the_matrix_draws(fixture):
     got = (len(APPLICATION_SHAPES), len(MODEL_SHAPES), len(fixture.all_cases), cl.Policy().embed_limit_bytes)
     assert got == (2, 3, 10, 4096), f"expected (2, 3, 10, 4096), got {got}"
     code = "\n".join(_cells("02-read-the-custody-matrix", "code"))
-    images = code.count("display(Image(")
+    images = code.count("display(chart.show_png(")
     assert images == 2 and code.count("alt=(") == images, f"{images} images, {code.count('alt=(')} with alt text"
     assert "chart.matrix_table(fixture.all_cases, strict)" in code, "the stricter map has no table equivalent"
