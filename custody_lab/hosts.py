@@ -1,7 +1,7 @@
 """Host profiles and the host lens: one result, several hosts — what reaches the model, the log each
 host writes, and the custody rules each keeps or breaks.
 
-The public path for lesson 10 (``docs/design.md``, "Public surface"):
+The public path for lesson 10 (``10-read-it-as-each-host``) (``docs/design.md``, "Public surface"):
 
     from custody_lab.hosts import load_host_profiles, LensInput, lens, sample_result, lens_html
 
