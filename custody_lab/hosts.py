@@ -9,6 +9,7 @@ The public path for lesson 10 (``10-read-it-as-each-host``) (``docs/design.md``,
   profiles of ``data/hosts/profiles.json`` (errors name the row and field);
 - :class:`LensInput` (a result, or :meth:`LensInput.from_case`), :func:`read_result`, :func:`lens`,
   :func:`differences`, :func:`sample_result`: each profile's reading (:class:`HostReading`);
+- :func:`hosts_rows`, :func:`format_hosts`: the lens over an audit's JSON (``custody-lab audit --hosts``);
 - :data:`HOST_RULES`: the host rules of the one rule table, with their seed sentences;
 - :func:`lens_html`: the columns side by side. The panel is ``custody_lab.widgets.HostLens``.
 
@@ -19,6 +20,7 @@ re-exports it (importing it loads nothing beyond the standard library and the HT
 from __future__ import annotations
 
 from .core.rules import HOST_FACTS, HOST_RULES
+from .protocol.host_audit import format_hosts, hosts_rows
 from .protocol.host_lens import SHAPES, HostReading, LensInput, differences, lens, read_result, sample_result
 from .protocol.host_profiles import CHOICES, HostProfile, HostProfileError, load_host_profiles, profile
 from .views.host_lens_html import column_html, differences_html, lens_html
@@ -35,6 +37,8 @@ __all__ = [
     "column_html",
     "differences",
     "differences_html",
+    "format_hosts",
+    "hosts_rows",
     "lens",
     "lens_html",
     "load_host_profiles",
