@@ -174,7 +174,7 @@ def configure_audit(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="after the report, show how each host profile (hypothetical hosts, data/hosts/profiles.json) would read "
         "each tool result the audit called: bytes reaching the model, host rules broken, and how many different "
-        "readings (under --json, a \"hosts\" key)",
+        'readings (under --json, a "hosts" key)',
     )
     p.add_argument(
         "server_command",

@@ -72,7 +72,9 @@ def _input_of(cap: Mapping[str, Any]) -> LensInput | None:
             if isinstance(uri, str) and declared is not None:
                 linked[uri] = {"uri": uri, "mimeType": mime, "text": _STAND_IN * declared}
         elif kind == "resource":
-            blocks.append({"type": "resource", "resource": {"uri": uri, "mimeType": mime, "text": _STAND_IN * size}, **ann})
+            blocks.append(
+                {"type": "resource", "resource": {"uri": uri, "mimeType": mime, "text": _STAND_IN * size}, **ann}
+            )
         else:
             blocks.append({"type": kind, "mimeType": mime, "data": _STAND_IN * size, **ann})
     result: dict[str, Any] = {"content": blocks}

@@ -20,7 +20,8 @@ Choices the lens makes (the lab's host policy, the same for every profile):
   ``resource`` and a compact JSON line with its URI (and ``notRead`` saying why its contents are not
   there); placed contents as their text (binary contents as one bracketed line naming the size).
 - Only resource contents (embeds, links read, resource reads) are cut or refused for room; text
-  blocks and ``structuredContent`` are charged to the content budget whole.
+  blocks, ``structuredContent`` and the lines naming a resource are charged to the content budget
+  whole (the line breaks between parts are not charged).
 
 Token counts are :func:`~custody_lab.protocol.budgets.approx_tokens` (bytes / 4, rounded up): no
 model's tokenizer. The module is pure (standard library only).
@@ -227,7 +228,9 @@ class _Reader:
 
     # -- contents, with the profile's over-budget handling --------------------------------------
 
-    def contents(self, part: str, kind: str, item: Mapping[str, Any], *, actor: str, checked: bool, oversize: bool) -> None:
+    def contents(
+        self, part: str, kind: str, item: Mapping[str, Any], *, actor: str, checked: bool, oversize: bool
+    ) -> None:
         uri = item.get("uri")
         size = contents_bytes(item) if ("text" in item or "blob" in item) else 0
         text = item.get("text")
@@ -237,11 +240,11 @@ class _Reader:
             self.note(part, kind, uri=uri, actor=actor, permissionChecked=checked, bytes=size, reached=reached)
             return
         room = self.room()
-        if not oversize and size <= room:
+        if size <= room:
             reached = self.enter(text, str(uri))
             self.note(part, kind, uri=uri, actor=actor, permissionChecked=checked, bytes=size, reached=reached)
         elif self.p.over_budget == "refused":
-            self.parts.append(_ref(kind, uri, bytes=size, notRead="over the content budget"))
+            self.enter(_ref(kind, uri, bytes=size, notRead="over the content budget"), str(uri))
             self.note(part, kind, uri=uri, actor=actor, permissionChecked=checked, bytes=size, reached=0,
                       withheld="embed-over-budget" if kind == "resource" else "over the content budget")  # fmt: skip
         else:
@@ -265,7 +268,7 @@ class _Reader:
         target = self.inp.linked.get(uri) if isinstance(uri, str) else None
         if self.p.links == "never" or target is None:
             why = "this host does not read links" if self.p.links == "never" else "its contents are not recorded"
-            self.parts.append(_ref("resource_link", uri, name=name, mimeType=mime, notRead=why))
+            self.enter(_ref("resource_link", uri, name=name, mimeType=mime, notRead=why), str(uri))
             self.note(part, "resource_link", uri=uri, reached=0, note=why)
             return
         may_read = uri not in self.inp.denied
@@ -273,7 +276,7 @@ class _Reader:
             self.facts["linkReadUnchecked"] = True
             self.facts["linkLaundered"] = self.facts["linkLaundered"] or not may_read
             self.facts["linkUriUnlogged"] = self.p.logs == "tool-name-only"
-            self.contents(part, "resource_link", target, actor="host", checked=False, oversize=False)
+            self.contents(part, "resource_link", target, actor="host", checked=False)
             return
         decision = route(
             {
@@ -291,19 +294,21 @@ class _Reader:
             }
         )
         if not decision.accepted:
-            self.parts.append(_ref("resource_link", uri, name=name, mimeType=mime, notRead=decision.rejection))
+            self.enter(_ref("resource_link", uri, name=name, mimeType=mime, notRead=decision.rejection), str(uri))
             self.note(part, "resource_link", uri=uri, actor="model proposed, host executed", permissionChecked=True,
                       reached=0, withheld=decision.rejection)  # fmt: skip
             return
         self.facts["linkUriUnlogged"] = self.p.logs == "tool-name-only"
-        self.contents(part, "resource_link", target, actor="model proposed, host executed", checked=True, oversize=False)
+        self.contents(
+            part, "resource_link", target, actor="model proposed, host executed", checked=True, oversize=False
+        )
 
     def embed(self, part: str, block: Mapping[str, Any]) -> None:
         item = block.get("resource")
         item = item if isinstance(item, Mapping) else {}
         if self.p.embeds == "trusted":
             self.facts["embedUnauthorised"] = True
-            self.contents(part, "resource", item, actor="server", checked=False, oversize=False)
+            self.contents(part, "resource", item, actor="server", checked=False)
             return
         verdict = authorise_embed(
             block,
@@ -316,9 +321,9 @@ class _Reader:
         )
         rejection = verdict.decision.rejection
         if verdict.revealed or rejection == "embed-over-budget":
-            self.contents(part, "resource", item, actor="server", checked=True, oversize=not verdict.revealed)
+            self.contents(part, "resource", item, actor="server", checked=True)
             return
-        self.parts.append(_ref("resource", verdict.uri, notRead=rejection))
+        self.enter(_ref("resource", verdict.uri, notRead=rejection), verdict.uri)
         self.note(part, "resource", uri=verdict.uri, actor="server", permissionChecked=True, bytes=verdict.bytes,
                   reached=0, withheld=rejection)  # fmt: skip
 
@@ -354,7 +359,9 @@ class _Reader:
             else:
                 for i, item in enumerate(result.get("contents") or ()):
                     if isinstance(item, Mapping):
-                        self.contents(f"contents[{i}]", "contents", item, actor="application", checked=True, oversize=False)
+                        self.contents(
+                            f"contents[{i}]", "contents", item, actor="application", checked=True, oversize=False
+                        )
         elif gated and decision is not None and decision.rejection in CHECKED_BEFORE_THE_EXCHANGE:
             self.note("call", "tools/call", reached=0, withheld=decision.rejection)
         else:
@@ -369,7 +376,9 @@ class _Reader:
                 self.note("content", "content", reached=0, note="not read: this host reads structuredContent")
             if use_structured:
                 text = canonical_json(structured)
-                self.note("structuredContent", "structured", bytes=_size(text), reached=self.enter(text, "structuredContent"))
+                self.note(
+                    "structuredContent", "structured", bytes=_size(text), reached=self.enter(text, "structuredContent")
+                )
         self.facts["budgetsCombined"] = self.p.logs != "per-budget"
         return HostReading(
             profile=self.p,
@@ -435,7 +444,12 @@ SHAPES = ("text", "structured", "structured + text", "link", "embed")
 
 
 def sample_result(
-    shape: str = "link", size: int = 6000, *, user_only: bool = False, link_readable: bool = True, uri: str = "report://weekly/7"
+    shape: str = "link",
+    size: int = 6000,
+    *,
+    user_only: bool = False,
+    link_readable: bool = True,
+    uri: str = "report://weekly/7",
 ) -> LensInput:
     """A result of one shape, ``size`` bytes of payload, for the lens's widget to vary one input at a time.
 
@@ -461,9 +475,13 @@ def sample_result(
         blocks = [{"type": "text", "text": canonical_json(doc), **ann}] if shape == "structured + text" else []
         result = {"content": blocks, "structuredContent": doc}
     elif shape == "link":
-        result = {"content": [{"type": "resource_link", "uri": uri, "name": "weekly-7", "mimeType": "text/plain", **ann}]}
+        result = {
+            "content": [{"type": "resource_link", "uri": uri, "name": "weekly-7", "mimeType": "text/plain", **ann}]
+        }
         linked = {uri: {"uri": uri, "mimeType": "text/plain", "text": body}}
     else:
-        result = {"content": [{"type": "resource", "resource": {"uri": uri, "mimeType": "text/plain", "text": body}, **ann}]}
+        result = {
+            "content": [{"type": "resource", "resource": {"uri": uri, "mimeType": "text/plain", "text": body}, **ann}]
+        }
     denied = frozenset() if link_readable else frozenset({uri})
     return LensInput("make_report", result, linked=linked, denied=denied, provenance="report-tool@2")

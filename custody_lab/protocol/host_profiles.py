@@ -96,12 +96,13 @@ class HostProfile:
         """A profile from one row of the data (camelCase keys); errors name ``where.field``.
 
         Example:
-            >>> HostProfile.from_dict({"id": "x", "label": "X", "content": "both", "links": "always",
-            ...     "userBlocks": "sent-to-model", "embeds": "trusted", "overBudget": "refused",
-            ...     "logs": "combined", "basis": "hypothetical"}, "profiles[0]")
-            Traceback (most recent call last):
-            ...
-            custody_lab.protocol.host_profiles.HostProfileError: profiles[0].links: 'always' is not one of never, on-request, silently
+            >>> row = {"id": "x", "label": "X", "content": "both", "links": "always", "userBlocks": "sent-to-model",
+            ...        "embeds": "trusted", "overBudget": "refused", "logs": "combined", "basis": "hypothetical"}
+            >>> try:
+            ...     HostProfile.from_dict(row, "profiles[0]")
+            ... except HostProfileError as e:
+            ...     print(e.field, "|", e)
+            profiles[0].links | profiles[0].links: 'always' is not one of never, on-request, silently
         """
         if not isinstance(row, Mapping):
             raise HostProfileError(f"{where}: a profile is a JSON object", where)
@@ -183,7 +184,9 @@ def load_host_profiles(path: str | Path | None = None) -> tuple[HostProfile, ...
     seen: set[str] = set()
     for i, p in enumerate(out):
         if p.id in seen:
-            raise HostProfileError(f"host profiles {path}: profiles[{i}].id {p.id!r} appears twice", f"profiles[{i}].id")
+            raise HostProfileError(
+                f"host profiles {path}: profiles[{i}].id {p.id!r} appears twice", f"profiles[{i}].id"
+            )
         seen.add(p.id)
     return tuple(out)
 

@@ -177,7 +177,7 @@ _HOSTS_02 = Exercise(
     level=2,
     prompt=(
         "`lookup_customer` returns one `resource_link` to `crm://customer/fixture-99`, a record the caller "
-        "may **not** read. Four hosts, A to D, handled the result; `input_for(\"hosts-02\")` shows, for "
+        'may **not** read. Four hosts, A to D, handled the result; `input_for("hosts-02")` shows, for '
         "each, what reached the model and what it logged. Which host(s) laundered the link through a "
         'privileged fetch? Answer with the list of letters, e.g. `["A"]`.'
     ),
@@ -311,7 +311,8 @@ _HOSTS_03 = Exercise(
         Mistake(
             "embed-everywhere",
             _picked("embed"),
-            "Read the embeds choice: which hosts let an embed's bytes in without asking whether the caller may read it?",
+            "Read the embeds choice: which hosts let an embed's bytes in without asking whether the caller "
+            "may read it?",
             example="embed",
         ),
         Mistake(

@@ -40,9 +40,7 @@ class HostLens(widgets.VBox):
         ('link-dereferenced-silently', 'link-laundered')
     """
 
-    def __init__(
-        self, shape: str = "link", size: int = 6000, *, profiles: Sequence[HostProfile] | None = None
-    ) -> None:
+    def __init__(self, shape: str = "link", size: int = 6000, *, profiles: Sequence[HostProfile] | None = None) -> None:
         self.profiles = tuple(load_host_profiles() if profiles is None else profiles)
         style = {"description_width": "initial"}
         self.shape = widgets.Dropdown(
