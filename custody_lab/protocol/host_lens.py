@@ -228,9 +228,7 @@ class _Reader:
 
     # -- contents, with the profile's over-budget handling --------------------------------------
 
-    def contents(
-        self, part: str, kind: str, item: Mapping[str, Any], *, actor: str, checked: bool, oversize: bool
-    ) -> None:
+    def contents(self, part: str, kind: str, item: Mapping[str, Any], *, actor: str, checked: bool) -> None:
         uri = item.get("uri")
         size = contents_bytes(item) if ("text" in item or "blob" in item) else 0
         text = item.get("text")
@@ -299,9 +297,7 @@ class _Reader:
                       reached=0, withheld=decision.rejection)  # fmt: skip
             return
         self.facts["linkUriUnlogged"] = self.p.logs == "tool-name-only"
-        self.contents(
-            part, "resource_link", target, actor="model proposed, host executed", checked=True, oversize=False
-        )
+        self.contents(part, "resource_link", target, actor="model proposed, host executed", checked=True)
 
     def embed(self, part: str, block: Mapping[str, Any]) -> None:
         item = block.get("resource")
@@ -359,9 +355,7 @@ class _Reader:
             else:
                 for i, item in enumerate(result.get("contents") or ()):
                     if isinstance(item, Mapping):
-                        self.contents(
-                            f"contents[{i}]", "contents", item, actor="application", checked=True, oversize=False
-                        )
+                        self.contents(f"contents[{i}]", "contents", item, actor="application", checked=True)
         elif gated and decision is not None and decision.rejection in CHECKED_BEFORE_THE_EXCHANGE:
             self.note("call", "tools/call", reached=0, withheld=decision.rejection)
         else:
