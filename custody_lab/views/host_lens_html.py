@@ -30,7 +30,7 @@ LENS_CLASS = "custody-host-lens"
 #: A column is at least this wide; narrower output areas stack the columns.
 _COLUMN = "flex:1 1 280px;min-width:min(280px,100%);max-width:100%;box-sizing:border-box"
 #: The model's text and the log scroll inside their own box (nothing is cut from the page).
-_TEXT = "max-height:14em;overflow:auto;border:1px solid #999;border-radius:4px;padding:0 6px"
+_TEXT = "max-height:14em;overflow:auto;overflow-wrap:anywhere;border:1px solid #999;border-radius:4px;padding:0 6px"
 
 
 def _choices(reading: HostReading) -> str:
