@@ -48,13 +48,14 @@ def _input_of(cap: Mapping[str, Any]) -> LensInput | None:
     structured = details.get("structured") if isinstance(details.get("structured"), Mapping) else None
     present = bool(structured and structured.get("present"))
     fallback = bool(structured and structured.get("textFallback"))
-    custody = details.get("custody") if isinstance(details.get("custody"), Mapping) else {}
+    found = details.get("custody")
+    custody: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
     blocks: list[dict[str, Any]] = []
     linked: dict[str, Mapping[str, Any]] = {}
     doc: dict[str, str] | None = None
     first_text = next((b for b in details["blocks"] if isinstance(b, Mapping) and b.get("type") == "text"), None)
     if present:
-        size = _int(first_text.get("bytes")) if fallback and first_text else _int(custody.get("bytes"))
+        size = _int(first_text.get("bytes")) if fallback and first_text is not None else _int(custody.get("bytes"))
         doc = _structured_stand_in(size or 0)
     for b in details["blocks"]:
         if not isinstance(b, Mapping):
@@ -80,8 +81,10 @@ def _input_of(cap: Mapping[str, Any]) -> LensInput | None:
     result: dict[str, Any] = {"content": blocks}
     if doc is not None:
         result["structuredContent"] = doc
-    provenance = custody.get("provenance") if isinstance(custody.get("provenance"), str) else "unknown"
-    return LensInput(str(cap.get("name")), result, linked=linked, provenance=provenance)
+    provenance = custody.get("provenance")
+    return LensInput(
+        str(cap.get("name")), result, linked=linked, provenance=provenance if isinstance(provenance, str) else "unknown"
+    )
 
 
 def audit_inputs(report: Mapping[str, Any]) -> list[tuple[str, LensInput]]:

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from ..core.rules import HOST_RULES
 from ..protocol.budgets import BUDGETS
 from ..protocol.host_lens import HostReading, differences
-from .html import FONT, box, code, escape, pre, table, tone, untrusted
+from .html import FONT, Kind, box, code, escape, pre, table, tone, untrusted
 
 #: The class of the lens's grid (tests and the browser find it by this).
 LENS_CLASS = "custody-host-lens"
@@ -71,7 +71,7 @@ def _budgets(reading: HostReading) -> str:
 def column_html(reading: HostReading) -> str:
     """One profile's column: its choices, what reaches the model, its log, budgets and rules."""
     p = reading.profile
-    kind = "error" if reading.broken else "ok"
+    kind: Kind = "error" if reading.broken else "ok"
     verdict = (
         tone(f"✗ breaks {len(reading.broken)} custody rule(s)", "error", bold=True)
         if reading.broken

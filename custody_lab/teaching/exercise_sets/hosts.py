@@ -35,6 +35,7 @@ __all__ = [
 
 import functools
 import json
+from collections.abc import Callable
 from typing import Any
 
 from ...core.paths import data_path
@@ -271,9 +272,11 @@ def _form_verdicts() -> dict[str, bool]:
     return {code: _keeps_custody(lens(form_result(code), profiles)) for code, _ in FORMS}
 
 
-_FORM_OPTIONS: tuple[ans.Option[dict[str, bool]], ...] = tuple(
-    ans.Option(code, text, lambda seen, c=code: seen[c]) for code, text in FORMS
-)
+def _holds_for(code: str) -> Callable[[dict[str, bool]], bool]:
+    return lambda seen: seen[code]
+
+
+_FORM_OPTIONS: tuple[ans.Option[dict[str, bool]], ...] = tuple(ans.Option(c, t, _holds_for(c)) for c, t in FORMS)
 
 
 def _picked(*codes: str) -> Any:
@@ -490,7 +493,7 @@ _HOSTS_05 = Exercise(
     input_label="generate_report's link to an 18,000-byte report the caller may read",
     wanted="a list of rule codes",
     reference=lambda: list(read_result(_report_input(), profile("both-forms")).broken),
-    compare=lambda a, e: _codes(a) is not None and _codes(a) == frozenset(e),  # type: ignore[arg-type]
+    compare=lambda a, e: _codes(a) is not None and _codes(a) == _codes(e),
     kind="list",
     mistakes=(
         Mistake(
