@@ -1,6 +1,6 @@
 """The capstone: review a server's design, fix or justify each refusal, audit it, archive and grade.
 
-The public path for lesson 10 (``docs/design.md``, "Public surface"):
+The public path for lesson 11 (``docs/design.md``, "Public surface"):
 
     from custody_lab import capstone
     rows = capstone.review_design(cases, fixes=FIXES, reasons=REASONS)

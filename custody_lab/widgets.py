@@ -18,6 +18,7 @@ __all__ = [
     "BlobViewer",
     "CaseExplorer",
     "ExercisePanel",
+    "HostLens",
     "LinkOrEmbedCalculator",
     "LoadBar",
     "Picker",
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
     from .views.context_costs import budget_panel
     from .views.widgets.blob_viewer import BlobViewer
     from .views.widgets.explorer import CaseExplorer
+    from .views.widgets.host_lens import HostLens
     from .views.widgets.link_or_embed_calculator import LinkOrEmbedCalculator
     from .views.widgets.load_bar import LoadBar
     from .views.widgets.picker import Picker

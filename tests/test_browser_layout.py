@@ -64,6 +64,7 @@ WIDGETS = {
     ),
     "budget panel": ("from custody_lab.views.context_costs import budget_panel\nbudget_panel()", ".custody-ledger"),
     "what-if panel": ("from custody_lab.widgets import WhatIfPanel\nWhatIfPanel()", ".whatif-table"),
+    "host lens": ("from custody_lab.widgets import HostLens\nHostLens()", ".custody-host-lens"),
     # a kernel slow to take each update of the box (a loaded machine): the page holds back the
     # updates that follow one in flight, while a click is sent at once
     "busy check panel": (
@@ -395,3 +396,42 @@ def test_a_typed_size_redraws_the_explorers_image_every_time_and_the_latency_is_
         f"{statistics.median(warm):.0f} ms of {len(warm)} (min {min(warm):.0f}, max {max(warm):.0f}; first "
         f"{samples[0]:.0f} ms) · issue 42's figure: median ≤ 30 ms"
     )
+
+
+# -- the host lens (issue 41 §2) --------------------------------------------------------------------
+
+#: Each column of the host lens: its box, whether its text overflows it, and its rules' text.
+HOST_COLUMNS = """(area) => {
+    const a = area.getBoundingClientRect();
+    return {area: {left: a.left, right: a.right}, columns: [...area.querySelectorAll('.custody-host-column')].map(c => {
+        const r = c.getBoundingClientRect();
+        return {cls: c.className, left: r.left, right: r.right, width: r.width,
+                overflows: c.scrollWidth > c.clientWidth + 1, text: c.textContent};
+    })};
+}"""
+
+
+def test_the_host_lens_columns_fit_at_1280_and_640_px_and_follow_the_link_permission(request, page):
+    """Four columns inside the output area at 1280 and 640 CSS px (side by side, then stacked), none
+    wider than its box; unticking "the caller may read its URI" makes the eager fetcher's column break
+    link-laundered, and the custodian's does not."""
+    page.set_viewport_size({"width": 1280, "height": 900})
+    open_widgets("jupyterlab", request, page)
+    area = output_of(page, ".custody-host-lens")
+    for width, height in ((1280, 900), (640, 450)):
+        page.set_viewport_size({"width": width, "height": height})
+        bs.wait_for_layout(page)
+        measured = area.evaluate(HOST_COLUMNS)
+        columns, box = measured["columns"], measured["area"]
+        assert len(columns) == 4, f"{width} px: {len(columns)} columns"
+        outside = [c["cls"] for c in columns if c["left"] < box["left"] - 1 or c["right"] > box["right"] + 1]
+        assert not outside, f"{width} px: columns outside the output area: {outside}"
+        assert not [c["cls"] for c in columns if c["overflows"]], f"{width} px: a column's content is wider than it"
+        problems = layout_problems("host lens", area.evaluate(MEASURE, CONTROLS))
+        assert not problems, "\n".join(problems)
+        bs.screenshot(page, f"layout-4-host-lens-{width}x{height}")
+    tick = area.locator(".widget-checkbox", has_text="the caller may read its URI").locator("input")
+    tick.uncheck()
+    eager = area.locator(".custody-host-eager-fetcher")
+    eager.get_by_text("✗ breaks link-laundered").wait_for(timeout=bs.QUICK)
+    assert "link-laundered" not in area.locator(".custody-host-custodian .custody-rule-broken").all_inner_texts()

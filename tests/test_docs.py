@@ -8,13 +8,13 @@ from pathlib import Path
 
 import custody_lab as cl
 from custody_lab.core.model import OPERATIONS, SHAPES
-from custody_lab.core.rules import EXCHANGE_RULES, INVALID_PARAMS, LEGACY_RESOURCE_NOT_FOUND, RULES
+from custody_lab.core.rules import EXCHANGE_RULES, HOST_RULES, INVALID_PARAMS, LEGACY_RESOURCE_NOT_FOUND, RULES
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 CHEATSHEET = DOCS / "cheatsheet.md"
 GLOSSARY = DOCS / "glossary.md"
 
-CODES = {r.code for r in RULES + EXCHANGE_RULES}
+CODES = {r.code for r in RULES + EXCHANGE_RULES + HOST_RULES}
 TERM = re.compile(r'^- <a id="[a-z0-9-]+"></a>\*\*(?P<term>[^*]+)\*\*: (?P<text>.+)$')
 KEBAB = re.compile(r"`([a-z]+(?:-[a-z]+)+)`")
 

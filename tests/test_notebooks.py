@@ -249,7 +249,7 @@ def test_notebook_runs_top_to_bottom_without_an_error(path):
 WRITES = {
     "02-read-the-custody-matrix.ipynb": ("matrix.png", "matrix.svg", "strict.png"),
     "06-ask-what-if.ipynb": ("support-desk-strict.csv", "policy-comparison.svg", "from-the-command-line.csv"),
-    "10-design-your-servers-custody.ipynb": ("capstone/notes_server.py", "capstone/notes-server-receipts.jsonl"),
+    "11-design-your-servers-custody.ipynb": ("capstone/notes_server.py", "capstone/notes-server-receipts.jsonl"),
 }
 
 

@@ -55,7 +55,7 @@ def _words(text: str) -> str:
 def test_notebook_09_shows_every_field_of_the_capstone_04_input_in_full():
     text = _words(
         shown(
-            _cell("10-design-your-servers-custody.ipynb", 'input_for("capstone-04")'),
+            _cell("11-design-your-servers-custody.ipynb", 'input_for("capstone-04")'),
             {
                 "input_for": input_for,
                 "visible": cl.visible,

@@ -130,8 +130,8 @@ def test_the_paths_a_lesson_without_tables_imports_load_no_table_library_in_a_fr
 
 
 #: The notebooks whose tables are the lab's own (``cl.Table``): their kernels need no table library.
-#: 06 (what-if sweeps on frames) and 10 (``flips`` on the capstone's inventory) do need pandas.
-NOTEBOOKS_WITHOUT_PANDAS = ("00", "01", "02", "03", "04", "05", "07", "08", "09")
+#: 06 (what-if sweeps on frames) and 11 (``flips`` on the capstone's inventory) do need pandas.
+NOTEBOOKS_WITHOUT_PANDAS = ("00", "01", "02", "03", "04", "05", "07", "08", "09", "10")
 
 
 def notebook_imports(prefix: str) -> list[str]:

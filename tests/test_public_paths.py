@@ -21,6 +21,7 @@ from custody_lab import (
     capstone,
     catalog,
     chart,
+    hosts,
     link_or_embed,
     revisions,
     transforms,
@@ -28,7 +29,7 @@ from custody_lab import (
     widgets,
 )
 
-PATHS = [blobs, capstone, catalog, chart, link_or_embed, revisions, transforms, uri_templates, widgets]
+PATHS = [blobs, capstone, catalog, chart, hosts, link_or_embed, revisions, transforms, uri_templates, widgets]
 
 
 def sources(path: ModuleType) -> dict[str, str]:

@@ -16,6 +16,8 @@ __all__ = [
     "CHECKED_BEFORE_THE_EXCHANGE",
     "EXCHANGE_FACTS",
     "EXCHANGE_RULES",
+    "HOST_FACTS",
+    "HOST_RULES",
     "INVALID_PARAMS",
     "LEGACY_RESOURCE_NOT_FOUND",
     "LIVE_RULES",
@@ -123,8 +125,9 @@ Fires = Callable[[Any, Any, Any], Any]
 #: Where a rule sits in live mode's order: ``"content"`` rules read the case (every rule of
 #: ``RULES``); ``"exchange"`` rules ask whether the exchange came back at all and run before the
 #: content rules (a refused or failed exchange has nothing to route); ``"promise"`` rules ask
-#: whether the exchange kept what it promised and run after them.
-Stage = Literal["content", "exchange", "promise"]
+#: whether the exchange kept what it promised and run after them; ``"host"`` rules read what a host
+#: profile did with a result (:data:`HOST_RULES`).
+Stage = Literal["content", "exchange", "promise", "host"]
 
 
 @dataclass(frozen=True)
@@ -390,7 +393,87 @@ EXCHANGE_RULES: tuple[Rule, ...] = (
 #: execution"), so a refused exchange is refused for that reason, not for the custody it never got.
 CHECKED_BEFORE_THE_EXCHANGE: tuple[str, ...] = ("permission-denied", "side-effects-unknown")
 
-_BY_CODE = {r.code: r for r in RULES + EXCHANGE_RULES}
+#: What the host lens (:mod:`custody_lab.protocol.host_lens`) observed about how one host profile read
+#: one result, by name. Each is ``True`` or ``False``; the host rules read them.
+HOST_FACTS: dict[str, str] = {
+    "linkReadUnchecked": "a resource link's contents entered context without a second permission check",
+    "linkUriUnlogged": "a resource link was followed and the host's log names only the tool, not the link's URI",
+    "linkLaundered": "a link the caller may not read was fetched anyway, by the host's own privileged path",
+    "embedUnauthorised": "an embedded resource's bytes entered context without the caller's permission being checked",
+    "cutUnrecorded": "contents were cut to fit the content budget and neither the model nor the log was told",
+    "budgetsCombined": "the host logs one combined number (or none) instead of each budget on its own line",
+    "userBlockToModel": 'a block annotated audience ["user"] entered the model\'s context',
+}
+
+#: The custody rules a host keeps or breaks when it places a result into a model's context. They are
+#: ``Rule`` s like the others (same type, same ``rule(code)`` look-up), read over :data:`HOST_FACTS`
+#: instead of a case; they do not decide a case and are not in live mode's order.
+HOST_RULES: tuple[Rule, ...] = (
+    Rule(
+        code="link-dereferenced-silently",
+        test="the host read a resource link's contents without a second permission check, "
+        "or logged the follow-up under the tool's name only",
+        source="seed 000 · Distinguish resource links from embedded content",
+        quote="Do not silently dereference a resource link and then log only the tool name.",
+        seed=False,
+        fires=lambda c, p, ops: ops.or_(ops.is_true(c["linkReadUnchecked"]), ops.is_true(c["linkUriUnlogged"])),
+        look=Look("silent link", "/o", "#e08214"),
+        stage="host",
+    ),
+    Rule(
+        code="link-laundered",
+        test="the caller may not read the linked resource, and the host fetched it anyway",
+        source="seed 000 · Recheck authority at every read boundary",
+        quote="avoid laundering it through a privileged background fetch.",
+        seed=False,
+        fires=lambda c, p, ops: ops.is_true(c["linkLaundered"]),
+        look=Look("laundered", "/x", "#b35806"),
+        stage="host",
+    ),
+    Rule(
+        code="embed-not-authorised",
+        test="an embedded resource's bytes reached the model with no check that the caller may read its URI",
+        source="seed 000 · Recheck authority at every read boundary",
+        quote="An embedded resource should be authorized before embedding;",
+        seed=False,
+        fires=lambda c, p, ops: ops.is_true(c["embedUnauthorised"]),
+        look=Look("embed unchecked", "\\o", "#8073ac"),
+        stage="host",
+    ),
+    Rule(
+        code="cut-not-recorded",
+        test="the host cut contents to fit its budget and recorded the cut nowhere",
+        source="seed 000 · Budget large context without hiding truncation",
+        quote="\u201cSuccess\u201d cannot mean silently dropping the end of a document.",
+        seed=False,
+        fires=lambda c, p, ops: ops.is_true(c["cutUnrecorded"]),
+        look=Look("silent cut", "-o", "#542788"),
+        stage="host",
+    ),
+    Rule(
+        code="budgets-not-separate",
+        test="the host's log gives one number for tool definitions, catalog and content together",
+        source="seed 000 · Budget large context without hiding truncation",
+        quote="Log each budget separately so a small tool schema does not conceal a giant embedded result,",
+        seed=False,
+        fires=lambda c, p, ops: ops.is_true(c["budgetsCombined"]),
+        look=Look("one number", "+o", "#998ec3"),
+        stage="host",
+    ),
+    Rule(
+        code="user-block-to-model",
+        test='a block the server annotated audience ["user"] entered the model\'s context '
+        "(the lab's host policy: such a block is shown to the person, not sent to the model)",
+        source="the lab's host policy",
+        quote="the lab's host policy",
+        seed=False,
+        fires=lambda c, p, ops: ops.is_true(c["userBlockToModel"]),
+        look=Look("user block", "|o", "#d8daeb"),
+        stage="host",
+    ),
+)
+
+_BY_CODE = {r.code: r for r in RULES + EXCHANGE_RULES + HOST_RULES}
 
 #: Live mode's whole order, walked by the same loop as ``RULES``: the checks made before anything
 #: runs, the exchange checks, the remaining content rules, then the exchange's promises.

@@ -170,6 +170,13 @@ def configure_audit(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument(
+        "--hosts",
+        action="store_true",
+        help="after the report, show how each host profile (hypothetical hosts, data/hosts/profiles.json) would read "
+        "each tool result the audit called: bytes reaching the model, host rules broken, and how many different "
+        'readings (under --json, a "hosts" key)',
+    )
+    p.add_argument(
         "server_command",
         nargs=argparse.REMAINDER,
         metavar="URL | -- COMMAND ...",
@@ -250,7 +257,20 @@ def run_audit(args: argparse.Namespace) -> int:
         print(f"error: {e}", file=sys.stderr)
         _print_stderr(e.stderr)
         return EXIT_TROUBLE
-    print(terminal_json(report.to_dict()) if args.json else format_report(report))
+    if args.json:
+        doc = report.to_dict()
+        if args.hosts:
+            from ..protocol.host_audit import hosts_rows
+
+            doc["hosts"] = hosts_rows(doc)
+        print(terminal_json(doc))
+    else:
+        print(format_report(report))
+        if args.hosts:
+            from ..protocol.host_audit import format_hosts, hosts_rows
+
+            print()
+            print(format_hosts(hosts_rows(report.to_dict())))
     _print_stderr(report.stderr)
     for reason in report.incomplete:
         print(f"error: the audit did not finish: {reason}", file=sys.stderr)

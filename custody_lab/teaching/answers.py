@@ -175,9 +175,10 @@ def _is_code(value: object) -> bool:
 def _vocabulary() -> frozenset[str]:
     """The lab's own codes: shapes, initiators, operations, primitives and rejection codes."""
     from ..core.model import INITIATORS, OPERATIONS, SHAPES
-    from ..core.rules import EXCHANGE_RULES, RULES
+    from ..core.rules import EXCHANGE_RULES, HOST_RULES, RULES
 
-    return frozenset((*SHAPES, *INITIATORS, *OPERATIONS, "resource", "tool", *(r.code for r in RULES + EXCHANGE_RULES)))
+    codes = (r.code for r in RULES + EXCHANGE_RULES + HOST_RULES)
+    return frozenset((*SHAPES, *INITIATORS, *OPERATIONS, "resource", "tool", *codes))
 
 
 def _known_codes(expected: object) -> frozenset[str]:

@@ -1,4 +1,4 @@
-"""The capstone (notebook 10): custody for your own server, from design review to receipt archive.
+"""The capstone (notebook 11): custody for your own server, from design review to receipt archive.
 
 Seed 000 ends its checklist with "archive its JSON receipt with the design review". The capstone
 walks that path for one server, the learner's own or the given notes server

@@ -65,7 +65,7 @@ MEASUREMENTS: tuple[str, ...] = ("bytes",)
 #: host's permission check answered (an exercise's scenario may add more, as ``facts``).
 ALWAYS_FACTS: tuple[str, ...] = (*MEASUREMENTS, "allowed")
 
-#: The one sentence about freshness that notebook 01 (refuse and fix) and notebook 10 (§2) both
+#: The one sentence about freshness that notebook 01 (refuse and fix) and notebook 11 (§2) both
 #: print, and that :func:`fix_findings` applies.
 FRESHNESS_RULE = (
     "`current` records whether the copy was fresh when it was read, so the honest way to make it true "

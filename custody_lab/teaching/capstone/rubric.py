@@ -1,4 +1,4 @@
-"""The capstone's rubric: seven checked steps over a receipt archive (notebook 10).
+"""The capstone's rubric: seven checked steps over a receipt archive (notebook 11).
 
 :func:`check_archive` reads an archive written by :func:`~custody_lab.teaching.capstone.archive.write_archive`
 and re-derives what it can instead of trusting it: the design receipts from the inventory and the

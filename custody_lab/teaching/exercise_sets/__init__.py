@@ -46,6 +46,7 @@ SET_MODULES: tuple[str, ...] = (
     "agent",
     "present",
     "flows",
+    "hosts",
     "server_review",
 )
 

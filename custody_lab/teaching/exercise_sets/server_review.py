@@ -1,4 +1,4 @@
-"""Server review, the capstone's exercises (notebook 10): review a server's design, fix one input,
+"""Server review, the capstone's exercises (notebook 11): review a server's design, fix one input,
 read the rubric.
 
 ==========  =====  ====================================================================

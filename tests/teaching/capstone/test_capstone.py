@@ -1,9 +1,9 @@
-"""The capstone (notebook 10): design review, one-input fixes, the live audit, the archive, the rubric.
+"""The capstone (notebook 11): design review, one-input fixes, the live audit, the archive, the rubric.
 
 The rubric tests start from a good archive of the given notes server (design review plus an audit
 report built by hand, no server: ``archives.py``) and break it one way at a time: each break must
 fail its step and name the line, the capability and the field. The live tests audit the server
-notebook 10 writes, from the notebook's own cell: as the notebook leaves it (the rubric lists only
+notebook 11 writes, from the notebook's own cell: as the notebook leaves it (the rubric lists only
 what is still to do) and with a correct design filled in programmatically (the rubric passes).
 """
 
@@ -56,7 +56,7 @@ from .archives import failures as _failures
 from .archives import line_of as _line
 
 ROOT = Path(__file__).resolve().parents[3]
-NOTEBOOK = ROOT / "notebooks" / "10-design-your-servers-custody.ipynb"
+NOTEBOOK = ROOT / "notebooks" / "11-design-your-servers-custody.ipynb"
 
 
 # -- the design review ---------------------------------------------------------------------------
@@ -284,7 +284,7 @@ def test_the_rubric_html_escapes_what_the_inventory_and_server_wrote():
 
 
 def _notebook_cells() -> list[str]:
-    """The source of every code cell of notebook 10."""
+    """The source of every code cell of notebook 11."""
     cells = json.loads(NOTEBOOK.read_text(encoding="utf-8"))["cells"]
     return ["".join(c["source"]) for c in cells if c["cell_type"] == "code"]
 
@@ -295,18 +295,18 @@ def _server_source() -> str:
 
 
 def _assigned(name: str) -> object:
-    """The literal value notebook 10 assigns to ``name`` (its stub)."""
+    """The literal value notebook 11 assigns to ``name`` (its stub)."""
     for cell in _notebook_cells():
         if cell.startswith("%%"):
             continue
         for node in ast.walk(ast.parse(cell)):
             if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name) and node.targets[0].id == name:
                 return ast.literal_eval(node.value)
-    raise AssertionError(f"notebook 10 assigns no {name}")
+    raise AssertionError(f"notebook 11 assigns no {name}")
 
 
 def _notebook_approvals() -> list[str]:
-    """The ``approve(...)`` calls notebook 10 makes in code (not in comments)."""
+    """The ``approve(...)`` calls notebook 11 makes in code (not in comments)."""
     calls = []
     for cell in _notebook_cells():
         if cell.startswith("%%"):

@@ -201,7 +201,7 @@ def test_every_refused_capstone_row_gets_the_rubrics_answer_from_the_one_rule(ci
 
 
 def test_notebooks_01_and_09_print_the_same_sentence_about_freshness():
-    for name in ("01-route-a-custody-case", "10-design-your-servers-custody"):
+    for name in ("01-route-a-custody-case", "11-design-your-servers-custody"):
         cells = json.loads((ROOT / "notebooks" / f"{name}.ipynb").read_text(encoding="utf-8"))["cells"]
         text = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
         assert FRESHNESS_RULE in " ".join(text.split()), f"{name} does not say the freshness rule word for word"

@@ -1,4 +1,4 @@
-"""The capstone's exercises (notebook 10): references computed by the package, mistakes told apart.
+"""The capstone's exercises (notebook 11): references computed by the package, mistakes told apart.
 
 The two-way gate over every registered exercise is in ``tests/teaching/test_exercises.py``; the
 rubric itself in ``tests/teaching/capstone/``. This file checks what the exercises claim: the
