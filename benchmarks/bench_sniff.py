@@ -133,8 +133,27 @@ def blob_viewer(repeat: int) -> None:
             # for the refusal, the same scan again in sniff_mime, then the parse) and as it does now.
             text = data.decode("utf-8")
             was = cpu_ms(lambda t=text: (nests_deeper_than(t), nests_deeper_than(t), json.loads(t)))
+            walked = cpu_ms(lambda t=text: _walk_depth(json.loads(t)))
             now = cpu_ms(lambda t=text: json_verdict(t))
-            print(f"  its JSON checks: before issue 29 {was:.1f} ms (scan, scan, parse); now {now:.1f} ms (one parse)")
+            print(
+                f"  its JSON checks: before issue 29 {was:.1f} ms (scan, scan, parse); first fix {walked:.1f} ms "
+                f"(one parse, then its values walked for the depth); now {now:.1f} ms (one parse, objects "
+                "reduced to their size; the depth from the brackets outside strings)"
+            )
+
+
+def _walk_depth(value: object) -> int:
+    """The depth of a parsed JSON value, one level of containers at a time (the first fix's way)."""
+    level, depth = ([value] if isinstance(value, (dict, list)) else []), 0
+    while level:
+        depth += 1
+        level = [
+            child
+            for node in level
+            for child in (node.values() if isinstance(node, dict) else node)
+            if isinstance(child, (dict, list))
+        ]
+    return depth
 
 
 if __name__ == "__main__":

@@ -435,3 +435,63 @@ def test_the_host_lens_columns_fit_at_1280_and_640_px_and_follow_the_link_permis
     eager = area.locator(".custody-host-eager-fetcher")
     eager.get_by_text("✗ breaks link-laundered").wait_for(timeout=bs.QUICK)
     assert "link-laundered" not in area.locator(".custody-host-custodian .custody-rule-broken").all_inner_texts()
+
+
+#: Like LATENCY, for the number box beside a slider (the slider described by ``label``) and the
+#: output area's chart image; its samples go to ``window.__custodyLatencies[label]``.
+SLIDER_LATENCY = """(area, label) => {
+    const slider = [...area.querySelectorAll('.widget-slider')]
+        .find(w => w.querySelector('.widget-label')?.textContent.trim() === label);
+    const input = slider.parentElement.querySelector('.custody-number-box input');
+    const img = area.querySelector('img');
+    window.__custodyLatencies = window.__custodyLatencies || {};
+    const state = window.__custodyLatencies[label] = {start: null, samples: []};
+    input.addEventListener('keydown', e => { if (e.key === 'Enter') state.start = performance.now(); }, true);
+    new MutationObserver(() => {
+        const start = state.start;
+        if (start === null) return;
+        state.start = null;
+        img.decode().then(() => state.samples.push(performance.now() - start),
+                          () => state.samples.push(performance.now() - start));
+    }).observe(img, {attributes: true, attributeFilter: ['src']});
+}"""
+
+
+def test_the_embed_limit_and_the_what_if_slider_redraw_their_charts_and_their_latencies_are_printed(request, page):
+    """Issue 29: a number typed into the box of the explorer's embed-limit slider, and of the
+    what-if panel's (the support desk's 15 rows, chart on), gives a new chart image each time; the
+    median time from Enter to the decoded image at 1280 px is printed for each, never asserted."""
+    import statistics
+
+    page.set_viewport_size({"width": 1280, "height": 900})
+    open_widgets("jupyterlab", request, page)
+    limits = [2000 + 700 * (k % 9) + k for k in range(15)]  # each differs from the one before
+    figures = []
+    for name, find, label in (
+        ("explorer, embed limit", lambda: bs.find_explorer(page), "embed limit"),
+        ("what-if panel, embed limit (bytes)", lambda: output_of(page, ".whatif-table"), "embed limit (bytes)"),
+    ):
+        area = find()
+        bs.bring_into_view(area.locator("img").first)
+        area.evaluate(SLIDER_LATENCY, label)
+        slider = bs.labelled(area, "widget-slider", label)
+        box = slider.locator("xpath=..").locator(".custody-number-box input")
+        for k, limit in enumerate(limits, start=1):
+            box.fill(str(limit))
+            box.press("Enter")
+            page.wait_for_function(
+                "([label, n]) => window.__custodyLatencies[label].samples.length >= n", arg=[label, k], timeout=bs.QUICK
+            )
+        samples = page.evaluate("label => window.__custodyLatencies[label].samples", label)
+        assert len(samples) == len(limits), (
+            f"{name}: expected a new image for each of {len(limits)} limits, got {len(samples)}"
+        )
+        warm = samples[1:]
+        figures.append(
+            f"{name}: median {statistics.median(warm):.0f} ms of {len(warm)} (min {min(warm):.0f}, "
+            f"max {max(warm):.0f}; first {samples[0]:.0f} ms)"
+        )
+    print(
+        "\ntyped limit → new chart image decoded, JupyterLab at 1280 px (issue 29's figures: ≤ 30 ms):\n  "
+        + "\n  ".join(figures)
+    )

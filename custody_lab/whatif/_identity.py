@@ -16,6 +16,12 @@ column's Arrow array so the sweep need not check it again. A mark names one arra
 A mark only ever saves work; an unmarked column gets the full check, so a lost mark costs time,
 never a wrong answer.
 
+**Remembered results** (:class:`IdentityCache`). What the sweep read from one immutable Arrow
+array (a closed-set column's codes, a text column's masks) is kept, by the same identity rules as
+a mark, for as long as that array lives: a what-if move sweeps the same frame again and reads
+those columns at no cost. The kept numpy arrays are made read-only, so no caller can change what
+the next one gets.
+
 **Addresses** (:func:`addresses`, :func:`per_object`). A column of Python objects (``object`` or
 ``string[python]``) has no buffer of characters, but its numpy array's own buffer holds each
 object's address (what CPython's ``id()`` returns). Read as integers, they group the rows by
@@ -27,8 +33,9 @@ holds the objects is alive; :func:`per_object` keeps it alive for as long as it 
 
 from __future__ import annotations
 
-__all__ = ["IdentityMarks", "addresses", "per_object", "rows_holding"]
+__all__ = ["IdentityCache", "IdentityMarks", "addresses", "per_object", "rows_holding"]
 
+import functools
 import weakref
 from collections.abc import Callable
 from typing import Any
@@ -65,6 +72,51 @@ class IdentityMarks:
 
     def __contains__(self, obj: object) -> bool:
         return self._by_id.get(id(obj)) is obj
+
+    def __len__(self) -> int:
+        return len(self._by_id)
+
+
+class IdentityCache:
+    """Results computed from objects, by the object's identity and a key, without keeping the
+    objects alive (see the module docstring); a result goes when its object is freed.
+
+    Example:
+        >>> import pyarrow as pa
+        >>> cache, a = IdentityCache(), pa.chunked_array([["x"]])
+        >>> cache.put(a, "len", np.array([1]))
+        >>> cache.get(a, "len").tolist(), cache.get(pa.chunked_array([["x"]]), "len"), cache.get(a, "other")
+        ([1], None, None)
+        >>> del a
+        >>> len(cache)
+        0
+    """
+
+    def __init__(self) -> None:
+        self._by_id: dict[int, tuple[weakref.ref[Any], dict[Any, Any]]] = {}
+
+    def _forget(self, ref: weakref.ref[Any], key: int) -> None:
+        entry = self._by_id.get(key)
+        if entry is not None and entry[0] is ref:  # not a newer object that got the same id()
+            del self._by_id[key]
+
+    def get(self, obj: Any, key: Any) -> Any:
+        """The result kept for ``obj`` (that very object) under ``key``, or ``None``."""
+        entry = self._by_id.get(id(obj))
+        if entry is None or entry[0]() is not obj:
+            return None
+        return entry[1].get(key)
+
+    def put(self, obj: Any, key: Any, value: Any) -> None:
+        """Keep ``value`` for ``obj`` under ``key``; numpy arrays in it are made read-only."""
+        for part in value if isinstance(value, tuple) else (value,):
+            if isinstance(part, np.ndarray):
+                part.flags.writeable = False
+        entry = self._by_id.get(id(obj))
+        if entry is None or entry[0]() is not obj:
+            entry = (weakref.ref(obj, functools.partial(self._forget, key=id(obj))), {})
+            self._by_id[id(obj)] = entry
+        entry[1][key] = value
 
     def __len__(self) -> int:
         return len(self._by_id)

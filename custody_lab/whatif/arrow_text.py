@@ -15,11 +15,24 @@ does this: a blank cell is an absent value) is marked with :func:`mark_without_b
 :func:`known_masks` reads its validity bitmap alone. The mark names one Arrow array object
 (:class:`~custody_lab.whatif._identity.IdentityMarks`, where what a mark survives and what it
 does not is written down and tested): a changed, sliced or rebuilt column is checked in full again.
+
+:func:`column_codes` and :func:`column_text_masks` keep what they read from a column's Arrow array
+for as long as that array lives (:class:`~custody_lab.whatif._identity.IdentityCache`, by the same
+identity rules): sweeping the same frame again, as each what-if move does, reads those columns at
+no cost, and a changed column is a new array, read in full.
 """
 
 from __future__ import annotations
 
-__all__ = ["arrow_chunks", "arrow_codes", "arrow_text_masks", "known_masks", "mark_without_blanks"]
+__all__ = [
+    "arrow_chunks",
+    "arrow_codes",
+    "arrow_text_masks",
+    "column_codes",
+    "column_text_masks",
+    "known_masks",
+    "mark_without_blanks",
+]
 
 import numpy as np
 import pandas as pd
@@ -27,7 +40,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..core.blank import ASCII_SPACE_MAX, WIDE_SPACE_MIN_LEAD, is_blank
-from ._identity import IdentityMarks
+from ._identity import IdentityCache, IdentityMarks
 
 #: The largest first byte that is an ASCII whitespace candidate, and the smallest lead byte of a
 #: non-ASCII one (both from the core's definition).
@@ -165,3 +178,61 @@ def arrow_codes(chunks: list[pa.Array], choices: tuple[str, ...]) -> np.ndarray:
         out[at : at + len(chunk)] = index.to_numpy(zero_copy_only=False)
         at += len(chunk)
     return out
+
+
+#: What column_codes and column_text_masks read, kept per Arrow array while it lives.
+_READ = IdentityCache()
+
+
+def _arrow_array(s: pd.Series) -> pa.Array | pa.ChunkedArray:
+    data: pa.Array | pa.ChunkedArray = s.array.__arrow_array__()
+    return data
+
+
+def column_codes(s: pd.Series, choices: tuple[str, ...]) -> np.ndarray | None:
+    """:func:`arrow_codes` of a pyarrow-backed string column (read-only; kept while its Arrow
+    array lives), or ``None`` for any other column.
+
+    Example:
+        >>> s = pd.Series(["model", None], dtype="str")
+        >>> codes = column_codes(s, ("application", "model"))
+        >>> codes.tolist(), column_codes(s, ("application", "model")) is codes, codes.flags.writeable
+        ([1, -1], True, False)
+        >>> column_codes(pd.Series(["model"], dtype=object), ("model",)) is None
+        True
+    """
+    chunks = arrow_chunks(s)
+    if chunks is None:
+        return None
+    data = _arrow_array(s)
+    key = ("codes", choices)
+    found = _READ.get(data, key)
+    if found is None:
+        found = arrow_codes(chunks, choices)
+        _READ.put(data, key, found)
+    return found
+
+
+def column_text_masks(s: pd.Series) -> tuple[np.ndarray, np.ndarray] | None:
+    """:func:`arrow_text_masks` of a pyarrow-backed string column (read-only; kept while its
+    Arrow array lives), or ``None`` for any other column.
+
+    Example:
+        >>> s = pd.Series(["u://x", " ", None], dtype="str")
+        >>> [m.tolist() for m in column_text_masks(s)]
+        [[False, False, True], [False, True, False]]
+        >>> s2 = s.copy()
+        >>> s2.iloc[1] = "u://y"  # a new Arrow array: read again
+        >>> [m.tolist() for m in column_text_masks(s2)], column_text_masks(s)[1].tolist()
+        ([[False, False, True], [False, False, False]], [False, True, False])
+    """
+    chunks = arrow_chunks(s)
+    if chunks is None:
+        return None
+    data = _arrow_array(s)
+    found = _READ.get(data, "masks")
+    if found is None:
+        found = arrow_text_masks(chunks)
+        _READ.put(data, "masks", found)
+    masks: tuple[np.ndarray, np.ndarray] = found
+    return masks

@@ -50,6 +50,7 @@ from ..core.model import FIELD_SPECS, FIELDS, MAX_BYTES, check_value
 from ..core.table_entry import Entry, Table
 from .arrow_text import arrow_text_masks, mark_without_blanks
 from .csv_layout import CsvLayout
+from .memory import trim_c_heap
 
 _BOM = b"\xef\xbb\xbf"
 #: The file is parsed in pieces of about this size: the parser's working memory stays a small
@@ -310,6 +311,7 @@ def read_csv_frame(path: str | Path, progress: Progress | None = None) -> pd.Dat
     if problems:  # the whole file is refused, as the line-by-line reader refuses it
         return load_table(Table(source, problems=tuple(problems)))
     lines = CsvLayout(raw, start)
+    trim_c_heap()  # the layout's temporaries: freed, but kept by the heap through the parse (the peak)
     if not lines.well_formed or lines.longest > csv.field_size_limit() or lines.most_lines > MAX_RECORD_LINES:
         return None  # a quote where only that reader reads it exactly, or a cell it may refuse as too long
     names = [f"c{i}" for i in range(len(header))]

@@ -26,7 +26,7 @@ from ..core.blank import is_blank
 from ..core.errors import CaseError
 from ..core.model import FIELD_SPECS, INITIATORS, MAX_BYTES, OPERATIONS, SHAPES, Policy
 from ._identity import per_object
-from .arrow_text import arrow_chunks, arrow_codes, arrow_text_masks, known_masks
+from .arrow_text import column_codes, column_text_masks, known_masks
 from .columns import OUTPUT_COLUMNS, TEXT_FIELDS, Codes, Cols, Text, Tri, all_false, everywhere, nothing
 from .object_columns import enum_codes, text_masks
 
@@ -87,11 +87,8 @@ def _enum(frame: pd.DataFrame, name: str, choices: tuple[str, ...]) -> Codes:
         # value (object_columns); Arrow strings by Arrow's comparison or hash kernels (arrow_text).
         # Anything else: factorize, then map the few distinct values to codes once; a missing
         # value (-1) takes the last slot, which is "bad".
-        chunks = arrow_chunks(s)
-        found: np.ndarray | None
-        if chunks is not None:
-            found = arrow_codes(chunks, choices)
-        else:
+        found = column_codes(s, choices)
+        if found is None:
             found = enum_codes(s.to_numpy(dtype=object), choices, _choice, strings=_is_str(s.dtype))
         if found is None:
             found, distinct = pd.factorize(s.to_numpy(dtype=object))
@@ -264,9 +261,9 @@ def _text(frame: pd.DataFrame, name: str, assume_present: bool) -> Text:
     known = known_masks(s)
     if known is not None:  # built without blanks (load_inventory): the null bitmap says it all
         return _text_masks(*known)
-    chunks = arrow_chunks(s)
-    if chunks is not None:  # pyarrow strings: read the null bitmap and the offsets, not the values
-        return _text_masks(*arrow_text_masks(chunks))
+    masks = column_text_masks(s)
+    if masks is not None:  # pyarrow strings: the null bitmap and the offsets, not the values
+        return _text_masks(*masks)
     if _is_str(dt) or dt == np.dtype(object):  # Python objects (object_columns)
         masks = text_masks(s.to_numpy(dtype=object), na_value=dt.na_value if isinstance(dt, pd.StringDtype) else None)
         if masks is None:  # a present value that is not text: quote those rows

@@ -11,7 +11,7 @@ import pyarrow as pa
 import pytest
 
 from custody_lab.sweep import sweep
-from custody_lab.whatif._identity import IdentityMarks, addresses, per_object, rows_holding
+from custody_lab.whatif._identity import IdentityCache, IdentityMarks, addresses, per_object, rows_holding
 from custody_lab.whatif.arrow_text import known_masks, mark_without_blanks
 
 
@@ -97,3 +97,61 @@ def test_equal_strings_that_are_separate_objects_are_decided_separately_and_alik
     assert got is not None and got.tolist() == [5, 5, 5, 5], got
     assert len(calls) == 2, f"expected one call per distinct object, got {calls}"
     assert rows_holding(values, a).tolist() == [True, False, True, False]
+
+
+def test_a_kept_result_goes_with_its_array_and_a_new_array_given_the_same_id_gets_none():
+    cache = IdentityCache()
+    a = pa.chunked_array([["kb://a"]])
+    cache.put(a, "codes", np.array([3], dtype=np.int8))
+    key = id(a)
+    assert cache.get(a, "codes").tolist() == [3] and cache.get(a, "masks") is None
+    del a
+    gc.collect()
+    assert len(cache) == 0, "the result outlived its array"
+    kept = []
+    for _ in range(10_000):
+        b = pa.chunked_array([["kb://b"]])
+        if id(b) == key:
+            assert cache.get(b, "codes") is None, "a new array at a freed array's address got its result"
+            break
+        kept.append(b)
+
+
+def test_a_kept_result_is_read_only():
+    cache, a = IdentityCache(), pa.chunked_array([["kb://a"]])
+    cache.put(a, "masks", (np.zeros(1, dtype=bool), np.ones(1, dtype=bool)))
+    with pytest.raises(ValueError):
+        cache.get(a, "masks")[1][0] = False
+
+
+def test_sweeping_a_plain_frame_again_after_a_change_reads_the_changed_columns():
+    """The second sweep of the same plain frame reuses what the first read from each Arrow
+    column; a column changed in between is a new array and is read again."""
+    frame = pd.DataFrame(
+        {
+            "id": ["a", "b", "c"],
+            "initiator": ["model", "application", "model"],
+            "shape": ["embedded-resource"] * 3,
+            "uri": ["kb://a", "kb://b", "kb://c"],
+            "mime": ["text/plain"] * 3,
+            "bytes": [10, 10, 10],
+            "current": [True, True, True],
+            "allowed": [True, True, True],
+            "sideEffects": [False, False, False],
+            "provenance": ["kb", "kb", "kb"],
+        }
+    )
+    first = sweep(frame)
+    assert sweep(frame)["outcome"].tolist() == first["outcome"].tolist()
+    changed = frame.copy()
+    changed.loc[1, "initiator"] = "nobody"
+    with pytest.raises(Exception, match="initiator"):
+        sweep(changed)
+    changed = frame.copy()
+    changed.loc[0, "uri"] = "  "
+    changed.loc[2, "shape"] = "resource-link"
+    objects = pd.DataFrame({c: pd.Series(changed[c].tolist(), dtype=object) for c in changed.columns})
+    again = sweep(changed)
+    assert again["outcome"].tolist() == sweep(objects)["outcome"].tolist()  # Python objects: no Arrow array
+    assert again["outcome"][0] != first["outcome"][0] and again["outcome"][2] != first["outcome"][2]
+    assert sweep(frame)["outcome"].tolist() == first["outcome"].tolist()

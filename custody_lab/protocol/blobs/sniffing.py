@@ -24,7 +24,6 @@ __all__ = [
 import json
 import re
 from itertools import accumulate
-from typing import Any
 
 from ..mime import essence, is_text
 from .errors import BlobTypeError
@@ -184,51 +183,77 @@ def json_verdict(text: str) -> tuple[bool, bool]:
     nests no deeper (a JSON container).
 
     Few brackets: :func:`nests_deeper_than` answers at once and a shallow text is parsed. Many: the
-    text is parsed first, and a document that parses is as deep as its values (a bracket in a
-    string is a character of the string's value), so its values are measured instead of its text
-    being scanned again; text that does not parse is scanned. The parser is CPython's ``json``,
-    which raises ``RecursionError`` before its stack runs out (that text is scanned too).
+    text is parsed first (CPython's ``json``, each object reduced to its size: whether it parses
+    is all that is asked), and the depth of a text that parses is read from its brackets outside
+    strings (:func:`_parsed_deeper_than`, a few C passes); text that does not parse is scanned. The
+    parser raises ``RecursionError`` before its stack runs out (that text is scanned too).
 
     Example:
         >>> json_verdict("[[1]]"), json_verdict("[" * 300), json_verdict("[" * 300 + "]" * 300)
         ((False, True), (True, False), (True, False))
+        >>> json_verdict('{"a": "]]' + "[" * 300 + '"}'), json_verdict('"[' + "[" * 300 + '"')
+        ((False, True), (False, False))
     """
     if text.count("[") + text.count("{") <= MAX_JSON_DEPTH:  # too few brackets to be deep
         return False, _parses_as_container(text)
+    stripped = text.lstrip("\ufeff \t\r\n")
     try:
-        value = json.loads(text.lstrip("\ufeff \t\r\n"))
+        value = json.loads(stripped, object_pairs_hook=len)
     except RecursionError:  # deeper than the interpreter lets the parser go: scanned instead
         return nests_deeper_than(text), False
     except ValueError:
         return nests_deeper_than(text), False
-    deep = _deeper_than(value, MAX_JSON_DEPTH)
-    return deep, not deep and isinstance(value, dict | list)
+    deep = _parsed_deeper_than(text.encode("utf-8", "surrogatepass"), MAX_JSON_DEPTH)
+    return deep, not deep and (isinstance(value, list) or stripped.startswith("{"))
 
 
 def _parses_as_container(text: str) -> bool:
+    stripped = text.lstrip("\ufeff \t\r\n")
     try:
-        value = json.loads(text.lstrip("\ufeff \t\r\n"))
+        value = json.loads(stripped, object_pairs_hook=len)  # an object parses to its size
     except ValueError:
         return False
-    return isinstance(value, dict | list)
+    return isinstance(value, list) or stripped.startswith("{")
 
 
-def _deeper_than(value: object, limit: int) -> bool:
-    """Whether a parsed JSON value nests its objects and arrays more than ``limit`` levels (no
-    recursion: one level of containers at a time)."""
-    level: list[Any] = [value] if isinstance(value, (dict, list)) else []
-    depth = 0
-    while level:
-        depth += 1
-        if depth > limit:
-            return True
-        level = [
-            child
-            for node in level
-            for child in (node.values() if type(node) is dict else node)
-            if isinstance(child, (dict, list))
-        ]
-    return False
+#: Brackets become "(" and ")"; all but quotes and brackets are deleted first.
+_NEST = bytes.maketrans(b"[{]}", b"(())")
+_NOT_NEST = bytes(b for b in range(256) if b not in b'[{]}"')
+_NEST_STEP = {ord("("): 1, ord(")"): -1}
+#: Innermost pairs removed by whole-string passes before the rest is summed bracket by bracket.
+_PASSES = 8
+
+
+def _parsed_deeper_than(raw: bytes, limit: int) -> bool:
+    """Whether the UTF-8 of a text that parsed as JSON nests more than ``limit`` levels.
+
+    In valid JSON a backslash only starts an escape inside a string, so removing each ``\\\\``
+    and then each ``\\"`` leaves exactly the quotes that delimit strings: a bracket is outside
+    every string when an even number of them come before it, and its brackets are the values'
+    nesting. Of the quotes and brackets alone, two adjacent quotes are removed at once (the
+    count before every other one changes by two, so none changes sides), and only strings that
+    hold a bracket are left to split on their quotes. Each pass that removes
+    every innermost ``()`` lowers the deepest level by exactly one, so a document a few levels
+    deep is decided by a few passes; what is left after :data:`_PASSES` is summed bracket by
+    bracket. No byte of a multi-byte UTF-8 character is a quote, backslash or bracket.
+
+    Example:
+        >>> _parsed_deeper_than(b'[{"a": "[[[\\\\\\"[["}]', 2), _parsed_deeper_than(b"[[[[]]]]", 3)
+        (False, True)
+    """
+    if b"\\" in raw:
+        raw = raw.replace(b"\\\\", b"").replace(b'\\"', b"")
+    nest = raw.translate(None, _NOT_NEST).replace(b'""', b"")
+    if b'"' in nest:
+        nest = b"".join(nest.split(b'"')[::2])
+    nest = nest.translate(_NEST)
+    passes = min(_PASSES, limit)
+    for _ in range(passes):
+        if not nest:
+            return False
+        nest = nest.replace(b"()", b"")
+    rest = limit - passes  # the levels left above the passes' reach
+    return next(filter(rest.__lt__, accumulate(map(_NEST_STEP.__getitem__, nest))), None) is not None
 
 
 def _binary_signature(data: bytes) -> tuple[str, str] | None:

@@ -18,6 +18,8 @@ from custody_lab.protocol.blobs.sniffing import (
     MAX_JSON_DEPTH,
     SNIFF_HEAD_CHARS,
     _markup_type,
+    _parsed_deeper_than,
+    json_verdict,
     judge,
     nests_deeper_than,
 )
@@ -183,6 +185,45 @@ def test_nesting_depth_counts_only_brackets_outside_strings(value: object, limit
 def test_nesting_depth_at_and_around_the_limit(text: str, limit: int, expected: bool) -> None:
     actual = nests_deeper_than(text, limit)
     assert actual == expected, f"input={text!r} limit={limit} expected={expected} actual={actual}"
+
+
+@settings(max_examples=150, deadline=None)
+@given(json_values, st.integers(0, 12), st.booleans())
+def test_the_depth_of_parsed_json_counts_only_brackets_outside_strings(value: object, limit: int, ascii: bool) -> None:
+    text = json.dumps(value, ensure_ascii=ascii)
+    expected, actual = _depth(value) > limit, _parsed_deeper_than(text.encode("utf-8", "surrogatepass"), limit)
+    assert actual == expected, f"input={text!r} limit={limit} depth={_depth(value)} expected={expected} actual={actual}"
+
+
+@pytest.mark.parametrize("depth", [7, 8, 9, 10, 11, 12, 40])
+@pytest.mark.parametrize("strings", ["", '"]]", "x\\\\", "[\\"', "é{"])
+def test_the_depth_of_parsed_json_on_each_side_of_the_passes(depth: int, strings: str) -> None:
+    """Deeper than the passes that remove innermost pairs: the rest is summed; brackets, escaped
+    quotes and backslashes inside strings are the strings' characters."""
+    value: object = [strings, {"k": [strings]}]
+    for _ in range(depth - 3):
+        value = [strings, value, [strings]]
+    text = json.dumps(value, ensure_ascii=False)
+    for limit in (depth - 1, depth, depth + 1, 10):
+        actual = _parsed_deeper_than(text.encode(), limit)
+        assert actual == (depth > limit), f"input={text[:60]!r}... depth={depth} limit={limit} actual={actual}"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('{"a": [' + "[]," * 300 + "[]]}", (False, True)),  # many brackets, an object that parses
+        ("[" + "{}," * 300 + '"[[["]', (False, True)),
+        ('"' + "[" * 300 + '"', (False, False)),  # a string is not a container
+        ('{"a": ' + "[" * 300 + "]" * 300 + "}", (True, False)),
+        ('{"a": [' + "[]," * 300 + "[]]", (False, False)),  # does not parse
+        ("[" * (MAX_JSON_DEPTH + 1) + "]" * (MAX_JSON_DEPTH + 1), (True, False)),
+        ("[" * MAX_JSON_DEPTH + "]" * MAX_JSON_DEPTH, (False, True)),
+    ],
+)
+def test_json_verdict_with_many_brackets(text: str, expected: tuple[bool, bool]) -> None:
+    actual = json_verdict(text)
+    assert actual == expected, f"input={text[:40]!r}... expected={expected} actual={actual}"
 
 
 def _nested(depth: int) -> str:
