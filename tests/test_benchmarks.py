@@ -57,6 +57,7 @@ def test_bench_sweep_prints_every_frame_against_node_with_identical_decisions():
         ("bench_explorer.py", (), "ms"),
         ("bench_chart.py", ("--full", "1", "--frames", "5"), "ms"),
         ("bench_sniff.py", ("--repeat", "1", "--no-big"), "ms"),
+        ("bench_whatif.py", ("--rows", "20000"), "a slider move, chart on"),
         ("bench_hostile_inputs.py", ("--quick", "--repeat", "1"), "refused: MAX_CONTENT_BYTES"),
         ("bench_inventory_reading.py", ("--rows", "3000", "--repeat", "1"), "pandas.read_json"),
         ("bench_lab_start.py", ("--starts", "1"), "target ≤ 10 s"),
