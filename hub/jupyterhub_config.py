@@ -38,7 +38,7 @@ c.Spawner.default_url = f"/lab/tree/{START_NOTEBOOK}"
 # server's own memory measured by tests/delivery/test_jupyterhub.py (158 MB RSS, see
 # docs/jupyterhub.md):
 # - guarantee 512 MB: the server and the open notebook's kernel (the largest ends at 199 MB: 357 MB),
-#   and all but 2 MB of the kernel just left before it is culled too (356 MB at most, 09 + 10: 514 MB);
+#   and the kernel just left before it is culled too (325 MB at most, 06 + 07: 483 MB);
 # - limit 1 GB: that, plus a notebook's peak while it runs (06: 332 MB, 197 at its end).
 # A learner over the limit has their kernel restarted, not their progress lost (it is on disk).
 # Kubernetes enforces both; TLJH's systemd spawner the limit; the local-process spawner neither.
