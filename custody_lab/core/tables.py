@@ -45,6 +45,7 @@ __all__ = [
     "format_of",
     "load_policy",
     "parse_table",
+    "read_json_file",
     "read_table",
     "read_text",
 ]
@@ -53,6 +54,7 @@ import io
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from .csv_table import MAX_RECORD_LINES, csv_cell, parse_csv
 from .errors import CaseFileError, PolicyError, Problem
@@ -157,6 +159,35 @@ def _closing(handle: io.BufferedReader) -> Iterator[bytes]:
         yield from handle
 
 
+def read_json_file(path: str | Path, what: str, error: type[PolicyError] = PolicyError) -> Any:
+    """One JSON document from a data file, read as a case file's JSON is: UTF-8, one value, no key
+    twice, no NaN, nothing nested deeper or numbered longer than Python reads (the policy loader and
+    the host profiles' loader both read their files with it).
+
+    Raises:
+        PolicyError (or ``error``, a subclass): ``"<what> <path>: ..."``, with the field at fault.
+
+    Example:
+        >>> from custody_lab.core.paths import data_path
+        >>> read_json_file(data_path("policies", "strict.json"), "policy file")["embedLimitBytes"]
+        2048
+    """
+    try:
+        text = read_text(path)
+    except CaseFileError as e:
+        raise error(f"cannot read {what} {path}: {e.problems[0].message}") from e
+    doc = JsonDoc(text, str(path), len(text))
+    try:
+        data, end, bad = doc.value(doc.ws(0))
+        doc.end(end)
+    except json.JSONDecodeError as e:
+        raise error(f"cannot read {what} {path}: not valid JSON: {e}") from e
+    if bad:
+        field, message = bad[0]
+        raise error(f"{what} {path}: {message}", field)
+    return data
+
+
 def load_policy(path: str | Path) -> Policy:
     """Read a policy JSON file such as ``data/policies/strict.json`` (the one policy loader).
 
@@ -171,19 +202,7 @@ def load_policy(path: str | Path) -> Policy:
         >>> load_policy(data_path("policies", "strict.json")).embed_limit_bytes
         2048
     """
-    try:
-        text = read_text(path)
-    except CaseFileError as e:
-        raise PolicyError(f"cannot read policy file {path}: {e.problems[0].message}") from e
-    doc = JsonDoc(text, str(path), len(text))
-    try:
-        data, end, bad = doc.value(doc.ws(0))
-        doc.end(end)
-    except json.JSONDecodeError as e:
-        raise PolicyError(f"cannot read policy file {path}: not valid JSON: {e}") from e
-    if bad:
-        field, message = bad[0]
-        raise PolicyError(f"policy file {path}: {message}", field)
+    data = read_json_file(path, "policy file")
     try:
         return Policy.from_dict(data)
     except PolicyError as e:

@@ -43,16 +43,14 @@ __all__ = [
     "profile",
 ]
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..core.errors import CaseFileError, PolicyError
-from ..core.json_table import JsonDoc
+from ..core.errors import PolicyError
 from ..core.paths import data_path
-from ..core.tables import read_text
+from ..core.tables import read_json_file
 
 #: Each choice field (the data's camelCase key) and the values it takes, in the order the lab
 #: ranks them from most to least custodial.
@@ -159,19 +157,7 @@ def load_host_profiles(path: str | Path | None = None) -> tuple[HostProfile, ...
         ['custodian', 'plain-reader', 'both-forms', 'eager-fetcher']
     """
     path = data_path("hosts", "profiles.json") if path is None else Path(path)
-    try:
-        text = read_text(path)
-    except CaseFileError as e:
-        raise HostProfileError(f"cannot read host profiles {path}: {e.problems[0].message}") from e
-    doc = JsonDoc(text, str(path), len(text))
-    try:
-        data, end, bad = doc.value(doc.ws(0))
-        doc.end(end)
-    except json.JSONDecodeError as e:
-        raise HostProfileError(f"cannot read host profiles {path}: not valid JSON: {e}") from e
-    if bad:
-        field, message = bad[0]
-        raise HostProfileError(f"host profiles {path}: {message}", field)
+    data = read_json_file(path, "host profiles", HostProfileError)
     rows = data.get("profiles") if isinstance(data, dict) else None
     if not isinstance(rows, list) or not rows:
         raise HostProfileError(f"host profiles {path}: needs a non-empty 'profiles' list", "profiles")
