@@ -353,14 +353,12 @@ def test_at_640_css_px_every_widget_control_lies_inside_its_output_area_and_read
 
 # -- latency: a typed change to the new image (issue 42 §3) -------------------------------------------
 
-#: Installed on the explorer's output area: the time from the Enter that submits a typed size to
-#: the moment the chart's new image has decoded, one sample per change (read by the test below).
-LATENCY = """(area) => {
-    const input = [...area.querySelectorAll('.widget-text')]
-        .find(w => w.querySelector('.widget-label')?.textContent.trim() === 'type bytes').querySelector('input');
-    const img = area.querySelector('img');
-    window.__custodyLatency = {start: null, samples: []};
-    const state = window.__custodyLatency;
+#: Installed on a number box and a chart image: the time from the Enter that submits a typed value
+#: to the moment the image's new picture has decoded, one sample per change, kept in
+#: ``window.__custodyLatencies[key]`` (read by :func:`typed_latencies`).
+LATENCY = """([input, img, key]) => {
+    window.__custodyLatencies = window.__custodyLatencies || {};
+    const state = window.__custodyLatencies[key] = {start: null, samples: []};
     input.addEventListener('keydown', e => { if (e.key === 'Enter') state.start = performance.now(); }, true);
     new MutationObserver(() => {
         const start = state.start;
@@ -372,6 +370,19 @@ LATENCY = """(area) => {
 }"""
 
 
+def typed_latencies(page, box, img, key: str, values) -> list[float]:
+    """Type each value into ``box`` and press Enter, waiting each time for ``img``'s new picture to
+    decode (readiness, not a fixed time); the milliseconds from each Enter to its decoded picture."""
+    page.evaluate(LATENCY, [box.element_handle(), img.element_handle(), key])
+    for k, value in enumerate(values, start=1):
+        box.fill(str(value))
+        box.press("Enter")
+        page.wait_for_function(
+            "([key, n]) => window.__custodyLatencies[key].samples.length >= n", arg=[key, k], timeout=bs.QUICK
+        )
+    return page.evaluate("key => window.__custodyLatencies[key].samples", key)
+
+
 def test_a_typed_size_redraws_the_explorers_image_every_time_and_the_latency_is_printed(request, page):
     """Each typed size gives a new chart image; the median time from Enter to the decoded image at
     1280 px is printed (a figure to read, never a limit: issue 42's figure is a median ≤ 30 ms)."""
@@ -380,15 +391,11 @@ def test_a_typed_size_redraws_the_explorers_image_every_time_and_the_latency_is_
     page.set_viewport_size({"width": 1280, "height": 900})
     open_widgets("jupyterlab", request, page)
     explorer = bs.find_explorer(page)
-    bs.bring_into_view(explorer.locator("img").first)
-    explorer.evaluate(LATENCY)
+    img = explorer.locator("img").first
+    bs.bring_into_view(img)
     box = bs.labelled(explorer, "widget-text", "type bytes").locator("input")
     sizes = [1000 + 1500 * (k % 12) + k for k in range(15)]  # each differs from the one before
-    for k, size in enumerate(sizes, start=1):
-        box.fill(str(size))
-        box.press("Enter")
-        page.wait_for_function("n => window.__custodyLatency.samples.length >= n", arg=k, timeout=bs.QUICK)
-    samples = page.evaluate("window.__custodyLatency.samples")
+    samples = typed_latencies(page, box, img, "type bytes", sizes)
     assert len(samples) == len(sizes), f"expected a new image for each of {len(sizes)} typed sizes, got {len(samples)}"
     warm = samples[1:]  # the first change also loads the chart's code paths in the kernel
     print(
@@ -437,26 +444,6 @@ def test_the_host_lens_columns_fit_at_1280_and_640_px_and_follow_the_link_permis
     assert "link-laundered" not in area.locator(".custody-host-custodian .custody-rule-broken").all_inner_texts()
 
 
-#: Like LATENCY, for the number box beside a slider (the slider described by ``label``) and the
-#: output area's chart image; its samples go to ``window.__custodyLatencies[label]``.
-SLIDER_LATENCY = """(area, label) => {
-    const slider = [...area.querySelectorAll('.widget-slider')]
-        .find(w => w.querySelector('.widget-label')?.textContent.trim() === label);
-    const input = slider.parentElement.querySelector('.custody-number-box input');
-    const img = area.querySelector('img');
-    window.__custodyLatencies = window.__custodyLatencies || {};
-    const state = window.__custodyLatencies[label] = {start: null, samples: []};
-    input.addEventListener('keydown', e => { if (e.key === 'Enter') state.start = performance.now(); }, true);
-    new MutationObserver(() => {
-        const start = state.start;
-        if (start === null) return;
-        state.start = null;
-        img.decode().then(() => state.samples.push(performance.now() - start),
-                          () => state.samples.push(performance.now() - start));
-    }).observe(img, {attributes: true, attributeFilter: ['src']});
-}"""
-
-
 def test_the_embed_limit_and_the_what_if_slider_redraw_their_charts_and_their_latencies_are_printed(request, page):
     """Issue 29: a number typed into the box of the explorer's embed-limit slider, and of the
     what-if panel's (the support desk's 15 rows, chart on), gives a new chart image each time; the
@@ -472,17 +459,11 @@ def test_the_embed_limit_and_the_what_if_slider_redraw_their_charts_and_their_la
         ("what-if panel, embed limit (bytes)", lambda: output_of(page, ".whatif-table"), "embed limit (bytes)"),
     ):
         area = find()
-        bs.bring_into_view(area.locator("img").first)
-        area.evaluate(SLIDER_LATENCY, label)
+        img = area.locator("img").first
+        bs.bring_into_view(img)
         slider = bs.labelled(area, "widget-slider", label)
         box = slider.locator("xpath=..").locator(".custody-number-box input")
-        for k, limit in enumerate(limits, start=1):
-            box.fill(str(limit))
-            box.press("Enter")
-            page.wait_for_function(
-                "([label, n]) => window.__custodyLatencies[label].samples.length >= n", arg=[label, k], timeout=bs.QUICK
-            )
-        samples = page.evaluate("label => window.__custodyLatencies[label].samples", label)
+        samples = typed_latencies(page, box, img, label, limits)
         assert len(samples) == len(limits), (
             f"{name}: expected a new image for each of {len(limits)} limits, got {len(samples)}"
         )
