@@ -33,7 +33,7 @@ from ..core.loading import LoadResult, Progress, load_table, read_cases
 from ..core.model import FIELDS, Case, Policy
 from ..core.tables import read_table
 from .inventory_csv import read_csv_frame
-from .inventory_json import json_columns
+from .inventory_json import json_columns, json_frame
 
 
 def _snake(name: str) -> str:
@@ -105,6 +105,12 @@ def read_grid_and_policy(path: str | Path, *, progress: Progress | None = None) 
             return got, None
         result = got
     elif suffix == ".json":
+        frame = json_frame(path, _frame)  # a list of good cases, a slice at a time
+        if frame is not None:
+            if progress is not None:
+                size = Path(path).stat().st_size
+                progress(size, size)
+            return frame, None
         table = read_table(path)
         columns = json_columns(table)  # column by column; None: some entry must be read alone
         if columns is not None:
