@@ -9,7 +9,7 @@ caller reads the file whole with :func:`parse_json`, as soon as anything is not 
 
 from __future__ import annotations
 
-__all__ = ["TOP_KEYS", "JsonDoc", "list_slices", "parse_json"]
+__all__ = ["SLICE_BYTES", "TOP_KEYS", "JsonDoc", "list_slices", "parse_json"]
 
 import codecs
 import functools
@@ -258,9 +258,10 @@ def list_slices(path: str | Path, slice_bytes: int = SLICE_BYTES) -> Iterator[li
     same C scanner and hooks as :meth:`JsonDoc.value`. What is yielded is exactly what
     :func:`parse_json` reads from a file without problems, in order, split into lists: an element
     is complete when the scanner closes it before the text read so far ends, and the separators
-    between elements are checked here. Anything else — not UTF-8, not a list, a key written twice,
-    ``NaN``, too deep, not JSON, an element longer than four slices — yields ``None``: the caller
-    then reads the file with :func:`parse_json`, which names each problem by its line.
+    between elements are checked here (an element that does not fit is parsed again with at least
+    as much text again, so a large one costs linear time). Anything else — not UTF-8, not a list,
+    a key written twice, ``NaN``, too deep, not JSON — yields ``None``: the caller then reads the
+    file with :func:`parse_json`, which names each problem by its line.
 
     Example:
         >>> import tempfile, pathlib
@@ -285,26 +286,29 @@ def _slices(handle: Any, slice_bytes: int) -> Iterator[list[Any] | None]:
     doc = JsonDoc("", "", 0)
     decode = codecs.getincrementaldecoder("utf-8-sig")("strict").decode
     text, i, expect = "", 0, "["  # what comes next: "[", a "value", a "sep" (',' or ']'), the "end"
+    size = slice_bytes
     while True:
-        chunk = handle.read(slice_bytes)
+        chunk = handle.read(size)
         try:
             text = text[i:] + decode(chunk, final=not chunk)
         except UnicodeDecodeError:
             yield None
             return
-        i, values = 0, []
+        i, values, size = 0, [], slice_bytes
         while (i := _ws(text, i)) < len(text):
             if expect == "value":
                 doc.text = text
                 try:
                     value, end, bad = doc.value(i)
                 except json.JSONDecodeError:
-                    if chunk and len(text) - i <= 4 * slice_bytes:
-                        break  # the element may go on in the next slice
+                    if chunk:  # the element may go on: read at least as much again (linear time)
+                        size = max(slice_bytes, len(text) - i)
+                        break
                     yield None
                     return
-                if end == len(text) and chunk:
-                    break  # a number may go on in the next slice
+                if chunk and (end == len(text) or text[end] not in " \t\n\r,]"):
+                    size = max(slice_bytes, len(text) - i)
+                    break  # a number may go on in the next slice ("1" of "1.5"), or the text is wrong
                 if bad:
                     yield None
                     return

@@ -28,7 +28,7 @@ import pandas as pd
 
 from ..core.blank import is_blank
 from ..core.errors import CaseError
-from ..core.json_table import list_slices
+from ..core.json_table import SLICE_BYTES, list_slices
 from ..core.model import FIELD_SPECS, FIELDS, MAX_BYTES, FieldSpec, check_value
 from ..core.table_entry import Table
 from .memory import trim_c_heap
@@ -133,7 +133,9 @@ def json_columns(table: Table) -> dict[str, list[Any]] | None:
     return columns
 
 
-def json_frame(path: str | Path, build: Callable[[dict[str, list[Any]]], pd.DataFrame]) -> pd.DataFrame | None:
+def json_frame(
+    path: str | Path, build: Callable[[dict[str, list[Any]]], pd.DataFrame], *, slice_bytes: int = SLICE_BYTES
+) -> pd.DataFrame | None:
     """A JSON list of cases as the frame ``build`` makes of :func:`json_columns`' columns, read a
     slice at a time (:func:`~custody_lab.core.json_table.list_slices`): each slice's cases are
     checked and built into a small frame before the next slice is parsed, so the file's objects
@@ -141,13 +143,15 @@ def json_frame(path: str | Path, build: Callable[[dict[str, list[Any]]], pd.Data
     :func:`json_columns` would refuse, and for any file that is not a plain list (a case file
     object, a problem of the file or an entry): the caller reads it whole, as before.
 
-    The ids are compared over the whole file, after the last slice.
+    The ids are compared over the whole file, after the last slice (``slice_bytes``: the bytes
+    read at a time).
 
     Example:
         >>> import tempfile, pathlib
         >>> from custody_lab.whatif.io import _frame
         >>> p = pathlib.Path(tempfile.mkdtemp()) / "inv.json"
-        >>> case = '{"id": "a", "initiator": "model", "operation": "read", "shape": "resource-link"}'
+        >>> case = ('{"id": "a", "initiator": "model", "operation": "read", "shape": "resource-link",'
+        ...     ' "bytes": 10, "current": true, "allowed": true, "sideEffects": null}')
         >>> other = case.replace('"a"', '"b"')
         >>> _ = p.write_text(f"[{case}, {other}]")
         >>> json_frame(p, _frame)["id"].tolist()
@@ -157,7 +161,7 @@ def json_frame(path: str | Path, build: Callable[[dict[str, list[Any]]], pd.Data
         True
     """
     frames = []
-    for values in list_slices(path):
+    for values in list_slices(path, slice_bytes):
         columns = None if values is None else _columns(values)
         if columns is None:
             return None
