@@ -12,7 +12,9 @@ It returns ``None`` — "use the row-by-row loader" — for any table that loade
 whole: a problem of the file or of an entry, adversarial variants, an entry that is not an
 object, an unknown or missing key, a value its field refuses, a repeated id, no entries at all.
 So a fast answer is always the columns of the cases that loader returns, and every refusal
-carries its messages.
+carries its messages. :func:`json_frame` makes the same decisions a slice of a JSON list at a
+time (the ids compared over the whole file), so a large inventory's parsed objects never all
+live at once.
 """
 
 from __future__ import annotations

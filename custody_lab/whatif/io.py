@@ -6,9 +6,10 @@ file is read column by column (:mod:`custody_lab.whatif.inventory_csv`: pyarrow,
 checked at once with the core's cell and field checks); when a row is not a valid case, the core's
 row function and loader (:func:`~custody_lab.core.loading.load_table`) read the cells of that same
 parse and give the row-numbered messages. Only a file whose syntax the line-by-line reader alone
-reads exactly is read by :mod:`custody_lab.core.tables` instead. A JSON file is parsed by that
-reader and its fields then checked column by column (:mod:`custody_lab.whatif.inventory_json`),
-with the one loader on the same parse for any file it cannot prove good. Text columns come out
+reads exactly is read by :mod:`custody_lab.core.tables` instead. A JSON list of cases is read a
+slice at a time, each slice's fields checked column by column and built into a frame before the
+next is parsed (:mod:`custody_lab.whatif.inventory_json`); any other JSON file, or one it cannot
+prove good, is parsed whole by that reader, with the one loader on that parse. Text columns come out
 pyarrow-backed, the enumerations as categoricals.
 
 Every CSV the lab writes goes through :func:`write_csv`, which keeps a spreadsheet from running a

@@ -27,7 +27,10 @@ def _elements(path, slice_bytes):
 
 
 def test_every_slice_boundary_gives_the_elements_json_reads(tmp_path):
-    doc = [{"id": f"c{k}", "title": t, "bytes": 10**k, "n": -1.5e3, "ok": k % 2 == 0, "x": None} for k, t in enumerate(TRICKY)]
+    doc = [
+        {"id": f"c{k}", "title": t, "bytes": 10**k, "n": -1.5e3, "ok": k % 2 == 0, "x": None}
+        for k, t in enumerate(TRICKY)
+    ]
     doc += [12345, "],", [1, [2, "]"]], True]
     path = tmp_path / "l.json"
     raw = ("\ufeff" + json.dumps(doc, ensure_ascii=False, indent=1)).encode("utf-8")
@@ -87,7 +90,9 @@ def test_anything_the_whole_file_reader_reports_or_reads_otherwise_is_given_up(t
     assert not plain, f"{text[:40]!r}: the whole-file reader finds no problem (the test's own mistake)"
     for slice_bytes in (1, 3, 7, 64, 1 << 20):
         slices = list(list_slices(path, slice_bytes))
-        assert slices and slices[-1] is None, f"{text[:40]!r}, slice_bytes={slice_bytes}: expected None last, got {slices}"
+        assert slices and slices[-1] is None, (
+            f"{text[:40]!r}, slice_bytes={slice_bytes}: expected None last, got {slices}"
+        )
 
 
 def test_bytes_that_are_not_utf8_are_given_up(tmp_path):

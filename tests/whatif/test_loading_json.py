@@ -161,7 +161,9 @@ def test_a_list_read_a_slice_at_a_time_is_the_frame_of_the_whole_file(tmp_path, 
         ("a case file object", lambda cases: json.dumps({"cases": cases, "adversarial": []})),
     ],
 )
-def test_what_one_slice_cannot_decide_goes_to_the_whole_file_reader_and_its_messages(tmp_path, monkeypatch, name, text_of):
+def test_what_one_slice_cannot_decide_goes_to_the_whole_file_reader_and_its_messages(
+    tmp_path, monkeypatch, name, text_of
+):
     path = tmp_path / "inv.json"
     path.write_text(text_of(inventory(60)), encoding="utf-8")
     assert json_frame(path, wio._frame, slice_bytes=256) is None, f"{name}: expected the slices to step aside"
