@@ -268,7 +268,7 @@ def list_slices(path: str | Path, slice_bytes: int = SLICE_BYTES) -> Iterator[li
         >>> p = pathlib.Path(tempfile.mkdtemp()) / "l.json"
         >>> _ = p.write_text('[{"a": "],\\\\"}"}, 2 ,[3]]')
         >>> list(list_slices(p, slice_bytes=4))
-        [[{'a': '],"}'}], [2], [[3]]]
+        [[{'a': '],"}'}, 2, [3]]]
         >>> _ = p.write_text('[{"a": 1, "a": 2}]')
         >>> list(list_slices(p))
         [None]
@@ -294,8 +294,14 @@ def _slices(handle: Any, slice_bytes: int) -> Iterator[list[Any] | None]:
         except UnicodeDecodeError:
             yield None
             return
-        i, values, size = 0, [], slice_bytes
+        i, values, size, whole = 0, [], slice_bytes, True
         while (i := _ws(text, i)) < len(text):
+            if expect == "value" and whole:  # once a slice: its complete elements in one call
+                whole, run = False, _run(doc, text, i)
+                if run:
+                    values += run[0]
+                    i, expect = run[1], "sep"
+                    continue
             if expect == "value":
                 doc.text = text
                 try:
@@ -327,6 +333,23 @@ def _slices(handle: Any, slice_bytes: int) -> Iterator[list[Any] | None]:
             if expect != "end":
                 yield None
             return
+
+
+def _run(doc: JsonDoc, text: str, i: int) -> tuple[list[Any], int] | None:
+    """The elements from ``i`` to the last ``}`` of ``text``, and where they end, when the text
+    between is a list's elements (checked by decoding it as one: ``[`` + it + ``]`` is JSON only
+    if the ``}`` closes an element outside any string), or ``None``: then they are read one by one."""
+    k = text.rfind("}", i) + 1
+    if k == 0 or text[_ws(text, k) : _ws(text, k) + 1] not in (",", "]"):
+        return None
+    doc.text = f"[{text[i:k]}]"
+    try:
+        values, end, bad = doc.value(0)
+    except json.JSONDecodeError:
+        return None
+    finally:
+        doc.text = text
+    return (values, k) if end == k - i + 2 and not bad and values else None
 
 
 def _ws(text: str, i: int) -> int:
