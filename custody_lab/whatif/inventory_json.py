@@ -174,4 +174,11 @@ def json_frame(
     frame = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
     del frames
     trim_c_heap()  # the slices' objects: freed, but kept by the C heap until asked
-    return frame if frame["id"].is_unique else None
+    if not frame["id"].is_unique:
+        return None
+    for name in frame.columns:  # a text column in one piece, as a whole-file read makes it (the
+        if isinstance(frame[name].dtype, pd.StringDtype):  # sweep reads one buffer, not one a slice)
+            data = frame[name].array.__arrow_array__()
+            if data.num_chunks > 1:
+                frame[name] = pd.array(data.combine_chunks(), dtype=frame[name].dtype)
+    return frame

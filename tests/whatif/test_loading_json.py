@@ -150,6 +150,8 @@ def test_a_list_read_a_slice_at_a_time_is_the_frame_of_the_whole_file(tmp_path, 
     frame = json_frame(path, wio._frame, slice_bytes=slice_bytes)
     assert frame is not None, f"slice_bytes={slice_bytes}: expected a frame, got None"
     pd.testing.assert_frame_equal(frame, whole_frame(path), check_exact=True)
+    chunks = {name: frame[name].array.__arrow_array__().num_chunks for name in ("id", "title", "uri")}
+    assert set(chunks.values()) == {1}, f"slice_bytes={slice_bytes}: expected text columns in one piece, got {chunks}"
 
 
 @pytest.mark.parametrize(
