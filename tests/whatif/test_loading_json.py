@@ -196,3 +196,23 @@ def test_reading_in_slices_keeps_the_peak_below_the_file_size(tmp_path):
         tracemalloc.stop()
     assert frame is not None and len(frame) == 4000, f"expected 4,000 rows, got {frame}"
     assert peak < size, f"expected a peak below the file's {size:,} bytes, got {peak:,} ({peak / size:.2f} ×)"
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    edits=st.lists(changes, min_size=1, max_size=5),
+    layout=st.sampled_from(["list", "case file"]),
+    slice_bytes=st.integers(1, 400),
+)
+def test_slices_decide_every_file_as_the_whole_file_check_does(tmp_path_factory, edits, layout, slice_bytes):
+    path = tmp_path_factory.mktemp("inv") / "inv.json"
+    path.write_text(cases_text(edits, layout), encoding="utf-8")
+    whole = json_columns(read_table(path))
+    frame = json_frame(path, wio._frame, slice_bytes=slice_bytes)
+    if whole is None or layout == "case file":
+        assert frame is None, (
+            f"{edits} ({layout}): read in slices, but the whole-file check refuses it or it has a policy"
+        )
+        return
+    assert frame is not None, f"{edits}: the whole-file check reads it column-wise, the slices gave up"
+    pd.testing.assert_frame_equal(frame, wio._frame(whole), check_exact=True)
