@@ -1,15 +1,23 @@
 """The JSON half of the case-table reader (see :mod:`custody_lab.core.tables` for what a file may
 hold): the text is scanned once from left to right, each array decoded by the standard library's C
-scanner, and line numbers counted only when a location is asked for."""
+scanner, and line numbers counted only when a location is asked for.
+
+:func:`list_slices` reads a file that is one list the other way round, a slice of its text at a
+time with the same decoder and hooks, so that a caller can turn each slice into compact columns
+before the next is parsed (the whole file's objects never live at once); it gives up, and the
+caller reads the file whole with :func:`parse_json`, as soon as anything is not plainly good."""
 
 from __future__ import annotations
 
-__all__ = ["TOP_KEYS", "JsonDoc", "parse_json"]
+__all__ = ["SLICE_BYTES", "TOP_KEYS", "JsonDoc", "list_slices", "parse_json"]
 
+import codecs
 import functools
 import json
 import re
 import sys
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any, NoReturn
 
 from .errors import PolicyError, Problem
@@ -21,6 +29,8 @@ TOP_KEYS = ("fixture", "policy", "cases", "adversarial")
 _JSON_WS = re.compile(r"[ \t\n\r]*")  # RFC 8259 §2: the four whitespace characters
 _JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*+"|[\[\]{}]')
 _JSON_SCALAR = re.compile(r"[^,\]}\s]*")
+#: Bytes of a file read (and decoded) at a time by :func:`list_slices`.
+SLICE_BYTES = 1 << 23
 
 
 def _skip_value(text: str, i: int) -> int:
@@ -237,3 +247,110 @@ def parse_json(text: str, source: str, size: int) -> Table:
     except json.JSONDecodeError as e:
         where = f"{source} line {e.lineno} column {e.colno}"
         return Table(source, problems=(Problem(where, None, f"not valid JSON: {e.msg}"),))
+
+
+def list_slices(path: str | Path, slice_bytes: int = SLICE_BYTES) -> Iterator[list[Any] | None]:
+    """The elements of a file that is one JSON list, a slice of the file at a time; ``None`` (and
+    nothing after it) as soon as the file is anything else or any element has a problem.
+
+    The file is read ``slice_bytes`` at a time and decoded as :func:`~custody_lab.core.tables.read_text`
+    decodes it (strict UTF-8, a leading byte-order mark dropped); each element is decoded by the
+    same C scanner and hooks as :meth:`JsonDoc.value`. What is yielded is exactly what
+    :func:`parse_json` reads from a file without problems, in order, split into lists: an element
+    is complete when the scanner closes it before the text read so far ends, and the separators
+    between elements are checked here (an element that does not fit is parsed again with at least
+    as much text again, so a large one costs linear time). Anything else — not UTF-8, not a list,
+    a key written twice, ``NaN``, too deep, not JSON — yields ``None``: the caller then reads the
+    file with :func:`parse_json`, which names each problem by its line.
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> p = pathlib.Path(tempfile.mkdtemp()) / "l.json"
+        >>> _ = p.write_text('[{"a": "],\\\\"}"}, 2 ,[3]]')
+        >>> list(list_slices(p, slice_bytes=4))
+        [[{'a': '],"}'}, 2, [3]]]
+        >>> _ = p.write_text('[{"a": 1, "a": 2}]')
+        >>> list(list_slices(p))
+        [None]
+    """
+    try:
+        handle = Path(path).open("rb")
+    except OSError:
+        yield None
+        return
+    with handle:
+        yield from _slices(handle, slice_bytes)
+
+
+def _slices(handle: Any, slice_bytes: int) -> Iterator[list[Any] | None]:
+    doc = JsonDoc("", "", 0)
+    decode = codecs.getincrementaldecoder("utf-8-sig")("strict").decode
+    text, i, expect = "", 0, "["  # what comes next: "[", a "value", a "sep" (',' or ']'), the "end"
+    size = slice_bytes
+    while True:
+        chunk = handle.read(size)
+        try:
+            text = text[i:] + decode(chunk, final=not chunk)
+        except UnicodeDecodeError:
+            yield None
+            return
+        i, values, size, whole = 0, [], slice_bytes, True
+        while (i := _ws(text, i)) < len(text):
+            if expect == "value" and whole:  # once a slice: its complete elements in one call
+                whole, run = False, _run(doc, text, i)
+                if run:
+                    values += run[0]
+                    i, expect = run[1], "sep"
+                    continue
+            if expect == "value":
+                doc.text = text
+                try:
+                    value, end, bad = doc.value(i)
+                except json.JSONDecodeError:
+                    if chunk:  # the element may go on: read at least as much again (linear time)
+                        size = max(slice_bytes, len(text) - i)
+                        break
+                    yield None
+                    return
+                if chunk and (end == len(text) or text[end] not in " \t\n\r,]"):
+                    size = max(slice_bytes, len(text) - i)
+                    break  # a number may go on in the next slice ("1" of "1.5"), or the text is wrong
+                if bad:
+                    yield None
+                    return
+                values.append(value)
+                i, expect = end, "sep"
+            elif expect == "sep" and text[i] in ",]":
+                i, expect = i + 1, "value" if text[i] == "," else "end"
+            elif expect == "[" and text[i] == "[":
+                i, expect = i + 1, "value"
+            else:  # not a list, no separator, or more after the list
+                yield None
+                return
+        if values:
+            yield values
+        if not chunk:
+            if expect != "end":
+                yield None
+            return
+
+
+def _run(doc: JsonDoc, text: str, i: int) -> tuple[list[Any], int] | None:
+    """The elements from ``i`` to the last ``}`` of ``text``, and where they end, when the text
+    between is a list's elements (checked by decoding it as one: ``[`` + it + ``]`` is JSON only
+    if the ``}`` closes an element outside any string), or ``None``: then they are read one by one."""
+    k = text.rfind("}", i) + 1
+    if k == 0 or text[_ws(text, k) : _ws(text, k) + 1] not in (",", "]"):
+        return None
+    doc.text = f"[{text[i:k]}]"
+    try:
+        values, end, bad = doc.value(0)
+    except json.JSONDecodeError:
+        return None
+    finally:
+        doc.text = text
+    return (values, k) if end == k - i + 2 and not bad and values else None
+
+
+def _ws(text: str, i: int) -> int:
+    return _JSON_WS.match(text, i).end()  # type: ignore[union-attr]

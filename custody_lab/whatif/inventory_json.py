@@ -12,20 +12,28 @@ It returns ``None`` — "use the row-by-row loader" — for any table that loade
 whole: a problem of the file or of an entry, adversarial variants, an entry that is not an
 object, an unknown or missing key, a value its field refuses, a repeated id, no entries at all.
 So a fast answer is always the columns of the cases that loader returns, and every refusal
-carries its messages.
+carries its messages. :func:`json_frame` makes the same decisions a slice of a JSON list at a
+time (the ids compared over the whole file), so a large inventory's parsed objects never all
+live at once.
 """
 
 from __future__ import annotations
 
-__all__ = ["json_columns"]
+__all__ = ["json_columns", "json_frame"]
 
 import operator
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
+
+import pandas as pd
 
 from ..core.blank import is_blank
 from ..core.errors import CaseError
+from ..core.json_table import SLICE_BYTES, list_slices
 from ..core.model import FIELD_SPECS, FIELDS, MAX_BYTES, FieldSpec, check_value
 from ..core.table_entry import Table
+from .memory import trim_c_heap
 
 _ABSENT = object()
 _ABSENT_TYPE = type(_ABSENT)
@@ -86,6 +94,22 @@ def _column(maps: list[Any], name: str) -> list[Any] | None:
     return [kept[type(v), v] for v in values]
 
 
+def _columns(maps: list[Any]) -> dict[str, list[Any]] | None:
+    """The case fields of entries' values as columns, or ``None``: each must be an object with
+    only case fields, every value as its field's check keeps it (ids not yet compared)."""
+    if not all(type(m) is dict for m in maps):
+        return None
+    if not set().union(*maps) <= FIELD_SPECS.keys():
+        return None
+    columns: dict[str, list[Any]] = {}
+    for spec in FIELDS:
+        column = _column(maps, spec.name)
+        if column is None:
+            return None
+        columns[spec.name] = column
+    return columns
+
+
 def json_columns(table: Table) -> dict[str, list[Any]] | None:
     """The case fields as columns (one value a case, as :meth:`Case.from_dict` keeps it) of a
     parsed JSON case table, or ``None`` when the row-by-row loader must read it.
@@ -105,17 +129,56 @@ def json_columns(table: Table) -> dict[str, list[Any]] | None:
     entries = list(table.entries)
     if not entries or any(e.problems for e in entries):
         return None
-    maps = [e.value for e in entries]
-    if not all(type(m) is dict for m in maps):
-        return None
-    if not set().union(*maps) <= FIELD_SPECS.keys():
-        return None
-    columns: dict[str, list[Any]] = {}
-    for spec in FIELDS:
-        column = _column(maps, spec.name)
-        if column is None:
-            return None
-        columns[spec.name] = column
-    if len(set(columns["id"])) != len(maps):
+    columns = _columns([e.value for e in entries])
+    if columns is None or len(set(columns["id"])) != len(entries):
         return None
     return columns
+
+
+def json_frame(
+    path: str | Path, build: Callable[[dict[str, list[Any]]], pd.DataFrame], *, slice_bytes: int = SLICE_BYTES
+) -> pd.DataFrame | None:
+    """A JSON list of cases as the frame ``build`` makes of :func:`json_columns`' columns, read a
+    slice at a time (:func:`~custody_lab.core.json_table.list_slices`): each slice's cases are
+    checked and built into a small frame before the next slice is parsed, so the file's objects
+    never live at once (the peak memory is the frames, not a dict a case). ``None`` for anything
+    :func:`json_columns` would refuse, and for any file that is not a plain list (a case file
+    object, a problem of the file or an entry): the caller reads it whole, as before.
+
+    The ids are compared over the whole file, after the last slice (``slice_bytes``: the bytes
+    read at a time).
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> from custody_lab.whatif.io import _frame
+        >>> p = pathlib.Path(tempfile.mkdtemp()) / "inv.json"
+        >>> case = ('{"id": "a", "initiator": "model", "operation": "read", "shape": "resource-link",'
+        ...     ' "bytes": 10, "current": true, "allowed": true, "sideEffects": null}')
+        >>> other = case.replace('"a"', '"b"')
+        >>> _ = p.write_text(f"[{case}, {other}]")
+        >>> json_frame(p, _frame)["id"].tolist()
+        ['a', 'b']
+        >>> _ = p.write_text(f"[{case}, {case}]")
+        >>> json_frame(p, _frame) is None
+        True
+    """
+    frames = []
+    for values in list_slices(path, slice_bytes):
+        columns = None if values is None else _columns(values)
+        if columns is None:
+            return None
+        frames.append(build(columns))
+        del values, columns
+    if not frames:
+        return None
+    frame = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
+    del frames
+    trim_c_heap()  # the slices' objects: freed, but kept by the C heap until asked
+    if not frame["id"].is_unique:
+        return None
+    for name in frame.columns:  # a text column in one piece, as a whole-file read makes it (the
+        if isinstance(frame[name].dtype, pd.StringDtype):  # sweep reads one buffer, not one a slice)
+            data = frame[name].array.__arrow_array__()
+            if data.num_chunks > 1:
+                frame[name] = pd.array(data.combine_chunks(), dtype=frame[name].dtype)
+    return frame

@@ -6,9 +6,10 @@ file is read column by column (:mod:`custody_lab.whatif.inventory_csv`: pyarrow,
 checked at once with the core's cell and field checks); when a row is not a valid case, the core's
 row function and loader (:func:`~custody_lab.core.loading.load_table`) read the cells of that same
 parse and give the row-numbered messages. Only a file whose syntax the line-by-line reader alone
-reads exactly is read by :mod:`custody_lab.core.tables` instead. A JSON file is parsed by that
-reader and its fields then checked column by column (:mod:`custody_lab.whatif.inventory_json`),
-with the one loader on the same parse for any file it cannot prove good. Text columns come out
+reads exactly is read by :mod:`custody_lab.core.tables` instead. A JSON list of cases is read a
+slice at a time, each slice's fields checked column by column and built into a frame before the
+next is parsed (:mod:`custody_lab.whatif.inventory_json`); any other JSON file, or one it cannot
+prove good, is parsed whole by that reader, with the one loader on that parse. Text columns come out
 pyarrow-backed, the enumerations as categoricals.
 
 Every CSV the lab writes goes through :func:`write_csv`, which keeps a spreadsheet from running a
@@ -33,7 +34,7 @@ from ..core.loading import LoadResult, Progress, load_table, read_cases
 from ..core.model import FIELDS, Case, Policy
 from ..core.tables import read_table
 from .inventory_csv import read_csv_frame
-from .inventory_json import json_columns
+from .inventory_json import json_columns, json_frame
 
 
 def _snake(name: str) -> str:
@@ -105,6 +106,12 @@ def read_grid_and_policy(path: str | Path, *, progress: Progress | None = None) 
             return got, None
         result = got
     elif suffix == ".json":
+        frame = json_frame(path, _frame)  # a list of good cases, a slice at a time
+        if frame is not None:
+            if progress is not None:
+                size = Path(path).stat().st_size
+                progress(size, size)
+            return frame, None
         table = read_table(path)
         columns = json_columns(table)  # column by column; None: some entry must be read alone
         if columns is not None:
