@@ -136,15 +136,17 @@ def _decide(cols: Cols, policy: Policy, *, full: bool = False) -> _Decisions:
     )
     for rows, block in blocks(cols):
         index = _rule_index(block, policy)
-        accepted = index == n_rules
-        a = accepted.view(np.int8)
         shape = block.fields["shape"].codes
-        # accepted: the shape's code; refused: the rule's code after the shapes (branch-free).
-        np.add(index + n_shapes, a * (shape - (n_shapes + n_rules)), out=out.outcome[rows])
+        accepted = np.equal(index, n_rules, out=out.accepted[rows]) if full else index == n_rules
+        # Branch-free, with masks of all bits: refused is -1 (0xFF) on a refused row, 0 on an
+        # accepted one; ``x | refused`` is then x or -1, and ``x & refused`` is 0 or x.
+        refused = accepted.view(np.int8) - np.int8(1)
+        # accepted: the shape's code (0..4); refused: the rule's code after the shapes (5..).
+        after = np.add(index, n_shapes)
+        np.maximum(shape, np.bitwise_and(after, refused, out=after), out=out.outcome[rows])
         if full:
-            out.accepted[rows] = accepted
-            np.subtract(a * (shape + np.int8(1)), np.int8(1), out=out.selected[rows])  # shape or -1
-            np.subtract(index, a * (n_rules + np.int8(1)), out=out.rejection[rows])  # rule or -1
+            np.bitwise_or(shape, refused, out=out.selected[rows])  # the shape, or -1
+            np.bitwise_or(index, np.invert(refused, out=refused), out=out.rejection[rows])  # the rule, or -1
     return out
 
 

@@ -95,6 +95,8 @@ def _enum(frame: pd.DataFrame, name: str, choices: tuple[str, ...]) -> Codes:
             table = np.array([_choice(choices, v) for v in distinct] + [-1], dtype=np.int8)
             found = table.take(found)
         codes = found
+        if not len(codes) or codes.min() >= 0:  # a reduction: no per-row mask unless a value is bad
+            return Codes(codes.astype(np.int8, copy=False), choices)
         bad = codes < 0
     if bad.any():
         raise _bad_rows(frame, name, bad, _expected(name))
