@@ -94,22 +94,26 @@ _BITS = _bit_dtype(len(RULES))
 def _rule_index(cols: Cols, policy: Policy) -> np.ndarray:
     """Per row of one block, the index in RULES of the first rule that fires, or ``len(RULES)``."""
     n, view, n_rules = cols.n, cols.fields, len(RULES)
-    masks = [_column_of(r.fires(view, policy, _OPS), n) for r in RULES]
     if _BITS is not None:
         # Bit i is set when rule i fires; bit n_rules is always set ("accepted"). The lowest set
         # bit is the first rule in table order that fires: isolate it (x & -x) and count the bits
-        # below it. Branch-free, so it costs the same whatever the mix of outcomes.
+        # below it. Branch-free, so it costs the same whatever the mix of outcomes. Each rule's
+        # mask is folded in as soon as it is computed (the next one reuses its memory, still in
+        # the CPU cache), and every step writes into one of two arrays.
         bits = np.full(n, 1 << n_rules, dtype=_BITS)
         tmp = np.empty(n, dtype=_BITS)
-        for i, m in enumerate(masks):
+        for i, rule in enumerate(RULES):
+            m = _column_of(rule.fires(view, policy, _OPS), n)
             if all_false(m):
                 continue
             flag = m.view(np.uint8) if _BITS is np.uint8 else m.astype(_BITS)
             np.multiply(flag, _BITS(1 << i), out=tmp)  # (a multiply vectorises better than a shift)
             np.bitwise_or(bits, tmp, out=bits)
-        lowest = bits & (_BITS(0) - bits)
-        count = np.bitwise_count(lowest - _BITS(1))  # 0..n_rules
+        np.bitwise_and(bits, np.negative(bits, out=tmp), out=bits)  # the lowest set bit
+        np.subtract(bits, _BITS(1), out=bits)
+        count = np.bitwise_count(bits, out=bits)  # 0..n_rules
         return count.view(np.int8) if count.dtype == np.uint8 else count.astype(np.int8)
+    masks = [_column_of(r.fires(view, policy, _OPS), n) for r in RULES]
     index = np.full(n, n_rules, dtype=np.int8)
     for i in reversed(range(n_rules)):
         np.copyto(index, i, where=masks[i])
