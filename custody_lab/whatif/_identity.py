@@ -29,6 +29,9 @@ object's address (what CPython's ``id()`` returns). Read as integers, they group
 value gets. Identity only changes the cost, never the answer: equal strings that are separate
 objects are decided separately, and alike. The addresses are valid only while the array that
 holds the objects is alive; :func:`per_object` keeps it alive for as long as it uses them.
+A singleton (``True``, ``False``, ``None``) is one object in the whole process, so the rows that
+hold it are found by comparing each address with its ``id()`` (:func:`rows_holding`,
+:func:`rows_holding_either`), with no Python call per row.
 """
 
 from __future__ import annotations

@@ -8,7 +8,8 @@ missing, the offsets give each value's length (zero: empty), and the first byte 
 says whether it *could* be whitespace (a byte at or below the last ASCII whitespace character,
 :data:`~custody_lab.core.blank.ASCII_SPACE_MAX`, or a lead byte at or above the first non-ASCII
 one's, :data:`~custody_lab.core.blank.WIDE_SPACE_MIN_LEAD`). Only those few candidates become
-Python strings, and :func:`~custody_lab.core.blank.is_blank` decides them.
+Python strings, one per distinct candidate, and :func:`~custody_lab.core.blank.is_blank` decides
+each.
 
 A column whose blank cells were already made missing when it was built (the inventory CSV reader
 does this: a blank cell is an absent value) is marked with :func:`mark_without_blanks`; then
