@@ -29,11 +29,14 @@ object's address (what CPython's ``id()`` returns). Read as integers, they group
 value gets. Identity only changes the cost, never the answer: equal strings that are separate
 objects are decided separately, and alike. The addresses are valid only while the array that
 holds the objects is alive; :func:`per_object` keeps it alive for as long as it uses them.
+A singleton (``True``, ``False``, ``None``) is one object in the whole process, so the rows that
+hold it are found by comparing each address with its ``id()`` (:func:`rows_holding`,
+:func:`rows_holding_either`), with no Python call per row.
 """
 
 from __future__ import annotations
 
-__all__ = ["IdentityCache", "IdentityMarks", "addresses", "per_object", "rows_holding"]
+__all__ = ["IdentityCache", "IdentityMarks", "addresses", "per_object", "rows_holding", "rows_holding_either"]
 
 import functools
 import weakref
@@ -145,6 +148,32 @@ def rows_holding(values: np.ndarray, obj: object) -> np.ndarray:
         [True, False, False]
     """
     return addresses(np.ascontiguousarray(values)) == id(obj)
+
+
+def rows_holding_either(values: np.ndarray, a: object, b: object) -> tuple[np.ndarray, np.ndarray]:
+    """``(holds a, holds neither)``: which rows of an object array hold the very object ``a``,
+    and which hold neither ``a`` nor ``b`` (``is``, not ``==``). One pass over the addresses,
+    block by block, so each block is read once while it is in the CPU cache.
+
+    Example:
+        >>> x, y = "xy", "".join(["x", "y"])  # equal, but two objects
+        >>> [m.tolist() for m in rows_holding_either(np.array([x, y, True, None], dtype=object), x, True)]
+        [[True, False, False, False], [False, True, False, True]]
+    """
+    address = addresses(np.ascontiguousarray(values))
+    n = len(address)
+    holds_a, neither = np.empty(n, dtype=bool), np.empty(n, dtype=bool)
+    id_a, id_b = np.uintp(id(a)), np.uintp(id(b))
+    for start in range(0, n, _BLOCK):
+        block, is_a, other = (
+            address[start : start + _BLOCK],
+            holds_a[start : start + _BLOCK],
+            neither[start : start + _BLOCK],
+        )
+        np.equal(block, id_a, out=is_a)
+        np.not_equal(block, id_b, out=other)
+        np.greater(other, is_a, out=other)  # not b, and not a
+    return holds_a, neither
 
 
 def _slots(sample: np.ndarray) -> tuple[int, np.ndarray] | None:

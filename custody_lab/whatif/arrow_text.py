@@ -8,7 +8,8 @@ missing, the offsets give each value's length (zero: empty), and the first byte 
 says whether it *could* be whitespace (a byte at or below the last ASCII whitespace character,
 :data:`~custody_lab.core.blank.ASCII_SPACE_MAX`, or a lead byte at or above the first non-ASCII
 one's, :data:`~custody_lab.core.blank.WIDE_SPACE_MIN_LEAD`). Only those few candidates become
-Python strings, and :func:`~custody_lab.core.blank.is_blank` decides them.
+Python strings, one per distinct candidate, and :func:`~custody_lab.core.blank.is_blank` decides
+each.
 
 A column whose blank cells were already made missing when it was built (the inventory CSV reader
 does this: a blank cell is an absent value) is marked with :func:`mark_without_blanks`; then
@@ -139,9 +140,10 @@ def _chunk_masks(chunk: pa.Array, na: np.ndarray, empty: np.ndarray) -> None:
         np.greater(maybe, na, out=maybe)
     np.greater(maybe, empty, out=maybe)  # maybe and not empty
     candidates = np.flatnonzero(maybe)
-    if candidates.size:
-        values = chunk.take(pa.array(candidates)).to_pylist()
-        empty[candidates] = [is_blank(v) for v in values]
+    if candidates.size:  # each distinct candidate string decided once
+        found = chunk.take(pa.array(candidates)).dictionary_encode()
+        blank = np.array([is_blank(v) for v in found.dictionary.to_pylist()], dtype=bool)
+        empty[candidates] = blank.take(found.indices.to_numpy(zero_copy_only=False))
 
 
 def arrow_text_masks(chunks: list[pa.Array]) -> tuple[np.ndarray, np.ndarray]:
@@ -174,8 +176,13 @@ def arrow_codes(chunks: list[pa.Array], choices: tuple[str, ...]) -> np.ndarray:
     n = sum(len(c) for c in chunks)
     out, at = np.full(n, -1, dtype=np.int8), 0
     for chunk in chunks:
-        index = pc.index_in(chunk, value_set=pa.array(choices, type=chunk.type)).fill_null(-1)
-        out[at : at + len(chunk)] = index.to_numpy(zero_copy_only=False)
+        index = pc.index_in(chunk, value_set=pa.array(choices, type=chunk.type))
+        if index.null_count:  # a value in no set (or missing): -1
+            index = index.fill_null(-1)
+        # The int32 results, read in place (the kernel's own buffer; no copy before the narrowing).
+        out[at : at + len(chunk)] = np.frombuffer(index.buffers()[1], dtype=np.int32, count=index.offset + len(index))[
+            index.offset :
+        ]
         at += len(chunk)
     return out
 

@@ -94,22 +94,26 @@ _BITS = _bit_dtype(len(RULES))
 def _rule_index(cols: Cols, policy: Policy) -> np.ndarray:
     """Per row of one block, the index in RULES of the first rule that fires, or ``len(RULES)``."""
     n, view, n_rules = cols.n, cols.fields, len(RULES)
-    masks = [_column_of(r.fires(view, policy, _OPS), n) for r in RULES]
     if _BITS is not None:
         # Bit i is set when rule i fires; bit n_rules is always set ("accepted"). The lowest set
         # bit is the first rule in table order that fires: isolate it (x & -x) and count the bits
-        # below it. Branch-free, so it costs the same whatever the mix of outcomes.
+        # below it. Branch-free, so it costs the same whatever the mix of outcomes. Each rule's
+        # mask is folded in as soon as it is computed (the next one reuses its memory, still in
+        # the CPU cache), and every step writes into one of two arrays.
         bits = np.full(n, 1 << n_rules, dtype=_BITS)
         tmp = np.empty(n, dtype=_BITS)
-        for i, m in enumerate(masks):
+        for i, rule in enumerate(RULES):
+            m = _column_of(rule.fires(view, policy, _OPS), n)
             if all_false(m):
                 continue
             flag = m.view(np.uint8) if _BITS is np.uint8 else m.astype(_BITS)
             np.multiply(flag, _BITS(1 << i), out=tmp)  # (a multiply vectorises better than a shift)
             np.bitwise_or(bits, tmp, out=bits)
-        lowest = bits & (_BITS(0) - bits)
-        count = np.bitwise_count(lowest - _BITS(1))  # 0..n_rules
+        np.bitwise_and(bits, np.negative(bits, out=tmp), out=bits)  # the lowest set bit
+        np.subtract(bits, _BITS(1), out=bits)
+        count = np.bitwise_count(bits, out=bits)  # 0..n_rules
         return count.view(np.int8) if count.dtype == np.uint8 else count.astype(np.int8)
+    masks = [_column_of(r.fires(view, policy, _OPS), n) for r in RULES]
     index = np.full(n, n_rules, dtype=np.int8)
     for i in reversed(range(n_rules)):
         np.copyto(index, i, where=masks[i])
@@ -136,15 +140,17 @@ def _decide(cols: Cols, policy: Policy, *, full: bool = False) -> _Decisions:
     )
     for rows, block in blocks(cols):
         index = _rule_index(block, policy)
-        accepted = index == n_rules
-        a = accepted.view(np.int8)
         shape = block.fields["shape"].codes
-        # accepted: the shape's code; refused: the rule's code after the shapes (branch-free).
-        np.add(index + n_shapes, a * (shape - (n_shapes + n_rules)), out=out.outcome[rows])
+        accepted = np.equal(index, n_rules, out=out.accepted[rows]) if full else index == n_rules
+        # Branch-free, with masks of all bits: refused is -1 (0xFF) on a refused row, 0 on an
+        # accepted one; ``x | refused`` is then x or -1, and ``x & refused`` is 0 or x.
+        refused = accepted.view(np.int8) - np.int8(1)
+        # accepted: the shape's code (0..4); refused: the rule's code after the shapes (5..).
+        after = np.add(index, n_shapes)
+        np.maximum(shape, np.bitwise_and(after, refused, out=after), out=out.outcome[rows])
         if full:
-            out.accepted[rows] = accepted
-            np.subtract(a * (shape + np.int8(1)), np.int8(1), out=out.selected[rows])  # shape or -1
-            np.subtract(index, a * (n_rules + np.int8(1)), out=out.rejection[rows])  # rule or -1
+            np.bitwise_or(shape, refused, out=out.selected[rows])  # the shape, or -1
+            np.bitwise_or(index, np.invert(refused, out=refused), out=out.rejection[rows])  # the rule, or -1
     return out
 
 

@@ -25,7 +25,7 @@ import pandas as pd
 from ..core.blank import is_blank
 from ..core.errors import CaseError
 from ..core.model import FIELD_SPECS, INITIATORS, MAX_BYTES, OPERATIONS, SHAPES, Policy
-from ._identity import per_object
+from ._identity import per_object, rows_holding_either
 from .arrow_text import column_codes, column_text_masks, known_masks
 from .columns import OUTPUT_COLUMNS, TEXT_FIELDS, Codes, Cols, Text, Tri, all_false, everywhere, nothing
 from .object_columns import enum_codes, text_masks
@@ -95,6 +95,8 @@ def _enum(frame: pd.DataFrame, name: str, choices: tuple[str, ...]) -> Codes:
             table = np.array([_choice(choices, v) for v in distinct] + [-1], dtype=np.int8)
             found = table.take(found)
         codes = found
+        if not len(codes) or codes.min() >= 0:  # a reduction: no per-row mask unless a value is bad
+            return Codes(codes.astype(np.int8, copy=False), choices)
         bad = codes < 0
     if bad.any():
         raise _bad_rows(frame, name, bad, _expected(name))
@@ -163,20 +165,36 @@ def _flag_kind(value: Any) -> int:
     return _NOT_FLAG
 
 
-def _flag_kinds(values: np.ndarray) -> np.ndarray | None:
-    """Each value's :func:`_flag_kind`, when the column repeats few distinct objects (a column of
-    ``True``, ``False`` and ``NaN`` / ``None``, as ``pd.DataFrame`` or ``pd.read_csv`` builds one:
-    each distinct object is decided once); ``None`` when it holds many, or something not a flag
-    (the value-by-value check then names those rows).
+def _flag_masks(values: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(true, missing)`` of an object flag column, each value read as :func:`_flag_kind` reads
+    it, or ``None`` when it holds many distinct objects or something not a flag (the
+    value-by-value check then names those rows).
+
+    ``True`` and ``False`` are singletons, so the rows holding exactly those two objects are
+    found by their addresses alone (two integer comparisons a row, no Python call); the rest
+    (``NaN`` / ``None``, a ``numpy.bool_``, a stray value) is decided object by object, each
+    distinct object once.
 
     Example:
-        >>> _flag_kinds(np.array([True, False, None, np.nan], dtype=object)).tolist()
-        [1, 0, 2, 2]
+        >>> [m.tolist() for m in _flag_masks(np.array([True, False, None, np.nan, np.True_], dtype=object))]
+        [[True, False, False, False, True], [False, False, True, True, False]]
+        >>> _flag_masks(np.array([True, 1], dtype=object)) is None  # 1 == True, but it is not a flag
+        True
     """
-    kinds = per_object(values, _flag_kind, np.int8)
+    values = np.ascontiguousarray(values)
+    true, other = rows_holding_either(values, True, False)  # other: neither the True nor the False object
+    rows = np.flatnonzero(other)
+    if not rows.size:
+        return true, nothing(len(values))
+    kinds = per_object(values[rows], _flag_kind, np.int8)
     if kinds is None or (kinds == _NOT_FLAG).any():
         return None
-    return kinds
+    if (kinds == _UNKNOWN).all():  # the usual rest: NaN or None
+        return true, other
+    true[rows] = kinds == _TRUE
+    missing = np.zeros(len(values), dtype=bool)
+    missing[rows] = kinds == _UNKNOWN
+    return true, missing
 
 
 def _bool(frame: pd.DataFrame, name: str, na: str) -> Any:
@@ -189,8 +207,8 @@ def _bool(frame: pd.DataFrame, name: str, na: str) -> Any:
     elif isinstance(dt, pd.BooleanDtype):
         value = s.to_numpy(dtype=bool, na_value=False)
         missing = s.isna().to_numpy()
-    elif dt == np.dtype(object) and (kinds := _flag_kinds(s.to_numpy(dtype=object))) is not None:
-        value, missing = kinds == _TRUE, kinds == _UNKNOWN  # True/False/missing objects, each decided once
+    elif dt == np.dtype(object) and (masks := _flag_masks(s.to_numpy(dtype=object))) is not None:
+        value, missing = masks  # True/False objects by address, the rest each distinct object once
     elif dt == np.dtype(object):
         raw = s.to_numpy(dtype=object)
         missing = pd.isna(raw)

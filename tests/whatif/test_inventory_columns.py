@@ -12,9 +12,10 @@ from hypothesis import strategies as st
 import custody_lab as cl
 from custody_lab.core.blank import is_blank
 from custody_lab.core.loading import LoadResult, read_cases
+from custody_lab.core.model import INITIATORS
 from custody_lab.core.paths import data_path
 from custody_lab.sweep import load_inventory, sweep
-from custody_lab.whatif.arrow_text import arrow_chunks, arrow_text_masks
+from custody_lab.whatif.arrow_text import arrow_chunks, arrow_codes, arrow_text_masks
 from custody_lab.whatif.inventory_csv import read_csv_frame
 from custody_lab.whatif.io import to_frame
 
@@ -242,6 +243,36 @@ def test_a_sliced_many_chunk_arrow_column_is_read_at_its_own_offsets():
     s = pd.Series(pd.arrays.ArrowExtensionArray(chunked))
     na, blank = arrow_text_masks(arrow_chunks(s))
     assert (na.tolist(), blank.tolist()) == ([False, True, False, False, False], [True, False, False, True, False])
+
+
+def test_repeated_blank_candidates_are_each_decided_as_their_own_string():
+    """Values whose first byte could start whitespace are decided once per distinct string, and
+    each row gets its own string's verdict (several chunks, one sliced, with missing values)."""
+    odd = ["  ", "\u3000", "\u3000x", "\x1c", "\x1cz", "\t\n", "é", "ü ", "", "x", None, "\u2028", "\u2029a"]
+    rows = [odd[(7 * i) % len(odd)] for i in range(400)]
+    chunked = pa.chunked_array([pa.array(["pad"] + rows[:150]).slice(1), pa.array(rows[150:])])
+    na, blank = arrow_text_masks(arrow_chunks(pd.Series(pd.arrays.ArrowExtensionArray(chunked))))
+    assert na.tolist() == [v is None for v in rows]
+    want = [v is not None and is_blank(v) for v in rows]
+    assert blank.tolist() == want, [(i, rows[i]) for i, (a, b) in enumerate(zip(blank, want)) if a != b][:5]
+
+
+def test_arrow_codes_take_only_a_value_equal_to_a_set_member():
+    """A prefix, an extension, another case, an accent or a missing value is no member, in any
+    chunk, sliced or not, with or without missing values."""
+    near = ["model", "mode", "models", "Model", "modèl", "application", "applicatio", "application ", "", None]
+    values = [near[(3 * i) % len(near)] for i in range(300)]
+    chunked = pa.chunked_array(
+        [
+            pa.array(["x"] + values[:100], type=pa.large_string()).slice(1),
+            pa.array(values[100:], type=pa.large_string()),
+            pa.array([v for v in values if v is not None][:50], type=pa.large_string()),
+        ]
+    )
+    flat = values + [v for v in values if v is not None][:50]
+    got = arrow_codes(arrow_chunks(pd.Series(pd.arrays.ArrowExtensionArray(chunked))), INITIATORS)
+    want = [INITIATORS.index(v) if v in INITIATORS else -1 for v in flat]
+    assert got.tolist() == want, [(i, flat[i], int(got[i])) for i in range(len(flat)) if got[i] != want[i]][:5]
 
 
 @pytest.mark.parametrize("storage", ["pyarrow-str", "arrow-dtype", "python", "object"])

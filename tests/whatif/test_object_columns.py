@@ -199,3 +199,46 @@ def test_a_true_false_nan_flag_column_is_read_as_one_value_at_a_time_and_a_stray
     with forced(path), pytest.raises(CaseError) as e:
         columns_of(frame)
     assert e.value.field == "sideEffects" and "row 8765: 'yes'" in str(e.value), f"{path}: got {e.value}"
+
+
+def _flag_frame(flags: np.ndarray) -> pd.DataFrame:
+    n = len(flags)
+    return pd.DataFrame(
+        {
+            "initiator": "application",
+            "shape": "listed-resource",
+            "bytes": np.zeros(n, dtype=np.int64),
+            "current": False,
+            "allowed": True,
+            "sideEffects": False,
+            "requiresCurrent": pd.Series(flags, dtype=object),
+            "uri": "u://x",
+            "mime": "m/x",
+            "provenance": "p",
+        }
+    )
+
+
+@pytest.mark.parametrize("many_missing_objects", [False, True])
+def test_a_flag_column_of_the_true_and_false_objects_reads_every_other_object_as_route_does(many_missing_objects):
+    """The True and False singletons are found by address; every other object in the column (a
+    numpy.bool_, None, NaN, pd.NA, or thousands of distinct NaN objects) is still read as one value
+    at a time is, and 1, 1.0, "True" or numpy's 1 are refused by row, though 1 == True."""
+    n = 20_000
+    flags = np.array([True, False], dtype=object)[np.arange(n) % 2]
+    odd = {101: np.True_, 202: np.False_, 303: None, 404: float("nan"), 505: pd.NA, 606: np.True_}
+    for row, value in odd.items():
+        flags[row] = value
+    if many_missing_objects:  # more distinct objects than are decided one object at a time
+        flags[1_000:10_000:2] = [float("nan") for _ in range(1_000, 10_000, 2)]
+    got = sweep(_flag_frame(flags))["outcome"].astype(str).tolist()
+    # requiresCurrent True on content that is not current: stale; False or missing: accepted.
+    expected = ["stale-content" if v is True or v is np.True_ else "listed-resource" for v in flags]
+    diff = [i for i, (a, b) in enumerate(zip(got, expected)) if a != b]
+    assert not diff, f"rows {diff[:5]} differ: {[(got[i], expected[i]) for i in diff[:5]]}"
+    for stray in (1, 1.0, "True", np.int64(1), 0):
+        bad = flags.copy()
+        bad[12_345] = stray
+        with pytest.raises(CaseError) as e:
+            columns_of(_flag_frame(bad))
+        assert e.value.field == "requiresCurrent" and "row 12345" in str(e.value), f"{stray!r}: got {e.value}"

@@ -11,7 +11,14 @@ import pyarrow as pa
 import pytest
 
 from custody_lab.sweep import sweep
-from custody_lab.whatif._identity import IdentityCache, IdentityMarks, addresses, per_object, rows_holding
+from custody_lab.whatif._identity import (
+    IdentityCache,
+    IdentityMarks,
+    addresses,
+    per_object,
+    rows_holding,
+    rows_holding_either,
+)
 from custody_lab.whatif.arrow_text import known_masks, mark_without_blanks
 
 
@@ -155,3 +162,16 @@ def test_sweeping_a_plain_frame_again_after_a_change_reads_the_changed_columns()
     assert again["outcome"].tolist() == sweep(objects)["outcome"].tolist()  # Python objects: no Arrow array
     assert again["outcome"][0] != first["outcome"][0] and again["outcome"][2] != first["outcome"][2]
     assert sweep(frame)["outcome"].tolist() == first["outcome"].tolist()
+
+
+def test_rows_holding_either_is_identity_row_by_row_across_blocks():
+    """Over several blocks and a ragged last one: a row holds ``a`` only when it is that very
+    object, and "neither" excludes exactly ``a`` and ``b`` (an equal value that is another object
+    is neither)."""
+    a, b = "".join(["te", "xt"]), True
+    twin = "".join(["tex", "t"])  # equal to a, another object
+    pool = np.array([a, b, twin, 1, None, np.True_, False], dtype=object)
+    values = pool[np.random.default_rng(7).integers(0, len(pool), 200_003)]
+    holds_a, neither = rows_holding_either(values, a, b)
+    assert holds_a.tolist() == [v is a for v in values]
+    assert neither.tolist() == [v is not a and v is not b for v in values]
