@@ -212,7 +212,7 @@ def draw_policy_layer(
         )
         patch.set_hatch_linewidth(0.6)
         patch.set_gid(f"region:{reg.shape}:{reg.kind}")
-        mine.append(ax.add_patch(patch))
+        mine.append(_add(ax, patch))
         shift = ScaledTranslation(3 / 72, -2 / 72, fig.dpi_scale_trans)
         t = draw_text(
             ax,
@@ -333,6 +333,13 @@ def _positions(
     return out, every
 
 
+def _add(ax: Any, artist: Any) -> Any:
+    """Add an artist to the axes as ``add_patch`` and ``add_line`` do, without widening the data
+    limits: the axes' limits are fixed (:func:`_axes`), so the data limits are never read, and
+    working them out through the symlog scale was a third of the policy layer's cost."""
+    return ax.add_artist(artist)
+
+
 def _draw_marker(
     ax: Any, theme: Theme, case: Case, d: Decision, x: float, y: float, *, alpha: float = 1.0, size: float = MARKER_SIZE
 ) -> list[Line2D]:
@@ -353,10 +360,10 @@ def _draw_marker(
         path_effects=halo(theme) if alpha == 1.0 else None,  # faint context markers stay faint
     )
     m.set_gid(f"case:{case.id}")
-    out = [ax.add_line(m)]
+    out = [_add(ax, m)]
     if not d.accepted:
         c = Line2D([x], [y], **cross(theme), markersize=size * 0.7, alpha=alpha, zorder=6, clip_on=False)
-        out.append(ax.add_line(c))
+        out.append(_add(ax, c))
     return out
 
 

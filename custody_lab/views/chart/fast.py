@@ -20,7 +20,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.markers import MarkerStyle
-from matplotlib.patches import Patch
+from matplotlib.patches import Patch, Rectangle
 from matplotlib.text import Text
 from matplotlib.transforms import Bbox
 
@@ -163,7 +163,8 @@ class CustodyMatrix:
             for artist in hidden:
                 artist.set_visible(True)
             self.canvas.draw()
-            self._signatures = {a: _signature(a, renderer_of(fig)) for a in self._layout.artists}
+            self._reaches: dict[tuple[Any, ...], Bbox] = {}  # _signature's: this canvas's reaches by look
+            self._signatures = {a: _signature(a, renderer_of(fig), self._reaches) for a in self._layout.artists}
             # The status line sits on plain background: keep each distinct line's pixels.
             self._status.set_text("Ag|→")
             ext = self._status.get_window_extent(renderer_of(self.figure))
@@ -213,7 +214,9 @@ class CustodyMatrix:
             self._layout = draw_policy_layer(
                 fig, ax, placed, self.policy, self.theme, regions, title=self._title(), faint=True
             )
-            after = self._signatures = {a: _signature(a, renderer) for a in self._layout.artists}
+            if len(self._reaches) > 4096:
+                self._reaches.clear()
+            after = self._signatures = {a: _signature(a, renderer, self._reaches) for a in self._layout.artists}
             height = int(fig.bbox.height)
             dirty = [_pixel_box(box, height) for box in _changes(list(before.values()), list(after.values()))]
             self.canvas.restore_region(self._background)
@@ -372,12 +375,19 @@ def _reach(artist: Any, renderer: Any) -> Bbox:
     return box.padded(_MARGIN)
 
 
-def _signature(artist: Any, renderer: Any) -> tuple[Any, ...]:
+def _signature(artist: Any, renderer: Any, reaches: dict[tuple[Any, ...], Bbox] | None = None) -> tuple[Any, ...]:
     """What decides an artist's pixels, with where they can reach last (two artists with the
-    same signature draw the same pixels)."""
+    same signature draw the same pixels).
+
+    ``reaches`` keeps each look's reach (:func:`_reach`: a text's extent needs its layout, a
+    line's its path through the symlog scale) for a map whose artists are drawn by one code path
+    on one canvas: an artist with the same look (its words, place, sizes, name) reaches as far.
+    """
     look: tuple[Any, ...] = (type(artist).__name__, artist.get_gid(), artist.get_visible(), artist.get_zorder())
+    size: tuple[Any, ...] = ()
     if isinstance(artist, Text):
         look += (artist.get_text(), artist.get_horizontalalignment(), artist.get_position())
+        size = (artist.get_fontsize(), artist.get_rotation(), artist.get_verticalalignment(), artist.get_weight())
     elif isinstance(artist, Line2D):
         marker = MarkerStyle(artist.get_marker())
         look += (
@@ -388,9 +398,18 @@ def _signature(artist: Any, renderer: Any) -> tuple[Any, ...]:
             str(artist.get_markeredgecolor()),
             str(artist.get_markerfacecolor()) if marker.is_filled() else "",  # an "x" has no face
         )
+        size = (artist.get_markersize(), artist.get_linewidth(), artist.get_markeredgewidth())
     elif isinstance(artist, Patch):
         look += (str(artist.get_facecolor()), artist.get_hatch())
-    box = _reach(artist, renderer)
+        if isinstance(artist, Rectangle):
+            size = (artist.get_x(), artist.get_y(), artist.get_width(), artist.get_height())
+    if reaches is None or not size:
+        box = _reach(artist, renderer)
+    else:
+        key = (*look, *size)
+        box = reaches.get(key)
+        if box is None:
+            box = reaches[key] = _reach(artist, renderer)
     return (*look, tuple(round(float(v), 3) for v in box.extents))
 
 
