@@ -29,6 +29,7 @@ from ...core.receipts import canonical_json
 from ...core.router import route
 from ...core.text import visible
 from ...whatif.theme import Theme, theme_of
+from .glyphs import cache_glyphs
 from .draw import draw_policy_layer, draw_static, label_case, new_figure
 from .regions import MARK_DY, ROW_OF, Region, as_case, matrix_regions, matrix_rows, short_status, x_of
 from .style import (
@@ -98,6 +99,7 @@ class CustodyMatrix:
         self.figure: Figure = new_figure(figsize, dpi, self.theme)
         self._encoder = PngBands()
         self.canvas: FigureCanvasAgg = self.figure.canvas  # type: ignore[assignment]
+        cache_glyphs(renderer_of(self.figure))  # the title and words redrawn at each new limit
         self._build()
 
     # -- the static map -----------------------------------------------------------------------
@@ -165,6 +167,8 @@ class CustodyMatrix:
             self.canvas.draw()
             self._reaches: dict[tuple[Any, ...], Bbox] = {}  # _signature's: this canvas's reaches by look
             self._signatures = {a: _signature(a, renderer_of(fig), self._reaches) for a in self._layout.artists}
+            # The spines stay with the kept axes: where they reach is worked out once (their ticks' too).
+            self._spine_reach = {a: _reach(a, renderer_of(fig)) for a in self._axes_lines()}
             # The status line sits on plain background: keep each distinct line's pixels.
             self._status.set_text("Ag|→")
             ext = self._status.get_window_extent(renderer_of(self.figure))
@@ -225,7 +229,11 @@ class CustodyMatrix:
                 [a for a in self._layout.artists if a.axes is ax] + self._axes_lines(), key=lambda a: a.get_zorder()
             )
             order = axes_artists + [a for a in self._layout.artists if a.axes is None]
-            reach = [(a, Bbox.from_extents(*after[a][-1]) if a in after else _reach(a, renderer)) for a in order]
+            kept = self._spine_reach
+            reach = [
+                (a, Bbox.from_extents(*after[a][-1]) if a in after else kept.get(a) or _reach(a, renderer))
+                for a in order
+            ]
             reach = [(a, box) for a, box in reach if a.get_visible()]
             rects = _merge(dirty)
             strip = _pixel_box(tuple(self._status_strip.extents), height)
