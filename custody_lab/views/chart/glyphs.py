@@ -81,5 +81,35 @@ def cache_glyphs(renderer: RendererAgg) -> bool:
             # draw_text_image's y is downwards & the bitmap's bottom side
             renderer._renderer.draw_text_image(buffer, left + (ox >> 6), height - (top + (oy >> 6)) + buffer.shape[0], 0, gc)
 
+    def draw_text(
+        gc: Any, x: float, y: float, s: str, prop: Any, angle: float, ismath: Any = False, mtext: Any = None
+    ) -> None:
+        """``RendererAgg.draw_text`` with each string's glyph layout kept (shaping it is a third
+        of drawing a short label) and its glyphs drawn by the caching loop."""
+        if ismath:
+            uncached_text(gc, x, y, s, prop, angle, ismath, mtext)
+            return
+        font = renderer._prepare_font(prop)
+        flags = backend_agg.get_hinting_flag()
+        features = mtext.get_fontfeatures() if mtext is not None else None
+        language = mtext.get_language() if mtext is not None else None
+        size = prop.get_size_in_points()
+        key = (id(font), s, flags, features, language, size, renderer.dpi)
+        try:
+            laid = layouts.get(key)
+        except TypeError:  # a feature list or language ranges: not kept
+            laid, key = None, None
+        if laid is None:
+            items = font._layout(s, flags=flags, features=features, language=language)
+            laid = (font, tuple((item.ft_object, item.glyph_index, item.x, item.y) for item in items))
+            if key is not None:
+                if len(layouts) > GLYPH_CACHE_SIZE:
+                    layouts.clear()
+                layouts[key] = laid  # the font kept with it: its id names no other font meanwhile
+        draw(gc, x, y, angle, ((f, size, index, 0, 1, dx, dy) for f, index, dx, dy in laid[1]), [])
+
+    uncached_text = renderer.draw_text
+    layouts: dict[tuple[Any, ...], tuple[Any, tuple[tuple[Any, int, float, float], ...]]] = {}
     renderer._draw_text_glyphs_and_boxes = draw  # type: ignore[method-assign]
+    renderer.draw_text = draw_text  # type: ignore[method-assign]
     return True
