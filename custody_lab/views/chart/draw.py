@@ -100,6 +100,8 @@ class Layout:
     marker_r: float = 5.0
     #: the artists the policy moves (regions, their words, separator, limit, cases, title)
     artists: list[Any] = field(default_factory=list)
+    #: each case's marker artists (its marker, and its cross when refused), in the cases' order
+    markers: list[list[Line2D]] = field(default_factory=list)
 
 
 def _axes(fig: Figure) -> Any:
@@ -183,11 +185,14 @@ def draw_policy_layer(
     *,
     title: str,
     faint: bool,
+    markers: Sequence[Sequence[Line2D]] | None = None,
 ) -> Layout:
     """What the policy moves: regions and their words, separator, limit line, the cases, the title.
 
     Every artist drawn is listed in the returned layout's ``artists`` (in drawing order), so a map
     can take them away and draw another policy's over the same axes, legend and group labels.
+    ``markers`` are the cases' markers (one list a case, in ``layout.markers``) of a layer drawn
+    before for the same cases and outcomes, still on the axes: they are listed again, not made anew.
     """
     layout = Layout(ax, policy, theme, marker_r=MARKER_SIZE * fig.dpi / 72 / 2 + 1.5)
     renderer = renderer_of(fig)
@@ -277,8 +282,10 @@ def draw_policy_layer(
     # The cases (faint in the interactive map, where one highlighted case is drawn on top).
     alpha = 0.35 if faint else 1.0
     layout.positions, layout.clusters = _positions(ax, placed, px)
-    for (case, d), (x, y) in zip(placed, layout.positions):
-        mine += _draw_marker(ax, theme, case, d, x, y, alpha=alpha)
+    for k, ((case, d), (x, y)) in enumerate(zip(placed, layout.positions)):
+        drawn = list(markers[k]) if markers is not None else _draw_marker(ax, theme, case, d, x, y, alpha=alpha)
+        layout.markers.append(drawn)
+        mine += drawn
         cx, cy = ax.transData.transform((x, y))
         r = layout.marker_r
         layout.marker_boxes.append((cx - r, cy - r, cx + r, cy + r))

@@ -92,6 +92,7 @@ class CustodyMatrix:
         self._figsize = figsize
         self._cache: OrderedDict[tuple[Any, ...], bytes] = OrderedDict()
         self._cache_size = cache_size
+        self._regions: OrderedDict[Policy, tuple[Region, ...]] = OrderedDict()
         #: How many times the static map has been drawn (1 after construction), whole or its policy layer.
         self.background_draws = 0
         #: How many of those drew only the policy's layer over the kept axes and legend.
@@ -194,7 +195,12 @@ class CustodyMatrix:
         self.policy = policy
         if not redraw:
             return
-        regions = matrix_regions(policy)
+        regions = self._regions.get(policy)
+        if regions is None:  # a slider goes back over its values: each policy's regions are kept
+            regions = self._regions[policy] = matrix_regions(policy)
+            while len(self._regions) > 256:
+                self._regions.popitem(last=False)
+        self._regions.move_to_end(policy)
         if frozenset(r.kind for r in regions) == self._kinds:
             self._redraw_policy_layer(placed, regions)
         else:
@@ -212,11 +218,16 @@ class CustodyMatrix:
         fig, ax = self.figure, self._layout.ax
         renderer = renderer_of(fig)
         before = self._signatures
+        # The same cases with the same outcomes: their markers stay (only their zorder orders them).
+        same = tuple(d.outcome for _, d in placed) == self._context_outcomes
+        markers = self._layout.markers if same else None
+        kept = {id(a) for drawn in markers or () for a in drawn}
         for artist in self._layout.artists:
-            artist.remove()
+            if id(artist) not in kept:
+                artist.remove()
         with matplotlib.rc_context(theme_rc(self.theme)):
             self._layout = draw_policy_layer(
-                fig, ax, placed, self.policy, self.theme, regions, title=self._title(), faint=True
+                fig, ax, placed, self.policy, self.theme, regions, title=self._title(), faint=True, markers=markers
             )
             if len(self._reaches) > 4096:
                 self._reaches.clear()
