@@ -33,6 +33,7 @@ from ...whatif.plots import policy_comparison, policy_label, update_policy_compa
 from ...whatif.sweep import sweep
 from ...whatif.theme import theme_of
 from ..chart.fast import PngBands
+from ..chart.glyphs import cache_glyphs
 from ..html import FONT, ROW_STYLES, ViewError, box, code, escape, scroll, small, table, untrusted
 from .controls import StrictIntSlider, fit, fits_words
 from .picture import follow_page_theme
@@ -351,6 +352,7 @@ class WhatIfPanel(W.VBox):
             fig = policy_comparison(c)
             FigureCanvasAgg(fig)
             fig.set_dpi(_CHART_DPI)
+            cache_glyphs(fig.canvas.get_renderer())  # the "after" line's words are drawn each move
             fig.canvas.draw()  # the constrained layout, at the chart's resolution
             fig.set_layout_engine("none")  # kept by every later update
             self._figure, was = fig, None
