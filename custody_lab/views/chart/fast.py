@@ -29,8 +29,8 @@ from ...core.receipts import canonical_json
 from ...core.router import route
 from ...core.text import visible
 from ...whatif.theme import Theme, theme_of
-from .glyphs import cache_glyphs
 from .draw import draw_policy_layer, draw_static, label_case, new_figure
+from .glyphs import cache_glyphs
 from .regions import MARK_DY, ROW_OF, Region, as_case, matrix_regions, matrix_rows, short_status, x_of
 from .style import (
     EDGE,
@@ -221,9 +221,9 @@ class CustodyMatrix:
         # The same cases with the same outcomes: their markers stay (only their zorder orders them).
         same = tuple(d.outcome for _, d in placed) == self._context_outcomes
         markers = self._layout.markers if same else None
-        kept = {id(a) for drawn in markers or () for a in drawn}
+        staying = {id(a) for drawn in markers or () for a in drawn}
         for artist in self._layout.artists:
-            if id(artist) not in kept:
+            if id(artist) not in staying:
                 artist.remove()
         with matplotlib.rc_context(theme_rc(self.theme)):
             self._layout = draw_policy_layer(
@@ -406,7 +406,7 @@ def _signature(artist: Any, renderer: Any, reaches: dict[tuple[Any, ...], Bbox] 
     size: tuple[Any, ...] = ()
     if isinstance(artist, Text):
         look += (artist.get_text(), artist.get_horizontalalignment(), artist.get_position())
-        size = (artist.get_fontsize(), artist.get_rotation(), artist.get_verticalalignment(), artist.get_weight())
+        size = (artist.get_fontsize(), artist.get_rotation(), artist.get_verticalalignment(), artist.get_fontweight())
     elif isinstance(artist, Line2D):
         marker = MarkerStyle(artist.get_marker())
         look += (
@@ -422,13 +422,12 @@ def _signature(artist: Any, renderer: Any, reaches: dict[tuple[Any, ...], Bbox] 
         look += (str(artist.get_facecolor()), artist.get_hatch())
         if isinstance(artist, Rectangle):
             size = (artist.get_x(), artist.get_y(), artist.get_width(), artist.get_height())
-    if reaches is None or not size:
+    key = (*look, *size)
+    box = reaches.get(key) if reaches is not None and size else None
+    if box is None:
         box = _reach(artist, renderer)
-    else:
-        key = (*look, *size)
-        box = reaches.get(key)
-        if box is None:
-            box = reaches[key] = _reach(artist, renderer)
+        if reaches is not None and size:
+            reaches[key] = box
     return (*look, tuple(round(float(v), 3) for v in box.extents))
 
 

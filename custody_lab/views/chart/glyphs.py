@@ -79,7 +79,8 @@ def cache_glyphs(renderer: RendererAgg) -> bool:
                 hit = kept[key] = (font, buffer, bitmap.left - (ox >> 6), bitmap.top - (oy >> 6))
             _, buffer, left, top = hit
             # draw_text_image's y is downwards & the bitmap's bottom side
-            renderer._renderer.draw_text_image(buffer, left + (ox >> 6), height - (top + (oy >> 6)) + buffer.shape[0], 0, gc)
+            bottom = height - (top + (oy >> 6)) + buffer.shape[0]
+            renderer._renderer.draw_text_image(buffer, left + (ox >> 6), bottom, 0, gc)
 
     def draw_text(
         gc: Any, x: float, y: float, s: str, prop: Any, angle: float, ismath: Any = False, mtext: Any = None
@@ -96,13 +97,13 @@ def cache_glyphs(renderer: RendererAgg) -> bool:
         size = prop.get_size_in_points()
         key = (id(font), s, flags, features, language, size, renderer.dpi)
         try:
-            laid = layouts.get(key)
+            laid, keep = layouts.get(key), True
         except TypeError:  # a feature list or language ranges: not kept
-            laid, key = None, None
+            laid, keep = None, False
         if laid is None:
             items = font._layout(s, flags=flags, features=features, language=language)
             laid = (font, tuple((item.ft_object, item.glyph_index, item.x, item.y) for item in items))
-            if key is not None:
+            if keep:
                 if len(layouts) > GLYPH_CACHE_SIZE:
                     layouts.clear()
                 layouts[key] = laid  # the font kept with it: its id names no other font meanwhile
