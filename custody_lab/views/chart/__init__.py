@@ -42,7 +42,7 @@ The package: :mod:`.regions` (rows, regions, the table, the words drawn; no matp
 :mod:`.placement` (the label placer; pure geometry), :mod:`.labelling` (every case's label on
 its row, leaders uncrossed), :mod:`.style`, :mod:`.legend` and
 :mod:`.draw` (the matplotlib figure and :func:`export`), :mod:`.fast` (:class:`CustodyMatrix` and
-its zlib PNG encoder).
+its zlib PNG encoder), :mod:`.glyphs` (text drawn from kept glyph bitmaps, the same pixels).
 """
 
 from __future__ import annotations
