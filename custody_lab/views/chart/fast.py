@@ -218,16 +218,25 @@ class CustodyMatrix:
         fig, ax = self.figure, self._layout.ax
         renderer = renderer_of(fig)
         before = self._signatures
-        # The same cases with the same outcomes: their markers stay (only their zorder orders them).
+        # The same cases with the same outcomes keep their markers, and a region the same its patch
+        # and words: taken off with the rest, they are added again in the drawing order.
         same = tuple(d.outcome for _, d in placed) == self._context_outcomes
         markers = self._layout.markers if same else None
-        staying = {id(a) for drawn in markers or () for a in drawn}
+        lent = self._layout.regions
         for artist in self._layout.artists:
-            if id(artist) not in staying:
-                artist.remove()
+            artist.remove()
         with matplotlib.rc_context(theme_rc(self.theme)):
             self._layout = draw_policy_layer(
-                fig, ax, placed, self.policy, self.theme, regions, title=self._title(), faint=True, markers=markers
+                fig,
+                ax,
+                placed,
+                self.policy,
+                self.theme,
+                regions,
+                title=self._title(),
+                faint=True,
+                markers=markers,
+                kept=lent,
             )
             if len(self._reaches) > 4096:
                 self._reaches.clear()
@@ -240,9 +249,9 @@ class CustodyMatrix:
                 [a for a in self._layout.artists if a.axes is ax] + self._axes_lines(), key=lambda a: a.get_zorder()
             )
             order = axes_artists + [a for a in self._layout.artists if a.axes is None]
-            kept = self._spine_reach
+            spines = self._spine_reach
             reach = [
-                (a, Bbox.from_extents(*after[a][-1]) if a in after else kept.get(a) or _reach(a, renderer))
+                (a, Bbox.from_extents(*after[a][-1]) if a in after else spines.get(a) or _reach(a, renderer))
                 for a in order
             ]
             reach = [(a, box) for a, box in reach if a.get_visible()]
