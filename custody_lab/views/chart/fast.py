@@ -272,7 +272,8 @@ class CustodyMatrix:
                 drawn = pixels[y0:y1, x0:x1].copy()
                 pixels[around] = frame
                 pixels[y0:y1, x0:x1] = drawn
-        self._remember(placed)
+        # Only the rectangles changed (each framed by its own pixels put back): their rows.
+        self._remember(placed, [(y0, y1) for _, y0, _, y1 in rects])
         self.policy_draws += 1
 
     def _axes_lines(self) -> list[Any]:
@@ -283,14 +284,15 @@ class CustodyMatrix:
     def _title(self) -> str:
         return f"Custody matrix · embed limit {self.policy.embed_limit_bytes:,} B"
 
-    def _remember(self, placed: list[tuple[Case, Decision]]) -> None:
-        """Keep the drawn map as the frames' background (and its geometry for the labels)."""
+    def _remember(self, placed: list[tuple[Case, Decision]], rows: list[tuple[int, int]] | None = None) -> None:
+        """Keep the drawn map as the frames' background (and its geometry for the labels);
+        ``rows``: the only rows where it can differ from the last background (all when ``None``)."""
         fig = self.figure
         self._context_outcomes = tuple(d.outcome for _, d in placed)
         # A context case explored unchanged is drawn exactly on its (dodged) ghost.
         self._twins = {(c.id, c.shape, c.bytes): pos for (c, _), pos in zip(placed, self._layout.positions)}
         self._background = self.canvas.copy_from_bbox(fig.bbox)
-        self._encoder.set_reference(np.asarray(self.canvas.buffer_rgba()))
+        self._encoder.set_reference(np.asarray(self.canvas.buffer_rgba()), rows)
         self.background_draws += 1
 
     # -- one frame ----------------------------------------------------------------------------
@@ -569,11 +571,28 @@ class PngBands:
         self._reference: np.ndarray | None = None
         self._bands: list[tuple[bytes, int, int]] = []
 
-    def set_reference(self, rgba: np.ndarray) -> None:
-        """Compress the background's bands (only those that differ from the last background's)."""
+    def set_reference(self, rgba: np.ndarray, rows: Iterable[tuple[int, int]] | None = None) -> None:
+        """Compress the background's bands (only those that differ from the last background's).
+
+        ``rows``, when given, are the only row ranges ``[y0, y1)`` where the new background can
+        differ from the last one: only they are compared and copied.
+        """
         height, width = rgba.shape[:2]
-        new = np.ascontiguousarray(rgba).view(np.uint32).reshape(height, width).copy()
         old = self._reference
+        if rows is not None and old is not None and old.shape == (height, width):
+            same = np.ones(height, bool)
+            for y0, y1 in rows:
+                y0, y1 = max(y0, 0), min(y1, height)
+                if y1 > y0:
+                    part = np.ascontiguousarray(rgba[y0:y1]).view(np.uint32).reshape(y1 - y0, width)
+                    same[y0:y1] = ~np.not_equal(part, old[y0:y1]).any(axis=1)
+                    old[y0:y1] = part
+            self._bands = [
+                self._bands[k] if same[y : y + BAND_ROWS].all() else _band(rgba[y : y + BAND_ROWS])
+                for k, y in enumerate(range(0, height, BAND_ROWS))
+            ]
+            return
+        new = np.ascontiguousarray(rgba).view(np.uint32).reshape(height, width).copy()
         same = np.zeros(height, bool) if old is None or old.shape != new.shape else ~np.not_equal(new, old).any(axis=1)
         self._bands = [
             self._bands[k] if same[y : y + BAND_ROWS].all() else _band(rgba[y : y + BAND_ROWS])
