@@ -32,8 +32,8 @@ from ...whatif.io import load_inventory
 from ...whatif.plots import policy_comparison, policy_label, update_policy_comparison
 from ...whatif.sweep import sweep
 from ...whatif.theme import theme_of
-from ..chart.fast import PngBands
 from ..chart.glyphs import cache_glyphs
+from ..chart.png_bands import PngBands
 from ..html import FONT, ROW_STYLES, ViewError, box, code, escape, scroll, small, table, untrusted
 from .controls import StrictIntSlider, fit, fits_words
 from .picture import follow_page_theme
