@@ -27,7 +27,7 @@ import numpy as np
 
 import custody_lab as cl
 from custody_lab.chart import CustodyMatrix
-from custody_lab.views.chart.fast import png
+from custody_lab.views.chart.png_bands import png
 from custody_lab.widgets import CaseExplorer
 
 

@@ -41,8 +41,8 @@ only what is drawn, and case labels keep off the embed-limit line.
 The package: :mod:`.regions` (rows, regions, the table, the words drawn; no matplotlib),
 :mod:`.placement` (the label placer; pure geometry), :mod:`.labelling` (every case's label on
 its row, leaders uncrossed), :mod:`.style`, :mod:`.legend` and
-:mod:`.draw` (the matplotlib figure and :func:`export`), :mod:`.fast` (:class:`CustodyMatrix` and
-its zlib PNG encoder).
+:mod:`.draw` (the matplotlib figure and :func:`export`), :mod:`.fast` (:class:`CustodyMatrix`),
+:mod:`.png_bands` (its zlib PNG encoder), :mod:`.glyphs` (text drawn from kept glyph bitmaps, the same pixels).
 """
 
 from __future__ import annotations

@@ -100,6 +100,10 @@ class Layout:
     marker_r: float = 5.0
     #: the artists the policy moves (regions, their words, separator, limit, cases, title)
     artists: list[Any] = field(default_factory=list)
+    #: each case's marker artists (its marker, and its cross when refused), in the cases' order
+    markers: list[list[Line2D]] = field(default_factory=list)
+    #: each region's patch, words and the words' box for the placer (``None``: hidden, too narrow)
+    regions: dict[Region, tuple[Any, Text, Box | None]] = field(default_factory=dict)
 
 
 def _axes(fig: Figure) -> Any:
@@ -183,11 +187,18 @@ def draw_policy_layer(
     *,
     title: str,
     faint: bool,
+    markers: Sequence[Sequence[Line2D]] | None = None,
+    kept: Mapping[Region, tuple[Any, Text, Box | None]] | None = None,
 ) -> Layout:
     """What the policy moves: regions and their words, separator, limit line, the cases, the title.
 
     Every artist drawn is listed in the returned layout's ``artists`` (in drawing order), so a map
     can take them away and draw another policy's over the same axes, legend and group labels.
+    A layer drawn before on the same axes can lend its artists: ``markers`` (``layout.markers``,
+    one list a case) when the cases and their outcomes are the same, ``kept`` (``layout.regions``)
+    for each region that is the same. Those are not made anew: they are taken off the axes (if
+    still on them) and added again in the drawing order, so the axes hold the artists in the order
+    a fresh layer gives.
     """
     layout = Layout(ax, policy, theme, marker_r=MARKER_SIZE * fig.dpi / 72 / 2 + 1.5)
     renderer = renderer_of(fig)
@@ -196,48 +207,17 @@ def draw_policy_layer(
 
     # Regions: hatch + fill, then their words in the top strip of the band.
     for reg in regions:
-        kind = REGION_KINDS[reg.kind]
-        y = ROW_OF[reg.shape].y
-        x0 = max(reg.x0, 0)
-        patch = Rectangle(
-            (x0, y - 0.5),
-            reg.x1 - x0,
-            1.0,
-            facecolor=kind.fill(theme),
-            edgecolor="none",
-            hatch=kind.hatch,
-            hatchcolor=theme.hatch,
-            linewidth=0,
-            zorder=0,
-        )
-        patch.set_hatch_linewidth(0.6)
-        patch.set_gid(f"region:{reg.shape}:{reg.kind}")
-        mine.append(ax.add_patch(patch))
-        shift = ScaledTranslation(3 / 72, -2 / 72, fig.dpi_scale_trans)
-        t = draw_text(
-            ax,
-            x0,
-            y - 0.5,
-            reg.text,
-            transform=ax.transData + shift,
-            ha="left",
-            va="top",
-            fontsize=MIN_TEXT,
-            style="italic",
-            color=theme.text,
-            zorder=2,
-            bbox={"boxstyle": "square,pad=0.1", "facecolor": theme.box, "edgecolor": "none", "alpha": 0.9},
-        )
-        t.set_gid(f"region-label:{reg.shape}:{reg.kind}")
-        mine.append(t)
-        box = t.get_window_extent(renderer)
-        left = ax.transData.transform((x0, y))[0]
-        right = ax.transData.transform((reg.x1, y))[0]
-        if box.x1 > right - 3 or box.x0 < left:
-            t.set_visible(False)  # too narrow for its words: the hatch and the legend still say it
+        drawn = kept.get(reg) if kept is not None else None
+        if drawn is None:
+            drawn = _draw_region(fig, ax, renderer, theme, reg)
         else:
+            _again(ax, drawn[0])
+            _again(ax, drawn[1])
+        patch, t, box = layout.regions[reg] = drawn
+        mine += [patch, t]
+        if box is not None:
             layout.region_labels.append(t)
-            layout.text_boxes.append((box.x0 - 1, box.y0 - 1, box.x1 + 1, box.y1 + 1))
+            layout.text_boxes.append(box)
 
     # The line between the two groups (their bracketed labels are drawn once, by draw_static).
     mine.append(ax.axhline(SEPARATOR_Y, color=theme.ink, linewidth=1.0, zorder=1))
@@ -277,8 +257,13 @@ def draw_policy_layer(
     # The cases (faint in the interactive map, where one highlighted case is drawn on top).
     alpha = 0.35 if faint else 1.0
     layout.positions, layout.clusters = _positions(ax, placed, px)
-    for (case, d), (x, y) in zip(placed, layout.positions):
-        mine += _draw_marker(ax, theme, case, d, x, y, alpha=alpha)
+    for k, ((case, d), (x, y)) in enumerate(zip(placed, layout.positions)):
+        if markers is not None:
+            case_drawn = [_again(ax, a) for a in markers[k]]
+        else:
+            case_drawn = _draw_marker(ax, theme, case, d, x, y, alpha=alpha)
+        layout.markers.append(case_drawn)
+        mine += case_drawn
         cx, cy = ax.transData.transform((x, y))
         r = layout.marker_r
         layout.marker_boxes.append((cx - r, cy - r, cx + r, cy + r))
@@ -296,6 +281,51 @@ def draw_policy_layer(
     heading.set_gid("title")
     mine.append(heading)
     return layout
+
+
+def _draw_region(fig: Figure, ax: Any, renderer: Any, theme: Theme, reg: Region) -> tuple[Any, Text, Box | None]:
+    """A region's patch and its words (hidden when the region is too narrow for them), and the
+    words' box for the label placer (``None`` when hidden)."""
+    kind = REGION_KINDS[reg.kind]
+    y = ROW_OF[reg.shape].y
+    x0 = max(reg.x0, 0)
+    patch = Rectangle(
+        (x0, y - 0.5),
+        reg.x1 - x0,
+        1.0,
+        facecolor=kind.fill(theme),
+        edgecolor="none",
+        hatch=kind.hatch,
+        hatchcolor=theme.hatch,
+        linewidth=0,
+        zorder=0,
+    )
+    patch.set_hatch_linewidth(0.6)
+    patch.set_gid(f"region:{reg.shape}:{reg.kind}")
+    _add(ax, patch)
+    shift = ScaledTranslation(3 / 72, -2 / 72, fig.dpi_scale_trans)
+    t = draw_text(
+        ax,
+        x0,
+        y - 0.5,
+        reg.text,
+        transform=ax.transData + shift,
+        ha="left",
+        va="top",
+        fontsize=MIN_TEXT,
+        style="italic",
+        color=theme.text,
+        zorder=2,
+        bbox={"boxstyle": "square,pad=0.1", "facecolor": theme.box, "edgecolor": "none", "alpha": 0.9},
+    )
+    t.set_gid(f"region-label:{reg.shape}:{reg.kind}")
+    box = t.get_window_extent(renderer)
+    left = ax.transData.transform((x0, y))[0]
+    right = ax.transData.transform((reg.x1, y))[0]
+    if box.x1 > right - 3 or box.x0 < left:
+        t.set_visible(False)  # too narrow for its words: the hatch and the legend still say it
+        return patch, t, None
+    return patch, t, (box.x0 - 1, box.y0 - 1, box.x1 + 1, box.y1 + 1)
 
 
 def _positions(
@@ -333,6 +363,20 @@ def _positions(
     return out, every
 
 
+def _add(ax: Any, artist: Any) -> Any:
+    """Add an artist to the axes as ``add_patch`` and ``add_line`` do, without widening the data
+    limits: the axes' limits are fixed (:func:`_axes`), so the data limits are never read, and
+    working them out through the symlog scale was a third of the policy layer's cost."""
+    return ax.add_artist(artist)
+
+
+def _again(ax: Any, artist: Any) -> Any:
+    """An artist of an earlier layer added again (taken off the axes first if still on them)."""
+    if artist.axes is not None:
+        artist.remove()
+    return _add(ax, artist)
+
+
 def _draw_marker(
     ax: Any, theme: Theme, case: Case, d: Decision, x: float, y: float, *, alpha: float = 1.0, size: float = MARKER_SIZE
 ) -> list[Line2D]:
@@ -353,10 +397,10 @@ def _draw_marker(
         path_effects=halo(theme) if alpha == 1.0 else None,  # faint context markers stay faint
     )
     m.set_gid(f"case:{case.id}")
-    out = [ax.add_line(m)]
+    out = [_add(ax, m)]
     if not d.accepted:
         c = Line2D([x], [y], **cross(theme), markersize=size * 0.7, alpha=alpha, zorder=6, clip_on=False)
-        out.append(ax.add_line(c))
+        out.append(_add(ax, c))
     return out
 
 

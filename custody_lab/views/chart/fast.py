@@ -1,15 +1,13 @@
-"""The fast, incremental custody matrix for the case explorer, and its PNG encoder.
+"""The fast, incremental custody matrix for the case explorer.
 
 :class:`CustodyMatrix` draws the static map once, keeps it as a bitmap and redraws only the
-highlighted case; :func:`png` turns the canvas pixels into PNG bytes with zlib.
+highlighted case; :mod:`.png_bands` turns the canvas pixels into PNG bytes with zlib.
 """
 
 from __future__ import annotations
 
-__all__ = ["BAND_ROWS", "CustodyMatrix", "PngBands", "png"]
+__all__ = ["CustodyMatrix"]
 
-import struct
-import zlib
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -20,7 +18,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.markers import MarkerStyle
-from matplotlib.patches import Patch
+from matplotlib.patches import Patch, Rectangle
 from matplotlib.text import Text
 from matplotlib.transforms import Bbox
 
@@ -30,6 +28,8 @@ from ...core.router import route
 from ...core.text import visible
 from ...whatif.theme import Theme, theme_of
 from .draw import draw_policy_layer, draw_static, label_case, new_figure
+from .glyphs import cache_glyphs
+from .png_bands import PngBands
 from .regions import MARK_DY, ROW_OF, Region, as_case, matrix_regions, matrix_rows, short_status, x_of
 from .style import (
     EDGE,
@@ -56,7 +56,7 @@ class CustodyMatrix:
     The static map (regions, hatching, limit line, legend and the faint context cases) is drawn
     once on an Agg canvas and kept as a bitmap. :meth:`render` restores that bitmap, redraws only
     the highlighted case (marker, cross, ring, label, leader line and the status line) and encodes
-    the pixels with :func:`png` (zlib at a low compression level). Only :meth:`set_policy` with a different
+    the pixels with :func:`~.png_bands.png` (zlib at a low compression level). Only :meth:`set_policy` with a different
     embed limit (or a policy that changes a context case's outcome) redraws the map.
 
     Args:
@@ -91,6 +91,7 @@ class CustodyMatrix:
         self._figsize = figsize
         self._cache: OrderedDict[tuple[Any, ...], bytes] = OrderedDict()
         self._cache_size = cache_size
+        self._regions: OrderedDict[Policy, tuple[Region, ...]] = OrderedDict()
         #: How many times the static map has been drawn (1 after construction), whole or its policy layer.
         self.background_draws = 0
         #: How many of those drew only the policy's layer over the kept axes and legend.
@@ -98,6 +99,7 @@ class CustodyMatrix:
         self.figure: Figure = new_figure(figsize, dpi, self.theme)
         self._encoder = PngBands()
         self.canvas: FigureCanvasAgg = self.figure.canvas  # type: ignore[assignment]
+        cache_glyphs(renderer_of(self.figure))  # the title and words redrawn at each new limit
         self._build()
 
     # -- the static map -----------------------------------------------------------------------
@@ -163,7 +165,10 @@ class CustodyMatrix:
             for artist in hidden:
                 artist.set_visible(True)
             self.canvas.draw()
-            self._signatures = {a: _signature(a, renderer_of(fig)) for a in self._layout.artists}
+            self._reaches: dict[tuple[Any, ...], Bbox] = {}  # _signature's: this canvas's reaches by look
+            self._signatures = {a: _signature(a, renderer_of(fig), self._reaches) for a in self._layout.artists}
+            # The spines stay with the kept axes: where they reach is worked out once (their ticks' too).
+            self._spine_reach = {a: _reach(a, renderer_of(fig)) for a in self._axes_lines()}
             # The status line sits on plain background: keep each distinct line's pixels.
             self._status.set_text("Ag|→")
             ext = self._status.get_window_extent(renderer_of(self.figure))
@@ -189,7 +194,12 @@ class CustodyMatrix:
         self.policy = policy
         if not redraw:
             return
-        regions = matrix_regions(policy)
+        regions = self._regions.get(policy)
+        if regions is None:  # a slider goes back over its values: each policy's regions are kept
+            regions = self._regions[policy] = matrix_regions(policy)
+            while len(self._regions) > 256:
+                self._regions.popitem(last=False)
+        self._regions.move_to_end(policy)
         if frozenset(r.kind for r in regions) == self._kinds:
             self._redraw_policy_layer(placed, regions)
         else:
@@ -207,13 +217,29 @@ class CustodyMatrix:
         fig, ax = self.figure, self._layout.ax
         renderer = renderer_of(fig)
         before = self._signatures
+        # The same cases with the same outcomes keep their markers, and a region the same its patch
+        # and words: taken off with the rest, they are added again in the drawing order.
+        same = tuple(d.outcome for _, d in placed) == self._context_outcomes
+        markers = self._layout.markers if same else None
+        lent = self._layout.regions
         for artist in self._layout.artists:
             artist.remove()
         with matplotlib.rc_context(theme_rc(self.theme)):
             self._layout = draw_policy_layer(
-                fig, ax, placed, self.policy, self.theme, regions, title=self._title(), faint=True
+                fig,
+                ax,
+                placed,
+                self.policy,
+                self.theme,
+                regions,
+                title=self._title(),
+                faint=True,
+                markers=markers,
+                kept=lent,
             )
-            after = self._signatures = {a: _signature(a, renderer) for a in self._layout.artists}
+            if len(self._reaches) > 4096:
+                self._reaches.clear()
+            after = self._signatures = {a: _signature(a, renderer, self._reaches) for a in self._layout.artists}
             height = int(fig.bbox.height)
             dirty = [_pixel_box(box, height) for box in _changes(list(before.values()), list(after.values()))]
             self.canvas.restore_region(self._background)
@@ -222,7 +248,11 @@ class CustodyMatrix:
                 [a for a in self._layout.artists if a.axes is ax] + self._axes_lines(), key=lambda a: a.get_zorder()
             )
             order = axes_artists + [a for a in self._layout.artists if a.axes is None]
-            reach = [(a, Bbox.from_extents(*after[a][-1]) if a in after else _reach(a, renderer)) for a in order]
+            spines = self._spine_reach
+            reach = [
+                (a, Bbox.from_extents(*after[a][-1]) if a in after else spines.get(a) or _reach(a, renderer))
+                for a in order
+            ]
             reach = [(a, box) for a, box in reach if a.get_visible()]
             rects = _merge(dirty)
             strip = _pixel_box(tuple(self._status_strip.extents), height)
@@ -241,7 +271,8 @@ class CustodyMatrix:
                 drawn = pixels[y0:y1, x0:x1].copy()
                 pixels[around] = frame
                 pixels[y0:y1, x0:x1] = drawn
-        self._remember(placed)
+        # Only the rectangles changed (each framed by its own pixels put back): their rows.
+        self._remember(placed, [(y0, y1) for _, y0, _, y1 in rects])
         self.policy_draws += 1
 
     def _axes_lines(self) -> list[Any]:
@@ -252,14 +283,15 @@ class CustodyMatrix:
     def _title(self) -> str:
         return f"Custody matrix · embed limit {self.policy.embed_limit_bytes:,} B"
 
-    def _remember(self, placed: list[tuple[Case, Decision]]) -> None:
-        """Keep the drawn map as the frames' background (and its geometry for the labels)."""
+    def _remember(self, placed: list[tuple[Case, Decision]], rows: list[tuple[int, int]] | None = None) -> None:
+        """Keep the drawn map as the frames' background (and its geometry for the labels);
+        ``rows``: the only rows where it can differ from the last background (all when ``None``)."""
         fig = self.figure
         self._context_outcomes = tuple(d.outcome for _, d in placed)
         # A context case explored unchanged is drawn exactly on its (dodged) ghost.
         self._twins = {(c.id, c.shape, c.bytes): pos for (c, _), pos in zip(placed, self._layout.positions)}
         self._background = self.canvas.copy_from_bbox(fig.bbox)
-        self._encoder.set_reference(np.asarray(self.canvas.buffer_rgba()))
+        self._encoder.set_reference(np.asarray(self.canvas.buffer_rgba()), rows)
         self.background_draws += 1
 
     # -- one frame ----------------------------------------------------------------------------
@@ -372,12 +404,19 @@ def _reach(artist: Any, renderer: Any) -> Bbox:
     return box.padded(_MARGIN)
 
 
-def _signature(artist: Any, renderer: Any) -> tuple[Any, ...]:
+def _signature(artist: Any, renderer: Any, reaches: dict[tuple[Any, ...], Bbox] | None = None) -> tuple[Any, ...]:
     """What decides an artist's pixels, with where they can reach last (two artists with the
-    same signature draw the same pixels)."""
+    same signature draw the same pixels).
+
+    ``reaches`` keeps each look's reach (:func:`_reach`: a text's extent needs its layout, a
+    line's its path through the symlog scale) for a map whose artists are drawn by one code path
+    on one canvas: an artist with the same look (its words, place, sizes, name) reaches as far.
+    """
     look: tuple[Any, ...] = (type(artist).__name__, artist.get_gid(), artist.get_visible(), artist.get_zorder())
+    size: tuple[Any, ...] = ()
     if isinstance(artist, Text):
         look += (artist.get_text(), artist.get_horizontalalignment(), artist.get_position())
+        size = (artist.get_fontsize(), artist.get_rotation(), artist.get_verticalalignment(), artist.get_fontweight())
     elif isinstance(artist, Line2D):
         marker = MarkerStyle(artist.get_marker())
         look += (
@@ -388,9 +427,17 @@ def _signature(artist: Any, renderer: Any) -> tuple[Any, ...]:
             str(artist.get_markeredgecolor()),
             str(artist.get_markerfacecolor()) if marker.is_filled() else "",  # an "x" has no face
         )
+        size = (artist.get_markersize(), artist.get_linewidth(), artist.get_markeredgewidth())
     elif isinstance(artist, Patch):
         look += (str(artist.get_facecolor()), artist.get_hatch())
-    box = _reach(artist, renderer)
+        if isinstance(artist, Rectangle):
+            size = (artist.get_x(), artist.get_y(), artist.get_width(), artist.get_height())
+    key = (*look, *size)
+    box = reaches.get(key) if reaches is not None and size else None
+    if box is None:
+        box = _reach(artist, renderer)
+        if reaches is not None and size:
+            reaches[key] = box
     return (*look, tuple(round(float(v), 3) for v in box.extents))
 
 
@@ -457,91 +504,3 @@ def _draw_clipped(artist: Any, renderer: Any, clip: Bbox) -> None:
     finally:
         artist.set_clip_box(was_box)
         artist.set_clip_on(was_on)
-
-
-def _png_chunk(tag: bytes, data: bytes) -> bytes:
-    return struct.pack(">I", len(data)) + tag + data + struct.pack(">I", zlib.crc32(tag + data))
-
-
-#: Rows per independently compressed band of the PNG stream.
-BAND_ROWS = 16
-_LEVEL = 1
-_ADLER_MOD = 65521
-_FINAL_BLOCK = zlib.compressobj(_LEVEL, zlib.DEFLATED, -15).flush()  # an empty final deflate block
-
-
-def _adler32_combine(a: int, b: int, len_b: int) -> int:
-    """adler32 of ``A + B`` from adler32(A), adler32(B) and len(B) (RFC 1950 §9)."""
-    s1a, s2a, s1b, s2b = a & 0xFFFF, a >> 16, b & 0xFFFF, b >> 16
-    s1 = (s1a + s1b - 1) % _ADLER_MOD
-    s2 = (s2a + s2b + (len_b % _ADLER_MOD) * (s1a - 1)) % _ADLER_MOD
-    return (s2 << 16) | s1
-
-
-def _band(rgba: np.ndarray) -> tuple[bytes, int, int]:
-    """One band of rows as raw deflate data ending on a full flush, its adler32 and raw length."""
-    height, width = rgba.shape[:2]
-    raw = np.empty((height, 1 + 3 * width), dtype=np.uint8)
-    raw[:, 0] = 0  # each row's filter byte: none
-    raw[:, 1:] = rgba[:, :, :3].reshape(height, 3 * width)
-    packer = zlib.compressobj(_LEVEL, zlib.DEFLATED, -15)
-    view = raw.reshape(-1).data  # a memoryview: no copy of the rows
-    return packer.compress(view) + packer.flush(zlib.Z_FULL_FLUSH), zlib.adler32(view), raw.size
-
-
-def _assemble(width: int, height: int, bands: list[tuple[bytes, int, int]]) -> bytes:
-    adler = 1
-    for _, band_adler, size in bands:
-        adler = _adler32_combine(adler, band_adler, size)
-    stream = b"\x78\x01" + b"".join(b[0] for b in bands) + _FINAL_BLOCK + struct.pack(">I", adler)
-    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)  # 8-bit truecolour
-    return b"\x89PNG\r\n\x1a\n" + _png_chunk(b"IHDR", header) + _png_chunk(b"IDAT", stream) + _png_chunk(b"IEND", b"")
-
-
-def png(rgba: np.ndarray) -> bytes:
-    """Encode an RGBA pixel buffer as an 8-bit RGB PNG (W3C PNG §11.2.2 IHDR, §9 filter type 0).
-
-    Filter type 0 on every row and zlib level 1: on a chart with flat fills this is both smaller
-    and about twice as fast as an adaptive-filter encoder. The zlib stream is made of bands of
-    :data:`BAND_ROWS` rows, each compressed on its own (a full flush resets the dictionary), so
-    :class:`PngBands` can re-encode only the bands of a frame that changed and give the very same
-    bytes as this function.
-    """
-    height, width = rgba.shape[:2]
-    return _assemble(width, height, [_band(rgba[y : y + BAND_ROWS]) for y in range(0, height, BAND_ROWS)])
-
-
-class PngBands:
-    """A PNG encoder for frames drawn over one background: unchanged bands reuse their bytes.
-
-    :meth:`set_reference` compresses the background once; :meth:`encode` compares each band of a
-    frame with the background (a 32-bit compare per pixel) and compresses only those that differ.
-    The output is byte for byte :func:`png` of the same pixels.
-    """
-
-    def __init__(self) -> None:
-        self._reference: np.ndarray | None = None
-        self._bands: list[tuple[bytes, int, int]] = []
-
-    def set_reference(self, rgba: np.ndarray) -> None:
-        """Compress the background's bands (only those that differ from the last background's)."""
-        height, width = rgba.shape[:2]
-        new = np.ascontiguousarray(rgba).view(np.uint32).reshape(height, width).copy()
-        old = self._reference
-        same = np.zeros(height, bool) if old is None or old.shape != new.shape else ~np.not_equal(new, old).any(axis=1)
-        self._bands = [
-            self._bands[k] if same[y : y + BAND_ROWS].all() else _band(rgba[y : y + BAND_ROWS])
-            for k, y in enumerate(range(0, height, BAND_ROWS))
-        ]
-        self._reference = new
-
-    def encode(self, rgba: np.ndarray) -> bytes:
-        height, width = rgba.shape[:2]
-        ref = self._reference
-        if ref is None or ref.shape != (height, width):
-            return png(rgba)
-        changed = np.not_equal(np.ascontiguousarray(rgba).view(np.uint32).reshape(height, width), ref).any(axis=1)
-        bands = []
-        for k, y in enumerate(range(0, height, BAND_ROWS)):
-            bands.append(_band(rgba[y : y + BAND_ROWS]) if changed[y : y + BAND_ROWS].any() else self._bands[k])
-        return _assemble(width, height, bands)

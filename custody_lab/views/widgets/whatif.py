@@ -32,7 +32,8 @@ from ...whatif.io import load_inventory
 from ...whatif.plots import policy_comparison, policy_label, update_policy_comparison
 from ...whatif.sweep import sweep
 from ...whatif.theme import theme_of
-from ..chart.fast import png
+from ..chart.glyphs import cache_glyphs
+from ..chart.png_bands import PngBands
 from ..html import FONT, ROW_STYLES, ViewError, box, code, escape, scroll, small, table, untrusted
 from .controls import StrictIntSlider, fit, fits_words
 from .picture import follow_page_theme
@@ -191,6 +192,8 @@ class WhatIfPanel(W.VBox):
         self._figure: Any = None  # the chart's figure, kept between moves
         self._chart_key: tuple[Any, ...] | None = None
         self._under_line: np.ndarray | None = None  # the chart's pixels without its "after" line
+        #: the PNG encoder; its reference is ``_under_line``, so a move re-encodes the line's bands only
+        self._bands = PngBands()
         self.controls: dict[str, W.ValueWidget] = {
             "embedLimitBytes": StrictIntSlider(
                 value=self.baseline.embed_limit_bytes,
@@ -349,6 +352,7 @@ class WhatIfPanel(W.VBox):
             fig = policy_comparison(c)
             FigureCanvasAgg(fig)
             fig.set_dpi(_CHART_DPI)
+            cache_glyphs(fig.canvas.get_renderer())  # the "after" line's words are drawn each move
             fig.canvas.draw()  # the constrained layout, at the chart's resolution
             fig.set_layout_engine("none")  # kept by every later update
             self._figure, was = fig, None
@@ -358,9 +362,10 @@ class WhatIfPanel(W.VBox):
             line.set_visible(False)
             fig.canvas.draw()
             self._under_line = np.asarray(fig.canvas.buffer_rgba()).copy()
+            self._bands.set_reference(self._under_line)
             line.set_visible(True)
         else:
             np.asarray(fig.canvas.buffer_rgba())[:] = self._under_line
         line.draw(renderer)
         self._chart_key = key
-        self.chart.value = png(np.asarray(fig.canvas.buffer_rgba()))
+        self.chart.value = self._bands.encode(np.asarray(fig.canvas.buffer_rgba()))  # png()'s bytes

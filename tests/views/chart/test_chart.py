@@ -443,6 +443,24 @@ def test_a_moved_limit_redraws_only_the_policys_layer_and_gives_a_fresh_maps_pix
         assert differ == 0, f"limit {limit}: {differ} pixels differ from a map drawn whole"
 
 
+def test_a_moved_limit_keeps_the_unchanged_regions_and_markers_in_a_fresh_layers_order(fixture):
+    m = CustodyMatrix(context_cases=fixture.all_cases, cache_size=0)
+    listed = next(a for a in m._layout.artists if a.get_gid() == "region:listed-resource:resource")
+    marker = next(a for a in m._layout.artists if a.get_gid() == "case:handbook")
+    for limit in (3037, 3074, 500, 7000):  # 500 changes a context case's outcome: markers made anew
+        m.set_policy(cl.Policy(embed_limit_bytes=limit))
+        fresh = CustodyMatrix(cl.Policy(embed_limit_bytes=limit), context_cases=fixture.all_cases, cache_size=0)
+        for drawn in (m, fresh):  # the whole figure drawn again: the axes' own order decides
+            drawn.canvas.draw()
+        order = [str(a.get_gid()) for a in m._layout.ax.get_children() if a in m._layout.artists]
+        assert order == [str(a.get_gid()) for a in fresh._layout.ax.get_children() if a in fresh._layout.artists]
+        whole = np.asarray(m.canvas.buffer_rgba())
+        differ = int((whole != np.asarray(fresh.canvas.buffer_rgba())).any(axis=2).sum())
+        assert differ == 0, f"limit {limit}: {differ} pixels of the whole figure differ from a fresh map's"
+    assert listed in m._layout.artists, "an unchanged region was made anew"
+    assert marker not in m._layout.artists, "a case whose outcome changed kept its old marker"
+
+
 def test_set_policy_with_the_same_limit_does_not_redraw(matrix, fixture):
     case = fixture.case("approve-draft")
     before = matrix.render(case)

@@ -21,7 +21,7 @@ from custody_lab.chart import CustodyMatrix, matrix_figure
 from custody_lab.core.rules import outcome_look
 from custody_lab.protocol.link_or_embed import compare_shapes
 from custody_lab.sweep import compare, grid, sweep
-from custody_lab.views.chart.fast import BAND_ROWS, PngBands, png
+from custody_lab.views.chart.png_bands import BAND_ROWS, PngBands, png
 from custody_lab.views.context_costs import plot_cumulative
 from custody_lab.whatif import plots
 from custody_lab.whatif.theme import MIN_TEXT, THEME_VARIABLE, THEMES, ThemeError, contrast, theme_of
