@@ -53,7 +53,7 @@ def big_inventory(rows: int, folder: Path) -> pd.DataFrame:
     return load_inventory(path)
 
 
-def measure(name: str, frame: pd.DataFrame, target: float) -> None:
+def measure(name: str, frame: pd.DataFrame, target: float | None) -> None:
     rows = f"{len(frame):,} rows"
     on, off = WhatIfPanel(frame), WhatIfPanel(frame, chart=False)
     for panel in (on, off):
@@ -65,7 +65,10 @@ def measure(name: str, frame: pd.DataFrame, target: float) -> None:
     print(f"{name} ({rows}): a slider move, chart on   median {c_wall:8.1f} ms wall {c_cpu:8.1f} ms CPU (n={n})")
     print(f"{name} ({rows}): the same, chart off       median {o_wall:8.1f} ms wall {o_cpu:8.1f} ms CPU")
     print(f"{name} ({rows}): one sweep of the frame    median {s_wall:8.1f} ms wall {s_cpu:8.1f} ms CPU (n=8)")
-    print(f"  target (issue 29): <= {target:.0f} ms a move -> {'met' if c_wall <= target else 'NOT met'} (wall)")
+    if target is None:  # issue 29's targets are for the 15-row desk and for 1M rows
+        print("  no target for this size (issue 29's: <= 30 ms at 15 rows, <= 100 ms at 1,000,000 rows)")
+    else:
+        print(f"  target (issue 29): <= {target:.0f} ms a move -> {'met' if c_wall <= target else 'NOT met'} (wall)")
 
 
 def main() -> None:
@@ -77,7 +80,7 @@ def main() -> None:
         t0 = time.perf_counter()
         frame = big_inventory(args.rows, Path(folder))
         print(f"(the big inventory written and read in {time.perf_counter() - t0:.1f} s)")
-        measure("big desk", frame, 100)
+        measure("big desk", frame, 100 if args.rows == 1_000_000 else None)
 
 
 if __name__ == "__main__":

@@ -57,7 +57,6 @@ def test_bench_sweep_prints_every_frame_against_node_with_identical_decisions():
         ("bench_explorer.py", (), "ms"),
         ("bench_chart.py", ("--full", "1", "--frames", "5"), "ms"),
         ("bench_sniff.py", ("--repeat", "1", "--no-big"), "ms"),
-        ("bench_whatif.py", ("--rows", "20000"), "a slider move, chart on"),
         ("bench_hostile_inputs.py", ("--quick", "--repeat", "1"), "refused: MAX_CONTENT_BYTES"),
         ("bench_inventory_reading.py", ("--rows", "3000", "--repeat", "1"), "pandas.read_json"),
         ("bench_lab_start.py", ("--starts", "1"), "target ≤ 10 s"),
@@ -65,6 +64,12 @@ def test_bench_sweep_prints_every_frame_against_node_with_identical_decisions():
 )
 def test_each_benchmark_script_finishes_and_prints_its_figures(script, args, expected):
     assert expected in run(script, *args), script
+
+
+def test_bench_whatif_states_a_target_only_for_the_sizes_issue_29_names():
+    out = run("bench_whatif.py", "--rows", "20000")
+    assert out.count("a slider move, chart on") == 2, out  # the 15-row desk and the big one
+    assert out.count("target (issue 29)") == 1 and "no target for this size" in out, out
 
 
 def test_bench_end_to_end_routes_every_row_on_both_sides():
