@@ -44,6 +44,7 @@ from .style import (
     ring,
     theme_rc,
 )
+from .tiles import RegionTiles
 
 # ---------------------------------------------------------------------------------------------
 # The fast, incremental map for the case explorer
@@ -98,6 +99,7 @@ class CustodyMatrix:
         self.policy_draws = 0
         self.figure: Figure = new_figure(figsize, dpi, self.theme)
         self._encoder = PngBands()
+        self._tiles = RegionTiles()  # the regions' hatched patches, put back from kept pixels
         self.canvas: FigureCanvasAgg = self.figure.canvas  # type: ignore[assignment]
         cache_glyphs(renderer_of(self.figure))  # the title and words redrawn at each new limit
         self._build()
@@ -266,7 +268,7 @@ class CustodyMatrix:
                 pixels[y0:y1, x0:x1] = self._base_pixels[y0:y1, x0:x1]
                 clip = Bbox.from_extents(x0, height - y1, x1, height - y0)  # display space: y up
                 for artist, box in reach:
-                    if box.overlaps(clip):
+                    if box.overlaps(clip) and not self._tiles.put(artist, renderer, pixels, (x0, y0, x1, y1)):
                         _draw_clipped(artist, renderer, clip)
                 drawn = pixels[y0:y1, x0:x1].copy()
                 pixels[around] = frame
