@@ -104,6 +104,8 @@ class Layout:
     markers: list[list[Line2D]] = field(default_factory=list)
     #: each region's patch, words and the words' box for the placer (``None``: hidden, too narrow)
     regions: dict[Region, tuple[Any, Text, Box | None]] = field(default_factory=dict)
+    #: the line between the two groups (the same for every policy)
+    separator: Line2D | None = None
 
 
 def _axes(fig: Figure) -> Any:
@@ -189,6 +191,7 @@ def draw_policy_layer(
     faint: bool,
     markers: Sequence[Sequence[Line2D]] | None = None,
     kept: Mapping[Region, tuple[Any, Text, Box | None]] | None = None,
+    separator: Line2D | None = None,
 ) -> Layout:
     """What the policy moves: regions and their words, separator, limit line, the cases, the title.
 
@@ -196,7 +199,7 @@ def draw_policy_layer(
     can take them away and draw another policy's over the same axes, legend and group labels.
     A layer drawn before on the same axes can lend its artists: ``markers`` (``layout.markers``,
     one list a case) when the cases and their outcomes are the same, ``kept`` (``layout.regions``)
-    for each region that is the same. Those are not made anew: they are taken off the axes (if
+    for each region that is the same, ``separator`` (``layout.separator``: the theme is the same). Those are not made anew: they are taken off the axes (if
     still on them) and added again in the drawing order, so the axes hold the artists in the order
     a fresh layer gives.
     """
@@ -220,7 +223,12 @@ def draw_policy_layer(
             layout.text_boxes.append(box)
 
     # The line between the two groups (their bracketed labels are drawn once, by draw_static).
-    mine.append(ax.axhline(SEPARATOR_Y, color=theme.ink, linewidth=1.0, zorder=1))
+    if separator is None:
+        separator = ax.axhline(SEPARATOR_Y, color=theme.ink, linewidth=1.0, zorder=1)
+    else:
+        _again(ax, separator)
+    layout.separator = separator
+    mine.append(separator)
 
     # The policy's embed limit (seed 000: "a local teaching policy, not a protocol maximum").
     limit = policy.embed_limit_bytes

@@ -238,10 +238,15 @@ class CustodyMatrix:
                 faint=True,
                 markers=markers,
                 kept=lent,
+                separator=self._layout.separator,
             )
             if len(self._reaches) > 4096:
                 self._reaches.clear()
-            after = self._signatures = {a: _signature(a, renderer, self._reaches) for a in self._layout.artists}
+            # An artist lent by the last layer (an unchanged region, a marker, the separator) is
+            # drawn as it was: its signature is the one worked out for it then.
+            after = self._signatures = {
+                a: before[a] if a in before else _signature(a, renderer, self._reaches) for a in self._layout.artists
+            }
             height = int(fig.bbox.height)
             dirty = [_pixel_box(box, height) for box in _changes(list(before.values()), list(after.values()))]
             self.canvas.restore_region(self._background)
