@@ -199,9 +199,9 @@ def draw_policy_layer(
     can take them away and draw another policy's over the same axes, legend and group labels.
     A layer drawn before on the same axes can lend its artists: ``markers`` (``layout.markers``,
     one list a case) when the cases and their outcomes are the same, ``kept`` (``layout.regions``)
-    for each region that is the same, ``separator`` (``layout.separator``: the theme is the same). Those are not made anew: they are taken off the axes (if
-    still on them) and added again in the drawing order, so the axes hold the artists in the order
-    a fresh layer gives.
+    for each region that is the same, ``separator`` (``layout.separator``) in the same theme. Those
+    are not made anew: they are taken off the axes (if still on them) and added again in the
+    drawing order, so the axes hold the artists in the order a fresh layer gives.
     """
     layout = Layout(ax, policy, theme, marker_r=MARKER_SIZE * fig.dpi / 72 / 2 + 1.5)
     renderer = renderer_of(fig)

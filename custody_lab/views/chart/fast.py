@@ -44,7 +44,7 @@ from .style import (
     ring,
     theme_rc,
 )
-from .tiles import RegionTiles
+from .tiles import RegionTiles, rectangle_extents
 
 # ---------------------------------------------------------------------------------------------
 # The fast, incremental map for the case explorer
@@ -403,6 +403,9 @@ _MARGIN = 4
 
 def _reach(artist: Any, renderer: Any) -> Bbox:
     """The display-space box an artist's pixels can reach (its extent plus :data:`_MARGIN`)."""
+    corners = rectangle_extents(artist) if type(artist) is Rectangle else None
+    if corners is not None:  # its window extent without its path through the symlog scale
+        return Bbox.from_extents(*corners).padded(_MARGIN)
     box = artist.get_window_extent(renderer)
     patch = artist.get_bbox_patch() if isinstance(artist, Text) else None
     if patch is not None:  # the box around a text: its pad, in points, on every side

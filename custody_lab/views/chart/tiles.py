@@ -13,7 +13,7 @@ wholly opaque, or a patch that is not such a rectangle, is left to be drawn as u
 
 from __future__ import annotations
 
-__all__ = ["RegionTiles"]
+__all__ = ["RegionTiles", "rectangle_extents"]
 
 import math
 from typing import Any
@@ -35,9 +35,12 @@ def _footprint(extents: tuple[float, ...], height: int) -> tuple[int, int, int, 
     )
 
 
-def _extents(patch: Any) -> tuple[float, ...]:
+def rectangle_extents(patch: Any) -> tuple[float, ...] | None:
     """A rectangle's display extents (what ``get_window_extent`` gives, without building its path):
-    its two corners through the data transform, for a rectangle without a rotation."""
+    its two corners through the data transform; ``None`` for a rotated rectangle or one not placed
+    in its axes' data coordinates."""
+    if patch.axes is None or patch.get_angle() != 0 or patch.get_data_transform() is not patch.axes.transData:
+        return None
     x, y = patch.get_x(), patch.get_y()
     (a, b), (c, d) = patch.axes.transData.transform([(x, y), (x + patch.get_width(), y + patch.get_height())])
     return min(a, c), min(b, d), max(a, c), max(b, d)
@@ -76,8 +79,6 @@ class RegionTiles:
             or patch.get_clip_path() is not None
             or not patch.get_clip_on()
             or patch.get_clip_box() is None
-            or patch.get_angle() != 0
-            or patch.get_data_transform() is not patch.axes.transData
         ):
             return None
         return (
@@ -135,7 +136,10 @@ class RegionTiles:
         if kept is None:
             return False
         tile, tc, tr = kept
-        c0, r0, c1, r1 = _footprint(_extents(patch), int(renderer.height))
+        extents = rectangle_extents(patch)
+        if extents is None:
+            return False
+        c0, r0, c1, r1 = _footprint(extents, int(renderer.height))
         if c0 < tc or r0 < tr or c1 > tc + tile.shape[1] or r1 > tr + tile.shape[0]:
             return False  # it reaches beyond the axes: drawn
         x0, y0, x1, y1 = max(c0, rect[0]), max(r0, rect[1]), min(c1, rect[2]), min(r1, rect[3])

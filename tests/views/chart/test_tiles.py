@@ -10,7 +10,7 @@ from matplotlib.transforms import Bbox
 import custody_lab as cl
 from custody_lab.chart import CustodyMatrix
 from custody_lab.views.chart.fast import _draw_clipped
-from custody_lab.views.chart.tiles import RegionTiles
+from custody_lab.views.chart.tiles import RegionTiles, rectangle_extents
 
 # (col0, row0, col1, row1): the whole canvas, a strip across every row, a box on a region's edge
 RECTS = [(0, 0, 864, 518), (450, 40, 700, 330), (530, 230, 560, 280), (201, 80, 204, 130)]
@@ -85,3 +85,14 @@ def test_a_see_through_or_edged_patch_is_left_to_agg(fixture):
     for patch in (see_through, edged, faded, turned):
         assert not tiles.put(patch, renderer, pixels, (0, 0, 864, 518))
     assert np.array_equal(pixels, before)
+
+
+def test_a_rectangles_corners_give_its_window_extent(fixture):
+    m = CustodyMatrix(context_cases=fixture.all_cases, cache_size=0)
+    renderer = m.canvas.get_renderer()
+    for limit in (0, 3037, 1_000_000):
+        m.set_policy(cl.Policy(embed_limit_bytes=limit))
+        for patch, _words, _box in m._layout.regions.values():
+            assert rectangle_extents(patch) == pytest.approx(tuple(patch.get_window_extent(renderer).extents), abs=1e-9)
+    turned = m._layout.ax.add_artist(Rectangle((30, 0.5), 500, 1, angle=10))
+    assert rectangle_extents(turned) is None
