@@ -379,7 +379,16 @@ def _add(ax: Any, artist: Any) -> Any:
 
 
 def _again(ax: Any, artist: Any) -> Any:
-    """An artist of an earlier layer added again (taken off the axes first if still on them)."""
+    """An artist of an earlier layer added again: last among the axes' children, as ``add_artist``
+    puts it. One still on these axes is moved there in the axes' list of children (matplotlib 3.11's
+    ``Axes._children``), keeping everything ``add_artist`` would set again to the same values (taking
+    it off and adding it again works out its clip box anew: most of the cost of lending it)."""
+    children = getattr(ax, "_children", None)
+    if artist.axes is ax and isinstance(children, list) and artist in children:
+        children.remove(artist)
+        children.append(artist)
+        ax.stale = True
+        return artist
     if artist.axes is not None:
         artist.remove()
     return _add(ax, artist)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 __all__ = ["CustodyMatrix"]
 
+import itertools
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -224,8 +225,12 @@ class CustodyMatrix:
         same = tuple(d.outcome for _, d in placed) == self._context_outcomes
         markers = self._layout.markers if same else None
         lent = self._layout.regions
+        # What the new layer does not take over leaves the axes; what it takes over stays on them.
+        staying = {id(a) for a in (self._layout.separator, *itertools.chain.from_iterable(markers or ()))}
+        staying.update(id(a) for reg in regions if reg in lent for a in lent[reg][:2])
         for artist in self._layout.artists:
-            artist.remove()
+            if id(artist) not in staying:
+                artist.remove()
         with matplotlib.rc_context(theme_rc(self.theme)):
             self._layout = draw_policy_layer(
                 fig,
