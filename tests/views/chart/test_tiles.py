@@ -32,9 +32,9 @@ def agg_and_tiles(m: CustodyMatrix, patch, tiles: RegionTiles, rect) -> tuple[np
     return drawn, put
 
 
-@pytest.mark.parametrize("theme", ["light", "dark"])
-def test_every_region_put_from_its_tile_has_aggs_pixels(fixture, theme):
-    m = CustodyMatrix(context_cases=fixture.all_cases, cache_size=0, theme=theme)
+@pytest.mark.parametrize(("theme", "dpi"), [("light", 96), ("dark", 96), ("light", 137)])
+def test_every_region_put_from_its_tile_has_aggs_pixels(fixture, theme, dpi):
+    m = CustodyMatrix(context_cases=fixture.all_cases, cache_size=0, theme=theme, dpi=dpi)
     tiles = RegionTiles()
     for limit in (4096, 0, 1, 37, 3037, 99_999, 1_000_000, 5_000_000):
         m.set_policy(cl.Policy(embed_limit_bytes=limit))
