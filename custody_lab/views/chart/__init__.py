@@ -42,7 +42,8 @@ The package: :mod:`.regions` (rows, regions, the table, the words drawn; no matp
 :mod:`.placement` (the label placer; pure geometry), :mod:`.labelling` (every case's label on
 its row, leaders uncrossed), :mod:`.style`, :mod:`.legend` and
 :mod:`.draw` (the matplotlib figure and :func:`export`), :mod:`.fast` (:class:`CustodyMatrix`),
-:mod:`.png_bands` (its zlib PNG encoder), :mod:`.glyphs` (text drawn from kept glyph bitmaps, the same pixels).
+:mod:`.png_bands` (its zlib PNG encoder), :mod:`.glyphs` (text drawn from kept glyph bitmaps, the same pixels),
+:mod:`.tiles` (hatched regions put back from kept tiles, the same pixels).
 """
 
 from __future__ import annotations

@@ -104,6 +104,8 @@ class Layout:
     markers: list[list[Line2D]] = field(default_factory=list)
     #: each region's patch, words and the words' box for the placer (``None``: hidden, too narrow)
     regions: dict[Region, tuple[Any, Text, Box | None]] = field(default_factory=dict)
+    #: the line between the two groups (the same for every policy)
+    separator: Line2D | None = None
 
 
 def _axes(fig: Figure) -> Any:
@@ -189,6 +191,7 @@ def draw_policy_layer(
     faint: bool,
     markers: Sequence[Sequence[Line2D]] | None = None,
     kept: Mapping[Region, tuple[Any, Text, Box | None]] | None = None,
+    separator: Line2D | None = None,
 ) -> Layout:
     """What the policy moves: regions and their words, separator, limit line, the cases, the title.
 
@@ -196,9 +199,9 @@ def draw_policy_layer(
     can take them away and draw another policy's over the same axes, legend and group labels.
     A layer drawn before on the same axes can lend its artists: ``markers`` (``layout.markers``,
     one list a case) when the cases and their outcomes are the same, ``kept`` (``layout.regions``)
-    for each region that is the same. Those are not made anew: they are taken off the axes (if
-    still on them) and added again in the drawing order, so the axes hold the artists in the order
-    a fresh layer gives.
+    for each region that is the same, ``separator`` (``layout.separator``) in the same theme. Those
+    are not made anew: they are taken off the axes (if still on them) and added again in the
+    drawing order, so the axes hold the artists in the order a fresh layer gives.
     """
     layout = Layout(ax, policy, theme, marker_r=MARKER_SIZE * fig.dpi / 72 / 2 + 1.5)
     renderer = renderer_of(fig)
@@ -220,7 +223,12 @@ def draw_policy_layer(
             layout.text_boxes.append(box)
 
     # The line between the two groups (their bracketed labels are drawn once, by draw_static).
-    mine.append(ax.axhline(SEPARATOR_Y, color=theme.ink, linewidth=1.0, zorder=1))
+    if separator is None:
+        separator = ax.axhline(SEPARATOR_Y, color=theme.ink, linewidth=1.0, zorder=1)
+    else:
+        _again(ax, separator)
+    layout.separator = separator
+    mine.append(separator)
 
     # The policy's embed limit (seed 000: "a local teaching policy, not a protocol maximum").
     limit = policy.embed_limit_bytes
@@ -371,7 +379,16 @@ def _add(ax: Any, artist: Any) -> Any:
 
 
 def _again(ax: Any, artist: Any) -> Any:
-    """An artist of an earlier layer added again (taken off the axes first if still on them)."""
+    """An artist of an earlier layer added again: last among the axes' children, as ``add_artist``
+    puts it. One still on these axes is moved there in the axes' list of children (matplotlib 3.11's
+    ``Axes._children``), keeping everything ``add_artist`` would set again to the same values (taking
+    it off and adding it again works out its clip box anew: most of the cost of lending it)."""
+    children = getattr(ax, "_children", None)
+    if artist.axes is ax and isinstance(children, list) and artist in children:
+        children.remove(artist)
+        children.append(artist)
+        ax.stale = True
+        return artist
     if artist.axes is not None:
         artist.remove()
     return _add(ax, artist)

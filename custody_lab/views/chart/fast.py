@@ -8,6 +8,7 @@ from __future__ import annotations
 
 __all__ = ["CustodyMatrix"]
 
+import itertools
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -44,6 +45,7 @@ from .style import (
     ring,
     theme_rc,
 )
+from .tiles import RegionTiles, rectangle_extents
 
 # ---------------------------------------------------------------------------------------------
 # The fast, incremental map for the case explorer
@@ -98,6 +100,7 @@ class CustodyMatrix:
         self.policy_draws = 0
         self.figure: Figure = new_figure(figsize, dpi, self.theme)
         self._encoder = PngBands()
+        self._tiles = RegionTiles()  # the regions' hatched patches, put back from kept pixels
         self.canvas: FigureCanvasAgg = self.figure.canvas  # type: ignore[assignment]
         cache_glyphs(renderer_of(self.figure))  # the title and words redrawn at each new limit
         self._build()
@@ -222,8 +225,12 @@ class CustodyMatrix:
         same = tuple(d.outcome for _, d in placed) == self._context_outcomes
         markers = self._layout.markers if same else None
         lent = self._layout.regions
+        # What the new layer does not take over leaves the axes; what it takes over stays on them.
+        staying = {id(a) for a in (self._layout.separator, *itertools.chain.from_iterable(markers or ()))}
+        staying.update(id(a) for reg in regions if reg in lent for a in lent[reg][:2])
         for artist in self._layout.artists:
-            artist.remove()
+            if id(artist) not in staying:
+                artist.remove()
         with matplotlib.rc_context(theme_rc(self.theme)):
             self._layout = draw_policy_layer(
                 fig,
@@ -236,10 +243,15 @@ class CustodyMatrix:
                 faint=True,
                 markers=markers,
                 kept=lent,
+                separator=self._layout.separator,
             )
             if len(self._reaches) > 4096:
                 self._reaches.clear()
-            after = self._signatures = {a: _signature(a, renderer, self._reaches) for a in self._layout.artists}
+            # An artist lent by the last layer (an unchanged region, a marker, the separator) is
+            # drawn as it was: its signature is the one worked out for it then.
+            after = self._signatures = {
+                a: before[a] if a in before else _signature(a, renderer, self._reaches) for a in self._layout.artists
+            }
             height = int(fig.bbox.height)
             dirty = [_pixel_box(box, height) for box in _changes(list(before.values()), list(after.values()))]
             self.canvas.restore_region(self._background)
@@ -266,7 +278,7 @@ class CustodyMatrix:
                 pixels[y0:y1, x0:x1] = self._base_pixels[y0:y1, x0:x1]
                 clip = Bbox.from_extents(x0, height - y1, x1, height - y0)  # display space: y up
                 for artist, box in reach:
-                    if box.overlaps(clip):
+                    if box.overlaps(clip) and not self._tiles.put(artist, renderer, pixels, (x0, y0, x1, y1)):
                         _draw_clipped(artist, renderer, clip)
                 drawn = pixels[y0:y1, x0:x1].copy()
                 pixels[around] = frame
@@ -396,6 +408,9 @@ _MARGIN = 4
 
 def _reach(artist: Any, renderer: Any) -> Bbox:
     """The display-space box an artist's pixels can reach (its extent plus :data:`_MARGIN`)."""
+    corners = rectangle_extents(artist) if type(artist) is Rectangle else None
+    if corners is not None:  # its window extent without its path through the symlog scale
+        return Bbox.from_extents(*corners).padded(_MARGIN)
     box = artist.get_window_extent(renderer)
     patch = artist.get_bbox_patch() if isinstance(artist, Text) else None
     if patch is not None:  # the box around a text: its pad, in points, on every side

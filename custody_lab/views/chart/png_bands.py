@@ -71,17 +71,20 @@ def png(rgba: np.ndarray) -> bytes:
 class PngBands:
     """A PNG encoder for frames drawn over one background: unchanged bands reuse their bytes.
 
-    :meth:`set_reference` compresses the background once; :meth:`encode` compares each band of a
-    frame with the background (a 32-bit compare per pixel) and compresses only those that differ.
-    The output is byte for byte :func:`png` of the same pixels.
+    :meth:`set_reference` keeps the background; :meth:`encode` compares each band of a frame with
+    it (a 32-bit compare per pixel) and compresses only those that differ. A background band is
+    compressed when a frame first needs it (the band a frame's highlight covers never is, until
+    another frame shows it plain). The output is byte for byte :func:`png` of the same pixels.
     """
 
     def __init__(self) -> None:
         self._reference: np.ndarray | None = None
-        self._bands: list[tuple[bytes, int, int]] = []
+        #: each band's bytes; ``None`` until a frame first needs the current background's band
+        self._bands: list[tuple[bytes, int, int] | None] = []
 
     def set_reference(self, rgba: np.ndarray, rows: Iterable[tuple[int, int]] | None = None) -> None:
-        """Compress the background's bands (only those that differ from the last background's).
+        """Keep a new background (its bands that differ from the last background's are compressed
+        when a frame first needs them).
 
         ``rows``, when given, are the only row ranges ``[y0, y1)`` where the new background can
         differ from the last one: only they are compared and copied.
@@ -97,15 +100,14 @@ class PngBands:
                     same[y0:y1] = ~np.not_equal(part, old[y0:y1]).any(axis=1)
                     old[y0:y1] = part
             self._bands = [
-                self._bands[k] if same[y : y + BAND_ROWS].all() else _band(rgba[y : y + BAND_ROWS])
+                self._bands[k] if same[y : y + BAND_ROWS].all() else None
                 for k, y in enumerate(range(0, height, BAND_ROWS))
             ]
             return
         new = np.ascontiguousarray(rgba).view(np.uint32).reshape(height, width).copy()
         same = np.zeros(height, bool) if old is None or old.shape != new.shape else ~np.not_equal(new, old).any(axis=1)
         self._bands = [
-            self._bands[k] if same[y : y + BAND_ROWS].all() else _band(rgba[y : y + BAND_ROWS])
-            for k, y in enumerate(range(0, height, BAND_ROWS))
+            self._bands[k] if same[y : y + BAND_ROWS].all() else None for k, y in enumerate(range(0, height, BAND_ROWS))
         ]
         self._reference = new
 
@@ -117,5 +119,11 @@ class PngBands:
         changed = np.not_equal(np.ascontiguousarray(rgba).view(np.uint32).reshape(height, width), ref).any(axis=1)
         bands = []
         for k, y in enumerate(range(0, height, BAND_ROWS)):
-            bands.append(_band(rgba[y : y + BAND_ROWS]) if changed[y : y + BAND_ROWS].any() else self._bands[k])
+            if changed[y : y + BAND_ROWS].any():
+                bands.append(_band(rgba[y : y + BAND_ROWS]))
+                continue
+            kept = self._bands[k]
+            if kept is None:  # the background's band, first needed: these rows are the background's
+                kept = self._bands[k] = _band(rgba[y : y + BAND_ROWS])
+            bands.append(kept)
         return _assemble(width, height, bands)

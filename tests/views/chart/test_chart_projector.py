@@ -298,6 +298,23 @@ def test_reusing_unchanged_bands_gives_the_same_bytes_as_a_full_encode():
     assert bands.encode(frame) != png(background)
 
 
+def test_a_new_backgrounds_bands_are_encoded_when_a_frame_first_needs_them():
+    rng = np.random.default_rng(5)
+    old = rng.integers(0, 256, (BAND_ROWS * 4, 20, 4), dtype=np.uint8)
+    bands = PngBands()
+    bands.set_reference(old)
+    assert bands.encode(old) == png(old)
+    new = old.copy()
+    new[BAND_ROWS + 1, 3] = (1, 2, 3, 255)  # the background changes in the second band
+    bands.set_reference(new, rows=[(BAND_ROWS + 1, BAND_ROWS + 2)])
+    frame = new.copy()
+    frame[BAND_ROWS + 4, 6] = (7, 7, 7, 255)  # a frame that covers that band with its own pixels
+    assert bands.encode(frame) == png(frame)
+    for _ in range(2):  # the plain background: its second band encoded once, then kept
+        assert bands.encode(new) == png(new)
+    assert bands.encode(old) == png(old)
+
+
 def test_the_explorer_map_bytes_equal_a_full_encode_of_its_canvas(fixture):
     m = CustodyMatrix(context_cases=fixture.all_cases, cache_size=0)
     for case in (fixture.case("oversize-embed"), fixture.case("handbook").with_changes(bytes=9000)):
