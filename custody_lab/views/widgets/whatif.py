@@ -324,17 +324,15 @@ class WhatIfPanel(W.VBox):
         """The chart, the summary and the first page of the table (the changed rows come first).
 
         The chart first: each changed view is one message, handled in order by the page, so the
-        page decodes the picture while it updates the words. The pager's end and page go in one
-        message (``hold_sync``).
+        page decodes the picture while it updates the words.
         """
         if self._chart_on:
             self._draw_chart()
         self.summary.value = summary_html(self.comparison)
         self.pager.unobserve(self._on_page, names="value")
         try:
-            with self.pager.hold_sync():
-                self.pager.max = page_count(len(self.result))
-                self.pager.value = 1
+            self.pager.max = page_count(len(self.result))
+            self.pager.value = 1
         finally:
             self.pager.observe(self._on_page, names="value")
         self._render_table()
