@@ -395,3 +395,143 @@ def injected_elements(page: Any) -> dict[str, int]:
             scripts: [...document.scripts].filter(s => s.text.includes('__custodyPwned')).length,
         })"""
     )
+
+
+# -- where a change's time goes: the kernel's WebSocket frames -----------------------------------
+
+#: An init script (``page.add_init_script``, before the page opens): every WebSocket the page opens
+#: records, while ``window.__custodyTap`` is true, each frame it receives or sends as
+#: ``{t: performance.now(), dir: 'in' | 'out', data}`` in ``window.__custodyFrames`` (read and
+#: described by :func:`read_frames`). The listener is added before JupyterLab's own, so ``t`` is
+#: the frame's arrival, before JupyterLab handles it.
+WS_TAP = """(() => {
+    const Native = window.WebSocket;
+    if (!Native || Native.__custodyTapped) return;
+    window.__custodyFrames = [];
+    const keep = (dir, data) => { if (window.__custodyTap) window.__custodyFrames.push({t: performance.now(), dir, data}); };
+    class Tapped extends Native {
+        constructor(...args) { super(...args); this.addEventListener('message', e => keep('in', e.data)); }
+        send(data) { keep('out', data); return super.send(data); }
+    }
+    Tapped.__custodyTapped = true;
+    window.WebSocket = Tapped;
+})()"""
+
+#: Reads and empties ``window.__custodyFrames``: each frame's time, direction, size in bytes, and,
+#: from Jupyter's kernel WebSocket protocol (``v1.kernel.websocket.jupyter.org``: a count and
+#: 8-byte little-endian offsets, then channel, header, parent header, metadata, content, buffers;
+#: or the older JSON text), its message type, a comm message's method and state keys, and a status
+#: message's state.
+READ_FRAMES = """() => {
+    const text = new TextDecoder();
+    const describe = data => {
+        if (typeof data === 'string') {
+            const m = JSON.parse(data);
+            return [m.header, m.content, data.length];
+        }
+        const view = new DataView(data);
+        const at = i => Number(view.getBigUint64(8 * (i + 1), true));
+        const part = i => JSON.parse(text.decode(new Uint8Array(data, at(i), at(i + 1) - at(i))));
+        return [part(1), part(4), data.byteLength];
+    };
+    const frames = (window.__custodyFrames || []).map(f => {
+        try {
+            const [header, content, bytes] = describe(f.data);
+            const data = (content && content.data) || {};
+            const sent = Date.parse(header.date) - performance.timeOrigin;  // the sender's clock: this machine's
+            return {t: f.t, dir: f.dir, bytes, type: header.msg_type, date: sent, method: data.method || '',
+                    keys: Object.keys(data.state || {}).join(','), state: (content && content.execution_state) || ''};
+        } catch (e) {
+            return {t: f.t, dir: f.dir, bytes: f.data.byteLength || f.data.length || 0, type: '?', date: f.t, method: '', keys: '', state: ''};
+        }
+    });
+    window.__custodyFrames = [];
+    return frames;
+}"""
+
+
+def breakdown(samples: list[dict[str, float]], frames: list[dict[str, Any]]) -> dict[str, Any]:
+    """Where each change's time went, from its marks (``start``: Enter, ``src``: the image's ``src``
+    set, ``decoded``) and the kernel WebSocket's frames (:data:`READ_FRAMES`: ``t`` is a frame's
+    arrival in the page, ``date`` the moment its sender made it, both in the page's milliseconds;
+    the kernel and the browser run on one machine, so one clock).
+
+    Per change, in ms from the Enter (medians over the changes): ``sent`` (the box's value leaves
+    the page), ``kernel_start`` (the kernel makes its echo of the value: it starts on it),
+    ``png_made`` (the kernel makes the PNG's message), ``kernel_done`` (its last comm message),
+    ``png_in`` (that frame reaches the page), ``src``, ``decoded``; ``kernel_cycles`` (the
+    kernel's busy statuses: messages it handled for the change), and the count and bytes of the
+    comm messages it sent. ``last_change`` lists the last change's messages as
+    ``(method, state keys, bytes)``.
+
+    >>> frames = [{"t": 1.0, "date": 1.0, "dir": "out", "type": "comm_msg", "method": "update", "bytes": 90},
+    ...           {"t": 3.0, "date": 2.0, "dir": "in", "type": "status", "state": "busy", "method": "", "bytes": 200},
+    ...           {"t": 5.0, "date": 3.0, "dir": "in", "type": "comm_msg", "method": "echo_update", "keys": "value", "bytes": 80},
+    ...           {"t": 9.0, "date": 7.0, "dir": "in", "type": "comm_msg", "method": "update", "keys": "", "bytes": 9000},
+    ...           {"t": 10.0, "date": 8.0, "dir": "in", "type": "comm_msg", "method": "update", "keys": "value", "bytes": 300}]
+    >>> b = breakdown([{"start": 0.0, "src": 12.0, "decoded": 15.0}], frames)
+    >>> [b[k] for k in ("sent", "kernel_start", "png_made", "kernel_done", "png_in", "src", "decoded")]
+    [1.0, 3.0, 7.0, 8.0, 9.0, 12.0, 15.0]
+    >>> b["kernel_cycles"], b["messages"], b["bytes"], b["last_change"][1]
+    (1, 3, 9380, ('update', '', 9000))
+    """
+    import statistics
+
+    rows: list[dict[str, float]] = []
+    last: list[tuple[str, str, int]] = []
+    starts = [s["start"] for s in samples] + [float("inf")]
+    for k, sample in enumerate(samples):
+        start = sample["start"]
+        mine = [f for f in frames if start <= f["t"] < starts[k + 1]]
+        sent = [f["t"] for f in mine if f["dir"] == "out" and f["type"] == "comm_msg"]
+        came = [f for f in mine if f["dir"] == "in" and f["type"] == "comm_msg"]
+        if not sent or not came:
+            continue
+        echo = next((f for f in came if f["method"] == "echo_update"), came[0])
+        image = max(came, key=lambda f: f["bytes"])
+        rows.append(
+            {
+                "sent": sent[0] - start,
+                "kernel_start": echo["date"] - start,
+                "png_made": image["date"] - start,
+                "kernel_done": came[-1]["date"] - start,
+                "png_in": image["t"] - start,
+                "src": sample["src"] - start,
+                "decoded": sample["decoded"] - start,
+                "kernel_cycles": sum(1 for f in mine if f["type"] == "status" and f["state"] == "busy"),
+                "messages": len(came),
+                "bytes": sum(f["bytes"] for f in came),
+            }
+        )
+        last = [(f["method"], f["keys"], f["bytes"]) for f in came]
+    if not rows:
+        return {"changes": 0, "last_change": last}
+    medians: dict[str, Any] = {key: statistics.median(r[key] for r in rows) for key in rows[0]}
+    medians.update(changes=len(rows), last_change=last)
+    return medians
+
+
+def breakdown_text(b: dict[str, Any]) -> str:
+    """:func:`breakdown`'s medians as lines to print.
+
+    >>> print(breakdown_text({"sent": 1.0, "kernel_start": 3.0, "png_made": 7.0, "kernel_done": 8.0, "png_in": 9.0,
+    ...                       "src": 12.0, "decoded": 15.0, "kernel_cycles": 2, "messages": 3, "bytes": 9380,
+    ...                       "changes": 1, "last_change": []}))
+        ms from Enter (medians of 1): value sent 1.0 · kernel starts on it 3.0 · PNG message made 7.0 · kernel's last message 8.0 · PNG frame in the page 9.0 · src set 12.0 · decoded 15.0
+        so: to the kernel 3.0 (2 kernel cycles: the box's submit event is handled first) · kernel on the value 5.0 (PNG after 4.0) · PNG to the page 2.0 · to src 3.0 · decode 3.0 · 3 comm messages, 9,380 bytes
+    """
+    if not b.get("changes"):
+        return "    (no WebSocket frames recorded: the breakdown is not available)"
+    cycles = f"{b['kernel_cycles']:.0f} kernel cycle{'s' if b['kernel_cycles'] != 1 else ''}"
+    if b["kernel_cycles"] > 1:
+        cycles += ": the box's submit event is handled first"
+    return (
+        f"    ms from Enter (medians of {b['changes']}): value sent {b['sent']:.1f} · kernel starts on it "
+        f"{b['kernel_start']:.1f} · PNG message made {b['png_made']:.1f} · kernel's last message "
+        f"{b['kernel_done']:.1f} · PNG frame in the page {b['png_in']:.1f} · src set {b['src']:.1f} · "
+        f"decoded {b['decoded']:.1f}\n"
+        f"    so: to the kernel {b['kernel_start']:.1f} ({cycles}) · kernel on the value "
+        f"{b['kernel_done'] - b['kernel_start']:.1f} (PNG after {b['png_made'] - b['kernel_start']:.1f}) · PNG to the "
+        f"page {b['png_in'] - b['png_made']:.1f} · to src {b['src'] - b['png_in']:.1f} · decode "
+        f"{b['decoded'] - b['src']:.1f} · {b['messages']:.0f} comm messages, {b['bytes']:,.0f} bytes"
+    )

@@ -359,20 +359,24 @@ def test_at_640_css_px_every_widget_control_lies_inside_its_output_area_and_read
 LATENCY = """([input, img, key]) => {
     window.__custodyLatencies = window.__custodyLatencies || {};
     const state = window.__custodyLatencies[key] = {start: null, samples: []};
+    window.__custodyFrames = [];
+    window.__custodyTap = true;  // bs.WS_TAP records the kernel's frames from now on
     input.addEventListener('keydown', e => { if (e.key === 'Enter') state.start = performance.now(); }, true);
     new MutationObserver(() => {
         const start = state.start;
         if (start === null) return;
         state.start = null;
-        img.decode().then(() => state.samples.push(performance.now() - start),
-                          () => state.samples.push(performance.now() - start));
+        const src = performance.now();
+        const done = () => state.samples.push({start, src, decoded: performance.now()});
+        img.decode().then(done, done);
     }).observe(img, {attributes: true, attributeFilter: ['src']});
 }"""
 
 
-def typed_latencies(page, box, img, key: str, values) -> list[float]:
+def typed_latencies(page, box, img, key: str, values) -> tuple[list[float], dict]:
     """Type each value into ``box`` and press Enter, waiting each time for ``img``'s new picture to
-    decode (readiness, not a fixed time); the milliseconds from each Enter to its decoded picture."""
+    decode (readiness, not a fixed time); the milliseconds from each Enter to its decoded picture,
+    and where they went (:func:`browser_support.breakdown`; the page must carry ``bs.WS_TAP``)."""
     page.evaluate(LATENCY, [box.element_handle(), img.element_handle(), key])
     for k, value in enumerate(values, start=1):
         box.fill(str(value))
@@ -380,28 +384,34 @@ def typed_latencies(page, box, img, key: str, values) -> list[float]:
         page.wait_for_function(
             "([key, n]) => window.__custodyLatencies[key].samples.length >= n", arg=[key, k], timeout=bs.QUICK
         )
-    return page.evaluate("key => window.__custodyLatencies[key].samples", key)
+    samples = page.evaluate("key => window.__custodyLatencies[key].samples", key)
+    frames = page.evaluate(bs.READ_FRAMES)
+    page.evaluate("() => { window.__custodyTap = false; }")
+    # the first change also loads the chart's code paths in the kernel: left out of the breakdown
+    return [s["decoded"] - s["start"] for s in samples], bs.breakdown(samples[1:], frames)
 
 
 def test_a_typed_size_redraws_the_explorers_image_every_time_and_the_latency_is_printed(request, page):
     """Each typed size gives a new chart image; the median time from Enter to the decoded image at
-    1280 px is printed (a figure to read, never a limit: issue 42's figure is a median ≤ 30 ms)."""
+    1280 px is printed, and where it went (:func:`browser_support.breakdown`): figures to read,
+    never a limit (issue 42's figure is a median ≤ 30 ms)."""
     import statistics
 
     page.set_viewport_size({"width": 1280, "height": 900})
+    page.add_init_script(bs.WS_TAP)
     open_widgets("jupyterlab", request, page)
     explorer = bs.find_explorer(page)
     img = explorer.locator("img").first
     bs.bring_into_view(img)
     box = bs.labelled(explorer, "widget-text", "type bytes").locator("input")
     sizes = [1000 + 1500 * (k % 12) + k for k in range(15)]  # each differs from the one before
-    samples = typed_latencies(page, box, img, "type bytes", sizes)
+    samples, where = typed_latencies(page, box, img, "type bytes", sizes)
     assert len(samples) == len(sizes), f"expected a new image for each of {len(sizes)} typed sizes, got {len(samples)}"
     warm = samples[1:]  # the first change also loads the chart's code paths in the kernel
     print(
         f"\nexplorer in JupyterLab at 1280 px, typed size → new image decoded: median "
         f"{statistics.median(warm):.0f} ms of {len(warm)} (min {min(warm):.0f}, max {max(warm):.0f}; first "
-        f"{samples[0]:.0f} ms) · issue 42's figure: median ≤ 30 ms"
+        f"{samples[0]:.0f} ms) · issue 42's figure: median ≤ 30 ms\n" + bs.breakdown_text(where)
     )
 
 
@@ -447,10 +457,12 @@ def test_the_host_lens_columns_fit_at_1280_and_640_px_and_follow_the_link_permis
 def test_the_embed_limit_and_the_what_if_slider_redraw_their_charts_and_their_latencies_are_printed(request, page):
     """Issue 29: a number typed into the box of the explorer's embed-limit slider, and of the
     what-if panel's (the support desk's 15 rows, chart on), gives a new chart image each time; the
-    median time from Enter to the decoded image at 1280 px is printed for each, never asserted."""
+    median time from Enter to the decoded image at 1280 px is printed for each, and where it went
+    (:func:`browser_support.breakdown`), never asserted."""
     import statistics
 
     page.set_viewport_size({"width": 1280, "height": 900})
+    page.add_init_script(bs.WS_TAP)
     open_widgets("jupyterlab", request, page)
     limits = [2000 + 700 * (k % 9) + k for k in range(15)]  # each differs from the one before
     figures = []
@@ -463,14 +475,14 @@ def test_the_embed_limit_and_the_what_if_slider_redraw_their_charts_and_their_la
         bs.bring_into_view(img)
         slider = bs.labelled(area, "widget-slider", label)
         box = slider.locator("xpath=..").locator(".custody-number-box input")
-        samples = typed_latencies(page, box, img, label, limits)
+        samples, where = typed_latencies(page, box, img, label, limits)
         assert len(samples) == len(limits), (
             f"{name}: expected a new image for each of {len(limits)} limits, got {len(samples)}"
         )
         warm = samples[1:]
         figures.append(
             f"{name}: median {statistics.median(warm):.0f} ms of {len(warm)} (min {min(warm):.0f}, "
-            f"max {max(warm):.0f}; first {samples[0]:.0f} ms)"
+            f"max {max(warm):.0f}; first {samples[0]:.0f} ms)\n" + bs.breakdown_text(where)
         )
     print(
         "\ntyped limit → new chart image decoded, JupyterLab at 1280 px (issue 29's figures: ≤ 30 ms):\n  "

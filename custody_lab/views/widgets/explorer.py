@@ -288,6 +288,11 @@ class CaseExplorer(W.VBox):
         """Route the current case and update every view (synchronously, in one pass)."""
         self.decision = route(self.case, self.policy)
         self._baseline_decision = route(self.baseline, self.baseline_policy)
+        if self._matrix is not None:
+            # the picture first: its message leaves before the words' (each changed view is one
+            # message, handled in order by the page), so the page decodes it while it updates them
+            self._matrix.set_policy(self.policy)
+            self.chart.value = self._matrix.render(self.case, self.decision)
         self.error = None
         self.message.value = ""
         self.outcome.value = render.outcome_html(self.decision)
@@ -297,8 +302,6 @@ class CaseExplorer(W.VBox):
         self.receipt.value = render.receipt_html(self.decision)
         self.untrusted.value = render.untrusted_html(self.case)
         if self._matrix is not None:
-            self._matrix.set_policy(self.policy)
-            self.chart.value = self._matrix.render(self.case, self.decision)
             alt, table = self._matrix.describe(self.case, self.decision)
             self.chart_caption.value = render.caption_html(alt + " The Matrix as text tab has every case as a table.")
             self.matrix_text.value = render.matrix_text_html(alt, table)

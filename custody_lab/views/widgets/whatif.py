@@ -321,7 +321,13 @@ class WhatIfPanel(W.VBox):
         self.table.value = table_html(self.result, self.before, page=int(self.pager.value) - 1)
 
     def _render(self) -> None:
-        """The summary, the first page of the table (the changed rows come first) and the chart."""
+        """The chart, the summary and the first page of the table (the changed rows come first).
+
+        The chart first: each changed view is one message, handled in order by the page, so the
+        page decodes the picture while it updates the words.
+        """
+        if self._chart_on:
+            self._draw_chart()
         self.summary.value = summary_html(self.comparison)
         self.pager.unobserve(self._on_page, names="value")
         try:
@@ -330,8 +336,6 @@ class WhatIfPanel(W.VBox):
         finally:
             self.pager.observe(self._on_page, names="value")
         self._render_table()
-        if self._chart_on:
-            self._draw_chart()
 
     def _draw_chart(self) -> None:
         """The before/after chart as PNG: nothing is drawn when it would show the same numbers

@@ -309,3 +309,30 @@ def test_a_widget_in_a_fresh_interpreter_loads_no_table_library(build):
     built, loaded = out.stdout.strip().splitlines()
     assert built == f"{build.split('(')[0]} True", f"{build}: expected a built panel, got {built!r}"
     assert loaded == "[]", f"{build} loaded {loaded}; expected no table library"
+
+
+def _typed(box, text: str) -> None:
+    """What the page sends when a person types ``text`` into ``box`` and presses Enter."""
+    box._handle_msg(
+        {"content": {"data": {"method": "update", "state": {"value": text}, "buffer_paths": []}}, "buffers": []}
+    )
+
+
+def test_a_typed_size_sends_the_chart_before_the_words_and_each_changed_view_once(fresh, monkeypatch):
+    """Issue 29: the page handles one change's messages in order, so the PNG goes first (the page
+    decodes it while it updates the words), and no view is sent twice for one change."""
+    import ipywidgets as W
+
+    sent: list[tuple[int, str]] = []
+    monkeypatch.setattr(W.Widget, "_send", lambda self, msg, buffers=None: sent.append((id(self), msg["method"])))
+    _typed(fresh.controls["bytes"].box, str(fresh.case.bytes + 5000))
+    updates = [widget for widget, method in sent if method == "update"]
+    words = {
+        name: id(getattr(fresh, name))
+        for name in ("outcome", "trace", "diff", "receipt", "chart_caption", "matrix_text")
+    }
+    changed = [name for name, widget in words.items() if widget in updates]
+    assert id(fresh.chart) in updates and changed, f"expected the chart and some words sent; sent {sent}"
+    after = [name for name in changed if updates.index(words[name]) < updates.index(id(fresh.chart))]
+    assert not after, f"sent before the chart: {after}"
+    assert len(updates) == len(set(updates)), f"a view was sent twice for one change: {sent}"

@@ -123,3 +123,21 @@ def test_a_move_that_changes_nothing_the_chart_shows_keeps_its_png_and_a_new_bar
     assert panel.chart.value != first
     legend = [t.get_text() for t in panel._figure.axes[0].get_legend().get_texts()]
     assert legend[1].startswith("after: embed ≤ 2049 B"), legend
+
+
+def test_a_typed_limit_sends_the_chart_before_the_summary(monkeypatch):
+    """Issue 29: the page handles one move's messages in order, so the PNG goes first."""
+    import ipywidgets as W
+
+    panel = WhatIfPanel()
+    sent: list[tuple[int, str]] = []
+    monkeypatch.setattr(W.Widget, "_send", lambda self, msg, buffers=None: sent.append((id(self), msg["method"])))
+    box = panel.controls["embedLimitBytes"].box
+    box._handle_msg(
+        {"content": {"data": {"method": "update", "state": {"value": "2048"}, "buffer_paths": []}}, "buffers": []}
+    )
+    updates = [widget for widget, method in sent if method == "update"]
+    assert panel.policy.embed_limit_bytes == 2048
+    assert id(panel.chart) in updates and id(panel.summary) in updates, f"sent {sent}"
+    assert updates.index(id(panel.chart)) < updates.index(id(panel.summary)), f"the summary went first: {sent}"
+    assert len(updates) == len(set(updates)), f"a view was sent twice for one move: {sent}"
