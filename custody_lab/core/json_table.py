@@ -14,9 +14,10 @@ __all__ = ["SLICE_BYTES", "TOP_KEYS", "JsonDoc", "list_slices", "parse_json"]
 import codecs
 import functools
 import json
+import os
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -249,7 +250,9 @@ def parse_json(text: str, source: str, size: int) -> Table:
         return Table(source, problems=(Problem(where, None, f"not valid JSON: {e.msg}"),))
 
 
-def list_slices(path: str | Path, slice_bytes: int = SLICE_BYTES) -> Iterator[list[Any] | None]:
+def list_slices(
+    path: str | Path, slice_bytes: int = SLICE_BYTES, progress: Callable[[int, int], None] | None = None
+) -> Iterator[list[Any] | None]:
     """The elements of a file that is one JSON list, a slice of the file at a time; ``None`` (and
     nothing after it) as soon as the file is anything else or any element has a problem.
 
@@ -261,7 +264,8 @@ def list_slices(path: str | Path, slice_bytes: int = SLICE_BYTES) -> Iterator[li
     between elements are checked here (an element that does not fit is parsed again with at least
     as much text again, so a large one costs linear time). Anything else — not UTF-8, not a list,
     a key written twice, ``NaN``, too deep, not JSON — yields ``None``: the caller then reads the
-    file with :func:`parse_json`, which names each problem by its line.
+    file with :func:`parse_json`, which names each problem by its line. ``progress(done, total)``
+    is called after each read, with the bytes read so far and the file's size.
 
     Example:
         >>> import tempfile, pathlib
@@ -279,16 +283,21 @@ def list_slices(path: str | Path, slice_bytes: int = SLICE_BYTES) -> Iterator[li
         yield None
         return
     with handle:
-        yield from _slices(handle, slice_bytes)
+        total = os.fstat(handle.fileno()).st_size
+        yield from _slices(handle, slice_bytes, progress, total)
 
 
-def _slices(handle: Any, slice_bytes: int) -> Iterator[list[Any] | None]:
+def _slices(
+    handle: Any, slice_bytes: int, progress: Callable[[int, int], None] | None, total: int
+) -> Iterator[list[Any] | None]:
     doc = JsonDoc("", "", 0)
     decode = codecs.getincrementaldecoder("utf-8-sig")("strict").decode
     text, i, expect = "", 0, "["  # what comes next: "[", a "value", a "sep" (',' or ']'), the "end"
     size = slice_bytes
     while True:
         chunk = handle.read(size)
+        if progress is not None:
+            progress(handle.tell(), total)
         try:
             text = text[i:] + decode(chunk, final=not chunk)
         except UnicodeDecodeError:

@@ -136,7 +136,11 @@ def json_columns(table: Table) -> dict[str, list[Any]] | None:
 
 
 def json_frame(
-    path: str | Path, build: Callable[[dict[str, list[Any]]], pd.DataFrame], *, slice_bytes: int = SLICE_BYTES
+    path: str | Path,
+    build: Callable[[dict[str, list[Any]]], pd.DataFrame],
+    *,
+    slice_bytes: int = SLICE_BYTES,
+    progress: Callable[[int, int], None] | None = None,
 ) -> pd.DataFrame | None:
     """A JSON list of cases as the frame ``build`` makes of :func:`json_columns`' columns, read a
     slice at a time (:func:`~custody_lab.core.json_table.list_slices`): each slice's cases are
@@ -146,7 +150,7 @@ def json_frame(
     object, a problem of the file or an entry): the caller reads it whole, as before.
 
     The ids are compared over the whole file, after the last slice (``slice_bytes``: the bytes
-    read at a time).
+    read at a time; ``progress(done, total)``: called with the bytes read as each slice is read).
 
     Example:
         >>> import tempfile, pathlib
@@ -163,7 +167,7 @@ def json_frame(
         True
     """
     frames = []
-    for values in list_slices(path, slice_bytes):
+    for values in list_slices(path, slice_bytes, progress):
         columns = None if values is None else _columns(values)
         if columns is None:
             return None

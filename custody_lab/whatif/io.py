@@ -106,11 +106,8 @@ def read_grid_and_policy(path: str | Path, *, progress: Progress | None = None) 
             return got, None
         result = got
     elif suffix == ".json":
-        frame = json_frame(path, _frame)  # a list of good cases, a slice at a time
+        frame = json_frame(path, _frame, progress=progress)  # a list of good cases, a slice at a time
         if frame is not None:
-            if progress is not None:
-                size = Path(path).stat().st_size
-                progress(size, size)
             return frame, None
         table = read_table(path)
         columns = json_columns(table)  # column by column; None: some entry must be read alone

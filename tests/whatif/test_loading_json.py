@@ -169,7 +169,7 @@ def test_what_one_slice_cannot_decide_goes_to_the_whole_file_reader_and_its_mess
     path = tmp_path / "inv.json"
     path.write_text(text_of(inventory(60)), encoding="utf-8")
     assert json_frame(path, wio._frame, slice_bytes=256) is None, f"{name}: expected the slices to step aside"
-    monkeypatch.setattr(wio, "json_frame", lambda p, build: json_frame(p, build, slice_bytes=256))
+    monkeypatch.setattr(wio, "json_frame", lambda p, build, **kw: json_frame(p, build, slice_bytes=256, **kw))
     slow = read_cases(path)
     if not slow.problems:  # the case file object: read whole, its frame the loader's
         pd.testing.assert_frame_equal(read_grid_and_policy(path)[0], to_frame(slow.cases))
@@ -179,6 +179,19 @@ def test_what_one_slice_cannot_decide_goes_to_the_whole_file_reader_and_its_mess
     assert [(p.location, p.field, p.message) for p in e.value.problems] == [
         (p.location, p.field, p.message) for p in slow.problems
     ], f"{name}: expected the loader's problems {slow.problems}, got {e.value.problems}"
+
+
+def test_a_list_read_in_slices_shows_its_progress_as_each_slice_is_read(tmp_path, monkeypatch):
+    path = tmp_path / "inv.json"
+    path.write_text(json.dumps(inventory(300)), encoding="utf-8")
+    size = path.stat().st_size
+    monkeypatch.setattr(wio, "json_frame", lambda p, build, **kw: json_frame(p, build, slice_bytes=4096, **kw))
+    seen: list[tuple[int, int]] = []
+    frame, _ = read_grid_and_policy(path, progress=lambda done, total: seen.append((done, total)))
+    assert len(frame) == 300, f"expected 300 rows, got {len(frame)}"
+    done = [d for d, _ in seen]
+    assert {t for _, t in seen} == {size} and done == sorted(done) and done[-1] == size, seen
+    assert len(set(done)) >= size // 4096, f"expected a step for each 4,096-byte slice of {size:,} bytes, got {seen}"
 
 
 def test_reading_in_slices_keeps_the_peak_below_the_file_size(tmp_path):
